@@ -1,0 +1,274 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import { Redis } from 'ioredis';
+import sjson from 'secure-json-parse';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { migrate, openDatabase } from './db/database.js';
+import { registerAuth } from './http/auth.js';
+import { AppError } from './http/errors.js';
+import { registerIdempotency } from './http/idempotency.js';
+import { registerProblemHandlers } from './http/problem.js';
+import { ProblemSchema } from './http/schemas.js';
+import { AddressSchema, DashboardWidgetSettingsSchema } from './modules/account/account.schemas.js';
+import { accountRoutes } from './modules/account/account.routes.js';
+import { apiTokenRoutes } from './modules/api-tokens/api-tokens.routes.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
+import { CredentialCache } from './modules/auth/credential-cache.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { partnerRoutes } from './modules/partners/partners.routes.js';
+import { userRoutes } from './modules/users/users.routes.js';
+import { systemClock, type Clock } from './shared/clock.js';
+import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './shared/counters.js';
+import { createMailer, type Mailer } from './shared/mail.js';
+import { randomBase62 } from './shared/secrets.js';
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** Schemas referenced by `$ref` from routes: one definition, one OpenAPI component each. */
+const SHARED_SCHEMAS = [ProblemSchema, AddressSchema, DashboardWidgetSettingsSchema];
+
+const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
+
+/** Body: exact types, unknown fields rejected. Query, params, headers: strings coerced to the declared type. */
+function createValidators() {
+  const base: AjvOptions = {
+    allErrors: true,
+    strict: false,
+    removeAdditional: false,
+    useDefaults: true,
+  };
+  const body = addFormats(new Ajv({ ...base, coerceTypes: false }));
+  const other = addFormats(new Ajv({ ...base, coerceTypes: 'array' }));
+  for (const schema of SHARED_SCHEMAS) {
+    body.addSchema(schema);
+    other.addSchema(schema);
+  }
+  return { body, other };
+}
+
+export interface BuildOptions {
+  clock?: Clock;
+  mailer?: Mailer;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** The app secret: `APP_SECRET`, or one generated on first start and kept in `DATA_DIR`. */
+function loadAppSecret(config: Config): string {
+  if (config.appSecret) return config.appSecret;
+  const file = path.join(config.dataDir, 'secrets.json');
+  try {
+    const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as { appSecret?: string };
+    if (stored.appSecret) return stored.appSecret;
+  } catch {
+    // not there yet: generated below
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const appSecret = randomBase62(48);
+  fs.writeFileSync(file, JSON.stringify({ appSecret }, null, 2), { mode: 0o600, flag: 'wx' });
+  return appSecret;
+}
+
+function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    // Credentials never reach the log, whatever a future serializer adds.
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        'req.headers.cookie',
+        '*.password',
+        '*.newPassword',
+        '*.code',
+        '*.token',
+        '*.refreshToken',
+        '*.accessToken',
+      ],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string }) => ({
+        method: req.method,
+        // Signed links carry their token in the query string: keep the path only.
+        url: req.url.split('?')[0],
+        ip: req.ip,
+      }),
+    },
+  };
+}
+
+/** Builds the app: plugins, error handling, authentication and every module. Never listens. */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
+  const clock = options.clock ?? systemClock;
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config),
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming)
+        ? incoming
+        : `req_${randomBase62(20)}`;
+    },
+    requestIdHeader: false,
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  const database = openDatabase(config, app.log);
+  let redis: Redis | undefined;
+  let subscriber: Redis | undefined;
+  try {
+    await migrate(database.db);
+    if (config.redisUrl) {
+      const redisOptions = { maxRetriesPerRequest: 2, lazyConnect: true };
+      redis = new Redis(config.redisUrl, redisOptions);
+      subscriber = new Redis(config.redisUrl, redisOptions);
+      redis.on('error', (err) => app.log.error({ err }, 'redis error'));
+      subscriber.on('error', (err) => app.log.error({ err }, 'redis subscriber error'));
+      await Promise.all([redis.connect(), subscriber.connect()]);
+    }
+  } catch (err) {
+    redis?.disconnect();
+    subscriber?.disconnect();
+    await database.close();
+    throw err;
+  }
+  const counters: CounterStore = redis
+    ? new RedisCounterStore(redis)
+    : new MemoryCounterStore(() => clock.now().getTime());
+  const credentials = new CredentialCache({
+    ttlMs: 60_000,
+    now: () => Date.now(),
+    externalChangeCounter: database.externalChangeCounter,
+    publisher: redis,
+    logger: app.log,
+  });
+  if (subscriber) await credentials.listen(subscriber);
+
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    clock,
+    mailer: options.mailer ?? createMailer(config),
+    counters,
+    credentials,
+    appSecret: loadAppSecret(config),
+    logger: app.log,
+  };
+  app.decorate('ctx', ctx);
+  app.addHook('onClose', async () => {
+    credentials.close();
+    ctx.mailer.close();
+    redis?.disconnect();
+    await database.close();
+  });
+
+  const validators = createValidators();
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? validators.body : validators.other).compile(schema),
+  );
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, sjson.parse(body as string, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(new AppError('malformed_json', 'The request body is not valid JSON.'), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Kontor API',
+        version: '1.0.0',
+        description:
+          'Back-office API for small businesses. Every `/v1` endpoint needs `x-api-key` (the client application) and, unless noted, `Authorization: Bearer` (a personal API token or a session access token). Errors are RFC 9457 problems.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) =>
+        (json.$id as string | undefined) ?? `def-${i}`,
+    },
+    transform: ({ schema, url, route }) => {
+      const access = route.config?.access;
+      const security =
+        access === 'apiKey'
+          ? [{ apiKey: [] }]
+          : access === 'user' || access === 'admin'
+            ? [{ apiKey: [], bearer: [] }]
+            : [];
+      const description = access === 'admin' ? 'Needs the admin role.' : undefined;
+      return {
+        schema: {
+          ...schema,
+          security,
+          ...(description && !schema?.description ? { description } : {}),
+        } as typeof schema,
+        url,
+      };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  registerProblemHandlers(app);
+  registerAuth(app, ctx);
+  registerIdempotency(app, ctx);
+
+  await app.register(async (child) => {
+    const typed = child as unknown as App;
+    for (const routes of [
+      healthRoutes,
+      authRoutes,
+      apiTokenRoutes,
+      userRoutes,
+      accountRoutes,
+      auditRoutes,
+      partnerRoutes,
+    ])
+      routes(typed, ctx);
+  });
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

@@ -1,0 +1,129 @@
+/* eslint-disable no-console -- a command-line tool talks to its operator on the console */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { Redis } from 'ioredis';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { migrate, openDatabase, type Database } from './db/database.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './modules/api-keys/api-keys.service.js';
+import { verifyAuditChain } from './shared/audit.js';
+
+const USAGE = `Usage: kontor <command>
+
+  api-keys create [--name NAME]   create a client API key (printed once)
+  api-keys list                   list client API keys
+  api-keys revoke <keyId>         revoke a client API key, effective immediately
+  migrate                         apply pending database migrations
+  backup <file>                   write a consistent snapshot while the service runs
+                                  (SQLite: VACUUM INTO; PostgreSQL: pg_dump custom format)
+  audit verify                    check every account's audit hash chain
+
+Configuration comes from the same environment as the service (DATABASE_URL, DATA_DIR, …).`;
+
+async function withDb<T>(config: Config, fn: (database: Database) => Promise<T>): Promise<T> {
+  const database = openDatabase(config);
+  try {
+    await migrate(database.db);
+    return await fn(database);
+  } finally {
+    await database.close();
+  }
+}
+
+/** Tells every running replica to drop cached credentials (embedded mode notices by itself). */
+async function broadcastRevocation(config: Config, id: string): Promise<void> {
+  if (!config.redisUrl) return;
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  try {
+    await redis.publish('kontor:revocations', JSON.stringify({ type: 'apiKey', id }));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function backup(config: Config, file: string): Promise<void> {
+  const target = path.resolve(file);
+  if (fs.existsSync(target)) throw new Error(`${target} exists; choose a new file name`);
+  if (config.database.kind === 'sqlite') {
+    await withDb(config, async ({ db }) => {
+      await sql`vacuum into ${target}`.execute(db);
+    });
+    console.log(`SQLite snapshot written to ${target}`);
+    return;
+  }
+  const result = spawnSync(
+    'pg_dump',
+    ['--format=custom', `--file=${target}`, config.database.url],
+    { stdio: 'inherit' },
+  );
+  if (result.error)
+    throw new Error(`pg_dump is needed for PostgreSQL backups: ${result.error.message}`);
+  if (result.status !== 0) throw new Error(`pg_dump exited with ${result.status}`);
+  console.log(`PostgreSQL dump (custom format, restore with pg_restore) written to ${target}`);
+}
+
+async function run(args: string[]): Promise<number> {
+  const config = loadConfig();
+  const [command, sub, ...rest] = args;
+  switch (`${command ?? ''} ${sub ?? ''}`.trim()) {
+    case 'api-keys create': {
+      const nameIndex = rest.indexOf('--name');
+      const name = nameIndex >= 0 ? (rest[nameIndex + 1] ?? 'cli') : 'cli';
+      const key = await withDb(config, ({ db }) => createApiKey(db, name));
+      console.log(`Created ${key.id} (${name}). The key is shown only now:\n\n  ${key.key}\n`);
+      return 0;
+    }
+    case 'api-keys list': {
+      const keys = await withDb(config, ({ db }) => listApiKeys(db));
+      for (const k of keys)
+        console.log(
+          `${k.id}  ${k.prefix}…  ${k.name}  created ${k.createdAt}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`,
+        );
+      if (keys.length === 0) console.log('No API keys.');
+      return 0;
+    }
+    case 'api-keys revoke': {
+      if (!rest[0]) break;
+      const id = rest[0];
+      const ok = await withDb(config, ({ db }) => revokeApiKey(db, id));
+      if (!ok) {
+        console.error(`No active API key ${id}.`);
+        return 1;
+      }
+      await broadcastRevocation(config, id);
+      console.log(`Revoked ${id}.`);
+      return 0;
+    }
+    case 'audit verify': {
+      const report = await withDb(config, ({ db }) => verifyAuditChain(db));
+      console.log(`Checked ${report.events} events in ${report.accounts} accounts.`);
+      for (const b of report.broken)
+        console.log(`BROKEN account ${b.accountId} seq ${b.seq} (${b.eventId}): ${b.reason}`);
+      if (report.broken.length === 0) console.log('Every chain is intact.');
+      return report.broken.length === 0 ? 0 : 1;
+    }
+    default:
+      if (command === 'migrate') {
+        const applied = await withDb(config, ({ db }) => migrate(db));
+        console.log(
+          applied.length === 0 ? 'Database is up to date.' : `Applied: ${applied.join(', ')}`,
+        );
+        return 0;
+      }
+      if (command === 'backup' && sub) {
+        await backup(config, sub);
+        return 0;
+      }
+  }
+  console.error(USAGE);
+  return 64;
+}
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof ConfigError || err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,244 @@
+import path from 'node:path';
+
+/**
+ * One declaration per setting: its environment name, what it does, its embedded default and how
+ * it is parsed. The README's configuration table is generated from this list
+ * (`npm run docs:config`), so the two cannot drift apart.
+ */
+interface Setting<T> {
+  env: string;
+  description: string;
+  /** Shown in the README; `undefined` means "not set". */
+  defaultText: string;
+  parse: (raw: string | undefined) => T;
+}
+
+export class ConfigError extends Error {
+  constructor(env: string, problem: string) {
+    super(`Invalid configuration: ${env} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function str(env: string, description: string, fallback?: string): Setting<string | undefined> {
+  return {
+    env,
+    description,
+    defaultText: fallback === undefined ? '—' : `\`${fallback}\``,
+    parse: (raw) => (raw === undefined || raw === '' ? fallback : raw),
+  };
+}
+
+function int(env: string, description: string, fallback: number, min: number, max: number) {
+  return {
+    env,
+    description,
+    defaultText: `\`${fallback}\``,
+    parse: (raw: string | undefined): number => {
+      if (raw === undefined || raw === '') return fallback;
+      if (!/^\d+$/.test(raw)) throw new ConfigError(env, `must be a whole number, got "${raw}"`);
+      const value = Number(raw);
+      if (value < min || value > max)
+        throw new ConfigError(env, `must be between ${min} and ${max}, got ${value}`);
+      return value;
+    },
+  } satisfies Setting<number>;
+}
+
+function oneOf<const T extends string>(
+  env: string,
+  description: string,
+  values: readonly T[],
+  fallback: T,
+): Setting<T> {
+  return {
+    env,
+    description: `${description} One of ${values.map((v) => `\`${v}\``).join(', ')}.`,
+    defaultText: `\`${fallback}\``,
+    parse: (raw) => {
+      if (raw === undefined || raw === '') return fallback;
+      if (!(values as readonly string[]).includes(raw))
+        throw new ConfigError(env, `must be one of ${values.join(', ')}, got "${raw}"`);
+      return raw as T;
+    },
+  };
+}
+
+function url(env: string, description: string, protocols: string[]): Setting<string | undefined> {
+  return {
+    env,
+    description,
+    defaultText: '—',
+    parse: (raw) => {
+      if (raw === undefined || raw === '') return undefined;
+      let parsed: URL;
+      try {
+        parsed = new URL(raw);
+      } catch {
+        throw new ConfigError(env, 'is not a valid URL');
+      }
+      if (!protocols.includes(parsed.protocol))
+        throw new ConfigError(env, `must use one of ${protocols.join(', ')}`);
+      return raw;
+    },
+  };
+}
+
+export const settings = {
+  port: int('PORT', 'TCP port the HTTP server listens on.', 3000, 1, 65535),
+  host: str('HOST', 'Interface the HTTP server binds to (`0.0.0.0` in containers).', '127.0.0.1'),
+  dataDir: str(
+    'DATA_DIR',
+    'Directory for the embedded database, files, mail outbox and generated secrets.',
+    './data',
+  ),
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    description:
+      'Database. Unset: embedded SQLite at `DATA_DIR/kontor.sqlite`. `postgres://user:pass@host/db` selects PostgreSQL 15+; `sqlite:/path/file.sqlite` selects another SQLite file.',
+    defaultText: '—',
+    parse: (raw: string | undefined): string | undefined => {
+      if (raw === undefined || raw === '') return undefined;
+      if (!/^(postgres(ql)?:\/\/|sqlite:)/.test(raw))
+        throw new ConfigError(
+          'DATABASE_URL',
+          'must start with postgres://, postgresql:// or sqlite:',
+        );
+      return raw;
+    },
+  } satisfies Setting<string | undefined>,
+  redisUrl: url(
+    'REDIS_URL',
+    'Redis for counters shared by all replicas (login throttling, rate limits, quotas) and the token-revocation broadcast. Unset: in-process counters.',
+    ['redis:', 'rediss:'],
+  ),
+  smtpUrl: url(
+    'SMTP_URL',
+    'SMTP server for outgoing mail (`smtp://user:pass@host:587`, `smtps://…`). Unset: mail is written to `DATA_DIR/outbox/*.eml`.',
+    ['smtp:', 'smtps:'],
+  ),
+  mailFrom: str('MAIL_FROM', 'Sender address of outgoing mail.', 'Kontor <no-reply@kontor.local>'),
+  publicUrl: str(
+    'PUBLIC_URL',
+    'Public base URL of the service, used in mail links and signed URLs. Default: `http://HOST:PORT`.',
+  ),
+  apiKeys: {
+    env: 'API_KEYS',
+    description:
+      'Comma-separated client API keys accepted besides those created with `kontor api-keys create` (each at least 20 characters).',
+    defaultText: '—',
+    parse: (raw: string | undefined): string[] => {
+      if (raw === undefined || raw.trim() === '') return [];
+      const keys = raw
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== '');
+      for (const key of keys)
+        if (key.length < 20)
+          throw new ConfigError('API_KEYS', 'entries must be at least 20 characters');
+      return keys;
+    },
+  } satisfies Setting<string[]>,
+  appSecret: str(
+    'APP_SECRET',
+    'Secret (≥ 32 characters) that keys code hashes and signed links. Unset: generated once and kept in `DATA_DIR/secrets.json`. Set it to the same value on every replica.',
+  ),
+  providerWebhookSecret: str(
+    'PROVIDER_WEBHOOK_SECRET',
+    'HMAC secret of the payment provider webhook (`Provider-Signature`).',
+  ),
+  stripeWebhookSecret: str(
+    'STRIPE_WEBHOOK_SECRET',
+    'Signing secret of Stripe webhooks (`whsec_…`).',
+  ),
+  logLevel: oneOf(
+    'LOG_LEVEL',
+    'Minimum level of the JSON logs on stdout.',
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+    'info',
+  ),
+  rateLimits: oneOf(
+    'RATE_LIMITS',
+    '`off` lifts rate limits and quotas (self-hosted single tenant, benchmarks). Login throttling stays on.',
+    ['on', 'off'] as const,
+    'on',
+  ),
+  bodyLimit: int(
+    'BODY_LIMIT',
+    'Largest accepted JSON request body, in bytes.',
+    1_048_576,
+    1024,
+    104_857_600,
+  ),
+  passwordMinLength: int('PASSWORD_MIN_LENGTH', 'Shortest accepted password.', 12, 8, 256),
+  trustProxy: oneOf(
+    'TRUST_PROXY',
+    'Whether `X-Forwarded-For` from a load balancer gives the client IP (used for throttling and audit).',
+    ['true', 'false'] as const,
+    'false',
+  ),
+  shutdownTimeoutMs: int(
+    'SHUTDOWN_TIMEOUT_MS',
+    'How long SIGTERM waits for in-flight requests before closing anyway.',
+    10_000,
+    0,
+    600_000,
+  ),
+} as const;
+
+type Settings = typeof settings;
+type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
+
+export interface Config extends Omit<Parsed, 'dataDir' | 'publicUrl' | 'trustProxy'> {
+  dataDir: string;
+  publicUrl: string;
+  trustProxy: boolean;
+  /** Resolved database location: `{ kind: 'sqlite', file }` or `{ kind: 'postgres', url }`. */
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  /** Embedded mode: SQLite and no external services; the service creates its own API key. */
+  embedded: boolean;
+}
+
+/**
+ * Reads and validates the configuration. Throws a `ConfigError` naming the setting and the
+ * problem; `server.ts` prints it and exits non-zero instead of starting half-configured.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = Object.fromEntries(
+    Object.entries(settings).map(([key, setting]) => [key, setting.parse(env[setting.env])]),
+  ) as Parsed;
+  const dataDir = path.resolve(parsed.dataDir ?? './data');
+  const databaseUrl = parsed.databaseUrl;
+  const database: Config['database'] =
+    databaseUrl === undefined
+      ? { kind: 'sqlite', file: path.join(dataDir, 'kontor.sqlite') }
+      : databaseUrl.startsWith('sqlite:')
+        ? { kind: 'sqlite', file: path.resolve(databaseUrl.slice('sqlite:'.length)) }
+        : { kind: 'postgres', url: databaseUrl };
+  if (parsed.appSecret !== undefined && parsed.appSecret.length < 32)
+    throw new ConfigError('APP_SECRET', 'must be at least 32 characters');
+  const host = parsed.host ?? '127.0.0.1';
+  const publicUrl = (parsed.publicUrl ?? `http://${host}:${parsed.port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError('PUBLIC_URL', 'is not a valid URL');
+  }
+  return {
+    ...parsed,
+    host,
+    dataDir,
+    publicUrl,
+    trustProxy: parsed.trustProxy === 'true',
+    database,
+    embedded: database.kind === 'sqlite',
+  };
+}
+
+/** The README configuration table, generated from `settings`. */
+export function configTableMarkdown(): string {
+  const rows = Object.values(settings).map(
+    (s) => `| \`${s.env}\` | ${s.defaultText} | ${s.description.replace(/\|/g, '\\|')} |`,
+  );
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}

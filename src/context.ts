@@ -1,0 +1,23 @@
+import type { Kysely } from 'kysely';
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { DB } from './db/schema.js';
+import type { CredentialCache } from './modules/auth/credential-cache.js';
+import type { Clock } from './shared/clock.js';
+import type { CounterStore } from './shared/counters.js';
+import type { Mailer } from './shared/mail.js';
+
+/** The services every module receives; built once in `buildApp`. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Kysely<DB>;
+  clock: Clock;
+  mailer: Mailer;
+  counters: CounterStore;
+  credentials: CredentialCache;
+  /** Keys code hashes and signed links; never logged. */
+  appSecret: string;
+  logger: Logger;
+}

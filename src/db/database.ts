@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import type { Config } from '../config.js';
+import type { DialectKind } from './dialect.js';
+import { migrations } from './migrations/index.js';
+import type { DB } from './schema.js';
+
+export interface Database {
+  db: Kysely<DB>;
+  kind: DialectKind;
+  /**
+   * Embedded only: SQLite's `data_version`, which changes when another process (the CLI)
+   * has written to the file. The auth cache uses it to drop entries another process revoked.
+   */
+  externalChangeCounter?: () => number;
+  /** A cheap round trip; throws when the database is unreachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// int8 (COUNT(*), SUM of minor units) as a JS number: values stay far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+/**
+ * Opens the database selected by the configuration. SQLite runs in WAL mode with
+ * `synchronous=FULL` (an answered write survives power loss) and a busy timeout; PostgreSQL
+ * runs on a pool with error listeners on the pool and on every client, so a lost connection
+ * becomes a failed query (503) instead of an uncaught error that kills the process.
+ */
+export function openDatabase(config: Pick<Config, 'database'>, logger?: Logger): Database {
+  if (config.database.kind === 'sqlite') {
+    const file = config.database.file;
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = FULL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return {
+      db,
+      kind: 'sqlite',
+      externalChangeCounter: () => dataVersion.get() as number,
+      ping: async () => {
+        await sql`select 1`.execute(db);
+      },
+      close: () => db.destroy(),
+    };
+  }
+  const pool = new pg.Pool({
+    connectionString: config.database.url,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  pool.on('error', (err) => logger?.error({ err }, 'idle PostgreSQL client failed'));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => logger?.error({ err }, 'PostgreSQL client failed'));
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** Applies pending migrations; the same migrations serve both databases. */
+export async function migrate(db: Kysely<DB>): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

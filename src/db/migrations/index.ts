@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_foundation.js';
+
+/** Every migration, in order. Listed statically so the compiled build and tests agree. */
+export const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};

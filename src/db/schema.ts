@@ -1,0 +1,162 @@
+/**
+ * Table types. Portable column conventions (the same on SQLite and PostgreSQL):
+ * timestamps are RFC 3339 UTC text with milliseconds (sortable as text), date-only values
+ * are `YYYY-MM-DD` text, booleans are integers 0/1, money is integer minor units, and
+ * structured values (addresses, widgets) are JSON text.
+ */
+export interface AccountsTable {
+  id: string;
+  name: string;
+  plan_id: string;
+  currency: string;
+  date_format: string;
+  number_format: string;
+  incoming_payment_term: string;
+  budgets_suppressed: number;
+  reminder_email: string | null;
+  allow_contract_reminder_override: number;
+  dashboard_widgets: string;
+  addresses: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  email: string;
+  name: string;
+  role: string;
+  status: string;
+  password_hash: string | null;
+  email_confirmed_at: string | null;
+  last_login_at: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AuthCodesTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  purpose: string;
+  code_hash: string;
+  attempts: number;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  revoked_reason: string | null;
+}
+
+export interface AuthTokensTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  kind: string;
+  session_id: string | null;
+  name: string | null;
+  prefix: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface AuditHeadsTable {
+  account_id: string;
+  seq: number;
+  hash: string;
+}
+
+export interface AuditEventsTable {
+  id: string;
+  account_id: string;
+  seq: number;
+  occurred_at: string;
+  actor_type: string;
+  actor_id: string | null;
+  token_id: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  changes: string;
+  request_id: string | null;
+  ip: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  method: string;
+  path: string;
+  request_hash: string;
+  state: string;
+  status_code: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface PartnersTable {
+  id: string;
+  account_id: string;
+  name: string;
+  search_name: string;
+  type: string;
+  description: string | null;
+  website: string | null;
+  logo_file_id: string | null;
+  addresses: string;
+  tags: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PartnerTagsTable {
+  account_id: string;
+  partner_id: string;
+  tag: string;
+}
+
+export interface DB {
+  accounts: AccountsTable;
+  users: UsersTable;
+  auth_codes: AuthCodesTable;
+  sessions: SessionsTable;
+  auth_tokens: AuthTokensTable;
+  api_keys: ApiKeysTable;
+  audit_heads: AuditHeadsTable;
+  audit_events: AuditEventsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  partners: PartnersTable;
+  partner_tags: PartnerTagsTable;
+}

@@ -1,0 +1,43 @@
+import type { Actor } from '../shared/audit.js';
+
+/** Who may call a route (STYLE rule 4). Every route declares one; none is the default. */
+export type Access = 'public' | 'apiKey' | 'user' | 'admin';
+
+export type Role = 'admin' | 'user';
+
+/** The authenticated caller behind a bearer token. */
+export interface Principal {
+  accountId: string;
+  userId: string;
+  role: Role;
+  tokenId: string;
+  tokenKind: 'pat' | 'access';
+  sessionId: string | null;
+  /** When the credential stops working (ISO timestamp), if ever. */
+  expiresAt: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+    apiKeyId?: string;
+    idempotency?: { scope: string; key: string; replayed: boolean };
+  }
+}
+
+/** The audit actor of an authenticated request. */
+export function actorOf(req: { principal?: Principal; id: string; ip: string }): Actor {
+  const p = req.principal;
+  if (!p) throw new Error('actorOf called on a request without a principal');
+  return {
+    accountId: p.accountId,
+    userId: p.userId,
+    tokenId: p.tokenId,
+    type: 'user',
+    requestId: req.id,
+    ip: req.ip,
+  };
+}

@@ -1,0 +1,73 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { AccountsTable, DB } from '../../db/schema.js';
+import { WIDGETS } from './account.schemas.js';
+
+export type AccountRow = Selectable<AccountsTable>;
+type Executor = Kysely<DB> | Transaction<DB>;
+
+const DEFAULT_WIDGETS = WIDGETS.map((widget, position) => ({
+  widget,
+  visible: true,
+  position,
+  size: widget === 'CASHFLOW_CHART' ? 'LARGE' : 'SMALL',
+}));
+
+/** A new account with the German defaults (EUR, DD.MM.YYYY, 1.234,56, HABEN). */
+export function newAccountRow(id: string, name: string, planId: string, now: string): AccountRow {
+  return {
+    id,
+    name,
+    plan_id: planId,
+    currency: 'EUR',
+    date_format: 'DD.MM.YYYY',
+    number_format: '1.234,56',
+    incoming_payment_term: 'HABEN',
+    budgets_suppressed: 0,
+    reminder_email: null,
+    allow_contract_reminder_override: 0,
+    dashboard_widgets: JSON.stringify(DEFAULT_WIDGETS),
+    addresses: '[]',
+    version: 1,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+export async function insertAccount(trx: Executor, row: AccountRow): Promise<void> {
+  await trx.insertInto('accounts').values(row).execute();
+}
+
+export async function findAccount(
+  db: Executor,
+  accountId: string,
+): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+}
+
+export async function updateAccount(
+  trx: Executor,
+  accountId: string,
+  version: number,
+  values: Partial<AccountRow>,
+): Promise<AccountRow | undefined> {
+  return trx
+    .updateTable('accounts')
+    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+    .where('id', '=', accountId)
+    .where('version', '=', version)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Takes the account row's write lock for the rest of the transaction (a no-op UPDATE: row lock
+ * on PostgreSQL; SQLite serialises writers anyway), so account-wide invariants such as "one
+ * admin at least" are checked and changed without a race.
+ */
+export async function lockAccount(trx: Transaction<DB>, accountId: string): Promise<void> {
+  await trx
+    .updateTable('accounts')
+    .set((eb) => ({ version: eb.ref('version') }))
+    .where('id', '=', accountId)
+    .execute();
+}

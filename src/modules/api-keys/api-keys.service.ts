@@ -1,0 +1,76 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { newId } from '../../shared/ids.js';
+import { newSecret } from '../../shared/secrets.js';
+
+/**
+ * Client API keys (`x-api-key`) identify the application calling Kontor. They belong to the
+ * operator, not to an account, so they are managed from the CLI and never through the API.
+ */
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export async function createApiKey(
+  db: Kysely<DB>,
+  name: string,
+  now = new Date(),
+): Promise<ApiKeyInfo & { key: string }> {
+  const secret = newSecret('kak');
+  const row = {
+    id: newId('apiKey'),
+    name,
+    prefix: secret.display,
+    key_hash: secret.hash,
+    created_at: now.toISOString(),
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await db.insertInto('api_keys').values(row).execute();
+  return {
+    id: row.id,
+    name,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    lastUsedAt: null,
+    revokedAt: null,
+    key: secret.secret,
+  };
+}
+
+export async function listApiKeys(db: Kysely<DB>): Promise<ApiKeyInfo[]> {
+  const rows = await db.selectFrom('api_keys').selectAll().orderBy('id').execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    revokedAt: r.revoked_at,
+  }));
+}
+
+/** Revokes a key; answers false when no active key has that id. */
+export async function revokeApiKey(db: Kysely<DB>, id: string, now = new Date()): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function countActiveApiKeys(db: Kysely<DB>): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,67 @@
+import { Type } from 'typebox';
+import type { App } from '../../app.js';
+import type { AppContext } from '../../context.js';
+import { PageOf } from '../../http/pagination.js';
+import { IdParams, IdempotencyHeaders, problems } from '../../http/schemas.js';
+import { actorOf } from '../../http/types.js';
+import {
+  ApiTokenSchema,
+  CreateApiTokenBody,
+  CreatedApiTokenSchema,
+  ListApiTokensQuery,
+} from './api-tokens.schemas.js';
+import { ApiTokensService } from './api-tokens.service.js';
+
+const tags = ['api-tokens'];
+
+/** `/v1/api-tokens`: personal API tokens. */
+export function apiTokenRoutes(app: App, ctx: AppContext): void {
+  const service = new ApiTokensService(ctx);
+
+  app.get(
+    '/v1/api-tokens',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'List personal API tokens (own; admins: all of the account)',
+        querystring: ListApiTokensQuery,
+        response: { 200: PageOf(ApiTokenSchema), ...problems(400, 401) },
+      },
+    },
+    (req) => service.list(req.principal!, req.query),
+  );
+
+  app.post(
+    '/v1/api-tokens',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Create a personal API token; the secret is in this response only',
+        headers: IdempotencyHeaders,
+        body: CreateApiTokenBody,
+        response: { 201: CreatedApiTokenSchema, ...problems(400, 401) },
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send(await service.create(actorOf(req), req.principal!, req.body)),
+  );
+
+  app.delete(
+    '/v1/api-tokens/:tokenId',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Revoke a personal API token, effective immediately',
+        params: IdParams('tokenId', 'tok'),
+        response: { 204: Type.Null({ description: 'Revoked.' }), ...problems(401, 404) },
+      },
+    },
+    async (req, reply) => {
+      await service.remove(actorOf(req), req.principal!, req.params.tokenId);
+      return reply.code(204).send(null);
+    },
+  );
+}

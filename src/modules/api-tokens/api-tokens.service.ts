@@ -1,0 +1,141 @@
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { AuthTokensTable } from '../../db/schema.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { decodeCursor, toPage } from '../../http/pagination.js';
+import type { Principal } from '../../http/types.js';
+import { appendAudit, type Actor } from '../../shared/audit.js';
+import { isIsoDate, isTimestamp } from '../../shared/dates.js';
+import { newId } from '../../shared/ids.js';
+import { newSecret } from '../../shared/secrets.js';
+import type { ApiToken, CreateApiToken, ListApiTokens } from './api-tokens.schemas.js';
+
+type TokenRow = Selectable<AuthTokensTable>;
+
+function present(row: TokenRow): ApiToken {
+  return {
+    id: row.id,
+    name: row.name ?? '',
+    prefix: row.prefix,
+    userId: row.user_id,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+function parseExpiry(value: string | undefined, now: Date): string | null {
+  if (value === undefined) return null;
+  const invalid = (message: string) =>
+    new AppError('validation_failed', `expiresAt ${message}.`, {
+      errors: [{ path: '/body/expiresAt', message, code: 'invalid_value' }],
+    });
+  let at: Date;
+  if (isIsoDate(value)) at = new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000);
+  else if (isTimestamp(value)) at = new Date(value);
+  else throw invalid('must be an RFC 3339 timestamp or a YYYY-MM-DD date');
+  if (at.getTime() <= now.getTime()) throw invalid('must be in the future');
+  return at.toISOString();
+}
+
+/**
+ * Personal API tokens (decisions §3): the secret is shown once and only its SHA-256 is kept.
+ * Users see and delete their own; admins every token of the account.
+ */
+export class ApiTokensService {
+  constructor(private readonly ctx: AppContext) {}
+
+  private scoped(principal: Principal) {
+    let query = this.ctx.db
+      .selectFrom('auth_tokens')
+      .selectAll()
+      .where('account_id', '=', principal.accountId)
+      .where('kind', '=', 'pat');
+    if (principal.role !== 'admin') query = query.where('user_id', '=', principal.userId);
+    return query;
+  }
+
+  async list(
+    principal: Principal,
+    q: ListApiTokens,
+  ): Promise<{ data: ApiToken[]; nextCursor: string | null }> {
+    const limit = q.limit ?? 25;
+    let query = this.scoped(principal);
+    const after = decodeCursor(q.cursor);
+    if (after !== undefined) query = query.where('id', '<', after);
+    if (q.userId !== undefined) query = query.where('user_id', '=', q.userId);
+    const rows = await query
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
+    const page = toPage(rows, limit);
+    return { data: page.rows.map(present), nextCursor: page.nextCursor };
+  }
+
+  async create(
+    actor: Actor,
+    principal: Principal,
+    input: CreateApiToken,
+  ): Promise<ApiToken & { token: string }> {
+    const now = this.ctx.clock.now();
+    const secret = newSecret('kpat');
+    const row: TokenRow = {
+      id: newId('apiToken'),
+      account_id: principal.accountId,
+      user_id: principal.userId,
+      kind: 'pat',
+      session_id: null,
+      name: input.name,
+      prefix: secret.display,
+      token_hash: secret.hash,
+      created_at: now.toISOString(),
+      expires_at: parseExpiry(input.expiresAt, now),
+      last_used_at: null,
+      used_at: null,
+      revoked_at: null,
+    };
+    const token = present(row);
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto('auth_tokens').values(row).execute();
+      await appendAudit(
+        trx,
+        actor,
+        {
+          action: 'api_token.created',
+          resourceType: 'api_token',
+          resourceId: row.id,
+          changes: token,
+        },
+        now,
+      );
+    });
+    return { ...token, token: secret.secret };
+  }
+
+  /** Deletes the token; the credential cache forgets it before this returns. */
+  async remove(actor: Actor, principal: Principal, tokenId: string): Promise<void> {
+    const now = this.ctx.clock.now();
+    await this.ctx.db.transaction().execute(async (trx) => {
+      let query = trx
+        .deleteFrom('auth_tokens')
+        .where('account_id', '=', principal.accountId)
+        .where('kind', '=', 'pat')
+        .where('id', '=', tokenId);
+      if (principal.role !== 'admin') query = query.where('user_id', '=', principal.userId);
+      const deleted = await query.returningAll().executeTakeFirst();
+      if (!deleted) throw notFound('API token');
+      await appendAudit(
+        trx,
+        actor,
+        {
+          action: 'api_token.deleted',
+          resourceType: 'api_token',
+          resourceId: tokenId,
+          changes: present(deleted),
+        },
+        now,
+      );
+    });
+    await this.ctx.credentials.invalidate({ type: 'token', id: tokenId });
+  }
+}

@@ -1,0 +1,130 @@
+import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../../app.js';
+import type { AppContext } from '../../context.js';
+import { problems } from '../../http/schemas.js';
+import {
+  AcceptedSchema,
+  ConfirmBody,
+  ForgotBody,
+  LoginBody,
+  RefreshBody,
+  RegisterBody,
+  ResetBody,
+  StatusSchema,
+  TokensSchema,
+} from './auth.schemas.js';
+import { AuthService, type RequestMeta } from './auth.service.js';
+
+const tags = ['auth'];
+
+function meta(req: FastifyRequest): RequestMeta {
+  const ua = req.headers['user-agent'];
+  return { ip: req.ip, requestId: req.id, userAgent: typeof ua === 'string' ? ua : null };
+}
+
+/** `/v1/auth/*`: x-api-key only, except logout, which ends the caller's own session. */
+export function authRoutes(app: App, ctx: AppContext): void {
+  const service = new AuthService(ctx);
+
+  app.post(
+    '/v1/auth/register',
+    {
+      config: { access: 'apiKey' },
+      schema: {
+        tags,
+        summary: 'Create an account and its first admin; mails a 6-digit confirmation code',
+        body: RegisterBody,
+        response: { 202: AcceptedSchema, ...problems(400, 401, 429) },
+      },
+    },
+    async (req, reply) => reply.code(202).send(await service.register(req.body, meta(req))),
+  );
+
+  app.post(
+    '/v1/auth/confirm',
+    {
+      config: { access: 'apiKey' },
+      schema: {
+        tags,
+        summary: 'Confirm the email with the code from the registration mail',
+        body: ConfirmBody,
+        response: { 200: StatusSchema, ...problems(400, 401, 429) },
+      },
+    },
+    (req) => service.confirm(req.body, meta(req)),
+  );
+
+  app.post(
+    '/v1/auth/login',
+    {
+      config: { access: 'apiKey' },
+      schema: {
+        tags,
+        summary: 'Sign in: a 15-minute access token and a rotating 30-day refresh token',
+        body: LoginBody,
+        response: { 200: TokensSchema, ...problems(400, 401, 403, 429) },
+      },
+    },
+    (req) => service.login(req.body, meta(req)),
+  );
+
+  app.post(
+    '/v1/auth/refresh',
+    {
+      config: { access: 'apiKey' },
+      schema: {
+        tags,
+        summary: 'Exchange a refresh token for a new pair; re-using a spent one ends the session',
+        body: RefreshBody,
+        response: { 200: TokensSchema, ...problems(400, 401) },
+      },
+    },
+    (req) => service.refresh(req.body.refreshToken, meta(req)),
+  );
+
+  app.post(
+    '/v1/auth/logout',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'End the current session (bearer: the session access token)',
+        response: { 204: Type.Null({ description: 'Signed out.' }), ...problems(400, 401) },
+      },
+    },
+    async (req, reply) => {
+      await service.logout(req.principal!, meta(req));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/auth/forgot-password',
+    {
+      config: { access: 'apiKey' },
+      schema: {
+        tags,
+        summary: 'Mail a single-use reset code; answers the same for unknown emails',
+        body: ForgotBody,
+        response: { 202: AcceptedSchema, ...problems(400, 401) },
+      },
+    },
+    async (req, reply) => reply.code(202).send(service.forgotPassword(req.body.email)),
+  );
+
+  app.post(
+    '/v1/auth/reset-password',
+    {
+      config: { access: 'apiKey' },
+      schema: {
+        tags,
+        summary:
+          'Set a new password with a reset or invitation code; ends all sessions of the user',
+        body: ResetBody,
+        response: { 200: StatusSchema, ...problems(400, 401, 429) },
+      },
+    },
+    (req) => service.resetPassword(req.body, meta(req)),
+  );
+}

@@ -1,0 +1,440 @@
+import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import { AppError } from '../../http/errors.js';
+import type { Principal } from '../../http/types.js';
+import { appendAudit, type Actor } from '../../shared/audit.js';
+import { DAY, HOUR } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import type { MailMessage } from '../../shared/mail.js';
+import { sha256 } from '../../shared/secrets.js';
+import { findAccount, insertAccount, newAccountRow } from '../account/account.repository.js';
+import { DEFAULT_PLAN } from '../plans/plans.catalogue.js';
+import { presentUser, type UserRow } from '../users/users.presenter.js';
+import type { Confirm, Login, Register, Reset, Tokens } from './auth.schemas.js';
+import { consumeCode, issueCode } from './codes.js';
+import { burnVerify, checkPassword, hashPassword, verifyPassword } from './passwords.js';
+import { revokeSessions, rotateRefresh, startSession, type IssuedTokens } from './sessions.js';
+import { FailureThrottle } from './throttle.js';
+
+export interface RequestMeta {
+  ip: string;
+  requestId: string;
+  userAgent: string | null;
+}
+
+const ACCEPTED = {
+  register: {
+    status: 'confirmation_sent',
+    message:
+      'If the address can be registered, a 6-digit confirmation code is on its way. Confirm with POST /v1/auth/confirm.',
+  },
+  forgot: {
+    status: 'reset_code_sent',
+    message:
+      'If the address is registered, a 6-digit reset code is on its way. Set a new password with POST /v1/auth/reset-password.',
+  },
+};
+
+const codeInvalid = () =>
+  new AppError('code_invalid', 'The email or code is wrong, or the code has expired.');
+const invalidCredentials = () =>
+  new AppError('invalid_credentials', 'The email or password is wrong.');
+const tokenInvalid = () =>
+  new AppError('token_invalid', 'The refresh token is unknown, expired or revoked.', {
+    headers: { 'www-authenticate': 'Bearer realm="kontor"' },
+  });
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * Registration, confirmation, sign-in and password recovery (decisions §3). No answer tells
+ * whether an email is registered: the same status and body for both, the same slow hash on
+ * both paths, and mail sent after the answer.
+ */
+export class AuthService {
+  private readonly loginThrottle: FailureThrottle;
+  private readonly codeThrottle: FailureThrottle;
+
+  constructor(private readonly ctx: AppContext) {
+    this.loginThrottle = new FailureThrottle(ctx.counters, 'login');
+    this.codeThrottle = new FailureThrottle(ctx.counters, 'code');
+  }
+
+  private deliver(message: MailMessage): void {
+    this.ctx.mailer
+      .send(message)
+      .catch((err: unknown) => this.ctx.logger.error({ err }, 'mail delivery failed'));
+  }
+
+  private findUserByEmail(email: string): Promise<UserRow | undefined> {
+    return this.ctx.db
+      .selectFrom('users')
+      .selectAll()
+      .where('email', '=', email)
+      .executeTakeFirst();
+  }
+
+  private actor(
+    user: { id: string; account_id: string },
+    meta: RequestMeta,
+    tokenId: string | null = null,
+  ): Actor {
+    return {
+      accountId: user.account_id,
+      userId: user.id,
+      tokenId,
+      type: 'user',
+      requestId: meta.requestId,
+      ip: meta.ip,
+    };
+  }
+
+  async register(input: Register, meta: RequestMeta): Promise<typeof ACCEPTED.register> {
+    const email = normalizeEmail(input.email);
+    checkPassword(input.password, this.ctx.config.passwordMinLength, 'password');
+    const passwordHash = await hashPassword(input.password);
+    const existing = await this.findUserByEmail(email);
+    if (existing) {
+      await this.remindExisting(existing, meta);
+      return ACCEPTED.register;
+    }
+    const now = this.ctx.clock.now();
+    const at = now.toISOString();
+    const account = newAccountRow(newId('account'), input.companyName, DEFAULT_PLAN, at);
+    const user: UserRow = {
+      id: newId('user'),
+      account_id: account.id,
+      email,
+      name: input.name,
+      role: 'admin',
+      status: 'UNCONFIRMED',
+      password_hash: passwordHash,
+      email_confirmed_at: null,
+      last_login_at: null,
+      version: 1,
+      created_at: at,
+      updated_at: at,
+    };
+    let code: string;
+    try {
+      code = await this.ctx.db.transaction().execute(async (trx) => {
+        await insertAccount(trx, account);
+        await trx.insertInto('users').values(user).execute();
+        const issued = await issueCode(trx, this.ctx.appSecret, user, 'confirm', now, DAY);
+        const actor = this.actor(user, meta);
+        await appendAudit(
+          trx,
+          actor,
+          {
+            action: 'account.created',
+            resourceType: 'account',
+            resourceId: account.id,
+            changes: { name: account.name },
+          },
+          now,
+        );
+        await appendAudit(
+          trx,
+          actor,
+          {
+            action: 'user.registered',
+            resourceType: 'user',
+            resourceId: user.id,
+            changes: presentUser(user),
+          },
+          now,
+        );
+        return issued;
+      });
+    } catch (err) {
+      // Two registrations of one email raced: the loser gets the same answer.
+      if (isUniqueViolation(err)) return ACCEPTED.register;
+      throw err;
+    }
+    this.deliver({
+      to: email,
+      subject: `Your Kontor confirmation code: ${code}`,
+      text: `Welcome to Kontor, ${input.name}.\n\nYour confirmation code is ${code}. It is valid for 24 hours.\nConfirm with POST /v1/auth/confirm {"email", "code"}.\n\nIf you did not register, ignore this mail.`,
+    });
+    return ACCEPTED.register;
+  }
+
+  /** A second registration of a known email: a fresh code if unconfirmed, else a notice. */
+  private async remindExisting(user: UserRow, _meta: RequestMeta): Promise<void> {
+    if (user.status === 'UNCONFIRMED') {
+      const code = await this.ctx.db
+        .transaction()
+        .execute((trx) =>
+          issueCode(trx, this.ctx.appSecret, user, 'confirm', this.ctx.clock.now(), DAY),
+        );
+      this.deliver({
+        to: user.email,
+        subject: `Your Kontor confirmation code: ${code}`,
+        text: `Your confirmation code is ${code}. It is valid for 24 hours.`,
+      });
+      return;
+    }
+    this.deliver({
+      to: user.email,
+      subject: 'Someone tried to register with your email',
+      text: 'Someone tried to create a Kontor account with this email, which already has one. If it was you, sign in or reset your password with POST /v1/auth/forgot-password. Otherwise ignore this mail.',
+    });
+  }
+
+  async confirm(input: Confirm, meta: RequestMeta): Promise<{ status: string }> {
+    const email = normalizeEmail(input.email);
+    await this.codeThrottle.check(email, meta.ip);
+    const user = await this.findUserByEmail(email);
+    const now = this.ctx.clock.now();
+    const ok =
+      user !== undefined &&
+      user.status === 'UNCONFIRMED' &&
+      (await this.ctx.db.transaction().execute(async (trx) => {
+        const purpose = await consumeCode(
+          trx,
+          this.ctx.appSecret,
+          user.id,
+          ['confirm'],
+          input.code,
+          now,
+        );
+        if (!purpose) return false;
+        await trx
+          .updateTable('users')
+          .set((eb) => ({
+            status: 'ACTIVE',
+            email_confirmed_at: now.toISOString(),
+            updated_at: now.toISOString(),
+            version: eb('version', '+', 1),
+          }))
+          .where('id', '=', user.id)
+          .execute();
+        await appendAudit(
+          trx,
+          this.actor(user, meta),
+          {
+            action: 'user.confirmed',
+            resourceType: 'user',
+            resourceId: user.id,
+            changes: { status: { from: 'UNCONFIRMED', to: 'ACTIVE' } },
+          },
+          now,
+        );
+        return true;
+      }));
+    if (!ok) {
+      await this.codeThrottle.fail(email, meta.ip);
+      throw codeInvalid();
+    }
+    await this.codeThrottle.succeed(email, meta.ip);
+    return { status: 'confirmed' };
+  }
+
+  async login(input: Login, meta: RequestMeta): Promise<Tokens> {
+    const email = normalizeEmail(input.email);
+    await this.loginThrottle.check(email, meta.ip);
+    const user = await this.findUserByEmail(email);
+    const ok =
+      user?.password_hash != null
+        ? await verifyPassword(user.password_hash, input.password)
+        : await burnVerify(input.password);
+    if (!user || !ok) {
+      await this.loginThrottle.fail(email, meta.ip);
+      throw invalidCredentials();
+    }
+    await this.loginThrottle.succeed(email, meta.ip);
+    if (user.status !== 'ACTIVE')
+      throw new AppError(
+        'email_not_confirmed',
+        'Confirm your email with the code we sent before signing in.',
+      );
+    const now = this.ctx.clock.now();
+    const tokens = await this.ctx.db.transaction().execute(async (trx) => {
+      const issued = await startSession(trx, user, now, { ip: meta.ip, userAgent: meta.userAgent });
+      await trx
+        .updateTable('users')
+        .set({ last_login_at: now.toISOString() })
+        .where('id', '=', user.id)
+        .execute();
+      await appendAudit(
+        trx,
+        this.actor(user, meta),
+        {
+          action: 'session.created',
+          resourceType: 'session',
+          resourceId: issued.sessionId,
+          changes: { ip: meta.ip },
+        },
+        now,
+      );
+      return issued;
+    });
+    return this.tokensResponse(tokens, user.id);
+  }
+
+  async refresh(refreshToken: string, meta: RequestMeta): Promise<Tokens> {
+    const now = this.ctx.clock.now();
+    const outcome = await this.ctx.db.transaction().execute(async (trx) => {
+      const result = await rotateRefresh(trx, sha256(refreshToken), now);
+      if (result.kind === 'reused') {
+        await revokeSessions(trx, { sessionId: result.sessionId }, 'refresh_token_reuse', now);
+        await appendAudit(
+          trx,
+          {
+            accountId: result.accountId,
+            userId: result.userId,
+            tokenId: null,
+            type: 'system',
+            requestId: meta.requestId,
+            ip: meta.ip,
+          },
+          {
+            action: 'session.revoked',
+            resourceType: 'session',
+            resourceId: result.sessionId,
+            changes: { reason: 'refresh_token_reuse' },
+          },
+          now,
+        );
+      }
+      return result;
+    });
+    if (outcome.kind === 'reused')
+      await this.ctx.credentials.invalidate({ type: 'session', id: outcome.sessionId });
+    if (outcome.kind !== 'rotated') throw tokenInvalid();
+    return this.tokensResponse(outcome.tokens, outcome.userId);
+  }
+
+  async logout(principal: Principal, meta: RequestMeta): Promise<void> {
+    if (principal.tokenKind !== 'access' || principal.sessionId === null)
+      throw new AppError(
+        'not_a_session',
+        'Logout ends a session; sign out with a session access token. Delete personal API tokens with DELETE /v1/api-tokens/{tokenId}.',
+      );
+    const sessionId = principal.sessionId;
+    const now = this.ctx.clock.now();
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await revokeSessions(trx, { sessionId }, 'logout', now);
+      await appendAudit(
+        trx,
+        {
+          accountId: principal.accountId,
+          userId: principal.userId,
+          tokenId: principal.tokenId,
+          type: 'user',
+          requestId: meta.requestId,
+          ip: meta.ip,
+        },
+        {
+          action: 'session.revoked',
+          resourceType: 'session',
+          resourceId: sessionId,
+          changes: { reason: 'logout' },
+        },
+        now,
+      );
+    });
+    await this.ctx.credentials.invalidate({ type: 'session', id: sessionId });
+  }
+
+  /** Answers at once; the lookup and the mail happen after, so known and unknown emails look alike. */
+  forgotPassword(emailInput: string): typeof ACCEPTED.forgot {
+    const email = normalizeEmail(emailInput);
+    this.sendResetCode(email).catch((err: unknown) =>
+      this.ctx.logger.error({ err }, 'password reset mail failed'),
+    );
+    return ACCEPTED.forgot;
+  }
+
+  private async sendResetCode(email: string): Promise<void> {
+    // At most 3 reset mails per address and hour, silently: the answer must not change.
+    const sent = await this.ctx.counters.hit(`forgot:${sha256(email)}`, HOUR);
+    if (sent.count > 3) return;
+    const user = await this.findUserByEmail(email);
+    if (!user) return;
+    const code = await this.ctx.db
+      .transaction()
+      .execute((trx) =>
+        issueCode(trx, this.ctx.appSecret, user, 'reset', this.ctx.clock.now(), HOUR),
+      );
+    await this.ctx.mailer.send({
+      to: email,
+      subject: `Your Kontor password reset code: ${code}`,
+      text: `Your password reset code is ${code}. It is valid for one hour and works once.\nSet a new password with POST /v1/auth/reset-password {"email", "code", "newPassword"}.\n\nIf you did not ask for it, ignore this mail; your password stays as it is.`,
+    });
+  }
+
+  async resetPassword(input: Reset, meta: RequestMeta): Promise<{ status: string }> {
+    const email = normalizeEmail(input.email);
+    checkPassword(input.newPassword, this.ctx.config.passwordMinLength, 'newPassword');
+    await this.codeThrottle.check(email, meta.ip);
+    const passwordHash = await hashPassword(input.newPassword);
+    const user = await this.findUserByEmail(email);
+    const now = this.ctx.clock.now();
+    const ok =
+      user !== undefined &&
+      (await this.ctx.db.transaction().execute(async (trx) => {
+        const purpose = await consumeCode(
+          trx,
+          this.ctx.appSecret,
+          user.id,
+          ['reset', 'invite'],
+          input.code,
+          now,
+        );
+        if (!purpose) return false;
+        await trx
+          .updateTable('users')
+          .set((eb) => ({
+            password_hash: passwordHash,
+            status: 'ACTIVE',
+            email_confirmed_at: user.email_confirmed_at ?? now.toISOString(),
+            updated_at: now.toISOString(),
+            version: eb('version', '+', 1),
+          }))
+          .where('id', '=', user.id)
+          .execute();
+        await revokeSessions(trx, { userId: user.id }, 'password_reset', now);
+        const action = purpose === 'invite' ? 'user.invitation_accepted' : 'user.password_reset';
+        await appendAudit(
+          trx,
+          this.actor(user, meta),
+          {
+            action,
+            resourceType: 'user',
+            resourceId: user.id,
+            changes: { status: { from: user.status, to: 'ACTIVE' } },
+          },
+          now,
+        );
+        return true;
+      }));
+    if (!ok) {
+      await this.codeThrottle.fail(email, meta.ip);
+      throw codeInvalid();
+    }
+    await this.codeThrottle.succeed(email, meta.ip);
+    await this.ctx.credentials.invalidate({ type: 'user', id: user.id });
+    return { status: 'password_reset' };
+  }
+
+  private async tokensResponse(tokens: IssuedTokens, userId: string): Promise<Tokens> {
+    const user = await this.ctx.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
+    const account = await findAccount(this.ctx.db, user.account_id);
+    return {
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      tokenType: 'Bearer',
+      expiresIn: tokens.expiresIn,
+      refreshExpiresAt: tokens.refreshExpiresAt,
+      user: presentUser(user),
+      account: { id: user.account_id, name: account?.name ?? '' },
+    };
+  }
+}

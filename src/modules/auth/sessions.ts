@@ -1,0 +1,190 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { DAY, MINUTE } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import { newSecret } from '../../shared/secrets.js';
+
+export const ACCESS_TTL_MS = 15 * MINUTE;
+export const REFRESH_TTL_MS = 30 * DAY;
+
+export interface IssuedTokens {
+  sessionId: string;
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+  refreshExpiresAt: string;
+}
+
+async function issuePair(
+  trx: Transaction<DB>,
+  user: { id: string; account_id: string },
+  sessionId: string,
+  now: Date,
+): Promise<IssuedTokens> {
+  const access = newSecret('kat');
+  const refresh = newSecret('krt');
+  const refreshExpiresAt = new Date(now.getTime() + REFRESH_TTL_MS).toISOString();
+  const base = {
+    account_id: user.account_id,
+    user_id: user.id,
+    session_id: sessionId,
+    name: null,
+    created_at: now.toISOString(),
+    last_used_at: null,
+    used_at: null,
+    revoked_at: null,
+  };
+  await trx
+    .insertInto('auth_tokens')
+    .values([
+      {
+        ...base,
+        id: newId('apiToken'),
+        kind: 'access',
+        prefix: access.display,
+        token_hash: access.hash,
+        expires_at: new Date(now.getTime() + ACCESS_TTL_MS).toISOString(),
+      },
+      {
+        ...base,
+        id: newId('apiToken'),
+        kind: 'refresh',
+        prefix: refresh.display,
+        token_hash: refresh.hash,
+        expires_at: refreshExpiresAt,
+      },
+    ])
+    .execute();
+  // The session lives as long as its newest refresh token (sliding 30 days).
+  await trx
+    .updateTable('sessions')
+    .set({ expires_at: refreshExpiresAt })
+    .where('id', '=', sessionId)
+    .execute();
+  return {
+    sessionId,
+    accessToken: access.secret,
+    refreshToken: refresh.secret,
+    expiresIn: ACCESS_TTL_MS / 1000,
+    refreshExpiresAt,
+  };
+}
+
+/** Starts a session with a 15-minute access token and a 30-day refresh token. */
+export async function startSession(
+  trx: Transaction<DB>,
+  user: { id: string; account_id: string },
+  now: Date,
+  meta: { ip: string | null; userAgent: string | null },
+): Promise<IssuedTokens> {
+  const sessionId = newId('session');
+  await trx
+    .insertInto('sessions')
+    .values({
+      id: sessionId,
+      account_id: user.account_id,
+      user_id: user.id,
+      ip: meta.ip,
+      user_agent: meta.userAgent?.slice(0, 300) ?? null,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + REFRESH_TTL_MS).toISOString(),
+      revoked_at: null,
+      revoked_reason: null,
+    })
+    .execute();
+  return issuePair(trx, user, sessionId, now);
+}
+
+export type RefreshOutcome =
+  | { kind: 'rotated'; tokens: IssuedTokens; userId: string; accountId: string }
+  | { kind: 'reused'; sessionId: string; userId: string; accountId: string }
+  | { kind: 'invalid' };
+
+/**
+ * Rotates a refresh token: the presented one is spent (compare-and-set on `used_at`) and a new
+ * pair is issued. Presenting a spent token again means it leaked: the caller revokes the whole
+ * session.
+ */
+export async function rotateRefresh(
+  trx: Transaction<DB>,
+  hash: string,
+  now: Date,
+): Promise<RefreshOutcome> {
+  const row = await trx
+    .selectFrom('auth_tokens as t')
+    .innerJoin('sessions as s', 's.id', 't.session_id')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select([
+      't.id',
+      't.account_id',
+      't.user_id',
+      't.session_id',
+      't.expires_at',
+      't.used_at',
+      't.revoked_at',
+      's.revoked_at as session_revoked_at',
+      'u.status',
+    ])
+    .where('t.token_hash', '=', hash)
+    .where('t.kind', '=', 'refresh')
+    .executeTakeFirst();
+  if (!row || row.session_id === null) return { kind: 'invalid' };
+  if (row.session_revoked_at !== null || row.revoked_at !== null || row.status !== 'ACTIVE')
+    return { kind: 'invalid' };
+  if (row.used_at !== null)
+    return {
+      kind: 'reused',
+      sessionId: row.session_id,
+      userId: row.user_id,
+      accountId: row.account_id,
+    };
+  if (row.expires_at !== null && row.expires_at <= now.toISOString()) return { kind: 'invalid' };
+  const spent = await trx
+    .updateTable('auth_tokens')
+    .set({ used_at: now.toISOString() })
+    .where('id', '=', row.id)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  if (spent.numUpdatedRows === 0n)
+    return {
+      kind: 'reused',
+      sessionId: row.session_id,
+      userId: row.user_id,
+      accountId: row.account_id,
+    };
+  const tokens = await issuePair(
+    trx,
+    { id: row.user_id, account_id: row.account_id },
+    row.session_id,
+    now,
+  );
+  return { kind: 'rotated', tokens, userId: row.user_id, accountId: row.account_id };
+}
+
+/** Ends sessions (one, or all of a user) and every token issued to them. */
+export async function revokeSessions(
+  trx: Transaction<DB>,
+  where: { sessionId: string } | { userId: string },
+  reason: string,
+  now: Date,
+): Promise<string[]> {
+  const at = now.toISOString();
+  let query = trx
+    .updateTable('sessions')
+    .set({ revoked_at: at, revoked_reason: reason })
+    .where('revoked_at', 'is', null);
+  query =
+    'sessionId' in where
+      ? query.where('id', '=', where.sessionId)
+      : query.where('user_id', '=', where.userId);
+  const revoked = await query.returning('id').execute();
+  const ids = revoked.map((r) => r.id);
+  if (ids.length > 0)
+    await trx
+      .updateTable('auth_tokens')
+      .set({ revoked_at: at })
+      .where('session_id', 'in', ids)
+      .where('revoked_at', 'is', null)
+      .execute();
+  return ids;
+}

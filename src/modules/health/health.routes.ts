@@ -1,0 +1,34 @@
+import { Type } from 'typebox';
+import type { App } from '../../app.js';
+import type { AppContext } from '../../context.js';
+import { problems } from '../../http/schemas.js';
+
+const Status = Type.Object({ status: Type.String({ description: '`ok` when healthy.' }) });
+
+/** Liveness and readiness probes; public, for load balancers and orchestrators. */
+export function healthRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/health',
+    {
+      config: { access: 'public' },
+      schema: { tags: ['health'], summary: 'The process is up', response: { 200: Status } },
+    },
+    async () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/ready',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['health'],
+        summary: 'The database is reachable',
+        response: { 200: Status, ...problems(503) },
+      },
+    },
+    async () => {
+      await ctx.database.ping();
+      return { status: 'ok' };
+    },
+  );
+}

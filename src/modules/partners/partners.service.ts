@@ -1,0 +1,152 @@
+import type { AppContext } from '../../context.js';
+import { isForeignKeyViolation } from '../../db/dialect.js';
+import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
+import { notFound } from '../../http/errors.js';
+import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
+import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { newId } from '../../shared/ids.js';
+import { assertUnreferenced, inUseByForeignKey } from '../../shared/references.js';
+import { presentPartner } from './partners.presenter.js';
+import * as repo from './partners.repository.js';
+import type { CreatePartner, ListPartners, Partner, UpdatePartner } from './partners.schemas.js';
+
+/**
+ * Partners: the reference resource. Each write runs in one transaction holding the change,
+ * its version bump and its audit event (STYLE rule 6); reads are scoped by account.
+ */
+export class PartnersService {
+  constructor(private readonly ctx: AppContext) {}
+
+  async create(actor: Actor, input: CreatePartner): Promise<Partner> {
+    const now = this.ctx.clock.now();
+    const tags = input.tags ?? [];
+    const row: repo.PartnerRow = {
+      id: newId('partner'),
+      account_id: actor.accountId,
+      name: input.name,
+      search_name: searchText(input.name),
+      type: input.type ?? 'CUSTOMER',
+      description: input.description ?? null,
+      website: input.website ?? null,
+      logo_file_id: input.logoFileId ?? null,
+      addresses: JSON.stringify(input.addresses ?? []),
+      tags: JSON.stringify(tags),
+      version: 1,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    const partner = presentPartner(row);
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await repo.insertPartner(trx, row, tags);
+      await appendAudit(
+        trx,
+        actor,
+        {
+          action: 'partner.created',
+          resourceType: 'partner',
+          resourceId: row.id,
+          changes: partner,
+        },
+        now,
+      );
+    });
+    return partner;
+  }
+
+  async get(accountId: string, id: string): Promise<Partner> {
+    const row = await repo.findPartner(this.ctx.db, accountId, id);
+    if (!row) throw notFound('Partner');
+    return presentPartner(row);
+  }
+
+  async list(
+    accountId: string,
+    query: ListPartners,
+  ): Promise<{ data: Partner[]; nextCursor: string | null }> {
+    const limit = query.limit ?? 25;
+    const rows = await repo.listPartners(this.ctx.db, accountId, {
+      limit,
+      afterId: decodeCursor(query.cursor),
+      type: query.type,
+      tag: query.tag,
+      q: query.q,
+    });
+    const page = toPage(rows, limit);
+    return { data: page.rows.map(presentPartner), nextCursor: page.nextCursor };
+  }
+
+  async update(actor: Actor, id: string, input: UpdatePartner, ifMatch: IfMatch): Promise<Partner> {
+    const now = this.ctx.clock.now();
+    const values: Partial<repo.PartnerRow> = { updated_at: now.toISOString() };
+    if (input.name !== undefined) {
+      values.name = input.name;
+      values.search_name = searchText(input.name);
+    }
+    if (input.type !== undefined) values.type = input.type;
+    if (input.description !== undefined) values.description = input.description;
+    if (input.website !== undefined) values.website = input.website;
+    if (input.logoFileId !== undefined) values.logo_file_id = input.logoFileId;
+    if (input.addresses !== undefined) values.addresses = JSON.stringify(input.addresses ?? []);
+    const tags = input.tags === undefined ? undefined : (input.tags ?? []);
+    if (tags !== undefined) values.tags = JSON.stringify(tags);
+
+    return this.ctx.db.transaction().execute(async (trx) => {
+      const updated = await compareAndSet({
+        expected: input.version,
+        ifMatch,
+        what: 'Partner',
+        run: async (version) => {
+          const before = await repo.findPartner(trx, actor.accountId, id);
+          if (!before || version === undefined) return undefined;
+          const after = await repo.updatePartner(trx, actor.accountId, id, version, values);
+          return after && { before, after };
+        },
+        current: () => repo.partnerVersion(trx, actor.accountId, id),
+      });
+      if (tags !== undefined) await repo.replaceTags(trx, actor.accountId, id, tags);
+      const partner = presentPartner(updated.after);
+      await appendAudit(
+        trx,
+        actor,
+        {
+          action: 'partner.updated',
+          resourceType: 'partner',
+          resourceId: id,
+          changes: diff(presentPartner(updated.before), partner),
+        },
+        now,
+      );
+      return partner;
+    });
+  }
+
+  async remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    const now = this.ctx.clock.now();
+    try {
+      await this.ctx.db.transaction().execute(async (trx) => {
+        await assertUnreferenced(trx, 'partner', actor.accountId, id);
+        const deleted = await compareAndSet({
+          expected: undefined,
+          ifMatch,
+          what: 'Partner',
+          run: (version) => repo.deletePartner(trx, actor.accountId, id, version),
+          current: () => repo.partnerVersion(trx, actor.accountId, id),
+        });
+        await appendAudit(
+          trx,
+          actor,
+          {
+            action: 'partner.deleted',
+            resourceType: 'partner',
+            resourceId: id,
+            changes: presentPartner(deleted),
+          },
+          now,
+        );
+      });
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw inUseByForeignKey('partner');
+      throw err;
+    }
+  }
+}

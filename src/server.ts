@@ -1,0 +1,79 @@
+/* eslint-disable no-console -- the operator's console: the first-start key and fatal config errors */
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { countActiveApiKeys, createApiKey } from './modules/api-keys/api-keys.service.js';
+import type { AppContext } from './context.js';
+
+/**
+ * Embedded first start: no client key exists yet, so create one, keep it in
+ * `DATA_DIR/api-key.txt` (mode 600) and print it once with a request to paste.
+ */
+async function ensureFirstApiKey(config: Config, ctx: AppContext): Promise<void> {
+  if (!config.embedded || config.apiKeys.length > 0) return;
+  if ((await countActiveApiKeys(ctx.db)) > 0) return;
+  const created = await createApiKey(ctx.db, 'first-start');
+  const file = path.join(config.dataDir, 'api-key.txt');
+  fs.writeFileSync(file, `${created.key}\n`, { mode: 0o600 });
+  console.log(
+    [
+      '',
+      'Kontor created a client API key for this installation (stored in ' + file + '):',
+      '',
+      `  ${created.key}`,
+      '',
+      'Register your account:',
+      '',
+      `  curl -s ${config.publicUrl}/v1/auth/register -H 'x-api-key: ${created.key}' -H 'content-type: application/json' \\`,
+      `    -d '{"email":"you@example.com","password":"a long passphrase here","name":"Your Name","companyName":"Your Company"}'`,
+      '',
+      `The confirmation code arrives in ${path.join(config.dataDir, 'outbox')}. API docs: ${config.publicUrl}/docs`,
+      '',
+    ].join('\n'),
+  );
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const app = await buildApp(config);
+  await ensureFirstApiKey(config, app.ctx);
+  await app.listen({ port: config.port, host: config.host });
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const timer = setTimeout(() => {
+      app.log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    timer.unref();
+    // close(): stop accepting, answer 503 on kept-alive connections, wait for in-flight
+    // requests, then the onClose hooks close the database, Redis and mail transports.
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
