@@ -133,7 +133,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+  }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database = openDatabase(config, app.log);
   let redis: Redis | undefined;
@@ -195,7 +195,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     if (body === '') return done(null, undefined);
     try {
-      done(null, sjson.parse(body as string, { protoAction: 'error', constructorAction: 'error' }));
+      done(null, sjson.parse(body, { protoAction: 'error', constructorAction: 'error' }));
     } catch {
       done(new AppError('malformed_json', 'The request body is not valid JSON.'), undefined);
     }
@@ -240,7 +240,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           ...schema,
           security,
           ...(description && !schema?.description ? { description } : {}),
-        } as typeof schema,
+        },
         url,
       };
     },
@@ -251,7 +251,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerAuth(app, ctx);
   registerIdempotency(app, ctx);
 
-  await app.register(async (child) => {
+  await app.register((child, _opts, done) => {
     const typed = child as unknown as App;
     for (const routes of [
       healthRoutes,
@@ -263,6 +263,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       partnerRoutes,
     ])
       routes(typed, ctx);
+    done();
   });
   return app;
 }

@@ -80,6 +80,6 @@ export async function migrate(db: Kysely<DB>): Promise<string[]> {
     provider: { getMigrations: () => Promise.resolve(migrations) },
   });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -1,3 +1,5 @@
+import { sql, type RawBuilder } from 'kysely';
+
 /**
  * The few places where SQLite and PostgreSQL differ, kept in one file. Driver errors are
  * recognised by their codes (SQLite `SQLITE_*`, PostgreSQL SQLSTATE), never by message text.
@@ -6,7 +8,7 @@ export type DialectKind = 'sqlite' | 'postgres';
 
 function errorCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err) {
-    const code = (err as { code: unknown }).code;
+    const code = err.code;
     return typeof code === 'string' ? code : undefined;
   }
   return undefined;
@@ -53,4 +55,13 @@ export function isUnavailable(err: unknown): boolean {
     code.startsWith('SQLITE_BUSY') ||
     code.startsWith('SQLITE_LOCKED')
   );
+}
+
+/**
+ * `column LIKE '%text%'` with `%`, `_` and `\` in the text taken literally. The explicit
+ * ESCAPE clause matters: SQLite has no default escape character, PostgreSQL uses `\`.
+ */
+export function containsText(column: string, text: string): RawBuilder<boolean> {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
 }

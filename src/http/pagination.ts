@@ -77,11 +77,6 @@ export function toPage<T extends { id: string }>(
   return { rows: page, nextCursor: encodeCursor(page[page.length - 1]!.id) };
 }
 
-/** Escapes `%`, `_` and `\` for a `LIKE … ESCAPE '\'` pattern. */
-export function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /** Lower-cased, accent-folded text for case-insensitive search that works alike on both databases. */
 export function searchText(text: string): string {
   return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();

@@ -123,7 +123,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
       });
     const fe = err as FastifyError & { validationContext?: string };
     if (fe.validation) {
-      const errors = fieldErrors(fe.validationContext ?? 'body', fe.validation as AjvError[]);
+      const errors = fieldErrors(fe.validationContext ?? 'body', fe.validation);
       return send(
         req,
         reply,

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { DB, PartnersTable } from '../../db/schema.js';
-import { likeContains, searchText } from '../../http/pagination.js';
+import { containsText } from '../../db/dialect.js';
+import { searchText } from '../../http/pagination.js';
 
 export type PartnerRow = Selectable<PartnersTable>;
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -59,13 +60,13 @@ export async function listPartners(
     .where('partners.account_id', '=', accountId);
   if (f.afterId !== undefined) query = query.where('partners.id', '<', f.afterId);
   if (f.type !== undefined) query = query.where('partners.type', '=', f.type);
-  if (f.q !== undefined)
-    query = query.where('partners.search_name', 'like', likeContains(searchText(f.q)));
+  if (f.q !== undefined) query = query.where(containsText('partners.search_name', searchText(f.q)));
   if (f.tag !== undefined) {
     const tag = f.tag;
-    query = query.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('partner_tags as t')
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('partner_tags as t')
           .select('t.partner_id')
           .whereRef('t.partner_id', '=', 'partners.id')
           .where('t.account_id', '=', accountId)

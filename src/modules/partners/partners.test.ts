@@ -1,0 +1,506 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
+import * as audit from '../../shared/audit.js';
+import { registerReference } from '../../shared/references.js';
+
+let t: TestApp;
+let admin: TestUser;
+let member: TestUser;
+let other: TestUser;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  admin = await createUser(t);
+  member = await createUser(t, { role: 'user', accountId: admin.accountId });
+  other = await createUser(t);
+});
+afterAll(() => t.close());
+
+const create = (
+  user: TestUser,
+  payload: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) => t.request({ method: 'POST', url: '/v1/partners', token: user.token, payload, headers });
+
+async function auditCount(accountId: string, resourceId?: string): Promise<number> {
+  let q = t.app.ctx.db
+    .selectFrom('audit_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId);
+  if (resourceId) q = q.where('resource_id', '=', resourceId);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+describe('partners: happy paths', () => {
+  it('creates, reads, updates and deletes a partner with every field', async () => {
+    const res = await create(member, {
+      name: 'Müller & Söhne GmbH',
+      type: 'VENDOR',
+      description: 'Büromaterial',
+      website: 'https://mueller.example',
+      logoFileId: 'fil_01jd8x0000000000000000000',
+      addresses: [
+        {
+          type: 'BILLING',
+          name: 'Buchhaltung',
+          street: 'Hauptstraße 1',
+          postalCode: '10115',
+          city: 'Berlin',
+          country: 'DE',
+          email: 'rechnung@mueller.example',
+          phone: '+49 30 1234567',
+        },
+      ],
+      tags: ['supplier', 'office'],
+    });
+    expect(res.statusCode).toBe(201);
+    const p = res.json();
+    expect(p.id).toMatch(/^ptr_[0-9a-z]{26}$/);
+    expect(p).toMatchObject({ version: 1, type: 'VENDOR', tags: ['supplier', 'office'] });
+    expect(res.headers.etag).toBe('"1"');
+    expect(res.headers.location).toBe(`/v1/partners/${p.id}`);
+
+    const got = await t.request({
+      method: 'GET',
+      url: `/v1/partners/${p.id}`,
+      token: member.token,
+    });
+    expect(got.statusCode).toBe(200);
+    expect(got.json()).toEqual(p);
+    expect(got.headers.etag).toBe('"1"');
+
+    const put = await t.request({
+      method: 'PUT',
+      url: `/v1/partners/${p.id}`,
+      token: member.token,
+      payload: { version: 1, name: 'Müller AG', description: null, tags: ['supplier'] },
+    });
+    expect(put.statusCode).toBe(200);
+    expect(put.json()).toMatchObject({
+      version: 2,
+      name: 'Müller AG',
+      description: null,
+      website: 'https://mueller.example',
+      tags: ['supplier'],
+      type: 'VENDOR',
+    });
+    expect(put.headers.etag).toBe('"2"');
+
+    const del = await t.request({
+      method: 'DELETE',
+      url: `/v1/partners/${p.id}`,
+      token: member.token,
+    });
+    expect(del.statusCode).toBe(204);
+    const gone = await t.request({
+      method: 'GET',
+      url: `/v1/partners/${p.id}`,
+      token: member.token,
+    });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json().code).toBe('not_found');
+  });
+
+  it('defaults type to CUSTOMER and empty collections', async () => {
+    const res = await create(member, { name: 'Minimal' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({
+      type: 'CUSTOMER',
+      addresses: [],
+      tags: [],
+      description: null,
+    });
+  });
+
+  it('filters by type, tag and accent-insensitive text, and pages newest first', async () => {
+    const owner = await createUser(t);
+    const names = ['Alpha Bau', 'Beta Café', 'Gamma Bäckerei', 'Delta 100% Rabatt', 'Epsilon'];
+    for (const [i, name] of names.entries())
+      expect(
+        (
+          await create(owner, {
+            name,
+            type: i % 2 ? 'VENDOR' : 'CUSTOMER',
+            tags: i < 2 ? ['vip'] : [],
+          })
+        ).statusCode,
+      ).toBe(201);
+    const list = async (qs: string) =>
+      (await t.request({ method: 'GET', url: `/v1/partners?${qs}`, token: owner.token })).json();
+
+    expect((await list('')).data.map((p: { name: string }) => p.name)).toEqual(
+      [...names].reverse(),
+    );
+    expect((await list('type=VENDOR')).data.map((p: { name: string }) => p.name)).toEqual([
+      'Delta 100% Rabatt',
+      'Beta Café',
+    ]);
+    expect((await list('tag=vip')).data.map((p: { name: string }) => p.name)).toEqual([
+      'Beta Café',
+      'Alpha Bau',
+    ]);
+    expect((await list('q=CAFE')).data.map((p: { name: string }) => p.name)).toEqual(['Beta Café']);
+    expect((await list('q=backerei')).data).toHaveLength(1);
+    // LIKE wildcards in the search text are taken literally.
+    expect((await list('q=100%25')).data.map((p: { name: string }) => p.name)).toEqual([
+      'Delta 100% Rabatt',
+    ]);
+    expect((await list('q=_')).data).toHaveLength(0);
+  });
+
+  it('keeps pages stable while records are inserted', async () => {
+    const owner = await createUser(t);
+    for (let i = 0; i < 5; i++) await create(owner, { name: `P${i}` });
+    const page1 = (
+      await t.request({ method: 'GET', url: '/v1/partners?limit=2', token: owner.token })
+    ).json();
+    expect(page1.data.map((p: { name: string }) => p.name)).toEqual(['P4', 'P3']);
+    await create(owner, { name: 'inserted meanwhile' });
+    const page2 = (
+      await t.request({
+        method: 'GET',
+        url: `/v1/partners?limit=2&cursor=${page1.nextCursor}`,
+        token: owner.token,
+      })
+    ).json();
+    expect(page2.data.map((p: { name: string }) => p.name)).toEqual(['P2', 'P1']);
+    const page3 = (
+      await t.request({
+        method: 'GET',
+        url: `/v1/partners?limit=2&cursor=${page2.nextCursor}`,
+        token: owner.token,
+      })
+    ).json();
+    expect(page3.data.map((p: { name: string }) => p.name)).toEqual(['P0']);
+    expect(page3.nextCursor).toBeNull();
+  });
+});
+
+describe('partners: bad input', () => {
+  it.each([
+    ['wrong type', { name: 42 }, '/body/name', 'wrong_type'],
+    ['missing required field', { type: 'VENDOR' }, '/body/name', 'required'],
+    ['value outside the enum', { name: 'X', type: 'SUPPLIER' }, '/body/type', 'not_in_enum'],
+    ['unknown field', { name: 'X', colour: 'red' }, '/body/colour', 'unknown_field'],
+    ['too long', { name: 'x'.repeat(201) }, '/body/name', 'too_long'],
+    [
+      'bad country',
+      { name: 'X', addresses: [{ type: 'BILLING', country: 'XX' }] },
+      '/body/addresses/0/country',
+      'not_in_enum',
+    ],
+    [
+      'bad email',
+      { name: 'X', addresses: [{ type: 'BILLING', email: 'nope' }] },
+      '/body/addresses/0/email',
+      'invalid_format',
+    ],
+    [
+      'unknown address field',
+      { name: 'X', addresses: [{ type: 'BILLING', zip: '1' }] },
+      '/body/addresses/0/zip',
+      'unknown_field',
+    ],
+    ['duplicate tags', { name: 'X', tags: ['a', 'a'] }, '/body/tags', 'duplicate_items'],
+    [
+      'bad website',
+      { name: 'X', website: 'javascript:alert(1)' },
+      '/body/website',
+      'invalid_format',
+    ],
+  ])('400 on %s, naming the field, and nothing written', async (_label, payload, path, code) => {
+    const before = await auditCount(admin.accountId);
+    const res = await create(admin, payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    const body = res.json();
+    expect(body).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(body.errors).toContainEqual(expect.objectContaining({ path, code }));
+    expect(await auditCount(admin.accountId)).toBe(before);
+  });
+
+  it('400 malformed_json on broken JSON', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/v1/partners',
+      token: admin.token,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": "x",',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('malformed_json');
+  });
+
+  it('400 on a PUT without version and on a foreign cursor', async () => {
+    const p = (await create(admin, { name: 'V' })).json();
+    const put = await t.request({
+      method: 'PUT',
+      url: `/v1/partners/${p.id}`,
+      token: admin.token,
+      payload: { name: 'W' },
+    });
+    expect(put.statusCode).toBe(400);
+    expect(put.json().errors).toContainEqual(
+      expect.objectContaining({ path: '/body/version', code: 'required' }),
+    );
+    const list = await t.request({
+      method: 'GET',
+      url: '/v1/partners?cursor=garbage',
+      token: admin.token,
+    });
+    expect(list.statusCode).toBe(400);
+    const limit = await t.request({
+      method: 'GET',
+      url: '/v1/partners?limit=101',
+      token: admin.token,
+    });
+    expect(limit.statusCode).toBe(400);
+  });
+});
+
+describe('partners: authentication and tenancy', () => {
+  it('401 without or with a bad key or token', async () => {
+    const noKey = await t.request({
+      method: 'GET',
+      url: '/v1/partners',
+      token: admin.token,
+      key: null,
+    });
+    expect(noKey.statusCode).toBe(401);
+    expect(noKey.json().code).toBe('api_key_invalid');
+    const badKey = await t.request({
+      method: 'GET',
+      url: '/v1/partners',
+      token: admin.token,
+      key: 'kak_nope_nope_nope_nope',
+    });
+    expect(badKey.json().code).toBe('api_key_invalid');
+    const noToken = await t.request({ method: 'GET', url: '/v1/partners' });
+    expect(noToken.statusCode).toBe(401);
+    expect(noToken.json().code).toBe('token_invalid');
+    expect(noToken.headers['www-authenticate']).toContain('Bearer');
+    const badToken = await t.request({
+      method: 'GET',
+      url: '/v1/partners',
+      token: 'kpat_doesnotexist000000000000',
+    });
+    expect(badToken.json().code).toBe('token_invalid');
+  });
+
+  it('answers 404 for another account’s partner, on read, update and delete', async () => {
+    const p = (await create(other, { name: 'Secret' })).json();
+    for (const [method, payload] of [
+      ['GET', undefined],
+      ['PUT', { version: 1, name: 'Hijacked' }],
+      ['DELETE', undefined],
+    ] as const) {
+      const res = await t.request({
+        method,
+        url: `/v1/partners/${p.id}`,
+        token: admin.token,
+        payload,
+      });
+      expect(res.statusCode).toBe(404);
+    }
+    const list = (
+      await t.request({ method: 'GET', url: '/v1/partners?q=secret', token: admin.token })
+    ).json();
+    expect(list.data).toHaveLength(0);
+    const still = (
+      await t.request({ method: 'GET', url: `/v1/partners/${p.id}`, token: other.token })
+    ).json();
+    expect(still).toMatchObject({ name: 'Secret', version: 1 });
+  });
+});
+
+describe('partners: optimistic locking', () => {
+  it('409 version_conflict on a stale version, and nothing changes', async () => {
+    const p = (await create(admin, { name: 'Locked' })).json();
+    expect(
+      (
+        await t.request({
+          method: 'PUT',
+          url: `/v1/partners/${p.id}`,
+          token: admin.token,
+          payload: { version: 1, name: 'First' },
+        })
+      ).statusCode,
+    ).toBe(200);
+    const events = await auditCount(admin.accountId, p.id);
+    const stale = await t.request({
+      method: 'PUT',
+      url: `/v1/partners/${p.id}`,
+      token: admin.token,
+      payload: { version: 1, name: 'Second' },
+    });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json()).toMatchObject({ code: 'version_conflict', currentVersion: 2 });
+    const now = (
+      await t.request({ method: 'GET', url: `/v1/partners/${p.id}`, token: admin.token })
+    ).json();
+    expect(now).toMatchObject({ name: 'First', version: 2 });
+    expect(await auditCount(admin.accountId, p.id)).toBe(events);
+  });
+
+  it('412 when If-Match does not match; If-Match guards DELETE too', async () => {
+    const p = (await create(admin, { name: 'Etag' })).json();
+    const mismatch = await t.request({
+      method: 'PUT',
+      url: `/v1/partners/${p.id}`,
+      token: admin.token,
+      headers: { 'if-match': '"7"' },
+      payload: { version: 1, name: 'Nope' },
+    });
+    expect(mismatch.statusCode).toBe(412);
+    expect(mismatch.json()).toMatchObject({ code: 'precondition_failed', currentVersion: 1 });
+    const ok = await t.request({
+      method: 'PUT',
+      url: `/v1/partners/${p.id}`,
+      token: admin.token,
+      headers: { 'if-match': '"1"' },
+      payload: { version: 1, name: 'Yes' },
+    });
+    expect(ok.statusCode).toBe(200);
+    const del = await t.request({
+      method: 'DELETE',
+      url: `/v1/partners/${p.id}`,
+      token: admin.token,
+      headers: { 'if-match': '"1"' },
+    });
+    expect(del.statusCode).toBe(412);
+    const del2 = await t.request({
+      method: 'DELETE',
+      url: `/v1/partners/${p.id}`,
+      token: admin.token,
+      headers: { 'if-match': '"2"' },
+    });
+    expect(del2.statusCode).toBe(204);
+  });
+
+  it('lets exactly one of two concurrent updates of the same version win', async () => {
+    const p = (await create(admin, { name: 'Race' })).json();
+    const results = await Promise.all(
+      ['A', 'B'].map((name) =>
+        t.request({
+          method: 'PUT',
+          url: `/v1/partners/${p.id}`,
+          token: admin.token,
+          payload: { version: 1, name },
+        }),
+      ),
+    );
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+  });
+});
+
+describe('partners: idempotency', () => {
+  it('replays the first response for the same key and body', async () => {
+    const headers = { 'idempotency-key': `k-${Date.now()}-1` };
+    const first = await create(admin, { name: 'Once' }, headers);
+    const again = await create(admin, { name: 'Once' }, headers);
+    expect(first.statusCode).toBe(201);
+    expect(again.statusCode).toBe(201);
+    expect(again.json()).toEqual(first.json());
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers.etag).toBe(first.headers.etag);
+    const list = (
+      await t.request({ method: 'GET', url: '/v1/partners?q=once', token: admin.token })
+    ).json();
+    expect(list.data).toHaveLength(1);
+  });
+
+  it('422 for the same key with another body; keys are per caller', async () => {
+    const headers = { 'idempotency-key': `k-${Date.now()}-2` };
+    expect((await create(admin, { name: 'Body A' }, headers)).statusCode).toBe(201);
+    const reused = await create(admin, { name: 'Body B' }, headers);
+    expect(reused.statusCode).toBe(422);
+    expect(reused.json().code).toBe('idempotency_key_reused');
+    // Another user may use the same key string for their own request.
+    expect((await create(other, { name: 'Body B' }, headers)).statusCode).toBe(201);
+  });
+
+  it('does not store validation failures, so a corrected retry with the key works', async () => {
+    const headers = { 'idempotency-key': `k-${Date.now()}-3` };
+    expect((await create(admin, { name: 7 }, headers)).statusCode).toBe(400);
+    expect((await create(admin, { name: 'Fixed' }, headers)).statusCode).toBe(201);
+  });
+});
+
+describe('partners: audit and references', () => {
+  it('writes one audit event per write, with the changed fields', async () => {
+    const p = (await create(member, { name: 'Audited' })).json();
+    await t.request({
+      method: 'PUT',
+      url: `/v1/partners/${p.id}`,
+      token: member.token,
+      payload: { version: 1, website: 'https://a.example' },
+    });
+    await t.request({ method: 'DELETE', url: `/v1/partners/${p.id}`, token: member.token });
+    const events = (
+      await t.request({
+        method: 'GET',
+        url: `/v1/audit-events?resourceId=${p.id}`,
+        token: admin.token,
+      })
+    ).json().data;
+    expect(events.map((e: { action: string }) => e.action)).toEqual([
+      'partner.deleted',
+      'partner.updated',
+      'partner.created',
+    ]);
+    expect(events[1].changes).toEqual({ website: { from: null, to: 'https://a.example' } });
+    expect(events[2].actor).toMatchObject({
+      type: 'user',
+      userId: member.userId,
+      tokenId: member.tokenId,
+    });
+  });
+
+  it('rolls the write back when its audit event cannot be written (same transaction)', async () => {
+    const spy = vi.spyOn(audit, 'appendAudit').mockRejectedValueOnce(new Error('audit store down'));
+    const before = await auditCount(admin.accountId);
+    const res = await create(admin, { name: 'Never stored' });
+    expect(res.statusCode).toBe(500);
+    expect(Object.keys(res.json()).sort()).toEqual([
+      'code',
+      'requestId',
+      'status',
+      'title',
+      'type',
+    ]);
+    spy.mockRestore();
+    const list = (
+      await t.request({ method: 'GET', url: '/v1/partners?q=never', token: admin.token })
+    ).json();
+    expect(list.data).toHaveLength(0);
+    expect(await auditCount(admin.accountId)).toBe(before);
+  });
+
+  it('refuses to delete a referenced partner with 409 in_use', async () => {
+    await sql`create table if not exists test_partner_refs (id text primary key, account_id text not null, partner_id text not null references partners(id))`.execute(
+      t.app.ctx.db,
+    );
+    registerReference('partner', {
+      table: 'test_partner_refs',
+      column: 'partner_id',
+      label: 'test references',
+    });
+    const p = (await create(admin, { name: 'Referenced' })).json();
+    await sql`insert into test_partner_refs (id, account_id, partner_id) values (${`ref_${p.id}`}, ${admin.accountId}, ${p.id})`.execute(
+      t.app.ctx.db,
+    );
+    const res = await t.request({
+      method: 'DELETE',
+      url: `/v1/partners/${p.id}`,
+      token: admin.token,
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'in_use' });
+    expect(res.json().detail).toContain('1 test references');
+    expect(
+      (await t.request({ method: 'GET', url: `/v1/partners/${p.id}`, token: admin.token }))
+        .statusCode,
+    ).toBe(200);
+  });
+});

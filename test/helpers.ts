@@ -1,0 +1,187 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp, type App } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { newAccountRow, insertAccount } from '../src/modules/account/account.repository.js';
+import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
+import { hashPassword } from '../src/modules/auth/passwords.js';
+import { DEFAULT_PLAN } from '../src/modules/plans/plans.catalogue.js';
+import type { Clock } from '../src/shared/clock.js';
+import { newId } from '../src/shared/ids.js';
+import { newSecret } from '../src/shared/secrets.js';
+
+export const PASSWORD = 'correct horse battery staple 42';
+let passwordHash: Promise<string> | undefined;
+
+/** Which database this run uses: `DATABASE_URL` (PostgreSQL in CI's second pass) or SQLite. */
+export const dbKind = process.env.DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'sqlite';
+
+export interface TestApp {
+  app: App;
+  apiKey: string;
+  dataDir: string;
+  close(): Promise<void>;
+  /** `app.inject` with the API key set; add `token` for a bearer. */
+  request(
+    opts: InjectOptions & { token?: string; key?: string | null },
+  ): Promise<LightMyRequestResponse>;
+}
+
+/** A real app on a real database: a fresh SQLite file, or the run's PostgreSQL database. */
+export async function buildTestApp(
+  opts: { clock?: Clock; env?: Record<string, string> } = {},
+): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-test-'));
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    DATABASE_URL:
+      dbKind === 'postgres'
+        ? process.env.DATABASE_URL!
+        : `sqlite:${path.join(dataDir, 'kontor.sqlite')}`,
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...opts.env,
+  };
+  const app = await buildApp(loadConfig(env), { clock: opts.clock });
+  const { key: apiKey } = await createApiKey(app.ctx.db, 'test');
+  return {
+    app,
+    apiKey,
+    dataDir,
+    async close() {
+      await app.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+    request({ token, key, headers, ...rest }) {
+      return app.inject({
+        ...rest,
+        headers: {
+          ...(key === null ? {} : { 'x-api-key': key ?? apiKey }),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...headers,
+        },
+      });
+    },
+  };
+}
+
+export interface TestUser {
+  accountId: string;
+  userId: string;
+  email: string;
+  role: 'admin' | 'user';
+  /** A personal API token of the user. */
+  token: string;
+  tokenId: string;
+}
+
+/**
+ * Factory: an account with an active admin and a personal token, written straight to the
+ * database (the HTTP sign-up path has its own tests). Pass `accountId` to add a user to it.
+ */
+export async function createUser(
+  t: TestApp,
+  opts: { role?: 'admin' | 'user'; accountId?: string; email?: string } = {},
+): Promise<TestUser> {
+  passwordHash ??= hashPassword(PASSWORD);
+  const db = t.app.ctx.db;
+  const now = new Date().toISOString();
+  const accountId = opts.accountId ?? newId('account');
+  if (!opts.accountId)
+    await insertAccount(db, newAccountRow(accountId, 'Test GmbH', DEFAULT_PLAN, now));
+  const userId = newId('user');
+  const email = opts.email ?? `${userId}@example.com`;
+  await db
+    .insertInto('users')
+    .values({
+      id: userId,
+      account_id: accountId,
+      email,
+      name: 'Test User',
+      role: opts.role ?? 'admin',
+      status: 'ACTIVE',
+      password_hash: await passwordHash,
+      email_confirmed_at: now,
+      last_login_at: null,
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  const secret = newSecret('kpat');
+  const tokenId = newId('apiToken');
+  await db
+    .insertInto('auth_tokens')
+    .values({
+      id: tokenId,
+      account_id: accountId,
+      user_id: userId,
+      kind: 'pat',
+      session_id: null,
+      name: 'factory',
+      prefix: secret.display,
+      token_hash: secret.hash,
+      created_at: now,
+      expires_at: null,
+      last_used_at: null,
+      used_at: null,
+      revoked_at: null,
+    })
+    .execute();
+  return { accountId, userId, email, role: opts.role ?? 'admin', token: secret.secret, tokenId };
+}
+
+export interface Mail {
+  file: string;
+  to: string;
+  subject: string;
+  raw: string;
+}
+
+/** Mails in the outbox addressed to `to`, waiting up to `timeoutMs` for at least `count`. */
+export async function mailsTo(
+  t: TestApp,
+  to: string,
+  count = 1,
+  timeoutMs = 3000,
+): Promise<Mail[]> {
+  const dir = path.join(t.dataDir, 'outbox');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const mails = (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+      .filter((f) => f.endsWith('.eml'))
+      .sort()
+      .map((f) => {
+        const raw = fs.readFileSync(path.join(dir, f), 'utf8');
+        return {
+          file: f,
+          raw,
+          to: /^To: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
+          subject: /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
+        };
+      })
+      .filter((m) => m.to.includes(to));
+    if (mails.length >= count || Date.now() > deadline) return mails;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The 6-digit code of the newest mail to `to`. */
+export async function codeFor(t: TestApp, to: string, nth = 1): Promise<string> {
+  const mails = await mailsTo(t, to, nth);
+  const mail = mails[nth - 1];
+  const code = mail && /\b(\d{6})\b/.exec(mail.subject + '\n' + mail.raw)?.[1];
+  if (!code) throw new Error(`no code mailed to ${to}`);
+  return code;
+}
+
+export function json<T = Record<string, unknown>>(res: LightMyRequestResponse): T {
+  return res.json<T>();
+}
+
+/** Unique email for a test. */
+export function email(label = 'user'): string {
+  return `${label}-${newId('user').slice(4)}@example.com`;
+}
