@@ -191,7 +191,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  app.removeContentTypeParser('application/json');
+  // JSON only: anything else answers 415.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     if (body === '') return done(null, undefined);
     try {
@@ -204,6 +205,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+
+  // Before any route: the deny-by-default check must see every route, plugins' too.
+  registerProblemHandlers(app);
+  registerAuth(app, ctx);
+  registerIdempotency(app, ctx);
 
   await app.register(swagger, {
     openapi: {
@@ -246,10 +252,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-
-  registerProblemHandlers(app);
-  registerAuth(app, ctx);
-  registerIdempotency(app, ctx);
+  app.get(
+    '/openapi.json',
+    { config: { access: 'public' }, schema: { hide: true } },
+    (_req, reply) => reply.type('application/json').send(app.swagger()),
+  );
 
   await app.register((child, _opts, done) => {
     const typed = child as unknown as App;

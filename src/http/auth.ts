@@ -6,6 +6,19 @@ import { safeEqual, sha256 } from '../shared/secrets.js';
 import { AppError } from './errors.js';
 import type { Access, Principal } from './types.js';
 
+export interface RouteAccess {
+  method: string;
+  url: string;
+  access: Access;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route with its access level, for the deny-by-default test. */
+    routeTable: RouteAccess[];
+  }
+}
+
 /** Routes a plugin registers (the docs UI) that are public by nature. */
 const PLUGIN_PUBLIC_PREFIXES = ['/docs'];
 const TOUCH_INTERVAL_MS = MINUTE;
@@ -24,14 +37,17 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   const envKeyHashes = ctx.config.apiKeys.map((k) => sha256(k));
   const touched = new Map<string, number>();
 
+  const table: RouteAccess[] = [];
+  app.decorate('routeTable', table);
   app.addHook('onRoute', (route) => {
-    const access: Access | undefined = route.config?.access;
-    if (access !== undefined) return;
-    if (PLUGIN_PUBLIC_PREFIXES.some((p) => route.url === p || route.url.startsWith(`${p}/`))) {
-      route.config = { ...route.config, access: 'public' };
-      return;
+    let access: Access | undefined = route.config?.access;
+    if (access === undefined) {
+      if (!PLUGIN_PUBLIC_PREFIXES.some((p) => route.url === p || route.url.startsWith(`${p}/`)))
+        throw new Error(`Route ${String(route.method)} ${route.url} declares no access level`);
+      access = 'public';
+      route.config = { ...route.config, access };
     }
-    throw new Error(`Route ${String(route.method)} ${route.url} declares no access level`);
+    for (const method of [route.method].flat()) table.push({ method, url: route.url, access });
   });
 
   async function apiKey(req: FastifyRequest): Promise<void> {
@@ -83,7 +99,11 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
 
   app.addHook('onRequest', async (req) => {
     const access = req.routeOptions.config.access;
-    if (access === undefined || access === 'public') return;
+    // No route matched: the not-found handler answers 404/405 without touching credentials.
+    if (access === undefined && req.routeOptions.url === undefined) return;
+    if (access === undefined)
+      throw new AppError('forbidden', 'This route declares no access level.');
+    if (access === 'public') return;
     await apiKey(req);
     if (access === 'apiKey') return;
     const principal = await bearer(req);

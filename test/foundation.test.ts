@@ -1,0 +1,253 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { buildTestApp, createUser, type TestApp, type TestUser } from './helpers.js';
+
+let t: TestApp;
+let admin: TestUser;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  admin = await createUser(t);
+});
+afterAll(() => t.close());
+
+describe('deny by default', () => {
+  it('gives every route an access level, and every non-public route refuses a bare request', async () => {
+    const table = t.app.routeTable;
+    expect(table.length).toBeGreaterThan(20);
+    const v1 = table.filter((r) => r.url.startsWith('/v1/') && r.method !== 'HEAD');
+    expect(v1.length).toBeGreaterThan(20);
+    for (const route of table) {
+      expect(['public', 'apiKey', 'user', 'admin'], `${route.method} ${route.url}`).toContain(
+        route.access,
+      );
+      if (route.access === 'public' || route.method === 'HEAD') continue;
+      const url = route.url.replace(/:[A-Za-z]+/g, 'x_01jd8x0000000000000000000');
+      const res = await t.request({ method: route.method as 'GET', url, key: null });
+      expect(res.statusCode, `${route.method} ${route.url}`).toBe(401);
+      expect(res.json().code).toBe('api_key_invalid');
+    }
+    // The public ones are exactly these.
+    const pub = table
+      .filter((r) => r.access === 'public' && !r.url.startsWith('/docs'))
+      .map((r) => `${r.method} ${r.url}`);
+    expect(pub.filter((r) => !r.startsWith('HEAD')).sort()).toEqual(
+      ['GET /health', 'GET /openapi.json', 'GET /ready'].sort(),
+    );
+  });
+
+  it('has every path and method of the interface contract for this issue', () => {
+    const have = new Set(
+      t.app.routeTable.map((r) => `${r.method} ${r.url.replace(/:([A-Za-z]+)/g, '{$1}')}`),
+    );
+    const contract = [
+      'GET /v1/api-tokens',
+      'POST /v1/api-tokens',
+      'DELETE /v1/api-tokens/{tokenId}',
+      'GET /v1/account/addresses',
+      'PUT /v1/account/addresses',
+      'PATCH /v1/account/addresses',
+      'GET /v1/audit-events',
+      'POST /v1/auth/confirm',
+      'POST /v1/auth/forgot-password',
+      'POST /v1/auth/login',
+      'POST /v1/auth/logout',
+      'POST /v1/auth/refresh',
+      'POST /v1/auth/register',
+      'POST /v1/auth/reset-password',
+      'GET /v1/partners',
+      'POST /v1/partners',
+      'GET /v1/partners/{partnerId}',
+      'PUT /v1/partners/{partnerId}',
+      'DELETE /v1/partners/{partnerId}',
+      'GET /v1/users',
+      'POST /v1/users',
+      'POST /v1/users/confirm',
+      'GET /v1/users/{userId}',
+      'PATCH /v1/users/{userId}',
+      'DELETE /v1/users/{userId}',
+    ];
+    for (const route of contract) expect(have, route).toContain(route);
+  });
+});
+
+describe('HTTP conventions', () => {
+  it('answers /health and /ready publicly', async () => {
+    expect((await t.request({ method: 'GET', url: '/health', key: null })).json()).toEqual({
+      status: 'ok',
+    });
+    expect((await t.request({ method: 'GET', url: '/ready', key: null })).json()).toEqual({
+      status: 'ok',
+    });
+  });
+
+  it('sets x-request-id on every response, keeping a sane incoming one', async () => {
+    const own = await t.request({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-request-id': 'trace-123' },
+    });
+    expect(own.headers['x-request-id']).toBe('trace-123');
+    const bad = await t.request({
+      method: 'GET',
+      url: '/nope',
+      headers: { 'x-request-id': 'bad id\twith spaces' },
+    });
+    expect(bad.headers['x-request-id']).toMatch(/^req_/);
+    expect(bad.json().requestId).toBe(bad.headers['x-request-id']);
+  });
+
+  it('answers 404 route_not_found and 405 with Allow as problems', async () => {
+    const missing = await t.request({ method: 'GET', url: '/v1/nothing-here', token: admin.token });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['content-type']).toContain('application/problem+json');
+    expect(missing.json()).toMatchObject({ code: 'route_not_found', status: 404 });
+    const wrong = await t.request({
+      method: 'PATCH',
+      url: '/v1/partners',
+      token: admin.token,
+      payload: {},
+    });
+    expect(wrong.statusCode).toBe(405);
+    expect(wrong.headers.allow).toContain('GET');
+    expect(wrong.headers.allow).toContain('POST');
+  });
+
+  it('answers 415 for a non-JSON body and 413 past the body limit', async () => {
+    const text = await t.request({
+      method: 'POST',
+      url: '/v1/partners',
+      token: admin.token,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'name=x',
+    });
+    expect(text.statusCode).toBe(415);
+    expect(text.json().code).toBe('unsupported_media_type');
+    const big = await t.request({
+      method: 'POST',
+      url: '/v1/partners',
+      token: admin.token,
+      payload: { name: 'x', description: 'y'.repeat(1_100_000) },
+    });
+    expect(big.statusCode).toBe(413);
+    expect(big.json().code).toBe('payload_too_large');
+  });
+
+  it('refuses prototype pollution in JSON bodies', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/v1/partners',
+      token: admin.token,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name":"x","__proto__":{"admin":true}}',
+    });
+    expect(res.statusCode).toBe(400);
+  });
+
+  it('serves the OpenAPI 3.1 document and the docs page with local assets', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/openapi.json', key: null })).json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['Problem', 'Address', 'DashboardWidgetSettings']),
+    );
+    expect(doc.paths['/v1/partners/{partnerId}'].put.security).toEqual([
+      { apiKey: [], bearer: [] },
+    ]);
+    const html = await t.request({ method: 'GET', url: '/docs', key: null });
+    expect(html.statusCode).toBe(200);
+    expect(html.headers['content-type']).toContain('text/html');
+    expect(html.body).not.toMatch(/https?:\/\/(unpkg|cdn|fonts)/);
+    const css = await t.request({ method: 'GET', url: '/docs/static/swagger-ui.css', key: null });
+    expect(css.statusCode).toBe(200);
+  });
+});
+
+describe('idempotency in flight', () => {
+  it('answers 409 while a request with the same key is still running', async () => {
+    const key = `inflight-${Date.now()}`;
+    const body = { name: 'In flight' };
+    const { sha256 } = await import('../src/shared/secrets.js');
+    const now = new Date();
+    await t.app.ctx.db
+      .insertInto('idempotency_keys')
+      .values({
+        scope: `${admin.accountId}:${admin.userId}`,
+        key,
+        method: 'POST',
+        path: '/v1/partners',
+        request_hash: sha256(`POST /v1/partners\n${JSON.stringify(body)}`),
+        state: 'running',
+        status_code: null,
+        response_headers: null,
+        response_body: null,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
+      })
+      .execute();
+    const res = await t.request({
+      method: 'POST',
+      url: '/v1/partners',
+      token: admin.token,
+      payload: body,
+      headers: { 'idempotency-key': key },
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().code).toBe('idempotency_in_progress');
+  });
+});
+
+describe('logs', () => {
+  it('never contain passwords, tokens, codes or API keys', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const base = await buildTestApp();
+    const app = await buildApp(
+      loadConfig({
+        ...process.env,
+        DATA_DIR: base.dataDir,
+        DATABASE_URL:
+          base.app.ctx.config.database.kind === 'sqlite'
+            ? `sqlite:${base.dataDir}/logs.sqlite`
+            : process.env.DATABASE_URL!,
+        LOG_LEVEL: 'trace',
+      }),
+      {
+        logger: { level: 'trace', stream },
+      },
+    );
+    const { createApiKey } = await import('../src/modules/api-keys/api-keys.service.js');
+    const { key } = await createApiKey(app.ctx.db, 'log-test');
+    const user = await createUser({ ...base, app });
+    const password = 'a very secret passphrase 99';
+    await app.inject({
+      method: 'POST',
+      url: '/v1/auth/register',
+      headers: { 'x-api-key': key },
+      payload: { email: `log-${Date.now()}@example.com`, password, name: 'L', companyName: 'L' },
+    });
+    await app.inject({
+      method: 'GET',
+      url: '/v1/partners?cursor=zzz',
+      headers: { 'x-api-key': key, authorization: `Bearer ${user.token}` },
+    });
+    await app.inject({
+      method: 'POST',
+      url: '/v1/auth/login',
+      headers: { 'x-api-key': key },
+      payload: { email: user.email, password: 'wrong password here' },
+    });
+    await app.close();
+    await base.close();
+    const log = lines.join('');
+    expect(log).toContain('"reqId"');
+    for (const secret of [password, key, user.token, 'wrong password here'])
+      expect(log).not.toContain(secret);
+  });
+});
