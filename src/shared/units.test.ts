@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../config.js';
+import { isIsoDate, formatDate } from './dates.js';
+import { newId } from './ids.js';
+import { toMajor, toMinor } from './money.js';
+import { newSecret, seal, unseal, deriveKey } from './secrets.js';
+
+describe('money', () => {
+  it('converts major units to minor units exactly, refusing extra decimals', () => {
+    expect(toMinor(12.34, 'EUR')).toBe(1234);
+    expect(toMinor(0.3, 'EUR')).toBe(30);
+    expect(toMinor(1234567.89, 'EUR')).toBe(123456789);
+    expect(toMinor(-5.5, 'EUR')).toBe(-550);
+    expect(toMinor(12.345, 'EUR')).toBeUndefined();
+    expect(toMinor(100, 'JPY')).toBe(100);
+    expect(toMinor(1.5, 'JPY')).toBeUndefined();
+    expect(toMinor(1.234, 'KWD')).toBe(1234);
+    expect(toMinor(1e-7, 'EUR')).toBeUndefined();
+    expect(toMinor(Number.NaN, 'EUR')).toBeUndefined();
+  });
+
+  it('converts back without floating-point drift', () => {
+    expect(toMajor(1234, 'EUR')).toBe(12.34);
+    expect(toMajor(5, 'EUR')).toBe(0.05);
+    expect(toMajor(-550, 'EUR')).toBe(-5.5);
+    expect(toMajor(1234, 'KWD')).toBe(1.234);
+    expect(toMajor(100, 'JPY')).toBe(100);
+    for (let minor = -1000; minor <= 1000; minor += 7)
+      expect(toMinor(toMajor(minor, 'EUR'), 'EUR')).toBe(minor);
+  });
+});
+
+describe('ids', () => {
+  it('are type-prefixed ULIDs that sort by creation', () => {
+    const ids = Array.from({ length: 1000 }, () => newId('partner'));
+    for (const id of ids) expect(id).toMatch(/^ptr_[0-9a-hjkmnp-tv-z]{26}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('dates', () => {
+  it('accepts only real calendar dates', () => {
+    expect(isIsoDate('2026-02-28')).toBe(true);
+    expect(isIsoDate('2024-02-29')).toBe(true);
+    expect(isIsoDate('2026-02-29')).toBe(false);
+    expect(isIsoDate('2026-13-01')).toBe(false);
+    expect(isIsoDate('21.11.2026')).toBe(false);
+    expect(formatDate('2026-11-21', 'DD.MM.YYYY')).toBe('21.11.2026');
+    expect(formatDate('2026-11-21', 'DD/MM/YYYY')).toBe('21/11/2026');
+  });
+});
+
+describe('secrets', () => {
+  it('makes prefixed secrets and seals values tamper-evidently', () => {
+    const s = newSecret('kpat');
+    expect(s.secret).toMatch(/^kpat_[0-9A-Za-z]{40}$/);
+    expect(s.hash).toHaveLength(64);
+    const key = deriveKey('x'.repeat(40), 'test');
+    const sealed = seal(key, 'hello');
+    expect(sealed).not.toContain('hello');
+    expect(unseal(key, sealed)).toBe('hello');
+    const [iv, tag, data] = sealed.split('.');
+    expect(() => unseal(key, [iv, tag, `${data}A`].join('.'))).toThrow();
+    expect(() => unseal(deriveKey('y'.repeat(40), 'test'), sealed)).toThrow();
+  });
+});
+
+describe('config', () => {
+  it('uses embedded defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      embedded: true,
+      rateLimits: 'on',
+      logLevel: 'info',
+    });
+    expect(c.database).toMatchObject({ kind: 'sqlite' });
+    expect(c.publicUrl).toBe('http://127.0.0.1:3000');
+  });
+
+  it.each([
+    [{ PORT: '70000' }, /PORT must be between 1 and 65535/],
+    [{ PORT: 'abc' }, /PORT must be a whole number/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must start with/],
+    [{ REDIS_URL: 'http://x' }, /REDIS_URL must use one of redis:, rediss:/],
+    [{ SMTP_URL: 'not a url' }, /SMTP_URL is not a valid URL/],
+    [{ APP_SECRET: 'short' }, /APP_SECRET must be at least 32 characters/],
+    [{ API_KEYS: 'short' }, /API_KEYS entries must be at least 20 characters/],
+    [{ RATE_LIMITS: 'maybe' }, /RATE_LIMITS must be one of on, off/],
+  ])('refuses %o with a message naming the setting', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('selects PostgreSQL from DATABASE_URL', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db' });
+    expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
+    expect(c.embedded).toBe(false);
+  });
+});
