@@ -85,7 +85,7 @@ function url(env: string, description: string, protocols: string[]): Setting<str
 }
 
 export const settings = {
-  port: int('PORT', 'TCP port the HTTP server listens on.', 3000, 1, 65535),
+  port: int('PORT', 'TCP port the HTTP server listens on (0: any free port).', 3000, 0, 65535),
   host: str('HOST', 'Interface the HTTP server binds to (`0.0.0.0` in containers).', '127.0.0.1'),
   dataDir: str(
     'DATA_DIR',

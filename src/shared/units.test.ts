@@ -81,7 +81,7 @@ describe('config', () => {
   });
 
   it.each([
-    [{ PORT: '70000' }, /PORT must be between 1 and 65535/],
+    [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
     [{ PORT: 'abc' }, /PORT must be a whole number/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must start with/],
