@@ -43,6 +43,8 @@ export interface AuthCodesTable {
   user_id: string;
   purpose: string;
   code_hash: string;
+  /** What spending the code applies, e.g. a repeat registration's password hash (JSON). */
+  payload: string | null;
   attempts: number;
   expires_at: string;
   used_at: string | null;

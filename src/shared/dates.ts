@@ -22,9 +22,29 @@ export function formatDate(value: string, format: 'DD.MM.YYYY' | 'DD/MM/YYYY'): 
 }
 
 /** True for an RFC 3339 timestamp with a zone (`2026-11-21T10:00:00Z`, `…+01:00`). */
+function looksLikeTimestamp(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(value);
+}
+
+/**
+ * Milliseconds of an RFC 3339 timestamp, or undefined. `Date.parse` rolls impossible values
+ * over (`2026-02-30` → March 2, `T24:00` → next day); this refuses them by checking that the
+ * parsed instant, seen in the value's own offset, shows the same wall-clock fields.
+ */
+export function parseTimestamp(value: string): number | undefined {
+  if (!looksLikeTimestamp(value) || !isIsoDate(value.slice(0, 10))) return undefined;
+  const ms = Date.parse(value);
+  const zone = /(Z|([+-])(\d{2}):(\d{2}))$/i.exec(value);
+  if (!zone) return undefined;
+  const offsetMs =
+    zone[2] === undefined
+      ? 0
+      : (zone[2] === '-' ? -1 : 1) * (Number(zone[3]) * 60 + Number(zone[4])) * 60_000;
+  const wall = new Date(ms + offsetMs).toISOString().slice(0, 19);
+  return wall === value.slice(0, 19).toUpperCase() ? ms : undefined;
+}
+
+/** True for a real RFC 3339 timestamp with a zone; impossible dates and times are refused. */
 export function isTimestamp(value: string): boolean {
-  return (
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(value) &&
-    !Number.isNaN(Date.parse(value))
-  );
+  return parseTimestamp(value) !== undefined;
 }

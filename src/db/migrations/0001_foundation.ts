@@ -49,6 +49,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('purpose', 'text', (c) => c.notNull())
     .addColumn('code_hash', 'text', (c) => c.notNull())
+    .addColumn('payload', 'text')
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('used_at', 'text')

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import type { Principal } from '../../http/types.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
-import { isIsoDate, isTimestamp } from '../../shared/dates.js';
+import { isIsoDate, parseTimestamp } from '../../shared/dates.js';
 import { newId } from '../../shared/ids.js';
 import { newSecret } from '../../shared/secrets.js';
 import type { ApiToken, CreateApiToken, ListApiTokens } from './api-tokens.schemas.js';
@@ -24,18 +24,27 @@ function present(row: TokenRow): ApiToken {
   };
 }
 
+/**
+ * The latest expiry an RFC 3339 string with a 4-digit year can hold. Later instants serialise
+ * as `+010000-…`, which fails the response schema (500 on create and on every later list) and
+ * sorts before any real timestamp, so the token would count as expired at once.
+ */
+const MAX_EXPIRY_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
 function parseExpiry(value: string | undefined, now: Date): string | null {
   if (value === undefined) return null;
   const invalid = (message: string) =>
     new AppError('validation_failed', `expiresAt ${message}.`, {
       errors: [{ path: '/body/expiresAt', message, code: 'invalid_value' }],
     });
-  let at: Date;
-  if (isIsoDate(value)) at = new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000);
-  else if (isTimestamp(value)) at = new Date(value);
-  else throw invalid('must be an RFC 3339 timestamp or a YYYY-MM-DD date');
-  if (at.getTime() <= now.getTime()) throw invalid('must be in the future');
-  return at.toISOString();
+  let at: number | undefined;
+  // A date means the end of that day; the last day there is ends at the last representable ms.
+  if (isIsoDate(value)) at = Math.min(Date.parse(`${value}T00:00:00Z`) + 86_400_000, MAX_EXPIRY_MS);
+  else at = parseTimestamp(value);
+  if (at === undefined) throw invalid('must be an RFC 3339 timestamp or a YYYY-MM-DD date');
+  if (at > MAX_EXPIRY_MS) throw invalid('must be before the year 10000');
+  if (at <= now.getTime()) throw invalid('must be in the future');
+  return new Date(at).toISOString();
 }
 
 /**

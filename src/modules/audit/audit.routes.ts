@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../app.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
+import { parseTimestamp } from '../../shared/dates.js';
 import { PageOf, PageQuery, decodeCursor, toPage } from '../../http/pagination.js';
 import { Nullable, Timestamp, problems } from '../../http/schemas.js';
 
@@ -80,8 +81,8 @@ export function auditRoutes(app: App, ctx: AppContext): void {
       const limit = q.limit ?? 25;
       const iso = (v: string | undefined, field: string) => {
         if (v === undefined) return undefined;
-        const t = Date.parse(v);
-        if (Number.isNaN(t))
+        const t = parseTimestamp(v);
+        if (t === undefined)
           throw new AppError('validation_failed', `${field} is not a timestamp.`, {
             errors: [
               {

@@ -44,6 +44,13 @@ const tokenInvalid = () =>
     headers: { 'www-authenticate': 'Bearer realm="kontor"' },
   });
 
+/** A repeat registration of an unconfirmed email, applied only by its own code. */
+interface PendingRegistration {
+  passwordHash: string;
+  name: string;
+  companyName: string;
+}
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -97,7 +104,11 @@ export class AuthService {
     const passwordHash = await hashPassword(input.password);
     const existing = await this.findUserByEmail(email);
     if (existing) {
-      await this.remindExisting(existing, meta);
+      await this.remindExisting(existing, {
+        passwordHash,
+        name: input.name,
+        companyName: input.companyName,
+      });
       return ACCEPTED.register;
     }
     const now = this.ctx.clock.now();
@@ -161,13 +172,27 @@ export class AuthService {
     return ACCEPTED.register;
   }
 
-  /** A second registration of a known email: a fresh code if unconfirmed, else a notice. */
-  private async remindExisting(user: UserRow, _meta: RequestMeta): Promise<void> {
+  /**
+   * A second registration of a known email. Confirmed: a notice, nothing changes. Unconfirmed:
+   * a fresh code that carries this registration's password, name and company, and replaces
+   * every earlier code. Whoever confirms with the code from the mailbox gets the registration
+   * that code was mailed for, so registering someone else's address first cannot take over
+   * the account they create later.
+   */
+  private async remindExisting(user: UserRow, pending: PendingRegistration): Promise<void> {
     if (user.status === 'UNCONFIRMED') {
       const code = await this.ctx.db
         .transaction()
         .execute((trx) =>
-          issueCode(trx, this.ctx.appSecret, user, 'confirm', this.ctx.clock.now(), DAY),
+          issueCode(
+            trx,
+            this.ctx.appSecret,
+            user,
+            'confirm',
+            this.ctx.clock.now(),
+            DAY,
+            JSON.stringify(pending),
+          ),
         );
       this.deliver({
         to: user.email,
@@ -192,7 +217,7 @@ export class AuthService {
       user !== undefined &&
       user.status === 'UNCONFIRMED' &&
       (await this.ctx.db.transaction().execute(async (trx) => {
-        const purpose = await consumeCode(
+        const spent = await consumeCode(
           trx,
           this.ctx.appSecret,
           user.id,
@@ -200,10 +225,20 @@ export class AuthService {
           input.code,
           now,
         );
-        if (!purpose) return false;
+        if (!spent) return false;
+        const pending = spent.payload
+          ? (JSON.parse(spent.payload) as PendingRegistration)
+          : undefined;
+        if (pending)
+          await trx
+            .updateTable('accounts')
+            .set({ name: pending.companyName, updated_at: now.toISOString() })
+            .where('id', '=', user.account_id)
+            .execute();
         await trx
           .updateTable('users')
           .set((eb) => ({
+            ...(pending ? { password_hash: pending.passwordHash, name: pending.name } : {}),
             status: 'ACTIVE',
             email_confirmed_at: now.toISOString(),
             updated_at: now.toISOString(),
@@ -376,7 +411,7 @@ export class AuthService {
     const ok =
       user !== undefined &&
       (await this.ctx.db.transaction().execute(async (trx) => {
-        const purpose = await consumeCode(
+        const spent = await consumeCode(
           trx,
           this.ctx.appSecret,
           user.id,
@@ -384,7 +419,8 @@ export class AuthService {
           input.code,
           now,
         );
-        if (!purpose) return false;
+        if (!spent) return false;
+        const purpose = spent.purpose;
         await trx
           .updateTable('users')
           .set((eb) => ({

@@ -287,6 +287,40 @@ describe('auth: sign-up and sign-in', () => {
   });
 });
 
+describe('auth: registration of an address someone else registered first', () => {
+  it('gives the account to whoever confirms from the mailbox, not to the first registrant', async () => {
+    const victim = email('victim');
+    const attackerPassword = 'attacker chosen passphrase 1';
+    const first = await post('register', {
+      email: victim,
+      password: attackerPassword,
+      name: 'Mallory',
+      companyName: 'Evil Ltd',
+    });
+    expect(first.statusCode).toBe(202);
+    await codeFor(t, victim, 1); // mailed to the victim; the attacker never sees it
+    const second = await post('register', {
+      email: victim,
+      password: PASSWORD,
+      name: 'Victor',
+      companyName: 'Victor GmbH',
+    });
+    expect(second.statusCode).toBe(202);
+    expect(second.json()).toEqual(first.json());
+    const firstCode = await codeFor(t, victim, 1);
+    const ownCode = await codeFor(t, victim, 2);
+    // The earlier code stopped working when the new one was issued.
+    if (firstCode !== ownCode)
+      expect((await post('confirm', { email: victim, code: firstCode })).statusCode).toBe(400);
+    expect((await post('confirm', { email: victim, code: ownCode })).statusCode).toBe(200);
+    const tokens = await login(victim);
+    expect(tokens.user.name).toBe('Victor');
+    expect(tokens.account.name).toBe('Victor GmbH');
+    const attacker = await post('login', { email: victim, password: attackerPassword });
+    expect(attacker.statusCode).toBe(401);
+  });
+});
+
 describe('auth: bad input', () => {
   const someone = 'someone@example.com';
   const valid: Record<string, Body> = {

@@ -24,6 +24,7 @@ export async function issueCode(
   purpose: CodePurpose,
   now: Date,
   ttlMs: number,
+  payload: string | null = null,
 ): Promise<string> {
   const code = sixDigitCode();
   await trx
@@ -41,6 +42,7 @@ export async function issueCode(
       user_id: user.id,
       purpose,
       code_hash: codeHash(secret, user.id, purpose, code),
+      payload,
       attempts: 0,
       expires_at: new Date(now.getTime() + ttlMs).toISOString(),
       used_at: null,
@@ -51,8 +53,8 @@ export async function issueCode(
 }
 
 /**
- * Spends the user's live code of one of `purposes` when `code` matches; a wrong guess counts
- * an attempt. The spend is a compare-and-set on `used_at`, so a code works once even when
+ * Spends the user's live code of one of `purposes` when `code` matches and answers its purpose
+ * and payload; a wrong guess counts an attempt. The spend is a compare-and-set on `used_at`, so a code works once even when
  * two requests race.
  */
 export async function consumeCode(
@@ -62,7 +64,7 @@ export async function consumeCode(
   purposes: CodePurpose[],
   code: string,
   now: Date,
-): Promise<CodePurpose | undefined> {
+): Promise<{ purpose: CodePurpose; payload: string | null } | undefined> {
   const live = await trx
     .selectFrom('auth_codes')
     .selectAll()
@@ -80,7 +82,9 @@ export async function consumeCode(
         .where('id', '=', row.id)
         .where('used_at', 'is', null)
         .executeTakeFirst();
-      return spent.numUpdatedRows > 0n ? (row.purpose as CodePurpose) : undefined;
+      return spent.numUpdatedRows > 0n
+        ? { purpose: row.purpose as CodePurpose, payload: row.payload }
+        : undefined;
     }
   }
   if (live.length > 0)
