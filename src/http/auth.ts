@@ -97,7 +97,9 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     return principal;
   }
 
-  app.addHook('onRequest', async (req) => {
+  // The one onRequest hook: the request id on the response, then the route's access check.
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
     const access = req.routeOptions.config.access;
     // No route matched: the not-found handler answers 404/405 without touching credentials.
     if (access === undefined && req.routeOptions.url === undefined) return;

@@ -27,8 +27,7 @@ function scopeOf(req: FastifyRequest): string | undefined {
 export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void {
   // Stored responses may hold secrets shown once (a new API token, login tokens): sealed at rest.
   const key = deriveKey(ctx.appSecret, 'idempotency-responses');
-  app.addHook('preHandler', async (req, reply) => {
-    if (req.method !== 'POST') return;
+  const preHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const idemKey = req.headers['idempotency-key'];
     if (idemKey === undefined) return;
     const scope = scopeOf(req);
@@ -109,9 +108,9 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
       'idempotency_in_progress',
       'A request with this Idempotency-Key is still running.',
     );
-  });
+  };
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  const onSend = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = req.idempotency;
     if (!claim || claim.replayed) return payload;
     const where = ctx.db
@@ -142,6 +141,19 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
       .where('key', '=', claim.key)
       .execute();
     return payload;
+  };
+
+  // Only POST routes behind authentication carry the hooks: GETs pay nothing for them.
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    if (
+      !methods.includes('POST') ||
+      route.config?.access === 'public' ||
+      route.config?.access === undefined
+    )
+      return;
+    route.preHandler = [...[route.preHandler ?? []].flat(), preHandler];
+    route.onSend = [...[route.onSend ?? []].flat(), onSend];
   });
 
   // Expired keys are purged hourly; a replica that misses a run loses nothing.

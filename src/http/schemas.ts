@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { ERROR_CODES } from './errors.js';
 
 /** The RFC 9457 problem body every error answers (decisions §5). */
@@ -49,9 +49,19 @@ export function problems(...statuses: number[]): Record<number, TSchema> {
   );
 }
 
-/** A field that may be sent as `null` to clear it. */
-export function Nullable<T extends TSchema>(schema: T, description: string) {
-  return Type.Union([schema, Type.Null()], { description });
+/**
+ * A value or `null`. Primitive types become `type: [T, "null"]` rather than `anyOf`: the
+ * response serializer then writes them directly instead of running a validator per field to
+ * pick a branch (measured: a visible share of a point read's CPU).
+ */
+export function Nullable<T extends TSchema>(
+  schema: T,
+  description: string,
+): TUnsafe<Static<T> | null> {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type === 'string' && type !== 'object' && type !== 'array')
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], description });
+  return Type.Unsafe<Static<T> | null>(Type.Union([schema, Type.Null()], { description }));
 }
 
 export const TagsSchema = Type.Array(

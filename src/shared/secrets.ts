@@ -3,6 +3,7 @@ import {
   createDecipheriv,
   createHash,
   createHmac,
+  hash,
   randomBytes,
   randomInt,
   timingSafeEqual,
@@ -32,7 +33,7 @@ export function newSecret(prefix: string): { secret: string; hash: string; displ
 
 /** Hex SHA-256. Enough for high-entropy secrets; codes and passwords use keyed or slow hashes. */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex'); // one-shot: no Hash object per call (hot: every request)
 }
 
 export function hmac(key: string, value: string): string {
