@@ -1,13 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Config } from '../config.js';
 import type { DialectKind } from './dialect.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
+import { KontorSqliteDialect } from './sqlite-driver.js';
 
 export interface Database {
   db: Kysely<DB>;
@@ -41,9 +42,7 @@ export function openDatabase(config: Pick<Config, 'database'>, logger?: Logger):
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-    const db = new Kysely<DB>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-    });
+    const db = new Kysely<DB>({ dialect: new KontorSqliteDialect(sqlite) });
     // Read at most once per event-loop turn: every request of a turn sees the same state,
     // and the pragma stops costing a read transaction per credential lookup.
     let version: number | undefined;
@@ -83,27 +82,6 @@ export function openDatabase(config: Pick<Config, 'database'>, logger?: Logger):
     },
     close: () => db.destroy(),
   };
-}
-
-/**
- * Kysely's SQLite driver prepares every query anew; preparing costs more than running a point
- * read. Statements are kept per SQL text (Kysely emits the same text for the same query shape
- * with parameters bound separately), oldest dropped first past `max`.
- */
-function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database {
-  const cache = new Map<string, SQLite.Statement>();
-  const prepare = (source: string) => {
-    let stmt = cache.get(source);
-    if (stmt) return stmt;
-    stmt = sqlite.prepare(source);
-    if (cache.size >= max) cache.delete(cache.keys().next().value!);
-    cache.set(source, stmt);
-    return stmt;
-  };
-  return new Proxy(sqlite, {
-    get: (target, prop, receiver) =>
-      prop === 'prepare' ? prepare : (Reflect.get(target, prop, receiver) as unknown),
-  });
 }
 
 /** Applies pending migrations; the same migrations serve both databases. */
