@@ -17,13 +17,10 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { insertAccount, newAccountRow } from '../src/modules/account/account.repository.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
-import { hashPassword } from '../src/modules/auth/passwords.js';
-import { DEFAULT_PLAN } from '../src/modules/plans/plans.catalogue.js';
 import { searchText } from '../src/http/pagination.js';
 import { newId } from '../src/shared/ids.js';
-import { newSecret } from '../src/shared/secrets.js';
+import { seedUser } from '../test/helpers.js';
 
 const SECONDS = parsePositive(process.env.BENCH_SECONDS, 5);
 const WARMUP_SECONDS = Math.min(1, SECONDS);
@@ -115,52 +112,6 @@ async function startBare(): Promise<{ url: string; close: () => Promise<void> }>
         server.close((err) => (err ? reject(err) : resolve()));
       }),
   };
-}
-
-/** An account with an admin and a personal token, written straight to the database. */
-async function seedUser(app: App): Promise<{ accountId: string; token: string }> {
-  const db = app.ctx.db;
-  const now = new Date().toISOString();
-  const accountId = newId('account');
-  await insertAccount(db, newAccountRow(accountId, 'Bench GmbH', DEFAULT_PLAN, now));
-  const userId = newId('user');
-  await db
-    .insertInto('users')
-    .values({
-      id: userId,
-      account_id: accountId,
-      email: `${userId}@example.com`,
-      name: 'Bench Admin',
-      role: 'admin',
-      status: 'ACTIVE',
-      password_hash: await hashPassword(newSecret('pw').secret),
-      email_confirmed_at: now,
-      last_login_at: null,
-      version: 1,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  const secret = newSecret('kpat');
-  await db
-    .insertInto('auth_tokens')
-    .values({
-      id: newId('apiToken'),
-      account_id: accountId,
-      user_id: userId,
-      kind: 'pat',
-      session_id: null,
-      name: 'bench',
-      prefix: secret.display,
-      token_hash: secret.hash,
-      created_at: now,
-      expires_at: null,
-      last_used_at: null,
-      used_at: null,
-      revoked_at: null,
-    })
-    .execute();
-  return { accountId, token: secret.secret };
 }
 
 const NAMES = ['Müller', 'Schäfer', 'Weiß', 'Becker', 'Hoffmann', 'Köhler', 'Zimmermann', 'Braun'];
@@ -279,7 +230,7 @@ async function main(): Promise<void> {
     });
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
     const { key } = await createApiKey(app.ctx.db, 'bench');
-    const { accountId, token } = await seedUser(app);
+    const { accountId, token } = await seedUser(app.ctx.db);
     const seedStart = Date.now();
     const ids = await seedPartners(app, accountId, PARTNERS);
     say(`seeded ${ids.length} partners in ${Date.now() - seedStart} ms (SQLite in ${dataDir})`);

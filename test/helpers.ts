@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Kysely } from 'kysely';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import type { DB } from '../src/db/schema.js';
 import { newAccountRow, insertAccount } from '../src/modules/account/account.repository.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { hashPassword } from '../src/modules/auth/passwords.js';
@@ -81,12 +83,19 @@ export interface TestUser {
  * Factory: an account with an active admin and a personal token, written straight to the
  * database (the HTTP sign-up path has its own tests). Pass `accountId` to add a user to it.
  */
-export async function createUser(
+export function createUser(
   t: TestApp,
   opts: { role?: 'admin' | 'user'; accountId?: string; email?: string } = {},
 ): Promise<TestUser> {
+  return seedUser(t.app.ctx.db, opts);
+}
+
+/** `createUser` on a bare database handle (also used by the bench). */
+export async function seedUser(
+  db: Kysely<DB>,
+  opts: { role?: 'admin' | 'user'; accountId?: string; email?: string } = {},
+): Promise<TestUser> {
   passwordHash ??= hashPassword(PASSWORD);
-  const db = t.app.ctx.db;
   const now = new Date().toISOString();
   const accountId = opts.accountId ?? newId('account');
   if (!opts.accountId)

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,39 +10,19 @@ import {
   type Mail,
   type TestApp,
 } from '../../../test/helpers.js';
+import {
+  NEW_PASSWORD,
+  authPoster,
+  fakeIp,
+  problem,
+  withoutRequestId,
+  type Opts,
+  type Tokens,
+} from './auth.test-support.js';
 import { MINUTE, ManualClock } from '../../shared/clock.js';
 import { FailureThrottle } from './throttle.js';
 
-interface Problem {
-  status: number;
-  code: string;
-  detail: string;
-  title: string;
-  type: string;
-  requestId: string;
-  errors?: { path: string; code: string }[];
-}
-
-interface Tokens {
-  accessToken: string;
-  refreshToken: string;
-  user: { id: string; email: string; role: string; status: string };
-}
-
-type Body = Record<string, unknown>;
-interface Opts {
-  app?: TestApp;
-  ip?: string;
-  token?: string;
-}
-
-/**
- * A made-up client address. Per-IP failure counters live in Redis across runs and files, and
- * inject answers from 127.0.0.1 by default: random addresses keep these tests apart.
- */
-const fakeIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 const IP = fakeIp();
-const NEW_PASSWORD = 'a brand new passphrase 77';
 const redis = Boolean(process.env.REDIS_URL);
 
 let t: TestApp;
@@ -52,18 +31,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function post(endpoint: string, payload?: Body, opts: Opts = {}) {
-  return (opts.app ?? t).request({
-    method: 'POST',
-    url: `/v1/auth/${endpoint}`,
-    payload,
-    remoteAddress: opts.ip ?? IP,
-    token: opts.token,
-  });
-}
+const post = authPoster(() => t, IP);
 
-const problem = (res: LightMyRequestResponse) => res.json<Problem>();
-const withoutRequestId = ({ requestId: _requestId, ...rest }: Problem) => rest;
 const partners = (token: string) => t.request({ method: 'GET', url: '/v1/partners', token });
 const login = (address: string, password = PASSWORD, opts: Opts = {}) =>
   post('login', { email: address, password }, opts);

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,27 +9,17 @@ import {
   mailsTo,
   type TestApp,
 } from '../../../test/helpers.js';
+import {
+  NEW_PASSWORD,
+  authPoster,
+  fakeIp,
+  problem,
+  withoutRequestId,
+  type Body,
+  type Opts,
+  type Tokens,
+} from './auth.test-support.js';
 import { DAY, MINUTE, ManualClock } from '../../shared/clock.js';
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  requestId: string;
-  errors?: { path: string; message: string; code: string }[];
-}
-
-interface Tokens {
-  accessToken: string;
-  refreshToken: string;
-  tokenType: string;
-  expiresIn: number;
-  refreshExpiresAt: string;
-  user: { id: string; email: string; name: string; role: string; status: string };
-  account: { id: string; name: string };
-}
 
 interface AuditEvent {
   action: string;
@@ -40,21 +29,7 @@ interface AuditEvent {
   changes: Record<string, unknown>;
 }
 
-type Body = Record<string, unknown>;
-interface Opts {
-  app?: TestApp;
-  ip?: string;
-  token?: string;
-  key?: string | null;
-}
-
-/**
- * A made-up client address. Per-IP failure counters live in Redis across runs and files, and
- * inject answers from 127.0.0.1 by default: a random address keeps this file out of them.
- */
-const fakeIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 const IP = fakeIp();
-const NEW_PASSWORD = 'a brand new passphrase 77';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -62,19 +37,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function post(endpoint: string, payload?: Body, opts: Opts = {}) {
-  return (opts.app ?? t).request({
-    method: 'POST',
-    url: `/v1/auth/${endpoint}`,
-    payload,
-    remoteAddress: opts.ip ?? IP,
-    token: opts.token,
-    key: opts.key,
-  });
-}
+const post = authPoster(() => t, IP);
 
-const problem = (res: LightMyRequestResponse) => res.json<Problem>();
-const withoutRequestId = ({ requestId: _requestId, ...rest }: Problem) => rest;
 const partners = (token: string, app = t) =>
   app.request({ method: 'GET', url: '/v1/partners', token });
 

@@ -206,21 +206,12 @@ export class UsersService {
       if (!user) throw notFound('User');
       if (user.role === 'admin') await this.assertAnotherAdmin(trx, actor.accountId, userId);
       await revokeSessions(trx, { userId }, 'user_deleted', now);
-      await trx
-        .deleteFrom('auth_tokens')
-        .where('account_id', '=', actor.accountId)
-        .where('user_id', '=', userId)
-        .execute();
-      await trx
-        .deleteFrom('sessions')
-        .where('account_id', '=', actor.accountId)
-        .where('user_id', '=', userId)
-        .execute();
-      await trx
-        .deleteFrom('auth_codes')
-        .where('account_id', '=', actor.accountId)
-        .where('user_id', '=', userId)
-        .execute();
+      for (const table of ['auth_tokens', 'sessions', 'auth_codes'] as const)
+        await trx
+          .deleteFrom(table)
+          .where('account_id', '=', actor.accountId)
+          .where('user_id', '=', userId)
+          .execute();
       await trx
         .deleteFrom('users')
         .where('account_id', '=', actor.accountId)
