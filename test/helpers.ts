@@ -194,3 +194,17 @@ export function json<T = Record<string, unknown>>(res: LightMyRequestResponse): 
 export function email(label = 'user'): string {
   return `${label}-${newId('user').slice(4)}@example.com`;
 }
+
+/** How many audit events the account has (of one record, if given). */
+export async function auditCount(
+  t: TestApp,
+  accountId: string,
+  resourceId?: string,
+): Promise<number> {
+  let q = t.app.ctx.db
+    .selectFrom('audit_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId);
+  if (resourceId) q = q.where('resource_id', '=', resourceId);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}

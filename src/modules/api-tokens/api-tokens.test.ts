@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
+import {
+  auditCount as countAudit,
+  buildTestApp,
+  createUser,
+  type TestApp,
+  type TestUser,
+} from '../../../test/helpers.js';
 import { DAY, HOUR, ManualClock } from '../../shared/clock.js';
 import { sha256 } from '../../shared/secrets.js';
 
@@ -51,14 +57,7 @@ const remove = (user: TestUser | string, tokenId: string) =>
 /** A request that needs a live bearer: 200 while the token works, 401 once it does not. */
 const probe = (token: string) => t.request({ method: 'GET', url: '/v1/users', token });
 
-async function auditCount(accountId: string): Promise<number> {
-  const row = await t.app.ctx.db
-    .selectFrom('audit_events')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const auditCount = (accountId: string, resourceId?: string) => countAudit(t, accountId, resourceId);
 
 describe('api-tokens: happy paths', () => {
   it('creates a token whose secret is shown once, and lists it without the secret', async () => {

@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
+import {
+  auditCount as countAudit,
+  buildTestApp,
+  createUser,
+  type TestApp,
+  type TestUser,
+} from '../../../test/helpers.js';
 import * as audit from '../../shared/audit.js';
 import { registerReference } from '../../shared/references.js';
 
@@ -23,14 +29,7 @@ const create = (
   headers: Record<string, string> = {},
 ) => t.request({ method: 'POST', url: '/v1/partners', token: user.token, payload, headers });
 
-async function auditCount(accountId: string, resourceId?: string): Promise<number> {
-  let q = t.app.ctx.db
-    .selectFrom('audit_events')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId);
-  if (resourceId) q = q.where('resource_id', '=', resourceId);
-  return Number((await q.executeTakeFirstOrThrow()).n);
-}
+const auditCount = (accountId: string, resourceId?: string) => countAudit(t, accountId, resourceId);
 
 describe('partners: happy paths', () => {
   it('creates, reads, updates and deletes a partner with every field', async () => {
