@@ -72,6 +72,25 @@ describe('auth: password recovery', () => {
     expect(await mailsTo(t, unknown, 1, 300)).toHaveLength(0);
   });
 
+  it('records the issued reset code in the audit trail, without the code', async () => {
+    const user = await createUser(t);
+    await post('forgot-password', { email: user.email });
+    expect(await resetMails(user.email)).toHaveLength(1);
+    const events = await t.app.ctx.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('account_id', '=', user.accountId)
+      .where('action', '=', 'user.password_reset_requested')
+      .execute();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      actor_type: 'system',
+      resource_id: user.userId,
+      ip: IP,
+      changes: '{}',
+    });
+  });
+
   it('reset-password sets the password, ends every session, and the code works once', async () => {
     const user = await createUser(t);
     const session = (await login(user.email)).json<Tokens>();

@@ -110,7 +110,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
         response: { 202: AcceptedSchema, ...problems(400, 401) },
       },
     },
-    async (req, reply) => reply.code(202).send(service.forgotPassword(req.body.email)),
+    async (req, reply) => reply.code(202).send(service.forgotPassword(req.body.email, meta(req))),
   );
 
   app.post(

@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { AppError } from '../../http/errors.js';
 import type { Principal } from '../../http/types.js';
@@ -104,11 +106,11 @@ export class AuthService {
     const passwordHash = await hashPassword(input.password);
     const existing = await this.findUserByEmail(email);
     if (existing) {
-      await this.remindExisting(existing, {
-        passwordHash,
-        name: input.name,
-        companyName: input.companyName,
-      });
+      await this.remindExisting(
+        existing,
+        { passwordHash, name: input.name, companyName: input.companyName },
+        meta,
+      );
       return ACCEPTED.register;
     }
     const now = this.ctx.clock.now();
@@ -179,21 +181,26 @@ export class AuthService {
    * that code was mailed for, so registering someone else's address first cannot take over
    * the account they create later.
    */
-  private async remindExisting(user: UserRow, pending: PendingRegistration): Promise<void> {
+  private async remindExisting(
+    user: UserRow,
+    pending: PendingRegistration,
+    meta: RequestMeta,
+  ): Promise<void> {
     if (user.status === 'UNCONFIRMED') {
-      const code = await this.ctx.db
-        .transaction()
-        .execute((trx) =>
-          issueCode(
-            trx,
-            this.ctx.appSecret,
-            user,
-            'confirm',
-            this.ctx.clock.now(),
-            DAY,
-            JSON.stringify(pending),
-          ),
+      const now = this.ctx.clock.now();
+      const code = await this.ctx.db.transaction().execute(async (trx) => {
+        const issued = await issueCode(
+          trx,
+          this.ctx.appSecret,
+          user,
+          'confirm',
+          now,
+          DAY,
+          JSON.stringify(pending),
         );
+        await this.auditAnonymous(trx, user, meta, 'user.confirmation_code_issued', now);
+        return issued;
+      });
       this.deliver({
         to: user.email,
         subject: `Your Kontor confirmation code: ${code}`,
@@ -375,25 +382,26 @@ export class AuthService {
   }
 
   /** Answers at once; the lookup and the mail happen after, so known and unknown emails look alike. */
-  forgotPassword(emailInput: string): typeof ACCEPTED.forgot {
+  forgotPassword(emailInput: string, meta: RequestMeta): typeof ACCEPTED.forgot {
     const email = normalizeEmail(emailInput);
-    this.sendResetCode(email).catch((err: unknown) =>
+    this.sendResetCode(email, meta).catch((err: unknown) =>
       this.ctx.logger.error({ err }, 'password reset mail failed'),
     );
     return ACCEPTED.forgot;
   }
 
-  private async sendResetCode(email: string): Promise<void> {
+  private async sendResetCode(email: string, meta: RequestMeta): Promise<void> {
     // At most 3 reset mails per address and hour, silently: the answer must not change.
     const sent = await this.ctx.counters.hit(`forgot:${sha256(email)}`, HOUR);
     if (sent.count > 3) return;
     const user = await this.findUserByEmail(email);
     if (!user) return;
-    const code = await this.ctx.db
-      .transaction()
-      .execute((trx) =>
-        issueCode(trx, this.ctx.appSecret, user, 'reset', this.ctx.clock.now(), HOUR),
-      );
+    const now = this.ctx.clock.now();
+    const code = await this.ctx.db.transaction().execute(async (trx) => {
+      const issued = await issueCode(trx, this.ctx.appSecret, user, 'reset', now, HOUR);
+      await this.auditAnonymous(trx, user, meta, 'user.password_reset_requested', now);
+      return issued;
+    });
     await this.ctx.mailer.send({
       to: email,
       subject: `Your Kontor password reset code: ${code}`,
@@ -454,6 +462,29 @@ export class AuthService {
     await this.codeThrottle.succeed(email, meta.ip);
     await this.ctx.credentials.invalidate({ type: 'user', id: user.id });
     return { status: 'password_reset' };
+  }
+
+  /** An event for a request nobody is signed in for (a code was issued to the user's mailbox). */
+  private auditAnonymous(
+    trx: Transaction<DB>,
+    user: UserRow,
+    meta: RequestMeta,
+    action: string,
+    now: Date,
+  ) {
+    return appendAudit(
+      trx,
+      {
+        accountId: user.account_id,
+        userId: null,
+        tokenId: null,
+        type: 'system',
+        requestId: meta.requestId,
+        ip: meta.ip,
+      },
+      { action, resourceType: 'user', resourceId: user.id, changes: {} },
+      now,
+    );
   }
 
   private async tokensResponse(tokens: IssuedTokens, userId: string): Promise<Tokens> {
