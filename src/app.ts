@@ -33,7 +33,10 @@ import { auditRoutes } from './modules/audit/audit.routes.js';
 import { CredentialCache } from './modules/auth/credential-cache.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { contractRoutes } from './modules/contracts/contracts.routes.js';
 import { partnerRoutes } from './modules/partners/partners.routes.js';
+import { productRoutes } from './modules/products/products.routes.js';
+import { taxRateRoutes } from './modules/tax-rates/tax-rates.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './shared/counters.js';
@@ -302,6 +305,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       accountRoutes,
       auditRoutes,
       partnerRoutes,
+      taxRateRoutes,
+      productRoutes,
+      contractRoutes,
     ])
       routes(typed, ctx);
     done();

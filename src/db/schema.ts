@@ -149,6 +149,76 @@ export interface PartnerTagsTable {
   tag: string;
 }
 
+export interface TaxRatesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** Basis points: 19 % is 1900. */
+  rate_bp: number;
+  is_default: number;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProductsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  search_name: string;
+  type: string;
+  /** Minor units of `currency`. */
+  unit_price: number;
+  currency: string;
+  unit: string | null;
+  description: string | null;
+  photo_file_id: string | null;
+  tax_rate_id: string | null;
+  tags: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProductTagsTable {
+  account_id: string;
+  product_id: string;
+  tag: string;
+}
+
+export interface ContractsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  search_name: string;
+  partner_id: string;
+  partner_name: string;
+  partner_type: string;
+  start_date: string;
+  end_date: string | null;
+  /** Minor units of `currency`. */
+  total_value: number;
+  currency: string;
+  status: string;
+  description: string | null;
+  tags: string;
+  /** ContractAdvanced as JSON. */
+  advanced: string | null;
+  /** Derived at each write for filtering: last day to give notice (YYYY-MM-DD). */
+  cancellation_deadline: string | null;
+  /** Derived at each write: the next renewal date (YYYY-MM-DD). */
+  next_renewal_date: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContractTagsTable {
+  account_id: string;
+  contract_id: string;
+  tag: string;
+}
+
 export interface DB {
   accounts: AccountsTable;
   users: UsersTable;
@@ -161,4 +231,9 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   partners: PartnersTable;
   partner_tags: PartnerTagsTable;
+  tax_rates: TaxRatesTable;
+  products: ProductsTable;
+  product_tags: ProductTagsTable;
+  contracts: ContractsTable;
+  contract_tags: ContractTagsTable;
 }

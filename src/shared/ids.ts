@@ -15,6 +15,9 @@ export const ID_PREFIXES = {
   apiKey: 'key',
   auditEvent: 'evt',
   authCode: 'cod',
+  taxRate: 'txr',
+  product: 'prd',
+  contract: 'ctr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
