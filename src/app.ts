@@ -30,6 +30,8 @@ import { AddressSchema, DashboardWidgetSettingsSchema } from './modules/account/
 import { accountRoutes } from './modules/account/account.routes.js';
 import { apiTokenRoutes } from './modules/api-tokens/api-tokens.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
+import { BankAccountSchema, CardSchema } from './modules/billing/billing.schemas.js';
+import { billingRoutes } from './modules/billing/billing.routes.js';
 import { CredentialCache } from './modules/auth/credential-cache.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
@@ -52,7 +54,13 @@ export type App = FastifyInstance<
 >;
 
 /** Schemas referenced by `$ref` from routes: one definition, one OpenAPI component each. */
-const SHARED_SCHEMAS = [ProblemSchema, AddressSchema, DashboardWidgetSettingsSchema];
+const SHARED_SCHEMAS = [
+  ProblemSchema,
+  AddressSchema,
+  DashboardWidgetSettingsSchema,
+  CardSchema,
+  BankAccountSchema,
+];
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
 
@@ -308,6 +316,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       taxRateRoutes,
       productRoutes,
       contractRoutes,
+      billingRoutes,
     ])
       routes(typed, ctx);
     done();

@@ -219,6 +219,21 @@ export interface ContractTagsTable {
   tag: string;
 }
 
+export interface AccountBillingTable {
+  account_id: string;
+  /** NONE, CARD or BANK_ACCOUNT. */
+  billing_method: string;
+  /** Card reference as JSON: holder, brand, last4, expiry, provider id — never a card number. */
+  card: string | null;
+  /** The bank account as AES-256-GCM ciphertext (`shared/secrets.seal`). */
+  bank_sealed: string | null;
+  /** What may be shown: holder, masked IBAN, BIC, mandate reference (JSON). */
+  bank_masked: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   accounts: AccountsTable;
   users: UsersTable;
@@ -236,4 +251,5 @@ export interface DB {
   product_tags: ProductTagsTable;
   contracts: ContractsTable;
   contract_tags: ContractTagsTable;
+  account_billing: AccountBillingTable;
 }
