@@ -10,6 +10,7 @@ const TTL_MS = DAY;
 const STALE_MS = 5 * MINUTE;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['content-type', 'etag', 'location', 'retry-after'];
+const RELEASED_STATUSES = (status: number) => status === 400 || status === 429 || status >= 500;
 
 function scopeOf(req: FastifyRequest): string | undefined {
   if (req.principal) return `${req.principal.accountId}:${req.principal.userId}`;
@@ -21,8 +22,8 @@ function scopeOf(req: FastifyRequest): string | undefined {
  * `Idempotency-Key` on every POST (decisions §6). After authentication and validation, the
  * key is claimed with an INSERT (the primary key makes concurrent claims lose cleanly). A
  * finished request replays its stored response for 24 h; the same key with another body is
- * 422; a key whose request is still running is 409. Responses ≥ 500 release the key so the
- * client can retry. Keys are scoped to the account and user (or the API key before sign-in).
+ * 422; a key whose request is still running is 409. Answers 400, 429 and ≥ 500 release the
+ * key so the client can retry. Keys are scoped to the account and user (or the API key before sign-in).
  */
 export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void {
   // Stored responses may hold secrets shown once (a new API token, login tokens): sealed at rest.
@@ -117,8 +118,10 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
       .deleteFrom('idempotency_keys')
       .where('scope', '=', claim.scope)
       .where('key', '=', claim.key);
+    // Nothing is stored for answers a corrected or later retry should not be held to: 400
+    // (the request was invalid, whether the schema or the service said so), 429 and 5xx.
     if (
-      reply.statusCode >= 500 ||
+      RELEASED_STATUSES(reply.statusCode) ||
       (typeof payload !== 'string' && payload !== null && payload !== undefined)
     ) {
       await where.execute();

@@ -1,0 +1,146 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { DB, ProductsTable } from '../../db/schema.js';
+import { containsText } from '../../db/dialect.js';
+import { searchText } from '../../http/pagination.js';
+
+export type ProductRow = Selectable<ProductsTable>;
+type Executor = Kysely<DB> | Transaction<DB>;
+
+/** Product queries; every one is scoped by account (STYLE rule 3). */
+
+export async function insertProduct(trx: Executor, row: ProductRow, tags: string[]): Promise<void> {
+  await trx.insertInto('products').values(row).execute();
+  await replaceTags(trx, row.account_id, row.id, tags);
+}
+
+export async function findProduct(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<ProductRow | undefined> {
+  return db
+    .selectFrom('products')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function productVersion(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('products')
+    .select('version')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.version;
+}
+
+/** Whether `taxRateId` names a tax rate of this account (another account's id does not). */
+export async function taxRateExists(
+  db: Executor,
+  accountId: string,
+  taxRateId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('tax_rates')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', taxRateId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface ProductFilter {
+  limit: number;
+  afterId?: string;
+  type?: string;
+  tag?: string;
+  q?: string;
+  taxRateId?: string;
+}
+
+/** Newest first; fetches `limit + 1` rows so the caller can tell whether a next page exists. */
+export async function listProducts(
+  db: Executor,
+  accountId: string,
+  f: ProductFilter,
+): Promise<ProductRow[]> {
+  let query = db
+    .selectFrom('products')
+    .selectAll('products')
+    .where('products.account_id', '=', accountId);
+  if (f.afterId !== undefined) query = query.where('products.id', '<', f.afterId);
+  if (f.type !== undefined) query = query.where('products.type', '=', f.type);
+  if (f.taxRateId !== undefined) query = query.where('products.tax_rate_id', '=', f.taxRateId);
+  if (f.q !== undefined) query = query.where(containsText('products.search_name', searchText(f.q)));
+  if (f.tag !== undefined) {
+    const tag = f.tag;
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('product_tags as t')
+          .select('t.product_id')
+          .whereRef('t.product_id', '=', 'products.id')
+          .where('t.account_id', '=', accountId)
+          .where('t.tag', '=', tag),
+      ),
+    );
+  }
+  return query
+    .orderBy('products.id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+/** The compare-and-set update: applied only when the stored version equals `version`. */
+export async function updateProduct(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  version: number,
+  values: Partial<ProductRow>,
+): Promise<ProductRow | undefined> {
+  return trx
+    .updateTable('products')
+    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('version', '=', version)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deletes when the version matches (any version when `version` is undefined). */
+export async function deleteProduct(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  version: number | undefined,
+): Promise<ProductRow | undefined> {
+  let query = trx.deleteFrom('products').where('account_id', '=', accountId).where('id', '=', id);
+  if (version !== undefined) query = query.where('version', '=', version);
+  return query.returningAll().executeTakeFirst();
+}
+
+export async function replaceTags(
+  trx: Executor,
+  accountId: string,
+  productId: string,
+  tags: string[],
+): Promise<void> {
+  await trx
+    .deleteFrom('product_tags')
+    .where('account_id', '=', accountId)
+    .where('product_id', '=', productId)
+    .execute();
+  if (tags.length > 0)
+    await trx
+      .insertInto('product_tags')
+      .values(tags.map((tag) => ({ account_id: accountId, product_id: productId, tag })))
+      .execute();
+}
