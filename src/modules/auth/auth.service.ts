@@ -11,6 +11,7 @@ import type { MailMessage } from '../../shared/mail.js';
 import { sha256 } from '../../shared/secrets.js';
 import { findAccount, insertAccount, newAccountRow } from '../account/account.repository.js';
 import { DEFAULT_PLAN } from '../plans/plans.catalogue.js';
+import { seedAccountTaxRates } from '../tax-rates/tax-rates.service.js';
 import { presentUser, type UserRow } from '../users/users.presenter.js';
 import type { Confirm, Login, Register, Reset, Tokens } from './auth.schemas.js';
 import { consumeCode, issueCode } from './codes.js';
@@ -148,6 +149,7 @@ export class AuthService {
           },
           now,
         );
+        await seedAccountTaxRates(trx, actor, account.currency, now);
         await appendAudit(
           trx,
           actor,

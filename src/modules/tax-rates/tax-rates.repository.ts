@@ -1,0 +1,172 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { DB, TaxRatesTable } from '../../db/schema.js';
+import { newId } from '../../shared/ids.js';
+
+export type TaxRateRow = Selectable<TaxRatesTable>;
+type Executor = Kysely<DB> | Transaction<DB>;
+
+/** Tax-rate queries; every one is scoped by account (STYLE rule 3). */
+
+export async function insertTaxRate(trx: Executor, row: TaxRateRow): Promise<void> {
+  await trx.insertInto('tax_rates').values(row).execute();
+}
+
+export async function findTaxRate(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<TaxRateRow | undefined> {
+  return db
+    .selectFrom('tax_rates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function taxRateVersion(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('tax_rates')
+    .select('version')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.version;
+}
+
+/** The account's default rate, if it has one (it has exactly one once it has any rate). */
+export async function findDefaultTaxRate(
+  db: Executor,
+  accountId: string,
+): Promise<TaxRateRow | undefined> {
+  return db
+    .selectFrom('tax_rates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('is_default', '=', 1)
+    .executeTakeFirst();
+}
+
+export interface TaxRateFilter {
+  limit: number;
+  afterId?: string;
+  isDefault?: boolean;
+}
+
+/** Newest first; fetches `limit + 1` rows so the caller can tell whether a next page exists. */
+export async function listTaxRates(
+  db: Executor,
+  accountId: string,
+  f: TaxRateFilter,
+): Promise<TaxRateRow[]> {
+  let query = db.selectFrom('tax_rates').selectAll().where('account_id', '=', accountId);
+  if (f.afterId !== undefined) query = query.where('id', '<', f.afterId);
+  if (f.isDefault !== undefined) query = query.where('is_default', '=', f.isDefault ? 1 : 0);
+  return query
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+/**
+ * Clears the account's default (except on `exceptId`), bumping the version of the record it
+ * changes, and answers the changed rows (for the audit trail). Run it before setting the new
+ * default: the partial unique index refuses two defaults even for a moment.
+ */
+export async function clearDefaultTaxRate(
+  trx: Executor,
+  accountId: string,
+  exceptId: string | undefined,
+  updatedAt: string,
+): Promise<TaxRateRow[]> {
+  let query = trx
+    .updateTable('tax_rates')
+    .set((eb) => ({ is_default: 0, updated_at: updatedAt, version: eb('version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('is_default', '=', 1);
+  if (exceptId !== undefined) query = query.where('id', '<>', exceptId);
+  return query.returningAll().execute();
+}
+
+/** The compare-and-set update: applied only when the stored version equals `version`. */
+export async function updateTaxRate(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  version: number,
+  values: Partial<TaxRateRow>,
+): Promise<TaxRateRow | undefined> {
+  return trx
+    .updateTable('tax_rates')
+    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('version', '=', version)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Deletes when the version matches (any version when `version` is undefined) and the rate is
+ * not the default: the default is never deleted, whatever raced with the caller's check.
+ */
+export async function deleteTaxRate(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  version: number | undefined,
+): Promise<TaxRateRow | undefined> {
+  let query = trx
+    .deleteFrom('tax_rates')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('is_default', '=', 0);
+  if (version !== undefined) query = query.where('version', '=', version);
+  return query.returningAll().executeTakeFirst();
+}
+
+/** The rates every new account starts with, by account currency; the first one is the default. */
+const SEED_RATES: Record<string, { name: string; rateBp: number }[]> = {
+  EUR: [
+    { name: 'USt 19 %', rateBp: 1900 },
+    { name: 'USt 7 %', rateBp: 700 },
+    { name: 'Steuerfrei 0 %', rateBp: 0 },
+  ],
+  GBP: [
+    { name: 'Standard 20 %', rateBp: 2000 },
+    { name: 'Reduced 5 %', rateBp: 500 },
+    { name: 'Zero 0 %', rateBp: 0 },
+  ],
+};
+
+/**
+ * Seeds a new account's tax rates for its currency (EUR: 19 % default, 7 %, 0 %; GBP: 20 %
+ * default, 5 %, 0 %) on the caller's executor, so they commit with the account. Ids are taken
+ * from the last rate to the first, so the newest-first list starts with the default.
+ * Answers the inserted rows (for the caller's audit events).
+ */
+export async function seedTaxRates(
+  trx: Executor,
+  accountId: string,
+  currency: string,
+  now: string,
+): Promise<TaxRateRow[]> {
+  const seed = SEED_RATES[currency];
+  if (!seed) throw new RangeError(`No tax rates to seed for currency ${currency}`);
+  const rows: TaxRateRow[] = [...seed].reverse().map((r) => ({
+    id: newId('taxRate'),
+    account_id: accountId,
+    name: r.name,
+    rate_bp: r.rateBp,
+    is_default: r === seed[0] ? 1 : 0,
+    version: 1,
+    created_at: now,
+    updated_at: now,
+  }));
+  await trx.insertInto('tax_rates').values(rows).execute();
+  return rows.reverse();
+}
