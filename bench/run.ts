@@ -3,9 +3,9 @@
  * the same run on the same machine, so the figures read as a ratio rather than as absolute
  * numbers that depend on the hardware.
  *
- * Kontor runs in-process on embedded SQLite with 10 000 partners, rate limits off and request
- * logging on (written to /dev/null, so building and writing the log lines is measured but the
- * terminal is not flooded). autocannon runs in a worker thread so the load generator does not
+ * Kontor runs in-process on embedded SQLite with 10 000 partners, rate limits and quotas on (a
+ * plan too large to refuse the load) and request logging on (written to /dev/null, so building
+ * and writing the log lines is measured but the terminal is not flooded). autocannon runs in a worker thread so the load generator does not
  * share the server's event loop. Each target runs `BENCH_SECONDS` (default 5) with 50
  * connections, after a short warm-up.
  */
@@ -19,6 +19,7 @@ import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { searchText } from '../src/http/pagination.js';
+import { DEFAULT_PLANS } from '../src/modules/plans/plans.catalogue.js';
 import { newId } from '../src/shared/ids.js';
 import { seedUser } from '../test/helpers.js';
 
@@ -218,10 +219,23 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-'));
   let app: App | undefined;
   try {
+    // Rate limits and quotas stay on (their counting is part of every request); the bench
+    // account's plan, from an operator catalogue, is large enough never to refuse the load.
+    const plansFile = path.join(dataDir, 'plans.json');
+    fs.writeFileSync(
+      plansFile,
+      JSON.stringify(
+        DEFAULT_PLANS.map((p) => ({
+          ...p,
+          requestsPerMinute: 10_000_000,
+          requestsPerMonth: 1_000_000_000,
+        })),
+      ),
+    );
     const config = loadConfig({
       DATA_DIR: dataDir,
       DATABASE_URL: `sqlite:${path.join(dataDir, 'kontor.sqlite')}`,
-      RATE_LIMITS: 'off',
+      PLANS_FILE: plansFile,
       LOG_LEVEL: 'info',
     });
     // The production logger (redaction, serializers), one line per request, into /dev/null.

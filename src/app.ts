@@ -25,6 +25,10 @@ import { registerAuth } from './http/auth.js';
 import { AppError } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerProblemHandlers } from './http/problem.js';
+import { registerRateLimits } from './http/rate-limit.js';
+import { AccountPlans } from './modules/plans/account-plans.js';
+import { loadPlanCatalogue } from './modules/plans/plans.catalogue.js';
+import { UsageMeter } from './modules/plans/usage-meter.js';
 import { ProblemSchema } from './http/schemas.js';
 import { AddressSchema, DashboardWidgetSettingsSchema } from './modules/account/account.schemas.js';
 import { accountRoutes } from './modules/account/account.routes.js';
@@ -37,6 +41,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { contractRoutes } from './modules/contracts/contracts.routes.js';
 import { partnerRoutes } from './modules/partners/partners.routes.js';
+import { planRoutes } from './modules/plans/plans.routes.js';
 import { productRoutes } from './modules/products/products.routes.js';
 import { taxRateRoutes } from './modules/tax-rates/tax-rates.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
@@ -215,8 +220,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   if (subscriber) await credentials.listen(subscriber);
 
+  const plans = loadPlanCatalogue(config.plansFile);
   const ctx: AppContext = {
     config,
+    plans,
+    accountPlans: new AccountPlans(database.db, plans),
+    usage: new UsageMeter(database.db, counters, app.log),
     database,
     db: database.db,
     clock,
@@ -228,6 +237,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {
+    await ctx.usage.close();
     credentials.close();
     ctx.mailer.close();
     redis?.disconnect();
@@ -254,6 +264,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Before any route: the deny-by-default check must see every route, plugins' too.
   registerProblemHandlers(app);
   registerAuth(app, ctx);
+  registerRateLimits(app, ctx);
   registerIdempotency(app, ctx);
 
   await app.register(swagger, {
@@ -317,6 +328,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       productRoutes,
       contractRoutes,
       billingRoutes,
+      planRoutes,
     ])
       routes(typed, ctx);
     done();

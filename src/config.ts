@@ -171,6 +171,10 @@ export const settings = {
     104_857_600,
   ),
   passwordMinLength: int('PASSWORD_MIN_LENGTH', 'Shortest accepted password.', 12, 8, 256),
+  plansFile: str(
+    'PLANS_FILE',
+    'JSON file with the plan catalogue (seats, requests per minute and month, storage, price); must contain FREE. Unset: the built-in FREE, STARTER, BUSINESS.',
+  ),
   trustProxy: oneOf(
     'TRUST_PROXY',
     'Whether `X-Forwarded-For` from a load balancer gives the client IP (used for throttling and audit).',

@@ -7,6 +7,9 @@ import type { CredentialCache } from './modules/auth/credential-cache.js';
 import type { Clock } from './shared/clock.js';
 import type { CounterStore } from './shared/counters.js';
 import type { Mailer } from './shared/mail.js';
+import type { AccountPlans } from './modules/plans/account-plans.js';
+import type { PlanCatalogue } from './modules/plans/plans.catalogue.js';
+import type { UsageMeter } from './modules/plans/usage-meter.js';
 
 /** The services every module receives; built once in `buildApp`. */
 export interface AppContext {
@@ -17,6 +20,9 @@ export interface AppContext {
   mailer: Mailer;
   counters: CounterStore;
   credentials: CredentialCache;
+  plans: PlanCatalogue;
+  accountPlans: AccountPlans;
+  usage: UsageMeter;
   /** Keys code hashes and signed links; never logged. */
   appSecret: string;
   logger: Logger;

@@ -9,7 +9,8 @@ import type { DB } from '../src/db/schema.js';
 import { newAccountRow, insertAccount } from '../src/modules/account/account.repository.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { hashPassword } from '../src/modules/auth/passwords.js';
-import { DEFAULT_PLAN } from '../src/modules/plans/plans.catalogue.js';
+import { DEFAULT_PLAN, DEFAULT_PLANS } from '../src/modules/plans/plans.catalogue.js';
+import { seedTaxRates } from '../src/modules/tax-rates/tax-rates.repository.js';
 import type { Clock } from '../src/shared/clock.js';
 import { newId } from '../src/shared/ids.js';
 import { newSecret } from '../src/shared/secrets.js';
@@ -36,7 +37,21 @@ export async function buildTestApp(
   opts: { clock?: Clock; env?: Record<string, string> } = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-test-'));
+  // Rate limits stay on in every test, with limits no test reaches by accident; the
+  // rate-limit tests bring their own small plans.
+  const plansFile = path.join(dataDir, 'plans.json');
+  fs.writeFileSync(
+    plansFile,
+    JSON.stringify(
+      DEFAULT_PLANS.map((p) => ({
+        ...p,
+        requestsPerMinute: 100_000,
+        requestsPerMonth: 10_000_000,
+      })),
+    ),
+  );
   const env: Record<string, string> = {
+    PLANS_FILE: plansFile,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     DATABASE_URL:
@@ -98,8 +113,11 @@ export async function seedUser(
   passwordHash ??= hashPassword(PASSWORD);
   const now = new Date().toISOString();
   const accountId = opts.accountId ?? newId('account');
-  if (!opts.accountId)
-    await insertAccount(db, newAccountRow(accountId, 'Test GmbH', DEFAULT_PLAN, now));
+  if (!opts.accountId) {
+    const account = newAccountRow(accountId, 'Test GmbH', DEFAULT_PLAN, now);
+    await insertAccount(db, account);
+    await seedTaxRates(db, accountId, account.currency, now);
+  }
   const userId = newId('user');
   const email = opts.email ?? `${userId}@example.com`;
   await db

@@ -234,6 +234,24 @@ export interface AccountBillingTable {
   updated_at: string;
 }
 
+export interface LicensesTable {
+  account_id: string;
+  /** ACTIVE, PAST_DUE or CANCELED. */
+  status: string;
+  current_period_end: string | null;
+  provider_subscription_id: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UsageMonthlyTable {
+  account_id: string;
+  /** `YYYY-MM` (UTC). */
+  month: string;
+  requests: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   users: UsersTable;
@@ -252,4 +270,6 @@ export interface DB {
   contracts: ContractsTable;
   contract_tags: ContractTagsTable;
   account_billing: AccountBillingTable;
+  licenses: LicensesTable;
+  usage_monthly: UsageMonthlyTable;
 }

@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   duplicate: { status: 409, title: 'Duplicate' },
   in_use: { status: 409, title: 'In use' },
   last_admin: { status: 409, title: 'Last admin' },
+  plan_limit_exceeded: { status: 409, title: 'Current usage exceeds the plan' },
   idempotency_in_progress: { status: 409, title: 'Request with this idempotency key in progress' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
   precondition_required: { status: 428, title: 'Precondition required' },

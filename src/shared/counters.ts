@@ -15,6 +15,8 @@ export interface CounterStore {
   hit(key: string, windowMs: number): Promise<CounterState>;
   peek(key: string): Promise<CounterState>;
   reset(key: string): Promise<void>;
+  /** Starts `key` at `count` for `windowMs` unless it already exists (seeding from durable storage). */
+  ensure(key: string, count: number, windowMs: number): Promise<void>;
 }
 
 export class MemoryCounterStore implements CounterStore {
@@ -55,6 +57,11 @@ export class MemoryCounterStore implements CounterStore {
     return Promise.resolve();
   }
 
+  ensure(key: string, count: number, windowMs: number): Promise<void> {
+    if (!this.live(key)) this.counters.set(key, { count, resetAt: this.now() + windowMs });
+    return Promise.resolve();
+  }
+
   private sweep(): void {
     const now = this.now();
     for (const [key, entry] of this.counters) if (entry.resetAt <= now) this.counters.delete(key);
@@ -87,5 +94,9 @@ export class RedisCounterStore implements CounterStore {
 
   async reset(key: string): Promise<void> {
     await this.redis.del(this.prefix + key);
+  }
+
+  async ensure(key: string, count: number, windowMs: number): Promise<void> {
+    await this.redis.set(this.prefix + key, String(count), 'PX', windowMs, 'NX');
   }
 }

@@ -11,7 +11,6 @@ import { findAccount, lockAccount } from '../account/account.repository.js';
 import { normalizeEmail } from '../auth/auth.service.js';
 import { issueCode } from '../auth/codes.js';
 import { revokeSessions } from '../auth/sessions.js';
-import { planOf } from '../plans/plans.catalogue.js';
 import { presentUser, type UserRow } from './users.presenter.js';
 import type { InviteUser, ListUsers, User } from './users.schemas.js';
 
@@ -72,7 +71,7 @@ export class UsersService {
       this.ctx.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(),
       this.seatsUsed(this.ctx.db, accountId),
     ]);
-    const plan = planOf(account?.plan_id ?? 'FREE');
+    const plan = this.ctx.plans.get(account?.plan_id ?? 'FREE');
     const problems: { code: string; message: string }[] = [];
     if (taken) problems.push({ code: 'duplicate', message: 'A user with this email exists.' });
     if (used >= plan.seats)
@@ -113,7 +112,7 @@ export class UsersService {
       code = await this.ctx.db.transaction().execute(async (trx) => {
         await lockAccount(trx, actor.accountId);
         const account = await findAccount(trx, actor.accountId);
-        const plan = planOf(account?.plan_id ?? 'FREE');
+        const plan = this.ctx.plans.get(account?.plan_id ?? 'FREE');
         if ((await this.seatsUsed(trx, actor.accountId)) >= plan.seats)
           throw new AppError(
             'seat_limit_reached',

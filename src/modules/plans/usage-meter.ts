@@ -1,0 +1,106 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { CounterState, CounterStore } from '../../shared/counters.js';
+
+/** `YYYY-MM` of a moment, in UTC. */
+export function monthOf(now: Date): string {
+  return now.toISOString().slice(0, 7);
+}
+
+/** Milliseconds until the next month starts (UTC). */
+export function msToMonthEnd(now: Date): number {
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime();
+}
+
+const FLUSH_MS = 5_000;
+
+/**
+ * Counts requests per account and month. The live count sits in the counter store (memory,
+ * or Redis shared by every replica) for a cheap check on every request; the durable count is
+ * `usage_monthly`, to which each process adds what it counted every few seconds and when it
+ * stops. A counter that is missing (a restart, a flushed Redis) is seeded from the database,
+ * so a quota survives restarts; at most the last few seconds of one process can be lost.
+ */
+export class UsageMeter {
+  private readonly pending = new Map<string, number>();
+  private readonly seeded = new Set<string>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly counters: CounterStore,
+    private readonly logger: FastifyBaseLogger,
+  ) {
+    this.timer = setInterval(() => void this.flush(), FLUSH_MS);
+    this.timer.unref();
+  }
+
+  private key(accountId: string, month: string): string {
+    return `q:${accountId}:${month}`;
+  }
+
+  private async seed(accountId: string, now: Date): Promise<string> {
+    const month = monthOf(now);
+    const key = this.key(accountId, month);
+    if (this.seeded.has(key)) return key;
+    const row = await this.db
+      .selectFrom('usage_monthly')
+      .select('requests')
+      .where('account_id', '=', accountId)
+      .where('month', '=', month)
+      .executeTakeFirst();
+    await this.counters.ensure(
+      key,
+      Number(row?.requests ?? 0) + (this.pending.get(`${accountId}|${month}`) ?? 0),
+      msToMonthEnd(now),
+    );
+    if (this.seeded.size > 100_000) this.seeded.clear();
+    this.seeded.add(key);
+    return key;
+  }
+
+  /** Counts one request of the account and answers the month's count so far. */
+  async count(accountId: string, now: Date): Promise<CounterState> {
+    const key = await this.seed(accountId, now);
+    const state = await this.counters.hit(key, msToMonthEnd(now));
+    const pendingKey = `${accountId}|${monthOf(now)}`;
+    this.pending.set(pendingKey, (this.pending.get(pendingKey) ?? 0) + 1);
+    return state;
+  }
+
+  /** The month's count so far, without counting. */
+  async used(accountId: string, now: Date): Promise<number> {
+    return (await this.counters.peek(await this.seed(accountId, now))).count;
+  }
+
+  /** Adds what this process counted to the durable monthly totals. */
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending];
+    this.pending.clear();
+    for (const [pendingKey, delta] of batch) {
+      const [accountId, month] = pendingKey.split('|') as [string, string];
+      try {
+        await this.db
+          .insertInto('usage_monthly')
+          .values({ account_id: accountId, month, requests: delta })
+          .onConflict((oc) =>
+            oc.columns(['account_id', 'month']).doUpdateSet((eb) => ({
+              requests: eb('usage_monthly.requests', '+', eb.ref('excluded.requests')),
+            })),
+          )
+          .execute();
+      } catch (err) {
+        // Keep the delta for the next flush rather than lose it.
+        this.pending.set(pendingKey, (this.pending.get(pendingKey) ?? 0) + delta);
+        this.logger.warn({ err }, 'usage flush failed; will retry');
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}
