@@ -40,7 +40,10 @@ import { CredentialCache } from './modules/auth/credential-cache.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { contractRoutes } from './modules/contracts/contracts.routes.js';
+import { newsletterRoutes } from './modules/newsletter/newsletter.routes.js';
+import { noteRoutes } from './modules/notes/notes.routes.js';
 import { partnerRoutes } from './modules/partners/partners.routes.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { planRoutes } from './modules/plans/plans.routes.js';
 import { productRoutes } from './modules/products/products.routes.js';
 import { taxRateRoutes } from './modules/tax-rates/tax-rates.routes.js';
@@ -329,6 +332,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       contractRoutes,
       billingRoutes,
       planRoutes,
+      noteRoutes,
+      newsletterRoutes,
+      webhookRoutes,
     ])
       routes(typed, ctx);
     done();

@@ -252,6 +252,56 @@ export interface UsageMonthlyTable {
   requests: number;
 }
 
+export interface NotesTable {
+  id: string;
+  account_id: string;
+  /** PARTNER or CONTRACT. */
+  parent_type: string;
+  parent_id: string;
+  /** NOTE or REMINDER. */
+  type: string;
+  title: string;
+  content: string;
+  due_date: string | null;
+  done: number;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReminderDeliveriesTable {
+  /** NOTE, CONTRACT_DEADLINE or BUDGET_OVERRUN. */
+  kind: string;
+  subject_id: string;
+  /** What makes this reminder distinct, e.g. the due date or deadline. */
+  due_key: string;
+  account_id: string;
+  recipient: string | null;
+  claimed_at: string;
+  sent_at: string | null;
+}
+
+export interface NewsletterSubscriptionsTable {
+  id: string;
+  email: string;
+  /** PENDING, SUBSCRIBED or UNSUBSCRIBED. */
+  status: string;
+  user_id: string | null;
+  confirmed_at: string | null;
+  unsubscribed_at: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookEventsTable {
+  provider: string;
+  event_id: string;
+  type: string;
+  account_id: string | null;
+  received_at: string;
+}
+
 export interface DB {
   accounts: AccountsTable;
   users: UsersTable;
@@ -272,4 +322,8 @@ export interface DB {
   account_billing: AccountBillingTable;
   licenses: LicensesTable;
   usage_monthly: UsageMonthlyTable;
+  notes: NotesTable;
+  reminder_deliveries: ReminderDeliveriesTable;
+  newsletter_subscriptions: NewsletterSubscriptionsTable;
+  webhook_events: WebhookEventsTable;
 }

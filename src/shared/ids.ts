@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   taxRate: 'txr',
   product: 'prd',
   contract: 'ctr',
+  note: 'not',
+  newsletterSubscription: 'nls',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

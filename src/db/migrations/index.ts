@@ -3,6 +3,7 @@ import * as m0001 from './0001_foundation.js';
 import * as m0002 from './0002_business_records.js';
 import * as m0003 from './0003_billing.js';
 import * as m0004 from './0004_plans_usage.js';
+import * as m0005 from './0005_notes_newsletter_webhooks.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002_business_records': m0002,
   '0003_billing': m0003,
   '0004_plans_usage': m0004,
+  '0005_notes_newsletter_webhooks': m0005,
 };
