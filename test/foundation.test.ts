@@ -34,7 +34,17 @@ describe('deny by default', () => {
       .filter((r) => r.access === 'public' && !r.url.startsWith('/docs'))
       .map((r) => `${r.method} ${r.url}`);
     expect(pub.filter((r) => !r.startsWith('HEAD')).sort()).toEqual(
-      ['GET /health', 'GET /openapi.json', 'GET /ready'].sort(),
+      [
+        'GET /health',
+        'GET /openapi.json',
+        'GET /ready',
+        // Authorised by a signed, expiring token in the link (decisions §3).
+        'GET /v1/newsletter/confirm',
+        'GET /v1/newsletter/unsubscribe',
+        'POST /v1/newsletter/unsubscribe',
+        // Authorised by the provider's signature (decisions §10).
+        'POST /v1/webhooks/provider-subscriptions',
+      ].sort(),
     );
   });
 

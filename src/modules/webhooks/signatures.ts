@@ -1,0 +1,79 @@
+import Stripe from 'stripe';
+import { AppError } from '../../http/errors.js';
+import { hmac, safeEqual } from '../../shared/secrets.js';
+
+/** Clock skew a signed delivery may have, either way (decisions §10). */
+export const TOLERANCE_SECONDS = 300;
+
+const invalid = (detail: string) => new AppError('signature_invalid', detail);
+const skewed = (where: 'behind' | 'ahead of') =>
+  invalid(
+    `The signature timestamp is stale: more than ${TOLERANCE_SECONDS} seconds ${where} the server clock.`,
+  );
+
+/**
+ * Checks `Provider-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` against the
+ * raw body and answers the v1 signature, which identifies the delivery. Several `v1` entries
+ * are allowed (secret rotation); one match is enough. Throws `signature_invalid`.
+ */
+export function verifyProviderSignature(
+  rawBody: string,
+  header: string | undefined,
+  secret: string,
+  nowSeconds: number,
+): string {
+  if (header === undefined || header.length === 0 || header.length > 1000)
+    throw invalid('Send a Provider-Signature header.');
+  let timestamp: string | undefined;
+  const signatures: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't') timestamp = value;
+    else if (key === 'v1') signatures.push(value.toLowerCase());
+  }
+  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp) || signatures.length === 0)
+    throw invalid('The Provider-Signature header must be t=<unix seconds>,v1=<hex signature>.');
+  const expected = hmac(secret, `${timestamp}.${rawBody}`);
+  // Every candidate is compared in constant time; the loop does not stop early.
+  let match: string | undefined;
+  for (const candidate of signatures) if (safeEqual(candidate, expected)) match = candidate;
+  if (match === undefined) throw invalid('The signature does not match the body.');
+  // Checked after the HMAC: a stale timestamp is only reported for a genuine signature.
+  const skew = nowSeconds - Number(timestamp);
+  if (skew > TOLERANCE_SECONDS) throw skewed('behind');
+  if (-skew > TOLERANCE_SECONDS) throw skewed('ahead of');
+  return match;
+}
+
+/**
+ * Verifies a `Stripe-Signature` with Stripe's own library (timestamp tolerance included) and
+ * answers the event. Throws `signature_invalid`.
+ */
+export function verifyStripeSignature(
+  rawBody: string,
+  header: string,
+  secret: string,
+  nowMs: number,
+): Stripe.Event {
+  let event: Stripe.Event;
+  try {
+    event = Stripe.webhooks.constructEvent(
+      rawBody,
+      header,
+      secret,
+      TOLERANCE_SECONDS,
+      undefined,
+      nowMs, // milliseconds, unlike the header's timestamp
+    );
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeSignatureVerificationError)
+      throw invalid(`The Stripe signature is invalid: ${err.message.split('.')[0] ?? ''}.`);
+    throw invalid('The Stripe signature could not be verified.');
+  }
+  // Stripe's library checks the age only; skew is bounded both ways (decisions §10).
+  const t = /(?:^|,)\s*t=(\d{1,12})/.exec(header)?.[1];
+  if (t !== undefined && Number(t) - nowMs / 1000 > TOLERANCE_SECONDS) throw skewed('ahead of');
+  return event;
+}
