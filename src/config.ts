@@ -181,6 +181,13 @@ export const settings = {
     ['true', 'false'] as const,
     'false',
   ),
+  reminderIntervalMs: int(
+    'REMINDER_INTERVAL_MS',
+    'How often this process mails due reminders, in ms (0: never). Safe on many replicas: each reminder goes out once.',
+    60_000,
+    0,
+    86_400_000,
+  ),
   shutdownTimeoutMs: int(
     'SHUTDOWN_TIMEOUT_MS',
     'How long SIGTERM waits for in-flight requests before closing anyway.',

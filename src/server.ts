@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { countActiveApiKeys, createApiKey } from './modules/api-keys/api-keys.service.js';
 import type { AppContext } from './context.js';
+import { startReminderScheduler } from './modules/notes/reminders.job.js';
 
 /**
  * Embedded first start: no client key exists yet, so create one, keep it in
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   const app = await buildApp(config);
   await ensureFirstApiKey(config, app.ctx);
   await app.listen({ port: config.port, host: config.host });
+  const stopReminders = startReminderScheduler(app.ctx, config.reminderIntervalMs);
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -61,13 +63,17 @@ async function main(): Promise<void> {
     timer.unref();
     // close(): stop accepting, answer 503 on kept-alive connections, wait for in-flight
     // requests, then the onClose hooks close the database, Redis and mail transports.
-    app.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        app.log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    // The reminder scheduler stops first and its run in progress finishes before the database
+    // closes under it.
+    stopReminders()
+      .then(() => app.close())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          app.log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -1,0 +1,191 @@
+import type { AppContext } from '../../context.js';
+import { MINUTE } from '../../shared/clock.js';
+import { formatDate, isoDate } from '../../shared/dates.js';
+import { findAccount } from '../account/account.repository.js';
+import { addDays, computeTerms } from '../contracts/contract-terms.js';
+import type { ContractAdvanced } from '../contracts/contracts.schemas.js';
+import * as repo from './reminders.repository.js';
+
+/**
+ * Reminder mails (decisions §14): REMINDER notes when due and contract cancellation
+ * deadlines ahead of time, each mailed once, whichever of many schedulers (replicas, or a
+ * replica and the CLI) runs first.
+ *
+ * Budget overruns, the third kind of reminder in §14, are not mailed here: budgets do not
+ * exist yet and arrive in a later issue, which adds them as kind BUDGET_OVERRUN.
+ *
+ * Exactly once: a delivery is claimed by inserting its row into `reminder_deliveries`
+ * (primary key kind + subject + due key), the mail is sent after that insert has committed,
+ * and then the row is marked sent. A scheduler that dies between claim and send leaves a
+ * claim without `sent_at`; after CLAIM_TIMEOUT_MS another scheduler takes it over. A crash
+ * after the send but before the mark can therefore repeat that one mail: at-least-once for
+ * a crash in that instant, exactly-once otherwise, never none.
+ */
+
+/** How long a claim without `sent_at` is respected before another scheduler takes it over. */
+export const CLAIM_TIMEOUT_MS = 10 * MINUTE;
+
+/** Days before a cancellation deadline the reminder goes out when the contract does not say. */
+export const DEFAULT_REMINDER_DAYS_BEFORE = 14;
+
+/** The largest `reminderDaysBefore` the contract schema accepts: how far ahead to look. */
+const MAX_REMINDER_DAYS_BEFORE = 365;
+
+type DateFormat = 'DD.MM.YYYY' | 'DD/MM/YYYY';
+
+interface AccountMailSettings {
+  dateFormat: DateFormat;
+  allowOverride: boolean;
+  /** The account's reminderEmail, else every ACTIVE admin; empty when there is no one. */
+  recipients: string[];
+}
+
+/** One line for a mail header: no line breaks from user text. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** Every row of a keyset-paged query, page by page (ids ascending). */
+async function* pages<T extends { id: string }>(
+  page: (afterId: string) => Promise<T[]>,
+): AsyncGenerator<T> {
+  let after = '';
+  for (;;) {
+    const rows = await page(after);
+    yield* rows;
+    if (rows.length < repo.BATCH) return;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+/**
+ * Mails every due reminder once. Safe to run concurrently on any number of processes sharing
+ * the database. Answers how many mails this call sent.
+ */
+export async function runReminders(
+  ctx: AppContext,
+  now: Date = ctx.clock.now(),
+): Promise<{ sent: number }> {
+  const today = isoDate(now);
+  const claimedAt = now.toISOString();
+  const staleBefore = new Date(now.getTime() - CLAIM_TIMEOUT_MS).toISOString();
+  const accounts = new Map<string, AccountMailSettings | undefined>();
+  const settingsOf = async (accountId: string) => {
+    if (!accounts.has(accountId)) {
+      const account = await findAccount(ctx.db, accountId);
+      accounts.set(
+        accountId,
+        account && {
+          dateFormat: account.date_format as DateFormat,
+          allowOverride: account.allow_contract_reminder_override === 1,
+          recipients: account.reminder_email
+            ? [account.reminder_email]
+            : await repo.activeAdminEmails(ctx.db, accountId),
+        },
+      );
+    }
+    return accounts.get(accountId);
+  };
+
+  let sent = 0;
+  const deliver = async (
+    key: repo.DeliveryKey,
+    accountId: string,
+    to: string[],
+    subject: string,
+    text: string,
+  ) => {
+    if (to.length === 0) {
+      ctx.logger.warn({ ...key, accountId }, 'reminder has no recipient; skipped');
+      return;
+    }
+    const recipient = to.join(', ');
+    if (!(await repo.claimDelivery(ctx.db, key, accountId, recipient, claimedAt, staleBefore)))
+      return;
+    try {
+      await ctx.mailer.send({ to: recipient, subject: oneLine(subject), text });
+    } catch (err) {
+      ctx.logger.error({ err, ...key, accountId }, 'reminder mail failed; will retry');
+      await repo.releaseClaim(ctx.db, key, claimedAt);
+      return;
+    }
+    await repo.markSent(ctx.db, key, claimedAt, ctx.clock.now().toISOString());
+    sent++;
+  };
+
+  for await (const note of pages((after) => repo.dueNotes(ctx.db, today, staleBefore, after))) {
+    const account = await settingsOf(note.account_id);
+    if (!account) continue;
+    const due = formatDate(note.due_date, account.dateFormat);
+    await deliver(
+      { kind: 'NOTE', subjectId: note.id, dueKey: note.due_date },
+      note.account_id,
+      account.recipients,
+      `Reminder: ${note.title} (due ${due})`,
+      `Your reminder "${note.title}" is due on ${due}.\n\n${note.content}\n`,
+    );
+  }
+
+  const horizon = addDays(today, MAX_REMINDER_DAYS_BEFORE);
+  for await (const contract of pages((after) =>
+    repo.contractCandidates(ctx.db, today, horizon, staleBefore, after),
+  )) {
+    const advanced: ContractAdvanced =
+      contract.advanced === null ? {} : (JSON.parse(contract.advanced) as ContractAdvanced);
+    // The stored deadline dates from the last write; an auto-renewing contract may have
+    // rolled into a new term since, so the deadline is recomputed for today.
+    const deadline = computeTerms(
+      { endDate: contract.end_date, ...advanced },
+      today,
+    ).cancellationDeadline;
+    if (deadline === null || deadline < today) continue;
+    const daysBefore = advanced.reminderDaysBefore ?? DEFAULT_REMINDER_DAYS_BEFORE;
+    if (deadline > addDays(today, daysBefore)) continue;
+    const account = await settingsOf(contract.account_id);
+    if (!account) continue;
+    const to =
+      account.allowOverride && advanced.reminderEmail
+        ? [advanced.reminderEmail]
+        : account.recipients;
+    const date = formatDate(deadline, account.dateFormat);
+    await deliver(
+      { kind: 'CONTRACT_DEADLINE', subjectId: contract.id, dueKey: deadline },
+      contract.account_id,
+      to,
+      `Cancellation deadline ${date}: ${contract.name}`,
+      `The contract "${contract.name}" with ${contract.partner_name} can be cancelled until ${date}.\n` +
+        'After that day it continues under its current terms.\n',
+    );
+  }
+  return { sent };
+}
+
+/**
+ * Runs `runReminders` every `intervalMs` in this process (0 disables it). A run still going
+ * when the next tick comes is not overlapped; failures are logged and the next tick tries
+ * again. The timer does not keep the process alive. Answers a stop function that resolves
+ * once a run in progress has finished, so shutdown can close the database after it.
+ */
+export function startReminderScheduler(ctx: AppContext, intervalMs: number): () => Promise<void> {
+  if (intervalMs <= 0) return () => Promise.resolve();
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    if (running) return;
+    running = runReminders(ctx)
+      .then(
+        ({ sent }) => {
+          if (sent > 0) ctx.logger.info({ sent }, 'reminders sent');
+        },
+        (err: unknown) => ctx.logger.error({ err }, 'reminder run failed'),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
