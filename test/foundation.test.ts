@@ -48,7 +48,7 @@ describe('deny by default', () => {
     );
   });
 
-  it('has every path and method of the interface contract for this issue', () => {
+  it('has every path and method of the interface contract built so far', () => {
     const have = new Set(
       t.app.routeTable.map((r) => `${r.method} ${r.url.replace(/:([A-Za-z]+)/g, '{$1}')}`),
     );
@@ -78,6 +78,38 @@ describe('deny by default', () => {
       'GET /v1/users/{userId}',
       'PATCH /v1/users/{userId}',
       'DELETE /v1/users/{userId}',
+      // issue 3
+      'GET /v1/contracts',
+      'POST /v1/contracts',
+      'GET /v1/contracts/{contractId}',
+      'PUT /v1/contracts/{contractId}',
+      'DELETE /v1/contracts/{contractId}',
+      'GET /v1/products',
+      'POST /v1/products',
+      'GET /v1/products/{productId}',
+      'PUT /v1/products/{productId}',
+      'DELETE /v1/products/{productId}',
+      'GET /v1/tax-rates',
+      'POST /v1/tax-rates',
+      'PATCH /v1/tax-rates/{taxRateId}',
+      'DELETE /v1/tax-rates/{taxRateId}',
+      'GET /v1/notes',
+      'POST /v1/notes',
+      'GET /v1/notes/{noteId}',
+      'PUT /v1/notes/{noteId}',
+      'DELETE /v1/notes/{noteId}',
+      'GET /v1/newsletter/confirm',
+      'POST /v1/newsletter/signup',
+      'GET /v1/newsletter/unsubscribe',
+      'PATCH /v1/me/newsletter-subscription',
+      'GET /v1/licenses',
+      'GET /v1/plans',
+      'PATCH /v1/plans',
+      'GET /v1/usage',
+      'GET /v1/account/billing',
+      'PUT /v1/account/billing/bank-account',
+      'PUT /v1/account/billing/card',
+      'POST /v1/webhooks/provider-subscriptions',
     ];
     for (const route of contract) expect(have, route).toContain(route);
   });
