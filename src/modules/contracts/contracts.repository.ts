@@ -1,10 +1,17 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable } from 'kysely';
+import {
+  recordQueries,
+  replaceTags as replaceTagsOf,
+  type TagTable,
+  type Executor,
+} from '../../db/records.js';
 import { containsText } from '../../db/dialect.js';
-import type { ContractsTable, DB } from '../../db/schema.js';
+import type { ContractsTable } from '../../db/schema.js';
 import { searchText } from '../../http/pagination.js';
 
 export type ContractRow = Selectable<ContractsTable>;
-type Executor = Kysely<DB> | Transaction<DB>;
+const records = recordQueries('contracts');
+const TAGS: TagTable = { table: 'contract_tags', owner: 'contract_id' };
 
 /** Contract queries; every one is scoped by account (STYLE rule 3). */
 
@@ -17,18 +24,7 @@ export async function insertContract(
   await replaceTags(trx, row.account_id, row.id, tags);
 }
 
-export async function findContract(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<ContractRow | undefined> {
-  return db
-    .selectFrom('contracts')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findContract = records.find;
 
 export async function contractState(
   db: Executor,
@@ -100,62 +96,35 @@ export async function listContracts(
     .execute();
 }
 
-/**
- * The compare-and-set update: applied only when the stored version equals `version` and,
- * for a state transition, the stored status is still `fromStatus` (STYLE rules 7 and 8).
- */
-export async function updateContract(
+/** The compare-and-set update; `fromStatus` also requires the current status (a transition). */
+export const updateContract = (
   trx: Executor,
   accountId: string,
   id: string,
   version: number,
   values: Partial<ContractRow>,
   fromStatus?: string,
-): Promise<ContractRow | undefined> {
-  let query = trx
-    .updateTable('contracts')
-    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .where('version', '=', version);
-  if (fromStatus !== undefined) query = query.where('status', '=', fromStatus);
-  return query.returningAll().executeTakeFirst();
-}
+) =>
+  records.update(
+    trx,
+    accountId,
+    id,
+    version,
+    values,
+    fromStatus === undefined ? {} : { status: fromStatus },
+  );
 
 /**
  * Deletes a contract that is still in `status` (only drafts may go), when the version
  * matches (any version when `version` is undefined).
  */
-export async function deleteContract(
+export const deleteContract = (
   trx: Executor,
   accountId: string,
   id: string,
   version: number | undefined,
   status: string,
-): Promise<ContractRow | undefined> {
-  let query = trx
-    .deleteFrom('contracts')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .where('status', '=', status);
-  if (version !== undefined) query = query.where('version', '=', version);
-  return query.returningAll().executeTakeFirst();
-}
+) => records.remove(trx, accountId, id, version, { status });
 
-export async function replaceTags(
-  trx: Executor,
-  accountId: string,
-  contractId: string,
-  tags: string[],
-): Promise<void> {
-  await trx
-    .deleteFrom('contract_tags')
-    .where('account_id', '=', accountId)
-    .where('contract_id', '=', contractId)
-    .execute();
-  if (tags.length > 0)
-    await trx
-      .insertInto('contract_tags')
-      .values(tags.map((tag) => ({ account_id: accountId, contract_id: contractId, tag })))
-      .execute();
-}
+export const replaceTags = (trx: Executor, accountId: string, contractId: string, tags: string[]) =>
+  replaceTagsOf(trx, TAGS, accountId, contractId, tags);

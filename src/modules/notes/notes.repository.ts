@@ -1,8 +1,9 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, NotesTable } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import { recordQueries, type Executor } from '../../db/records.js';
+import type { NotesTable } from '../../db/schema.js';
 
 export type NoteRow = Selectable<NotesTable>;
-type Executor = Kysely<DB> | Transaction<DB>;
+const records = recordQueries('notes');
 
 /** Note queries; every one is scoped by account (STYLE rule 3). */
 
@@ -10,32 +11,9 @@ export async function insertNote(trx: Executor, row: NoteRow): Promise<void> {
   await trx.insertInto('notes').values(row).execute();
 }
 
-export async function findNote(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<NoteRow | undefined> {
-  return db
-    .selectFrom('notes')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findNote = records.find;
 
-export async function noteVersion(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('notes')
-    .select('version')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row?.version;
-}
+export const noteVersion = records.version;
 
 /** Whether `id` is a record of `table` in the account: the parent check of a new note. */
 export async function parentExists(
@@ -82,32 +60,8 @@ export async function listNotes(
     .execute();
 }
 
-/** The compare-and-set update: applied only when the stored version equals `version`. */
-export async function updateNote(
-  trx: Executor,
-  accountId: string,
-  id: string,
-  version: number,
-  values: Partial<NoteRow>,
-): Promise<NoteRow | undefined> {
-  return trx
-    .updateTable('notes')
-    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .where('version', '=', version)
-    .returningAll()
-    .executeTakeFirst();
-}
+/** The compare-and-set update (version, then values). */
+export const updateNote = records.update;
 
 /** Deletes when the version matches (any version when `version` is undefined). */
-export async function deleteNote(
-  trx: Executor,
-  accountId: string,
-  id: string,
-  version: number | undefined,
-): Promise<NoteRow | undefined> {
-  let query = trx.deleteFrom('notes').where('account_id', '=', accountId).where('id', '=', id);
-  if (version !== undefined) query = query.where('version', '=', version);
-  return query.returningAll().executeTakeFirst();
-}
+export const deleteNote = records.remove;

@@ -1,10 +1,17 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, PartnersTable } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import {
+  recordQueries,
+  replaceTags as replaceTagsOf,
+  type TagTable,
+  type Executor,
+} from '../../db/records.js';
+import type { PartnersTable } from '../../db/schema.js';
 import { containsText } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 
 export type PartnerRow = Selectable<PartnersTable>;
-type Executor = Kysely<DB> | Transaction<DB>;
+const records = recordQueries('partners');
+const TAGS: TagTable = { table: 'partner_tags', owner: 'partner_id' };
 
 /** Partner queries; every one is scoped by account (STYLE rule 3). */
 
@@ -13,32 +20,9 @@ export async function insertPartner(trx: Executor, row: PartnerRow, tags: string
   await replaceTags(trx, row.account_id, row.id, tags);
 }
 
-export async function findPartner(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<PartnerRow | undefined> {
-  return db
-    .selectFrom('partners')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findPartner = records.find;
 
-export async function partnerVersion(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('partners')
-    .select('version')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row?.version;
-}
+export const partnerVersion = records.version;
 
 export interface PartnerFilter {
   limit: number;
@@ -80,50 +64,11 @@ export async function listPartners(
     .execute();
 }
 
-/** The compare-and-set update: applied only when the stored version equals `version`. */
-export async function updatePartner(
-  trx: Executor,
-  accountId: string,
-  id: string,
-  version: number,
-  values: Partial<PartnerRow>,
-): Promise<PartnerRow | undefined> {
-  return trx
-    .updateTable('partners')
-    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .where('version', '=', version)
-    .returningAll()
-    .executeTakeFirst();
-}
+/** The compare-and-set update (version, then values). */
+export const updatePartner = records.update;
 
 /** Deletes when the version matches (any version when `version` is undefined). */
-export async function deletePartner(
-  trx: Executor,
-  accountId: string,
-  id: string,
-  version: number | undefined,
-): Promise<PartnerRow | undefined> {
-  let query = trx.deleteFrom('partners').where('account_id', '=', accountId).where('id', '=', id);
-  if (version !== undefined) query = query.where('version', '=', version);
-  return query.returningAll().executeTakeFirst();
-}
+export const deletePartner = records.remove;
 
-export async function replaceTags(
-  trx: Executor,
-  accountId: string,
-  partnerId: string,
-  tags: string[],
-): Promise<void> {
-  await trx
-    .deleteFrom('partner_tags')
-    .where('account_id', '=', accountId)
-    .where('partner_id', '=', partnerId)
-    .execute();
-  if (tags.length > 0)
-    await trx
-      .insertInto('partner_tags')
-      .values(tags.map((tag) => ({ account_id: accountId, partner_id: partnerId, tag })))
-      .execute();
-}
+export const replaceTags = (trx: Executor, accountId: string, partnerId: string, tags: string[]) =>
+  replaceTagsOf(trx, TAGS, accountId, partnerId, tags);

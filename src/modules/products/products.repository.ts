@@ -1,10 +1,17 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, ProductsTable } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import {
+  recordQueries,
+  replaceTags as replaceTagsOf,
+  type TagTable,
+  type Executor,
+} from '../../db/records.js';
+import type { ProductsTable } from '../../db/schema.js';
 import { containsText } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 
 export type ProductRow = Selectable<ProductsTable>;
-type Executor = Kysely<DB> | Transaction<DB>;
+const records = recordQueries('products');
+const TAGS: TagTable = { table: 'product_tags', owner: 'product_id' };
 
 /** Product queries; every one is scoped by account (STYLE rule 3). */
 
@@ -13,32 +20,9 @@ export async function insertProduct(trx: Executor, row: ProductRow, tags: string
   await replaceTags(trx, row.account_id, row.id, tags);
 }
 
-export async function findProduct(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<ProductRow | undefined> {
-  return db
-    .selectFrom('products')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findProduct = records.find;
 
-export async function productVersion(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('products')
-    .select('version')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row?.version;
-}
+export const productVersion = records.version;
 
 /** Whether `taxRateId` names a tax rate of this account (another account's id does not). */
 export async function taxRateExists(
@@ -97,50 +81,11 @@ export async function listProducts(
     .execute();
 }
 
-/** The compare-and-set update: applied only when the stored version equals `version`. */
-export async function updateProduct(
-  trx: Executor,
-  accountId: string,
-  id: string,
-  version: number,
-  values: Partial<ProductRow>,
-): Promise<ProductRow | undefined> {
-  return trx
-    .updateTable('products')
-    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .where('version', '=', version)
-    .returningAll()
-    .executeTakeFirst();
-}
+/** The compare-and-set update (version, then values). */
+export const updateProduct = records.update;
 
 /** Deletes when the version matches (any version when `version` is undefined). */
-export async function deleteProduct(
-  trx: Executor,
-  accountId: string,
-  id: string,
-  version: number | undefined,
-): Promise<ProductRow | undefined> {
-  let query = trx.deleteFrom('products').where('account_id', '=', accountId).where('id', '=', id);
-  if (version !== undefined) query = query.where('version', '=', version);
-  return query.returningAll().executeTakeFirst();
-}
+export const deleteProduct = records.remove;
 
-export async function replaceTags(
-  trx: Executor,
-  accountId: string,
-  productId: string,
-  tags: string[],
-): Promise<void> {
-  await trx
-    .deleteFrom('product_tags')
-    .where('account_id', '=', accountId)
-    .where('product_id', '=', productId)
-    .execute();
-  if (tags.length > 0)
-    await trx
-      .insertInto('product_tags')
-      .values(tags.map((tag) => ({ account_id: accountId, product_id: productId, tag })))
-      .execute();
-}
+export const replaceTags = (trx: Executor, accountId: string, productId: string, tags: string[]) =>
+  replaceTagsOf(trx, TAGS, accountId, productId, tags);

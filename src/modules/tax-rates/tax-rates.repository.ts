@@ -1,9 +1,10 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, TaxRatesTable } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import { recordQueries, type Executor } from '../../db/records.js';
+import type { TaxRatesTable } from '../../db/schema.js';
 import { newId } from '../../shared/ids.js';
 
 export type TaxRateRow = Selectable<TaxRatesTable>;
-type Executor = Kysely<DB> | Transaction<DB>;
+const records = recordQueries('tax_rates');
 
 /** Tax-rate queries; every one is scoped by account (STYLE rule 3). */
 
@@ -11,32 +12,9 @@ export async function insertTaxRate(trx: Executor, row: TaxRateRow): Promise<voi
   await trx.insertInto('tax_rates').values(row).execute();
 }
 
-export async function findTaxRate(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<TaxRateRow | undefined> {
-  return db
-    .selectFrom('tax_rates')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findTaxRate = records.find;
 
-export async function taxRateVersion(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('tax_rates')
-    .select('version')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row?.version;
-}
+export const taxRateVersion = records.version;
 
 /** The account's default rate, if it has one (it has exactly one once it has any rate). */
 export async function findDefaultTaxRate(
@@ -92,42 +70,19 @@ export async function clearDefaultTaxRate(
   return query.returningAll().execute();
 }
 
-/** The compare-and-set update: applied only when the stored version equals `version`. */
-export async function updateTaxRate(
-  trx: Executor,
-  accountId: string,
-  id: string,
-  version: number,
-  values: Partial<TaxRateRow>,
-): Promise<TaxRateRow | undefined> {
-  return trx
-    .updateTable('tax_rates')
-    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .where('version', '=', version)
-    .returningAll()
-    .executeTakeFirst();
-}
+/** The compare-and-set update (version, then values). */
+export const updateTaxRate = records.update;
 
 /**
  * Deletes when the version matches (any version when `version` is undefined) and the rate is
  * not the default: the default is never deleted, whatever raced with the caller's check.
  */
-export async function deleteTaxRate(
+export const deleteTaxRate = (
   trx: Executor,
   accountId: string,
   id: string,
   version: number | undefined,
-): Promise<TaxRateRow | undefined> {
-  let query = trx
-    .deleteFrom('tax_rates')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .where('is_default', '=', 0);
-  if (version !== undefined) query = query.where('version', '=', version);
-  return query.returningAll().executeTakeFirst();
-}
+) => records.remove(trx, accountId, id, version, { is_default: 0 });
 
 /** The rates every new account starts with, by account currency; the first one is the default. */
 const SEED_RATES: Record<string, { name: string; rateBp: number }[]> = {

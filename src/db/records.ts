@@ -1,0 +1,117 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { DB } from './schema.js';
+
+export type Executor = Kysely<DB> | Transaction<DB>;
+
+/** Tables of account-owned records with an optimistic-locking `version` (STYLE rules 3 and 7). */
+export type RecordTable = 'partners' | 'products' | 'contracts' | 'tax_rates' | 'notes';
+
+/** Join tables holding a record's tags, with the column naming the record. */
+export type TagTable =
+  | { table: 'partner_tags'; owner: 'partner_id' }
+  | { table: 'product_tags'; owner: 'product_id' }
+  | { table: 'contract_tags'; owner: 'contract_id' };
+
+/** Extra equality conditions of a compare-and-set, e.g. `{ status: 'DRAFT' }`. */
+export type Guard = Record<string, string | number>;
+
+interface RecordShape {
+  id: string;
+  account_id: string;
+  version: number;
+}
+
+/**
+ * The generic queries every record table needs, written once: Kysely's types cannot follow a
+ * table name chosen at run time, so they are built on a loosely typed view of the executor and
+ * typed again at the edge. Every one is scoped by account.
+ */
+function loose(db: Executor): Kysely<Record<string, RecordShape>> {
+  return db as unknown as Kysely<Record<string, RecordShape>>;
+}
+
+export function recordQueries<T extends RecordTable>(name: T) {
+  type Row = Selectable<DB[T]>;
+  const table: string = name;
+  return {
+    find: async (db: Executor, accountId: string, id: string): Promise<Row | undefined> =>
+      (await loose(db)
+        .selectFrom(table)
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst()) as Row | undefined,
+
+    version: async (db: Executor, accountId: string, id: string): Promise<number | undefined> =>
+      (
+        await loose(db)
+          .selectFrom(table)
+          .select('version')
+          .where('account_id', '=', accountId)
+          .where('id', '=', id)
+          .executeTakeFirst()
+      )?.version,
+
+    /**
+     * The compare-and-set update: applied only when the stored version equals `version` and
+     * every `guard` column holds its value (a state transition's `status = 'DRAFT'`).
+     */
+    update: async (
+      db: Executor,
+      accountId: string,
+      id: string,
+      version: number,
+      values: Partial<Row>,
+      guard: Guard = {},
+    ): Promise<Row | undefined> => {
+      let query = loose(db)
+        .updateTable(table)
+        .set((eb) => ({ ...(values as Partial<RecordShape>), version: eb('version', '+', 1) }))
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .where('version', '=', version);
+      for (const [column, value] of Object.entries(guard))
+        query = query.where(column as 'id', '=', value as string);
+      return (await query.returningAll().executeTakeFirst()) as Row | undefined;
+    },
+
+    /** Deletes when the version matches (any when undefined) and every `guard` column holds its value. */
+    remove: async (
+      db: Executor,
+      accountId: string,
+      id: string,
+      version: number | undefined,
+      guard: Guard = {},
+    ): Promise<Row | undefined> => {
+      let query = loose(db)
+        .deleteFrom(table)
+        .where('account_id', '=', accountId)
+        .where('id', '=', id);
+      if (version !== undefined) query = query.where('version', '=', version);
+      for (const [column, value] of Object.entries(guard))
+        query = query.where(column as 'id', '=', value as string);
+      return (await query.returningAll().executeTakeFirst()) as Row | undefined;
+    },
+  };
+}
+
+/** Replaces a record's tags in its join table. */
+export async function replaceTags(
+  db: Executor,
+  tags: TagTable,
+  accountId: string,
+  ownerId: string,
+  values: string[],
+): Promise<void> {
+  const ldb = db as unknown as Kysely<Record<string, Record<string, string>>>;
+  await ldb
+    .deleteFrom(tags.table)
+    .where('account_id', '=', accountId)
+    .where(tags.owner, '=', ownerId)
+    .execute();
+  if (values.length > 0)
+    await ldb
+      .insertInto(tags.table)
+      .values(values.map((tag) => ({ account_id: accountId, [tags.owner]: ownerId, tag })))
+      .execute();
+}
