@@ -167,12 +167,16 @@ export interface Mail {
   raw: string;
 }
 
-/** Mails in the outbox addressed to `to`, waiting up to `timeoutMs` for at least `count`. */
+/**
+ * Mails in the outbox addressed to `to`, waiting up to `timeoutMs` for at least `count`. Mail
+ * goes out after the answer, so a loaded machine may need a while; checks for "no mail" pass
+ * a short timeout of their own.
+ */
 export async function mailsTo(
   t: TestApp,
   to: string,
   count = 1,
-  timeoutMs = 3000,
+  timeoutMs = 10_000,
 ): Promise<Mail[]> {
   const dir = path.join(t.dataDir, 'outbox');
   const deadline = Date.now() + timeoutMs;
