@@ -14,7 +14,9 @@ import {
   StatusSchema,
   TokensSchema,
 } from './auth.schemas.js';
-import { AuthService, type RequestMeta } from './auth.service.js';
+import { AuthService } from './auth.service.js';
+import type { RequestMeta } from './auth.support.js';
+import { PasswordRecoveryService } from './password-recovery.service.js';
 
 const tags = ['auth'];
 
@@ -26,6 +28,7 @@ function meta(req: FastifyRequest): RequestMeta {
 /** `/v1/auth/*`: x-api-key only, except logout, which ends the caller's own session. */
 export function authRoutes(app: App, ctx: AppContext): void {
   const service = new AuthService(ctx);
+  const recovery = new PasswordRecoveryService(ctx);
 
   app.post(
     '/v1/auth/register',
@@ -110,7 +113,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
         response: { 202: AcceptedSchema, ...problems(400, 401) },
       },
     },
-    async (req, reply) => reply.code(202).send(service.forgotPassword(req.body.email, meta(req))),
+    async (req, reply) => reply.code(202).send(recovery.forgotPassword(req.body.email, meta(req))),
   );
 
   app.post(
@@ -125,6 +128,6 @@ export function authRoutes(app: App, ctx: AppContext): void {
         response: { 200: StatusSchema, ...problems(400, 401, 429) },
       },
     },
-    (req) => service.resetPassword(req.body, meta(req)),
+    (req) => recovery.resetPassword(req.body, meta(req)),
   );
 }

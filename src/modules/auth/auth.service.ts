@@ -1,29 +1,21 @@
-import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { DB } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { AppError } from '../../http/errors.js';
 import type { Principal } from '../../http/types.js';
-import { appendAudit, type Actor } from '../../shared/audit.js';
-import { DAY, HOUR } from '../../shared/clock.js';
+import { appendAudit } from '../../shared/audit.js';
+import { DAY } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import type { MailMessage } from '../../shared/mail.js';
 import { sha256 } from '../../shared/secrets.js';
 import { findAccount, insertAccount, newAccountRow } from '../account/account.repository.js';
 import { DEFAULT_PLAN } from '../plans/plans.catalogue.js';
 import { seedAccountTaxRates } from '../tax-rates/tax-rates.service.js';
 import { presentUser, type UserRow } from '../users/users.presenter.js';
-import type { Confirm, Login, Register, Reset, Tokens } from './auth.schemas.js';
+import type { Confirm, Login, Register, Tokens } from './auth.schemas.js';
 import { consumeCode, issueCode } from './codes.js';
 import { burnVerify, checkPassword, hashPassword, verifyPassword } from './passwords.js';
 import { revokeSessions, rotateRefresh, startSession, type IssuedTokens } from './sessions.js';
+import { AuthServiceBase, codeInvalid, normalizeEmail, type RequestMeta } from './auth.support.js';
 import { FailureThrottle } from './throttle.js';
-
-export interface RequestMeta {
-  ip: string;
-  requestId: string;
-  userAgent: string | null;
-}
 
 const ACCEPTED = {
   register: {
@@ -31,15 +23,8 @@ const ACCEPTED = {
     message:
       'If the address can be registered, a 6-digit confirmation code is on its way. Confirm with POST /v1/auth/confirm.',
   },
-  forgot: {
-    status: 'reset_code_sent',
-    message:
-      'If the address is registered, a 6-digit reset code is on its way. Set a new password with POST /v1/auth/reset-password.',
-  },
 };
 
-const codeInvalid = () =>
-  new AppError('code_invalid', 'The email or code is wrong, or the code has expired.');
 const invalidCredentials = () =>
   new AppError('invalid_credentials', 'The email or password is wrong.');
 const tokenInvalid = () =>
@@ -54,51 +39,17 @@ interface PendingRegistration {
   companyName: string;
 }
 
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
 /**
- * Registration, confirmation, sign-in and password recovery (decisions §3). No answer tells
- * whether an email is registered: the same status and body for both, the same slow hash on
- * both paths, and mail sent after the answer.
+ * Registration, confirmation and sign-in (decisions §3); password recovery is in
+ * password-recovery.service.ts. No answer tells whether an email is registered: the same
+ * status and body for both, the same slow hash on both paths, and mail sent after the answer.
  */
-export class AuthService {
+export class AuthService extends AuthServiceBase {
   private readonly loginThrottle: FailureThrottle;
-  private readonly codeThrottle: FailureThrottle;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(ctx: AppContext) {
+    super(ctx);
     this.loginThrottle = new FailureThrottle(ctx.counters, 'login');
-    this.codeThrottle = new FailureThrottle(ctx.counters, 'code');
-  }
-
-  private deliver(message: MailMessage): void {
-    this.ctx.mailer
-      .send(message)
-      .catch((err: unknown) => this.ctx.logger.error({ err }, 'mail delivery failed'));
-  }
-
-  private findUserByEmail(email: string): Promise<UserRow | undefined> {
-    return this.ctx.db
-      .selectFrom('users')
-      .selectAll()
-      .where('email', '=', email)
-      .executeTakeFirst();
-  }
-
-  private actor(
-    user: { id: string; account_id: string },
-    meta: RequestMeta,
-    tokenId: string | null = null,
-  ): Actor {
-    return {
-      accountId: user.account_id,
-      userId: user.id,
-      tokenId,
-      type: 'user',
-      requestId: meta.requestId,
-      ip: meta.ip,
-    };
   }
 
   async register(input: Register, meta: RequestMeta): Promise<typeof ACCEPTED.register> {
@@ -381,112 +332,6 @@ export class AuthService {
       );
     });
     await this.ctx.credentials.invalidate({ type: 'session', id: sessionId });
-  }
-
-  /** Answers at once; the lookup and the mail happen after, so known and unknown emails look alike. */
-  forgotPassword(emailInput: string, meta: RequestMeta): typeof ACCEPTED.forgot {
-    const email = normalizeEmail(emailInput);
-    this.sendResetCode(email, meta).catch((err: unknown) =>
-      this.ctx.logger.error({ err }, 'password reset mail failed'),
-    );
-    return ACCEPTED.forgot;
-  }
-
-  private async sendResetCode(email: string, meta: RequestMeta): Promise<void> {
-    // At most 3 reset mails per address and hour, silently: the answer must not change.
-    const sent = await this.ctx.counters.hit(`forgot:${sha256(email)}`, HOUR);
-    if (sent.count > 3) return;
-    const user = await this.findUserByEmail(email);
-    if (!user) return;
-    const now = this.ctx.clock.now();
-    const code = await this.ctx.db.transaction().execute(async (trx) => {
-      const issued = await issueCode(trx, this.ctx.appSecret, user, 'reset', now, HOUR);
-      await this.auditAnonymous(trx, user, meta, 'user.password_reset_requested', now);
-      return issued;
-    });
-    await this.ctx.mailer.send({
-      to: email,
-      subject: `Your Kontor password reset code: ${code}`,
-      text: `Your password reset code is ${code}. It is valid for one hour and works once.\nSet a new password with POST /v1/auth/reset-password {"email", "code", "newPassword"}.\n\nIf you did not ask for it, ignore this mail; your password stays as it is.`,
-    });
-  }
-
-  async resetPassword(input: Reset, meta: RequestMeta): Promise<{ status: string }> {
-    const email = normalizeEmail(input.email);
-    checkPassword(input.newPassword, this.ctx.config.passwordMinLength, 'newPassword');
-    await this.codeThrottle.check(email, meta.ip);
-    const passwordHash = await hashPassword(input.newPassword);
-    const user = await this.findUserByEmail(email);
-    const now = this.ctx.clock.now();
-    const ok =
-      user !== undefined &&
-      (await this.ctx.db.transaction().execute(async (trx) => {
-        const spent = await consumeCode(
-          trx,
-          this.ctx.appSecret,
-          user.id,
-          ['reset', 'invite'],
-          input.code,
-          now,
-        );
-        if (!spent) return false;
-        const purpose = spent.purpose;
-        await trx
-          .updateTable('users')
-          .set((eb) => ({
-            password_hash: passwordHash,
-            status: 'ACTIVE',
-            email_confirmed_at: user.email_confirmed_at ?? now.toISOString(),
-            updated_at: now.toISOString(),
-            version: eb('version', '+', 1),
-          }))
-          .where('id', '=', user.id)
-          .execute();
-        await revokeSessions(trx, { userId: user.id }, 'password_reset', now);
-        const action = purpose === 'invite' ? 'user.invitation_accepted' : 'user.password_reset';
-        await appendAudit(
-          trx,
-          this.actor(user, meta),
-          {
-            action,
-            resourceType: 'user',
-            resourceId: user.id,
-            changes: { status: { from: user.status, to: 'ACTIVE' } },
-          },
-          now,
-        );
-        return true;
-      }));
-    if (!ok) {
-      await this.codeThrottle.fail(email, meta.ip);
-      throw codeInvalid();
-    }
-    await this.codeThrottle.succeed(email, meta.ip);
-    await this.ctx.credentials.invalidate({ type: 'user', id: user.id });
-    return { status: 'password_reset' };
-  }
-
-  /** An event for a request nobody is signed in for (a code was issued to the user's mailbox). */
-  private auditAnonymous(
-    trx: Transaction<DB>,
-    user: UserRow,
-    meta: RequestMeta,
-    action: string,
-    now: Date,
-  ) {
-    return appendAudit(
-      trx,
-      {
-        accountId: user.account_id,
-        userId: null,
-        tokenId: null,
-        type: 'system',
-        requestId: meta.requestId,
-        ip: meta.ip,
-      },
-      { action, resourceType: 'user', resourceId: user.id, changes: {} },
-      now,
-    );
   }
 
   private async tokensResponse(tokens: IssuedTokens, userId: string): Promise<Tokens> {

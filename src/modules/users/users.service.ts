@@ -8,7 +8,7 @@ import { appendAudit, type Actor } from '../../shared/audit.js';
 import { DAY } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { findAccount, lockAccount } from '../account/account.repository.js';
-import { normalizeEmail } from '../auth/auth.service.js';
+import { normalizeEmail } from '../auth/auth.support.js';
 import { issueCode } from '../auth/codes.js';
 import { revokeSessions } from '../auth/sessions.js';
 import { presentUser, type UserRow } from './users.presenter.js';

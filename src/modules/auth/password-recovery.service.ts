@@ -1,0 +1,108 @@
+import type { AppContext } from '../../context.js';
+import { appendAudit } from '../../shared/audit.js';
+import { HOUR } from '../../shared/clock.js';
+import { sha256 } from '../../shared/secrets.js';
+import type { Reset } from './auth.schemas.js';
+import { AuthServiceBase, codeInvalid, normalizeEmail, type RequestMeta } from './auth.support.js';
+import { consumeCode, issueCode } from './codes.js';
+import { checkPassword, hashPassword } from './passwords.js';
+import { revokeSessions } from './sessions.js';
+
+const ACCEPTED = {
+  status: 'reset_code_sent',
+  message:
+    'If the address is registered, a 6-digit reset code is on its way. Set a new password with POST /v1/auth/reset-password.',
+};
+
+/**
+ * Forgot and reset password, also how invitees set their first password (decisions §3). The
+ * answer never tells whether an email is registered.
+ */
+export class PasswordRecoveryService extends AuthServiceBase {
+  constructor(ctx: AppContext) {
+    super(ctx);
+  }
+
+  /** Answers at once; the lookup and the mail happen after, so known and unknown emails look alike. */
+  forgotPassword(emailInput: string, meta: RequestMeta): typeof ACCEPTED {
+    const email = normalizeEmail(emailInput);
+    this.sendResetCode(email, meta).catch((err: unknown) =>
+      this.ctx.logger.error({ err }, 'password reset mail failed'),
+    );
+    return ACCEPTED;
+  }
+
+  private async sendResetCode(email: string, meta: RequestMeta): Promise<void> {
+    // At most 3 reset mails per address and hour, silently: the answer must not change.
+    const sent = await this.ctx.counters.hit(`forgot:${sha256(email)}`, HOUR);
+    if (sent.count > 3) return;
+    const user = await this.findUserByEmail(email);
+    if (!user) return;
+    const now = this.ctx.clock.now();
+    const code = await this.ctx.db.transaction().execute(async (trx) => {
+      const issued = await issueCode(trx, this.ctx.appSecret, user, 'reset', now, HOUR);
+      await this.auditAnonymous(trx, user, meta, 'user.password_reset_requested', now);
+      return issued;
+    });
+    await this.ctx.mailer.send({
+      to: email,
+      subject: `Your Kontor password reset code: ${code}`,
+      text: `Your password reset code is ${code}. It is valid for one hour and works once.\nSet a new password with POST /v1/auth/reset-password {"email", "code", "newPassword"}.\n\nIf you did not ask for it, ignore this mail; your password stays as it is.`,
+    });
+  }
+
+  async resetPassword(input: Reset, meta: RequestMeta): Promise<{ status: string }> {
+    const email = normalizeEmail(input.email);
+    checkPassword(input.newPassword, this.ctx.config.passwordMinLength, 'newPassword');
+    await this.codeThrottle.check(email, meta.ip);
+    const passwordHash = await hashPassword(input.newPassword);
+    const user = await this.findUserByEmail(email);
+    const now = this.ctx.clock.now();
+    const ok =
+      user !== undefined &&
+      (await this.ctx.db.transaction().execute(async (trx) => {
+        const spent = await consumeCode(
+          trx,
+          this.ctx.appSecret,
+          user.id,
+          ['reset', 'invite'],
+          input.code,
+          now,
+        );
+        if (!spent) return false;
+        const purpose = spent.purpose;
+        await trx
+          .updateTable('users')
+          .set((eb) => ({
+            password_hash: passwordHash,
+            status: 'ACTIVE',
+            email_confirmed_at: user.email_confirmed_at ?? now.toISOString(),
+            updated_at: now.toISOString(),
+            version: eb('version', '+', 1),
+          }))
+          .where('id', '=', user.id)
+          .execute();
+        await revokeSessions(trx, { userId: user.id }, 'password_reset', now);
+        const action = purpose === 'invite' ? 'user.invitation_accepted' : 'user.password_reset';
+        await appendAudit(
+          trx,
+          this.actor(user, meta),
+          {
+            action,
+            resourceType: 'user',
+            resourceId: user.id,
+            changes: { status: { from: user.status, to: 'ACTIVE' } },
+          },
+          now,
+        );
+        return true;
+      }));
+    if (!ok) {
+      await this.codeThrottle.fail(email, meta.ip);
+      throw codeInvalid();
+    }
+    await this.codeThrottle.succeed(email, meta.ip);
+    await this.ctx.credentials.invalidate({ type: 'user', id: user.id });
+    return { status: 'password_reset' };
+  }
+}
