@@ -5,14 +5,11 @@ import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
 import { notFound, referenceNotFound } from '../../http/errors.js';
 import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
+import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { isoDate } from '../../shared/dates.js';
 import { newId } from '../../shared/ids.js';
-import {
-  assertUnreferenced,
-  inUseByForeignKey,
-  registerReference,
-} from '../../shared/references.js';
+import { registerReference } from '../../shared/references.js';
 import { findAccount } from '../account/account.repository.js';
 import { findPartner, type PartnerRow } from '../partners/partners.repository.js';
 import { advancedOf, presentContract } from './contracts.presenter.js';
@@ -184,39 +181,22 @@ export class ContractsService {
     );
   }
 
-  async remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
-    const now = this.ctx.clock.now();
-    try {
-      await this.ctx.db.transaction().execute(async (trx) => {
-        await assertUnreferenced(trx, 'contract', actor.accountId, id);
-        const deleted = await compareAndSet({
-          expected: undefined,
-          ifMatch,
-          what: 'Contract',
-          // Only a DRAFT is deleted; the status is part of the statement, not a prior check.
-          run: (version) => repo.deleteContract(trx, actor.accountId, id, version, 'DRAFT'),
-          current: async () => {
-            const state = await repo.contractState(trx, actor.accountId, id);
-            if (state !== undefined && state.status !== 'DRAFT') throw cannotDeleteActive();
-            return state?.version;
-          },
-        });
-        await appendAudit(
-          trx,
-          actor,
-          {
-            action: 'contract.deleted',
-            resourceType: 'contract',
-            resourceId: id,
-            changes: presentContract(deleted, isoDate(now)),
-          },
-          now,
-        );
-      });
-    } catch (err) {
-      if (isForeignKeyViolation(err)) throw inUseByForeignKey('contract');
-      throw err;
-    }
+  remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    const today = isoDate(this.ctx.clock.now());
+    return deleteRecord(this.ctx, actor, {
+      resource: 'contract',
+      what: 'Contract',
+      id,
+      ifMatch,
+      // Only a DRAFT is deleted; the status is part of the statement, not a prior check.
+      run: (trx, version) => repo.deleteContract(trx, actor.accountId, id, version, 'DRAFT'),
+      current: async (trx) => {
+        const state = await repo.contractState(trx, actor.accountId, id);
+        if (state !== undefined && state.status !== 'DRAFT') throw cannotDeleteActive();
+        return state?.version;
+      },
+      present: (row) => presentContract(row, today),
+    });
   }
 
   /** The columns a PUT changes, checked against the stored record it applies to. */

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
 import { AppError, notFound, referenceNotFound } from '../../http/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
+import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { isIsoDate } from '../../shared/dates.js';
 import { newId } from '../../shared/ids.js';
@@ -144,27 +145,15 @@ export class NotesService {
     });
   }
 
-  async remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
-    const now = this.ctx.clock.now();
-    await this.ctx.db.transaction().execute(async (trx) => {
-      const deleted = await compareAndSet({
-        expected: undefined,
-        ifMatch,
-        what: 'Note',
-        run: (version) => repo.deleteNote(trx, actor.accountId, id, version),
-        current: () => repo.noteVersion(trx, actor.accountId, id),
-      });
-      await appendAudit(
-        trx,
-        actor,
-        {
-          action: 'note.deleted',
-          resourceType: 'note',
-          resourceId: id,
-          changes: presentNote(deleted),
-        },
-        now,
-      );
+  remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    return deleteRecord(this.ctx, actor, {
+      resource: 'note',
+      what: 'Note',
+      id,
+      ifMatch,
+      run: (trx, version) => repo.deleteNote(trx, actor.accountId, id, version),
+      current: (trx) => repo.noteVersion(trx, actor.accountId, id),
+      present: presentNote,
     });
   }
 }

@@ -1,11 +1,10 @@
 import type { AppContext } from '../../context.js';
-import { isForeignKeyViolation } from '../../db/dialect.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
 import { notFound } from '../../http/errors.js';
 import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
+import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
-import { assertUnreferenced, inUseByForeignKey } from '../../shared/references.js';
 import { presentPartner } from './partners.presenter.js';
 import * as repo from './partners.repository.js';
 import type { CreatePartner, ListPartners, Partner, UpdatePartner } from './partners.schemas.js';
@@ -120,33 +119,15 @@ export class PartnersService {
     });
   }
 
-  async remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
-    const now = this.ctx.clock.now();
-    try {
-      await this.ctx.db.transaction().execute(async (trx) => {
-        await assertUnreferenced(trx, 'partner', actor.accountId, id);
-        const deleted = await compareAndSet({
-          expected: undefined,
-          ifMatch,
-          what: 'Partner',
-          run: (version) => repo.deletePartner(trx, actor.accountId, id, version),
-          current: () => repo.partnerVersion(trx, actor.accountId, id),
-        });
-        await appendAudit(
-          trx,
-          actor,
-          {
-            action: 'partner.deleted',
-            resourceType: 'partner',
-            resourceId: id,
-            changes: presentPartner(deleted),
-          },
-          now,
-        );
-      });
-    } catch (err) {
-      if (isForeignKeyViolation(err)) throw inUseByForeignKey('partner');
-      throw err;
-    }
+  remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    return deleteRecord(this.ctx, actor, {
+      resource: 'partner',
+      what: 'Partner',
+      id,
+      ifMatch,
+      run: (trx, version) => repo.deletePartner(trx, actor.accountId, id, version),
+      current: (trx) => repo.partnerVersion(trx, actor.accountId, id),
+      present: presentPartner,
+    });
   }
 }

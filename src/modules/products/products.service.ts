@@ -3,14 +3,11 @@ import { isForeignKeyViolation } from '../../db/dialect.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
 import { AppError, notFound, referenceNotFound } from '../../http/errors.js';
 import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
+import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { minorDigits, toMajor, toMinor } from '../../shared/money.js';
-import {
-  assertUnreferenced,
-  inUseByForeignKey,
-  registerReference,
-} from '../../shared/references.js';
+import { registerReference } from '../../shared/references.js';
 import { presentProduct } from './products.presenter.js';
 import * as repo from './products.repository.js';
 import type { CreateProduct, ListProducts, Product, UpdateProduct } from './products.schemas.js';
@@ -189,34 +186,16 @@ export class ProductsService {
     );
   }
 
-  async remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
-    const now = this.ctx.clock.now();
-    try {
-      await this.ctx.db.transaction().execute(async (trx) => {
-        await assertUnreferenced(trx, 'product', actor.accountId, id);
-        const deleted = await compareAndSet({
-          expected: undefined,
-          ifMatch,
-          what: 'Product',
-          run: (version) => repo.deleteProduct(trx, actor.accountId, id, version),
-          current: () => repo.productVersion(trx, actor.accountId, id),
-        });
-        await appendAudit(
-          trx,
-          actor,
-          {
-            action: 'product.deleted',
-            resourceType: 'product',
-            resourceId: id,
-            changes: presentProduct(deleted),
-          },
-          now,
-        );
-      });
-    } catch (err) {
-      if (isForeignKeyViolation(err)) throw inUseByForeignKey('product');
-      throw err;
-    }
+  remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    return deleteRecord(this.ctx, actor, {
+      resource: 'product',
+      what: 'Product',
+      id,
+      ifMatch,
+      run: (trx, version) => repo.deleteProduct(trx, actor.accountId, id, version),
+      current: (trx) => repo.productVersion(trx, actor.accountId, id),
+      present: presentProduct,
+    });
   }
 
   /** 422 unless the tax rate belongs to the account (another account's id is not found). */

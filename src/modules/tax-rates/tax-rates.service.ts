@@ -1,17 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
-import { isForeignKeyViolation } from '../../db/dialect.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
+import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
-import {
-  assertUnreferenced,
-  inUseByForeignKey,
-  registerReference,
-} from '../../shared/references.js';
+import { registerReference } from '../../shared/references.js';
 import { lockAccount } from '../account/account.repository.js';
 import { presentTaxRate } from './tax-rates.presenter.js';
 import * as repo from './tax-rates.repository.js';
@@ -165,40 +161,22 @@ export class TaxRatesService {
     });
   }
 
-  async remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
-    const now = this.ctx.clock.now();
-    try {
-      await this.ctx.db.transaction().execute(async (trx) => {
-        await lockAccount(trx, actor.accountId);
-        await assertUnreferenced(trx, 'tax_rate', actor.accountId, id);
-        const deleted = await compareAndSet({
-          expected: undefined,
-          ifMatch,
-          what: 'Tax rate',
-          run: async (version) => {
-            const row = await repo.findTaxRate(trx, actor.accountId, id);
-            if (!row || (version !== undefined && row.version !== version)) return undefined;
-            if (row.is_default === 1) throw keepOneDefault();
-            return repo.deleteTaxRate(trx, actor.accountId, id, version);
-          },
-          current: () => repo.taxRateVersion(trx, actor.accountId, id),
-        });
-        await appendAudit(
-          trx,
-          actor,
-          {
-            action: 'tax_rate.deleted',
-            resourceType: 'tax_rate',
-            resourceId: id,
-            changes: presentTaxRate(deleted),
-          },
-          now,
-        );
-      });
-    } catch (err) {
-      if (isForeignKeyViolation(err)) throw inUseByForeignKey('tax rate');
-      throw err;
-    }
+  remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    return deleteRecord(this.ctx, actor, {
+      resource: 'tax_rate',
+      what: 'Tax rate',
+      id,
+      ifMatch,
+      prepare: (trx) => lockAccount(trx, actor.accountId),
+      run: async (trx, version) => {
+        const row = await repo.findTaxRate(trx, actor.accountId, id);
+        if (!row || (version !== undefined && row.version !== version)) return undefined;
+        if (row.is_default === 1) throw keepOneDefault();
+        return repo.deleteTaxRate(trx, actor.accountId, id, version);
+      },
+      current: (trx) => repo.taxRateVersion(trx, actor.accountId, id),
+      present: presentTaxRate,
+    });
   }
 
   /** One `tax_rate.updated` event per rate that lost the default to this write. */
