@@ -48,6 +48,11 @@ import { planRoutes } from './modules/plans/plans.routes.js';
 import { productRoutes } from './modules/products/products.routes.js';
 import { taxRateRoutes } from './modules/tax-rates/tax-rates.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
+import { budgetRoutes } from './modules/budgets/budgets.routes.js';
+import { documentTemplateRoutes } from './modules/document-templates/document-templates.routes.js';
+import { fileRoutes } from './modules/files/files.routes.js';
+import { createStorage } from './modules/files/storage.js';
+import { PdfRenderer } from './shared/pdf/renderer.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './shared/counters.js';
 import { createMailer, type Mailer } from './shared/mail.js';
@@ -224,6 +229,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (subscriber) await credentials.listen(subscriber);
 
   const plans = loadPlanCatalogue(config.plansFile);
+  const appSecret = loadAppSecret(config);
   const ctx: AppContext = {
     config,
     plans,
@@ -235,7 +241,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     mailer: options.mailer ?? createMailer(config),
     counters,
     credentials,
-    appSecret: loadAppSecret(config),
+    appSecret,
+    storage: createStorage(config, appSecret),
+    renderer: new PdfRenderer(config, app.log),
     logger: app.log,
   };
   app.decorate('ctx', ctx);
@@ -243,6 +251,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await ctx.usage.close();
     credentials.close();
     ctx.mailer.close();
+    await ctx.renderer.close();
+    await ctx.storage.close();
     redis?.disconnect();
     await database.close();
   });
@@ -335,6 +345,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       noteRoutes,
       newsletterRoutes,
       webhookRoutes,
+      budgetRoutes,
+      fileRoutes,
+      documentTemplateRoutes,
     ])
       routes(typed, ctx);
     done();

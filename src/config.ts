@@ -188,6 +188,60 @@ export const settings = {
     0,
     86_400_000,
   ),
+  s3Endpoint: url(
+    'S3_ENDPOINT',
+    'S3-compatible endpoint (`https://s3.eu-central-1.amazonaws.com`, a MinIO or Ceph URL). Unset with `S3_BUCKET` set: AWS S3 of `S3_REGION`.',
+    ['http:', 'https:'],
+  ),
+  s3Bucket: str(
+    'S3_BUCKET',
+    'Bucket for uploaded and generated files. Set: files live in S3-compatible storage. Unset: on local disk under `DATA_DIR/files`.',
+  ),
+  s3Region: str('S3_REGION', 'Region of the S3 bucket.', 'us-east-1'),
+  s3AccessKeyId: str(
+    'S3_ACCESS_KEY_ID',
+    'S3 access key id. Unset: the AWS SDK default credential chain.',
+  ),
+  s3SecretAccessKey: str('S3_SECRET_ACCESS_KEY', 'S3 secret access key.'),
+  s3ForcePathStyle: oneOf(
+    'S3_FORCE_PATH_STYLE',
+    'Path-style bucket addressing (`true` for MinIO and most S3-compatible servers).',
+    ['true', 'false'] as const,
+    'true',
+  ),
+  maxUploadBytes: int(
+    'MAX_UPLOAD_BYTES',
+    'Largest accepted uploaded file, in bytes.',
+    26_214_400,
+    1024,
+    1_073_741_824,
+  ),
+  signedUrlTtlSeconds: int(
+    'SIGNED_URL_TTL_SECONDS',
+    'Lifetime of signed upload and download URLs, in seconds.',
+    900,
+    30,
+    86_400,
+  ),
+  chromiumPath: str(
+    'CHROMIUM_PATH',
+    'A system Chromium for PDF rendering (e.g. `/usr/bin/chromium`). Unset: the Chromium that `npm ci` installs (`@sparticuz/chromium`).',
+  ),
+  renderTimeoutMs: int(
+    'RENDER_TIMEOUT_MS',
+    'Longest time one PDF render may take before it fails.',
+    20_000,
+    1000,
+    300_000,
+  ),
+  renderMaxPages: int('RENDER_MAX_PAGES', 'Most pages a rendered PDF may have.', 50, 1, 1000),
+  renderQueueLimit: int(
+    'RENDER_QUEUE_LIMIT',
+    'Renders that may wait for the browser; more answer 503 with `Retry-After`.',
+    100,
+    1,
+    10_000,
+  ),
   shutdownTimeoutMs: int(
     'SHUTDOWN_TIMEOUT_MS',
     'How long SIGTERM waits for in-flight requests before closing anyway.',
@@ -200,7 +254,11 @@ export const settings = {
 type Settings = typeof settings;
 type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
 
-export interface Config extends Omit<Parsed, 'dataDir' | 'publicUrl' | 'trustProxy'> {
+export interface Config extends Omit<
+  Parsed,
+  'dataDir' | 'publicUrl' | 'trustProxy' | 's3ForcePathStyle'
+> {
+  s3ForcePathStyle: boolean;
   dataDir: string;
   publicUrl: string;
   trustProxy: boolean;
@@ -228,6 +286,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : { kind: 'postgres', url: databaseUrl };
   if (parsed.appSecret !== undefined && parsed.appSecret.length < 32)
     throw new ConfigError('APP_SECRET', 'must be at least 32 characters');
+  if ((parsed.s3AccessKeyId === undefined) !== (parsed.s3SecretAccessKey === undefined))
+    throw new ConfigError(
+      parsed.s3AccessKeyId === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY',
+      'must be set together with its pair',
+    );
   const host = parsed.host ?? '127.0.0.1';
   const publicUrl = (parsed.publicUrl ?? `http://${host}:${parsed.port}`).replace(/\/+$/, '');
   try {
@@ -241,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     publicUrl,
     trustProxy: parsed.trustProxy === 'true',
+    s3ForcePathStyle: parsed.s3ForcePathStyle === 'true',
     database,
     embedded: database.kind === 'sqlite',
   };

@@ -10,6 +10,8 @@ import type { Mailer } from './shared/mail.js';
 import type { AccountPlans } from './modules/plans/account-plans.js';
 import type { PlanCatalogue } from './modules/plans/plans.catalogue.js';
 import type { UsageMeter } from './modules/plans/usage-meter.js';
+import type { FileStorage } from './modules/files/storage.js';
+import type { PdfRenderer } from './shared/pdf/renderer.js';
 
 /** The services every module receives; built once in `buildApp`. */
 export interface AppContext {
@@ -23,6 +25,10 @@ export interface AppContext {
   plans: PlanCatalogue;
   accountPlans: AccountPlans;
   usage: UsageMeter;
+  /** File bytes: local disk or S3-compatible storage. */
+  storage: FileStorage;
+  /** HTML → PDF (one warm browser, started on first use). */
+  renderer: PdfRenderer;
   /** Keys code hashes and signed links; never logged. */
   appSecret: string;
   logger: Logger;

@@ -1,3 +1,6 @@
+import type { DocumentTemplatesTables } from './tables/document-templates.js';
+import type { FilesTables } from './tables/files.js';
+
 /**
  * Table types. Portable column conventions (the same on SQLite and PostgreSQL):
  * timestamps are RFC 3339 UTC text with milliseconds (sortable as text), date-only values
@@ -302,7 +305,7 @@ export interface WebhookEventsTable {
   received_at: string;
 }
 
-export interface DB {
+export interface DB extends FilesTables, DocumentTemplatesTables {
   accounts: AccountsTable;
   users: UsersTable;
   auth_codes: AuthCodesTable;

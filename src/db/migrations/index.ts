@@ -4,6 +4,9 @@ import * as m0002 from './0002_business_records.js';
 import * as m0003 from './0003_billing.js';
 import * as m0004 from './0004_plans_usage.js';
 import * as m0005 from './0005_notes_newsletter_webhooks.js';
+import * as m0006 from './0006_budgets.js';
+import * as m0007 from './0007_files.js';
+import * as m0008 from './0008_document_templates.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +15,7 @@ export const migrations: Record<string, Migration> = {
   '0003_billing': m0003,
   '0004_plans_usage': m0004,
   '0005_notes_newsletter_webhooks': m0005,
+  '0006_budgets': m0006,
+  '0007_files': m0007,
+  '0008_document_templates': m0008,
 };
