@@ -20,6 +20,14 @@ export const ID_PREFIXES = {
   contract: 'ctr',
   note: 'not',
   newsletterSubscription: 'nls',
+  file: 'fil',
+  documentTemplate: 'tpl',
+  document: 'doc',
+  budgetCategory: 'bgc',
+  budgetEntry: 'bge',
+  payment: 'pay',
+  bankImport: 'imp',
+  job: 'job',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
