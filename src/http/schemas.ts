@@ -1,3 +1,4 @@
+import { ISO_DATE_PATTERN } from '../shared/dates.js';
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { ERROR_CODES } from './errors.js';
 
@@ -72,6 +73,10 @@ export const TagsSchema = Type.Array(
     description: 'Free labels, up to 50 of up to 50 characters each; filter lists with `tag`.',
   },
 );
+
+/** A date-only field (YYYY-MM-DD); the service checks that it is a real calendar date. */
+export const IsoDate = (description: string) =>
+  Type.String({ pattern: ISO_DATE_PATTERN, description: `${description} (YYYY-MM-DD).` });
 
 export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
 

@@ -1,6 +1,7 @@
 import { AppError } from '../../http/errors.js';
-import { isIsoDate } from '../../shared/dates.js';
+import { invalidField as invalid } from '../../http/field-rules.js';
 import { minorDigits, toMajor, toMinor } from '../../shared/money.js';
+export { assertIsoDate, minorAmount } from '../../http/field-rules.js';
 import { DEFAULT_RENEWAL_MONTHS, computeTerms } from './contract-terms.js';
 import type { ContractAdvanced, ContractStatus } from './contracts.schemas.js';
 
@@ -9,34 +10,10 @@ import type { ContractAdvanced, ContractStatus } from './contracts.schemas.js';
  * the currency's number of decimals, the reminder override and the DRAFT → ACTIVE transition.
  */
 
-function invalid(path: string, message: string, code: string): AppError {
-  return new AppError('validation_failed', `${path.split('/').pop()} ${message}.`, {
-    errors: [{ path, message, code }],
-  });
-}
-
-/** 400 unless `value` is a real calendar date (the schema only checks the YYYY-MM-DD shape). */
-export function assertIsoDate(value: string | null | undefined, path: string): void {
-  if (typeof value === 'string' && !isIsoDate(value))
-    throw invalid(path, 'must be a real calendar date (YYYY-MM-DD)', 'invalid_format');
-}
-
 /** 400 on `/body/endDate` when the contract would end before it starts (decisions §6). */
 export function assertDateOrder(startDate: string, endDate: string | null): void {
   if (endDate !== null && endDate < startDate)
     throw invalid('/body/endDate', 'must be on or after startDate', 'invalid_value');
-}
-
-/** Major units → minor units of `currency`; 400 at `path` with more decimals than it has. */
-export function minorAmount(amount: number, currency: string, path: string): number {
-  const minor = toMinor(amount, currency);
-  if (minor === undefined)
-    throw invalid(
-      path,
-      `must be an amount with at most ${minorDigits(currency)} decimals for ${currency}`,
-      'too_many_decimals',
-    );
-  return minor;
 }
 
 /**

@@ -1,16 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Nullable, RecordMeta, TagsSchema, VersionField } from '../../http/schemas.js';
-import { ISO_DATE_PATTERN } from '../../shared/dates.js';
+import { IsoDate, Nullable, RecordMeta, TagsSchema, VersionField } from '../../http/schemas.js';
 import { CURRENCIES } from '../../shared/money.js';
 import { PARTNER_TYPES } from '../partners/partners.schemas.js';
 
 export const CONTRACT_STATUSES = ['DRAFT', 'ACTIVE'] as const;
 export type ContractStatus = (typeof CONTRACT_STATUSES)[number];
 export const BILLING_CYCLES = ['MONTHLY', 'QUARTERLY', 'YEARLY', 'ONE_TIME'] as const;
-
-const IsoDate = (description: string) =>
-  Type.String({ pattern: ISO_DATE_PATTERN, description: `${description} (YYYY-MM-DD).` });
 
 /** ContractAdvanced (decisions §7): renewal, notice and billing terms; every field optional. */
 export const ContractAdvancedSchema = Type.Object(

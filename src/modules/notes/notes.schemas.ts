@@ -1,15 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
-import { ISO_DATE_PATTERN } from '../../shared/dates.js';
+import { IsoDate, Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
 
 export const NOTE_PARENT_TYPES = ['PARTNER', 'CONTRACT'] as const;
 export type NoteParentType = (typeof NOTE_PARENT_TYPES)[number];
 export const NOTE_TYPES = ['NOTE', 'REMINDER'] as const;
 export type NoteType = (typeof NOTE_TYPES)[number];
-
-const IsoDate = (description: string) =>
-  Type.String({ pattern: ISO_DATE_PATTERN, description: `${description} (YYYY-MM-DD).` });
 
 const fields = {
   parentType: Type.Enum(NOTE_PARENT_TYPES, {

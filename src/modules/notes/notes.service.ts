@@ -1,10 +1,11 @@
 import type { AppContext } from '../../context.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
-import { AppError, notFound, referenceNotFound } from '../../http/errors.js';
+import type { AppError } from '../../http/errors.js';
+import { notFound, referenceNotFound } from '../../http/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
-import { isIsoDate } from '../../shared/dates.js';
+import { assertIsoDate, invalidField as invalid } from '../../http/field-rules.js';
 import { newId } from '../../shared/ids.js';
 import { registerReference } from '../../shared/references.js';
 import { presentNote } from './notes.presenter.js';
@@ -21,18 +22,6 @@ const PARENTS: Record<NoteParentType, { table: 'partners' | 'contracts'; what: s
   PARTNER: { table: 'partners', what: 'Partner' },
   CONTRACT: { table: 'contracts', what: 'Contract' },
 };
-
-function invalid(path: string, message: string, code: string): AppError {
-  return new AppError('validation_failed', `${path.split('/').pop()} ${message}.`, {
-    errors: [{ path, message, code }],
-  });
-}
-
-/** 400 unless `value` is a real calendar date (the schema only checks the YYYY-MM-DD shape). */
-function assertIsoDate(value: string | null | undefined, path: string): void {
-  if (typeof value === 'string' && !isIsoDate(value))
-    throw invalid(path, 'must be a real calendar date (YYYY-MM-DD)', 'invalid_format');
-}
 
 function dueDateRequired(): AppError {
   return invalid('/body/dueDate', 'is required for a REMINDER', 'required');
