@@ -110,6 +110,13 @@ describe('deny by default', () => {
       'PUT /v1/account/billing/bank-account',
       'PUT /v1/account/billing/card',
       'POST /v1/webhooks/provider-subscriptions',
+      'GET /v1/budget-categories',
+      'POST /v1/budget-categories',
+      'PATCH /v1/budget-categories/{categoryId}',
+      'DELETE /v1/budget-categories/{categoryId}',
+      'GET /v1/budget-entries',
+      'POST /v1/budget-entries',
+      'DELETE /v1/budget-entries/{entryId}',
     ];
     for (const route of contract) expect(have, route).toContain(route);
   });

@@ -4,7 +4,14 @@ import type { DB } from './schema.js';
 export type Executor = Kysely<DB> | Transaction<DB>;
 
 /** Tables of account-owned records with an optimistic-locking `version` (STYLE rules 3 and 7). */
-export type RecordTable = 'partners' | 'products' | 'contracts' | 'tax_rates' | 'notes';
+export type RecordTable =
+  | 'partners'
+  | 'products'
+  | 'contracts'
+  | 'tax_rates'
+  | 'notes'
+  | 'budget_categories'
+  | 'budget_entries';
 
 /** Join tables holding a record's tags, with the column naming the record. */
 export type TagTable =

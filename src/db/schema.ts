@@ -305,6 +305,36 @@ export interface WebhookEventsTable {
   received_at: string;
 }
 
+export interface BudgetCategoriesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  search_name: string;
+  monthly_limit: number;
+  currency: string;
+  keywords: string;
+  active: number;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BudgetEntriesTable {
+  id: string;
+  account_id: string;
+  category_id: string;
+  amount: number;
+  currency: string;
+  entry_date: string;
+  document_id: string | null;
+  vendor_name: string | null;
+  source: string;
+  import_id: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB extends FilesTables, DocumentTemplatesTables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -329,4 +359,6 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   reminder_deliveries: ReminderDeliveriesTable;
   newsletter_subscriptions: NewsletterSubscriptionsTable;
   webhook_events: WebhookEventsTable;
+  budget_categories: BudgetCategoriesTable;
+  budget_entries: BudgetEntriesTable;
 }

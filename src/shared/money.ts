@@ -85,3 +85,22 @@ export function toMajor(minor: number, currency: string): number {
   const text = digits === 0 ? abs : `${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
   return Number(`${sign}${text}`);
 }
+
+export type NumberFormat = '1.234,56' | '1,234.56';
+
+/**
+ * Integer minor units → the text people read, in the account's number format:
+ * `1.234,56 EUR` or `1,234.56 EUR` (decisions §6: formats shape what people read, never the API).
+ * Built from the digits, never through binary floating point.
+ */
+export function formatMoney(minor: number, currency: string, format: NumberFormat): string {
+  const digits = minorDigits(currency);
+  const [group, decimal] = format === '1.234,56' ? ['.', ','] : [',', '.'];
+  const abs = Math.abs(minor)
+    .toString()
+    .padStart(digits + 1, '0');
+  const whole = digits === 0 ? abs : abs.slice(0, -digits);
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, group);
+  const text = digits === 0 ? grouped : `${grouped}${decimal}${abs.slice(-digits)}`;
+  return `${minor < 0 ? '-' : ''}${text} ${currency}`;
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
 import { isIsoDate, formatDate } from './dates.js';
 import { newId } from './ids.js';
-import { toMajor, toMinor } from './money.js';
+import { formatMoney, toMajor, toMinor } from './money.js';
 import { newSecret, seal, unseal, deriveKey } from './secrets.js';
 
 describe('money', () => {
@@ -27,6 +27,15 @@ describe('money', () => {
     expect(toMajor(100, 'JPY')).toBe(100);
     for (let minor = -1000; minor <= 1000; minor += 7)
       expect(toMinor(toMajor(minor, 'EUR'), 'EUR')).toBe(minor);
+  });
+
+  it('formats amounts in both number formats', () => {
+    expect(formatMoney(123456789, 'EUR', '1.234,56')).toBe('1.234.567,89 EUR');
+    expect(formatMoney(123456789, 'EUR', '1,234.56')).toBe('1,234,567.89 EUR');
+    expect(formatMoney(5, 'EUR', '1.234,56')).toBe('0,05 EUR');
+    expect(formatMoney(-100000, 'GBP', '1,234.56')).toBe('-1,000.00 GBP');
+    expect(formatMoney(1234, 'JPY', '1.234,56')).toBe('1.234 JPY');
+    expect(formatMoney(1234, 'KWD', '1.234,56')).toBe('1,234 KWD');
   });
 });
 

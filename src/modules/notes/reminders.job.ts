@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { MINUTE } from '../../shared/clock.js';
 import { formatDate, isoDate } from '../../shared/dates.js';
+import { formatMoney, type NumberFormat } from '../../shared/money.js';
+import { monthRange } from '../budgets/budgets.repository.js';
 import { findAccount } from '../account/account.repository.js';
 import { addDays, computeTerms } from '../contracts/contract-terms.js';
 import type { ContractAdvanced } from '../contracts/contracts.schemas.js';
@@ -11,8 +13,9 @@ import * as repo from './reminders.repository.js';
  * deadlines ahead of time, each mailed once, whichever of many schedulers (replicas, or a
  * replica and the CLI) runs first.
  *
- * Budget overruns, the third kind of reminder in §14, are not mailed here: budgets do not
- * exist yet and arrive in a later issue, which adds them as kind BUDGET_OVERRUN.
+ * Budget overruns, the third kind: an active category whose entries of the current month
+ * (UTC) sum to more than its monthly limit is mailed once per category and month, unless the
+ * account has suppressed budgets.
  *
  * Exactly once: a delivery is claimed by inserting its row into `reminder_deliveries`
  * (primary key kind + subject + due key), the mail is sent after that insert has committed,
@@ -35,6 +38,7 @@ type DateFormat = 'DD.MM.YYYY' | 'DD/MM/YYYY';
 
 interface AccountMailSettings {
   dateFormat: DateFormat;
+  numberFormat: NumberFormat;
   allowOverride: boolean;
   /** The account's reminderEmail, else every ACTIVE admin; empty when there is no one. */
   recipients: string[];
@@ -77,6 +81,7 @@ export async function runReminders(
         accountId,
         account && {
           dateFormat: account.date_format as DateFormat,
+          numberFormat: account.number_format as NumberFormat,
           allowOverride: account.allow_contract_reminder_override === 1,
           recipients: account.reminder_email
             ? [account.reminder_email]
@@ -155,6 +160,25 @@ export async function runReminders(
       `Cancellation deadline ${date}: ${contract.name}`,
       `The contract "${contract.name}" with ${contract.partner_name} can be cancelled until ${date}.\n` +
         'After that day it continues under its current terms.\n',
+    );
+  }
+
+  const monthKey = today.slice(0, 7);
+  const month = { key: monthKey, ...monthRange(monthKey) };
+  for await (const category of pages((after) =>
+    repo.budgetOverruns(ctx.db, month, staleBefore, after),
+  )) {
+    const account = await settingsOf(category.account_id);
+    if (!account) continue;
+    const money = (minor: number) => formatMoney(minor, category.currency, account.numberFormat);
+    await deliver(
+      { kind: 'BUDGET_OVERRUN', subjectId: category.id, dueKey: monthKey },
+      category.account_id,
+      account.recipients,
+      `Budget exceeded: ${category.name} (${monthKey})`,
+      `The budget "${category.name}" is exceeded for ${monthKey}: ` +
+        `${money(category.spent)} spent of ${money(category.monthly_limit)} ` +
+        `(${money(category.spent - category.monthly_limit)} over).\n`,
     );
   }
   return { sent };

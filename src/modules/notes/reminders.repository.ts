@@ -8,7 +8,7 @@ import type { DB } from '../../db/schema.js';
  * work, each row carries its `account_id`, and everything read for it afterwards is scoped.
  */
 
-export type DeliveryKind = 'NOTE' | 'CONTRACT_DEADLINE';
+export type DeliveryKind = 'NOTE' | 'CONTRACT_DEADLINE' | 'BUDGET_OVERRUN';
 
 export interface DeliveryKey {
   kind: DeliveryKind;
@@ -127,6 +127,63 @@ export async function contractCandidates(
     .limit(BATCH)
     .execute();
   return rows.map((r) => ({ ...r, cancellation_deadline: r.cancellation_deadline! }));
+}
+
+export interface BudgetOverrunRow {
+  id: string;
+  account_id: string;
+  name: string;
+  monthly_limit: number;
+  currency: string;
+  spent: number;
+}
+
+/**
+ * Active budget categories whose entries dated in `from..to` (one month) sum to more than
+ * their monthly limit, in accounts that have not suppressed budgets, without a finished or
+ * live BUDGET_OVERRUN delivery for that month (`dueKey` = `YYYY-MM`).
+ */
+export async function budgetOverruns(
+  db: Kysely<DB>,
+  month: { key: string; from: string; to: string },
+  staleBefore: string,
+  afterId: string,
+): Promise<BudgetOverrunRow[]> {
+  const rows = await db
+    .selectFrom('budget_categories as c')
+    .innerJoin('accounts as a', 'a.id', 'c.account_id')
+    .innerJoin('budget_entries as e', (join) =>
+      join.onRef('e.account_id', '=', 'c.account_id').onRef('e.category_id', '=', 'c.id'),
+    )
+    .select(['c.id', 'c.account_id', 'c.name', 'c.monthly_limit', 'c.currency'])
+    .select((eb) => eb.fn.sum<number | string>('e.amount').as('spent'))
+    .where('c.active', '=', 1)
+    .where('a.budgets_suppressed', '=', 0)
+    .where('c.id', '>', afterId)
+    .where('e.entry_date', '>=', month.from)
+    .where('e.entry_date', '<=', month.to)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('reminder_deliveries as d')
+            .select('d.subject_id')
+            .where('d.kind', '=', 'BUDGET_OVERRUN')
+            .whereRef('d.subject_id', '=', 'c.id')
+            .where('d.due_key', '=', month.key)
+            .where((d) =>
+              d.or([d('d.sent_at', 'is not', null), d('d.claimed_at', '>=', staleBefore)]),
+            ),
+        ),
+      ),
+    )
+    .groupBy(['c.id', 'c.account_id', 'c.name', 'c.monthly_limit', 'c.currency'])
+    .having((eb) => eb(eb.fn.sum('e.amount'), '>', eb.ref('c.monthly_limit')))
+    .orderBy('c.id')
+    .limit(BATCH)
+    .execute();
+  // PostgreSQL answers sum(bigint) as numeric, which arrives as a string.
+  return rows.map((r) => ({ ...r, spent: Number(r.spent) }));
 }
 
 /** Emails of the account's ACTIVE admins: the last resort for reminders. */
