@@ -42,6 +42,10 @@ describe('deny by default', () => {
         'GET /v1/newsletter/confirm',
         'GET /v1/newsletter/unsubscribe',
         'POST /v1/newsletter/unsubscribe',
+        // The embedded storage's signed upload and download URLs (decisions §8), authorised
+        // only by a signed, expiring token in the query string.
+        'GET /v1/files/download',
+        'PUT /v1/files/upload',
         // Authorised by the provider's signature (decisions §10).
         'POST /v1/webhooks/provider-subscriptions',
       ].sort(),

@@ -8,6 +8,7 @@ import { newId } from '../../shared/ids.js';
 import { presentPartner } from './partners.presenter.js';
 import * as repo from './partners.repository.js';
 import type { CreatePartner, ListPartners, Partner, UpdatePartner } from './partners.schemas.js';
+import { lockUploadedFile, requireImageFile } from '../files/files.api.js';
 
 /**
  * Partners: the reference resource. Each write runs in one transaction holding the change,
@@ -35,7 +36,10 @@ export class PartnersService {
       updated_at: now.toISOString(),
     };
     const partner = presentPartner(row);
+    await requireImageFile(this.ctx, actor, row.logo_file_id, 'logoFileId');
     await this.ctx.db.transaction().execute(async (trx) => {
+      if (row.logo_file_id !== null)
+        await lockUploadedFile(trx, actor.accountId, row.logo_file_id, 'logoFileId');
       await repo.insertPartner(trx, row, tags);
       await appendAudit(
         trx,
@@ -89,7 +93,10 @@ export class PartnersService {
     const tags = input.tags === undefined ? undefined : (input.tags ?? []);
     if (tags !== undefined) values.tags = JSON.stringify(tags);
 
+    await requireImageFile(this.ctx, actor, input.logoFileId, 'logoFileId');
     return this.ctx.db.transaction().execute(async (trx) => {
+      if (input.logoFileId != null)
+        await lockUploadedFile(trx, actor.accountId, input.logoFileId, 'logoFileId');
       const updated = await compareAndSet({
         expected: input.version,
         ifMatch,

@@ -7,6 +7,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
+import { SAMPLES, upload } from '../files/files.test-support.js';
 import * as audit from '../../shared/audit.js';
 import { registerReference } from '../../shared/references.js';
 
@@ -15,10 +16,13 @@ let admin: TestUser;
 let member: TestUser;
 let other: TestUser;
 
+let image: string;
+
 beforeAll(async () => {
   t = await buildTestApp();
   admin = await createUser(t);
   member = await createUser(t, { role: 'user', accountId: admin.accountId });
+  image = (await upload(t, admin, 'image/png', SAMPLES.png, 'logo.png')).ticket.fileId;
   other = await createUser(t);
 });
 afterAll(() => t.close());
@@ -38,7 +42,7 @@ describe('partners: happy paths', () => {
       type: 'VENDOR',
       description: 'Büromaterial',
       website: 'https://mueller.example',
-      logoFileId: 'fil_01jd8x0000000000000000000',
+      logoFileId: image,
       addresses: [
         {
           type: 'BILLING',

@@ -8,6 +8,7 @@ import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { minorDigits, toMajor, toMinor } from '../../shared/money.js';
 import { registerReference } from '../../shared/references.js';
+import { lockUploadedFile, requireImageFile } from '../files/files.api.js';
 import { presentProduct } from './products.presenter.js';
 import * as repo from './products.repository.js';
 import type { CreateProduct, ListProducts, Product, UpdateProduct } from './products.schemas.js';
@@ -87,8 +88,11 @@ export class ProductsService {
       updated_at: now.toISOString(),
     };
     const product = presentProduct(row);
+    await requireImageFile(this.ctx, actor, row.photo_file_id, 'photoFileId');
     await this.withTaxRateReference(() =>
       this.ctx.db.transaction().execute(async (trx) => {
+        if (row.photo_file_id !== null)
+          await lockUploadedFile(trx, actor.accountId, row.photo_file_id, 'photoFileId');
         if (row.tax_rate_id !== null)
           await this.assertTaxRate(trx, actor.accountId, row.tax_rate_id);
         await repo.insertProduct(trx, row, tags);
@@ -146,8 +150,11 @@ export class ProductsService {
     const tags = input.tags === undefined ? undefined : (input.tags ?? []);
     if (tags !== undefined) values.tags = JSON.stringify(tags);
 
+    await requireImageFile(this.ctx, actor, input.photoFileId, 'photoFileId');
     return this.withTaxRateReference(() =>
       this.ctx.db.transaction().execute(async (trx) => {
+        if (input.photoFileId != null)
+          await lockUploadedFile(trx, actor.accountId, input.photoFileId, 'photoFileId');
         const updated = await compareAndSet({
           expected: input.version,
           ifMatch,

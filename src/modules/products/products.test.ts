@@ -7,6 +7,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
+import { SAMPLES, upload } from '../files/files.test-support.js';
 import * as audit from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { assertUnreferenced, registerReference } from '../../shared/references.js';
@@ -41,10 +42,13 @@ async function insertTaxRate(accountId: string, name = 'USt 19 %'): Promise<stri
   return id;
 }
 
+let image: string;
+
 beforeAll(async () => {
   t = await buildTestApp();
   admin = await createUser(t);
   member = await createUser(t, { role: 'user', accountId: admin.accountId });
+  image = (await upload(t, admin, 'image/png', SAMPLES.png, 'logo.png')).ticket.fileId;
   other = await createUser(t);
   rate = await insertTaxRate(admin.accountId);
   otherRate = await insertTaxRate(other.accountId);
@@ -97,7 +101,7 @@ describe('products: happy paths', () => {
       currency: 'EUR',
       unit: 'Stunde',
       description: 'Vor Ort, inklusive Anfahrt',
-      photoFileId: 'fil_01jd8x0000000000000000000',
+      photoFileId: image,
       taxRateId: rate,
       tags: ['consulting', 'onsite'],
     });
@@ -115,7 +119,7 @@ describe('products: happy paths', () => {
       currency: 'EUR',
       unit: 'Stunde',
       description: 'Vor Ort, inklusive Anfahrt',
-      photoFileId: 'fil_01jd8x0000000000000000000',
+      photoFileId: image,
       taxRateId: rate,
       tags: ['consulting', 'onsite'],
     });
@@ -532,6 +536,24 @@ describe('products: authentication and tenancy', () => {
       expect.objectContaining({ path: '/body/taxRateId', code: 'reference_not_found' }),
     ]);
     expect((await get(admin, p.id)).json()).toEqual(p);
+  });
+
+  it('422 for a photoFileId that is not an uploaded image of the account', async () => {
+    const theirs = (await upload(t, other, 'image/png', SAMPLES.png)).ticket.fileId;
+    const pdf = (await upload(t, admin, 'application/pdf', SAMPLES.pdf)).ticket.fileId;
+    const cases: Array<[string, string]> = [
+      [theirs, 'reference_not_found'],
+      ['fil_00000000000000000000000000', 'reference_not_found'],
+      [pdf, 'business_rule_violated'],
+    ];
+    for (const [photoFileId, code] of cases) {
+      const res = await create(admin, minimal('Photo', { photoFileId }));
+      expect(res.statusCode, photoFileId).toBe(422);
+      expect(res.json()).toMatchObject({
+        code,
+        errors: [expect.objectContaining({ path: '/body/photoFileId' })],
+      });
+    }
   });
 });
 
