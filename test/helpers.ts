@@ -11,6 +11,7 @@ import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { hashPassword } from '../src/modules/auth/passwords.js';
 import { DEFAULT_PLAN, DEFAULT_PLANS } from '../src/modules/plans/plans.catalogue.js';
 import { seedTaxRates } from '../src/modules/tax-rates/tax-rates.repository.js';
+import { seedSystemTemplateRows } from '../src/modules/document-templates/system-templates.js';
 import type { Clock } from '../src/shared/clock.js';
 import { newId } from '../src/shared/ids.js';
 import { newSecret } from '../src/shared/secrets.js';
@@ -117,6 +118,7 @@ export async function seedUser(
     const account = newAccountRow(accountId, 'Test GmbH', DEFAULT_PLAN, now);
     await insertAccount(db, account);
     await seedTaxRates(db, accountId, account.currency, now);
+    await seedSystemTemplateRows(db, accountId, now);
   }
   const userId = newId('user');
   const email = opts.email ?? `${userId}@example.com`;

@@ -9,6 +9,7 @@ import { sha256 } from '../../shared/secrets.js';
 import { findAccount, insertAccount, newAccountRow } from '../account/account.repository.js';
 import { DEFAULT_PLAN } from '../plans/plans.catalogue.js';
 import { seedAccountTaxRates } from '../tax-rates/tax-rates.service.js';
+import { seedSystemTemplates } from '../document-templates/system-templates.js';
 import { presentUser, type UserRow } from '../users/users.presenter.js';
 import type { Confirm, Login, Register, Tokens } from './auth.schemas.js';
 import { consumeCode, issueCode } from './codes.js';
@@ -101,6 +102,7 @@ export class AuthService extends AuthServiceBase {
           now,
         );
         await seedAccountTaxRates(trx, actor, account.currency, now);
+        await seedSystemTemplates(trx, actor, now);
         await appendAudit(
           trx,
           actor,

@@ -1,0 +1,104 @@
+import type { Selectable } from 'kysely';
+import { containsText } from '../../db/dialect.js';
+import type { Executor } from '../../db/records.js';
+import type { DocumentTemplatesTable } from '../../db/tables/document-templates.js';
+import { searchText } from '../../http/pagination.js';
+
+export type TemplateRow = Selectable<DocumentTemplatesTable>;
+
+/** Document template queries; every one is scoped by account (STYLE rule 3). */
+
+export async function insertTemplates(db: Executor, rows: TemplateRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('document_templates').values(rows).execute();
+}
+
+export function findTemplate(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<TemplateRow | undefined> {
+  return db
+    .selectFrom('document_templates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function templateVersion(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('document_templates')
+    .select('version')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.version;
+}
+
+export interface TemplateFilter {
+  limit: number;
+  afterId?: string;
+  documentType?: string;
+  status?: string;
+  systemKey?: string;
+  q?: string;
+}
+
+/** Newest first; fetches `limit + 1` rows so the caller can tell whether a next page exists. */
+export function listTemplates(
+  db: Executor,
+  accountId: string,
+  f: TemplateFilter,
+): Promise<TemplateRow[]> {
+  let query = db.selectFrom('document_templates').selectAll().where('account_id', '=', accountId);
+  if (f.afterId !== undefined) query = query.where('id', '<', f.afterId);
+  if (f.documentType !== undefined) query = query.where('document_type', '=', f.documentType);
+  if (f.status !== undefined) query = query.where('status', '=', f.status);
+  if (f.systemKey !== undefined) query = query.where('system_key', '=', f.systemKey);
+  if (f.q !== undefined) query = query.where(containsText('search_name', searchText(f.q)));
+  return query
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+/** The compare-and-set update: applied only where the stored version equals `version`. */
+export function updateTemplate(
+  db: Executor,
+  accountId: string,
+  id: string,
+  version: number,
+  values: Partial<TemplateRow>,
+): Promise<TemplateRow | undefined> {
+  return db
+    .updateTable('document_templates')
+    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('version', '=', version)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Deletes a user template when the version matches (any when undefined). System templates
+ * are never deleted: the `system_key IS NULL` guard is part of the statement.
+ */
+export function deleteTemplate(
+  db: Executor,
+  accountId: string,
+  id: string,
+  version: number | undefined,
+): Promise<TemplateRow | undefined> {
+  let query = db
+    .deleteFrom('document_templates')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('system_key', 'is', null);
+  if (version !== undefined) query = query.where('version', '=', version);
+  return query.returningAll().executeTakeFirst();
+}

@@ -1,0 +1,288 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PASSWORD,
+  auditCount,
+  buildTestApp,
+  createUser,
+  email,
+  type TestApp,
+  type TestUser,
+} from '../../../test/helpers.js';
+
+let t: TestApp;
+let user: TestUser;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  user = await createUser(t);
+});
+afterAll(() => t.close());
+
+const URL = '/v1/document-templates';
+type Template = Record<string, unknown> & {
+  id: string;
+  name: string;
+  systemKey: string | null;
+  contentSource: string;
+  compiledContentHtml: string;
+};
+
+const systemTemplate = async (key: 'TERMINATION' | 'NOTICE', who = user) => {
+  const res = await t.request({ method: 'GET', url: `${URL}?systemKey=${key}`, token: who.token });
+  return (res.json<{ data: Template[] }>().data[0] ?? null) as Template;
+};
+const put = (id: string, payload: Record<string, unknown>, who = user) =>
+  t.request({ method: 'PUT', url: `${URL}/${id}`, token: who.token, payload });
+const compile = (payload: Record<string, unknown>, who = user) =>
+  t.request({ method: 'POST', url: `${URL}/compile`, token: who.token, payload });
+/** The writable body of a stored template, as a client would send it back. */
+const bodyOf = (tpl: Template) => ({
+  name: tpl.name,
+  contentSource: tpl.contentSource,
+  footerSource: tpl.footerSource,
+  fields: tpl.fields,
+  systemKey: tpl.systemKey,
+});
+/** The words of a letter: style block and tags removed, entities and spaces normalised. */
+const text = (html: string) =>
+  html
+    .replace(/<style>[\s\S]*?<\/style>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+const realData = {
+  today: '2026-11-21',
+  partner: {
+    name: 'Stadtwerke Beispielstadt GmbH',
+    addresses: [
+      { type: 'OFFICE', street: 'Falsche Straße 1', postalCode: '99999', city: 'Nirgendwo' },
+      {
+        type: 'BILLING',
+        name: 'Kundenservice',
+        street: 'Am Markt 5',
+        postalCode: '20095',
+        city: 'Hamburg',
+        country: 'DE',
+      },
+    ],
+  },
+  contract: {
+    name: 'Stromliefervertrag Büro',
+    startDate: '2024-02-01',
+    endDate: '2027-01-31',
+    totalValue: 2400,
+    currency: 'EUR',
+    cancellationDeadline: '2026-12-31',
+    nextRenewalDate: '2027-01-31',
+    advanced: { autoRenew: true, renewalMonths: 12, noticePeriodDays: 31 },
+  },
+};
+
+describe('system templates', () => {
+  it('are seeded for a new account registered over HTTP, audited in the same transaction', async () => {
+    const address = email('tpl');
+    const res = await t.request({
+      method: 'POST',
+      url: '/v1/auth/register',
+      payload: {
+        email: address,
+        password: PASSWORD,
+        name: 'Erika Muster',
+        companyName: 'Muster Handwerk GmbH',
+      },
+    });
+    expect(res.statusCode).toBe(202);
+    const { account_id: accountId } = await t.app.ctx.db
+      .selectFrom('users')
+      .select('account_id')
+      .where('email', '=', address)
+      .executeTakeFirstOrThrow();
+    const rows = await t.app.ctx.db
+      .selectFrom('document_templates')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('system_key')
+      .execute();
+    expect(rows.map((r) => [r.system_key, r.name, r.status, r.document_type])).toEqual([
+      ['NOTICE', 'Mitteilung', 'PUBLISHED', 'LETTER'],
+      ['TERMINATION', 'Kündigung', 'PUBLISHED', 'LETTER'],
+    ]);
+    expect(rows[1]!.compiled_content_html).toContain('Muster Handwerk GmbH');
+    const events = await t.app.ctx.db
+      .selectFrom('audit_events')
+      .select(['action', 'resource_id', 'actor_type'])
+      .where('account_id', '=', accountId)
+      .where('action', '=', 'document_template.created')
+      .execute();
+    expect(events.map((e) => e.resource_id).sort()).toEqual(rows.map((r) => r.id).sort());
+  });
+
+  it('are seeded for factory users too, PUBLISHED, in German', async () => {
+    const termination = await systemTemplate('TERMINATION');
+    const notice = await systemTemplate('NOTICE');
+    expect(termination).toMatchObject({
+      name: 'Kündigung',
+      status: 'PUBLISHED',
+      documentType: 'LETTER',
+      systemKey: 'TERMINATION',
+    });
+    expect(notice).toMatchObject({ name: 'Mitteilung', status: 'PUBLISHED', systemKey: 'NOTICE' });
+    expect(termination.contentSource).toContain('Kündigung des Vertrags {{ contract.name }}');
+    expect(notice.fields).toEqual([
+      {
+        key: 'mitteilung',
+        label: 'Text der Mitteilung',
+        type: 'text',
+        required: true,
+        default: null,
+      },
+    ]);
+    // The stored preview: sample records, German wording, account formats.
+    const preview = text(termination.compiledContentHtml);
+    expect(preview).toContain('Test GmbH'); // sender line and signature
+    expect(preview).toContain(
+      'Muster & Partner GmbH z. Hd. Frau Erika Mustermann Beispielweg 12 50667 Köln',
+    );
+    expect(preview).toContain('Kündigung des Vertrags Wartungsvertrag Heizungsanlage');
+    expect(preview).toContain('Sehr geehrte Damen und Herren,');
+    expect(preview).toMatch(/vom 01\.01\.\d{4} ordentlich und fristgerecht zum 31\.12\.\d{4}\./);
+    expect(preview).toMatch(
+      /beträgt 90 Tage; sie ist gewahrt, wenn Ihnen diese Kündigung spätestens am 02\.10\.\d{4} zugeht/,
+    );
+    expect(preview).toContain(
+      'Einer stillschweigenden Verlängerung des Vertrags widersprechen wir hiermit ausdrücklich.',
+    );
+    expect(preview).toContain('Mit freundlichen Grüßen');
+    expect(termination.compiledFooterHtml).toContain('Test GmbH');
+  });
+
+  it('render a termination letter from real records, DIN 5008 style', async () => {
+    const termination = await systemTemplate('TERMINATION');
+    const res = await compile({ ...bodyOf(termination), systemKey: undefined, data: realData });
+    expect(res.statusCode).toBe(200);
+    const result = res.json();
+    expect(result.problems).toEqual([]);
+    const letter = text(result.compiledContentHtml);
+    // Recipient block from the partner's billing address, not the office one.
+    expect(letter).toContain(
+      'Stadtwerke Beispielstadt GmbH Kundenservice Am Markt 5 20095 Hamburg',
+    );
+    expect(letter).not.toContain('Nirgendwo');
+    expect(letter).toContain('Hamburg 21.11.2026 Kündigung'); // place and date line
+    expect(letter).toContain('Kündigung des Vertrags Stromliefervertrag Büro');
+    expect(letter).toContain(
+      'hiermit kündigen wir den mit Ihnen bestehenden Vertrag „Stromliefervertrag Büro“ vom 01.02.2024 ordentlich und fristgerecht zum 31.01.2027.',
+    );
+    expect(letter).toContain(
+      'Die vertragliche Kündigungsfrist beträgt 31 Tage; sie ist gewahrt, wenn Ihnen diese Kündigung spätestens am 31.12.2026 zugeht.',
+    );
+    expect(letter.indexOf('Sehr geehrte')).toBeLessThan(letter.indexOf('Mit freundlichen Grüßen'));
+  });
+
+  it('render a notice letter only with its required text', async () => {
+    const notice = await systemTemplate('NOTICE');
+    const without = (await compile({ ...bodyOf(notice), data: realData })).json();
+    expect(without.problems).toEqual([
+      expect.objectContaining({ code: 'missing_required_field', placeholder: 'fields.mitteilung' }),
+    ]);
+    const withText = (
+      await compile({
+        ...bodyOf(notice),
+        data: {
+          ...realData,
+          fields: {
+            mitteilung:
+              'Ab 1. Januar ändert sich unsere Bankverbindung.\nBitte beachten Sie <das>.',
+          },
+        },
+      })
+    ).json();
+    expect(withText.problems).toEqual([]);
+    expect(withText.compiledContentHtml).toContain(
+      'Ab 1. Januar ändert sich unsere Bankverbindung.<br />\nBitte beachten Sie &lt;das&gt;.',
+    );
+    const letter = text(withText.compiledContentHtml);
+    expect(letter).toContain('Mitteilung zum Vertrag Stromliefervertrag Büro');
+    expect(letter).toContain(
+      'Der Vertrag läuft derzeit bis zum 31.01.2027 und verlängert sich ohne Kündigung um jeweils 12 Monate. Eine Kündigung zu diesem Termin ist bis zum 31.12.2026 möglich (Kündigungsfrist: 31 Tage).',
+    );
+  });
+
+  it('cannot be deleted', async () => {
+    const termination = await systemTemplate('TERMINATION');
+    const before = await auditCount(t, user.accountId);
+    const res = await t.request({
+      method: 'DELETE',
+      url: `${URL}/${termination.id}`,
+      token: user.token,
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({
+      code: 'state_conflict',
+      detail: 'System templates cannot be deleted.',
+    });
+    expect(await systemTemplate('TERMINATION')).toMatchObject({ id: termination.id });
+    expect(await auditCount(t, user.accountId)).toBe(before);
+  });
+
+  it('keep their systemKey: changing or removing it is 409, repeating it is fine', async () => {
+    const owner = await createUser(t);
+    const notice = await systemTemplate('NOTICE', owner);
+    for (const systemKey of ['TERMINATION', null]) {
+      const res = await put(notice.id, { version: 1, systemKey }, owner);
+      expect(res.statusCode).toBe(409);
+      expect(res.json().code).toBe('state_conflict');
+    }
+    const same = await put(
+      notice.id,
+      { version: 1, systemKey: 'NOTICE', name: 'Mitteilung (eigene)' },
+      owner,
+    );
+    expect(same.statusCode).toBe(200);
+    expect(same.json()).toMatchObject({
+      systemKey: 'NOTICE',
+      name: 'Mitteilung (eigene)',
+      version: 2,
+    });
+    // A user template cannot take a system key either.
+    const own = (
+      await t.request({
+        method: 'POST',
+        url: URL,
+        token: owner.token,
+        payload: { name: 'Eigene', contentSource: 'x' },
+      })
+    ).json();
+    const steal = await put(own.id, { version: 1, systemKey: 'TERMINATION' }, owner);
+    expect(steal.statusCode).toBe(409);
+    expect((await systemTemplate('TERMINATION', owner)).name).toBe('Kündigung');
+  });
+
+  it('can be edited; a PUBLISHED edit must stay free of problems', async () => {
+    const owner = await createUser(t);
+    const termination = await systemTemplate('TERMINATION', owner);
+    const broken = await put(
+      termination.id,
+      { version: 1, contentSource: '<p>{{ contract.nme }}</p>' },
+      owner,
+    );
+    expect(broken.statusCode).toBe(422);
+    const edited = await put(
+      termination.id,
+      {
+        version: 1,
+        contentSource: `${termination.contentSource}<p>PS: Bitte senden Sie uns die Schlussrechnung.</p>`,
+      },
+      owner,
+    );
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json()).toMatchObject({
+      status: 'PUBLISHED',
+      systemKey: 'TERMINATION',
+      version: 2,
+    });
+    expect(edited.json().compiledContentHtml).toContain('Schlussrechnung');
+  });
+});

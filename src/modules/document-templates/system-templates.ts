@@ -1,0 +1,178 @@
+/**
+ * The system templates every account starts with (decisions §7): a termination letter
+ * (Kündigung) and a notice letter (Mitteilung), PUBLISHED, in German business wording with a
+ * DIN 5008 style layout: sender line above the recipient's address field, place and date,
+ * subject line, salutation, body, closing. Accounts may edit them; they cannot delete them
+ * or change their `systemKey`.
+ */
+import type { Transaction } from 'kysely';
+import type { Executor } from '../../db/records.js';
+import type { DB } from '../../db/schema.js';
+import { appendAudit, type Actor } from '../../shared/audit.js';
+import { newId } from '../../shared/ids.js';
+import { compileTemplate, type TemplateField } from '../../shared/templating/index.js';
+import { searchText } from '../../http/pagination.js';
+import { findAccount } from '../account/account.repository.js';
+import { accountRenderData, auditedTemplate } from './document-templates.presenter.js';
+import { insertTemplates, type TemplateRow } from './document-templates.repository.js';
+import type { SystemKey } from './document-templates.schemas.js';
+
+const LETTER_STYLE = `<style>
+  .letter { font-family: Arial, Helvetica, sans-serif; font-size: 11pt; line-height: 1.45; color: #000; }
+  .letter .address-field { width: 85mm; min-height: 45mm; margin-top: 5mm; }
+  .letter .sender-line { font-size: 7pt; border-bottom: 0.5pt solid #000; padding-bottom: 0.5mm; margin-bottom: 3mm; }
+  .letter .place-date { text-align: right; margin: 8mm 0 0; }
+  .letter .subject { font-weight: bold; margin: 8mm 0 8mm; }
+  .letter p { margin: 0 0 4mm; }
+  .letter .closing { margin-top: 8mm; }
+  .letter .signature { margin-top: 14mm; }
+</style>`;
+
+const ADDRESS_FIELD = `<div class="address-field">
+    <div class="sender-line">{{ account.name }}{% if account.address.street %} · {{ account.address.street }}{% endif %}{% if account.address.city %} · {{ account.address.postalCode }} {{ account.address.city }}{% endif %}</div>
+    <p class="recipient">{{ partner.name }}<br />
+      {% if partner.address.name %}{{ partner.address.name }}<br />{% endif %}
+      {% if partner.address.street %}{{ partner.address.street }}<br />{% endif %}
+      {{ partner.address.postalCode }} {{ partner.address.city }}{% if partner.address.country and partner.address.country != "DE" %}<br />
+      {{ partner.address.country }}{% endif %}</p>
+  </div>
+  <p class="place-date">{% if account.address.city %}{{ account.address.city }}, {% endif %}{{ today | date }}</p>`;
+
+const CLOSING = `<p class="closing">Mit freundlichen Grüßen</p>
+  <p class="signature">{{ account.name }}</p>`;
+
+const FOOTER = `<div style="font-size: 8pt; color: #444; border-top: 0.5pt solid #999; padding-top: 2mm;">{{ account.name }}{% if account.address.street %} · {{ account.address.street }}{% endif %}{% if account.address.city %} · {{ account.address.postalCode }} {{ account.address.city }}{% endif %}{% if account.address.phone %} · Tel. {{ account.address.phone }}{% endif %}{% if account.address.email %} · {{ account.address.email }}{% endif %}</div>`;
+
+const TERMINATION = `${LETTER_STYLE}
+<div class="letter">
+  {% assign termEnd = contract.nextRenewalDate | default: contract.endDate %}
+  ${ADDRESS_FIELD}
+  <p class="subject">Kündigung des Vertrags {{ contract.name }}</p>
+  <p>Sehr geehrte Damen und Herren,</p>
+  <p>hiermit kündigen wir den mit Ihnen bestehenden Vertrag „{{ contract.name }}“{% if contract.startDate %} vom {{ contract.startDate | date }}{% endif %} ordentlich und fristgerecht {% if termEnd %}zum {{ termEnd | date }}{% else %}zum nächstmöglichen Zeitpunkt{% endif %}.</p>
+  {% if contract.cancellationDeadline %}<p>Die vertragliche Kündigungsfrist{% if contract.noticePeriodDays %} beträgt {{ contract.noticePeriodDays }} Tage; sie{% endif %} ist gewahrt, wenn Ihnen diese Kündigung spätestens am {{ contract.cancellationDeadline | date }} zugeht.</p>{% endif %}
+  <p>Sollte die Kündigung zu diesem Termin nicht wirksam werden, kündigen wir hilfsweise zum nächstmöglichen Zeitpunkt.{% if contract.autoRenew %} Einer stillschweigenden Verlängerung des Vertrags widersprechen wir hiermit ausdrücklich.{% endif %}</p>
+  <p>Bitte bestätigen Sie uns den Eingang dieser Kündigung und den Zeitpunkt der Vertragsbeendigung schriftlich.</p>
+  ${CLOSING}
+</div>`;
+
+const NOTICE = `${LETTER_STYLE}
+<div class="letter">
+  {% assign termEnd = contract.nextRenewalDate | default: contract.endDate %}
+  ${ADDRESS_FIELD}
+  <p class="subject">Mitteilung zum Vertrag {{ contract.name }}</p>
+  <p>Sehr geehrte Damen und Herren,</p>
+  <p>im Zusammenhang mit dem zwischen Ihnen und uns bestehenden Vertrag „{{ contract.name }}“{% if contract.startDate %} vom {{ contract.startDate | date }}{% endif %} möchten wir Sie über Folgendes informieren:</p>
+  <p>{{ fields.mitteilung | newline_to_br }}</p>
+  {% if contract.cancellationDeadline %}<p>Zu Ihrer Information: Der Vertrag läuft derzeit bis zum {{ termEnd | date }}{% if contract.autoRenew and contract.renewalMonths %} und verlängert sich ohne Kündigung um jeweils {{ contract.renewalMonths }} Monate{% endif %}. Eine Kündigung zu diesem Termin ist bis zum {{ contract.cancellationDeadline | date }} möglich{% if contract.noticePeriodDays %} (Kündigungsfrist: {{ contract.noticePeriodDays }} Tage){% endif %}.</p>{% endif %}
+  <p>Für Rückfragen stehen wir Ihnen gern zur Verfügung.</p>
+  ${CLOSING}
+</div>`;
+
+interface SystemTemplate {
+  systemKey: SystemKey;
+  name: string;
+  contentSource: string;
+  footerSource: string;
+  fields: TemplateField[];
+}
+
+/** The system templates, in the order they are listed (newest first: NOTICE, TERMINATION). */
+export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
+  {
+    systemKey: 'TERMINATION',
+    name: 'Kündigung',
+    contentSource: TERMINATION,
+    footerSource: FOOTER,
+    fields: [],
+  },
+  {
+    systemKey: 'NOTICE',
+    name: 'Mitteilung',
+    contentSource: NOTICE,
+    footerSource: FOOTER,
+    fields: [
+      {
+        key: 'mitteilung',
+        label: 'Text der Mitteilung',
+        type: 'text',
+        required: true,
+        default: null,
+      },
+    ],
+  },
+];
+
+/**
+ * Inserts the system templates of a new account, compiled against its settings (no audit
+ * events: `seedSystemTemplates` adds them). Test factories call this directly, like
+ * `seedTaxRates`.
+ */
+export async function seedSystemTemplateRows(
+  db: Executor,
+  accountId: string,
+  now: string,
+): Promise<TemplateRow[]> {
+  const account = await findAccount(db, accountId);
+  if (!account) throw new Error(`Account ${accountId} not found while seeding templates`);
+  const data = accountRenderData(account);
+  const rows = SYSTEM_TEMPLATES.map((t): TemplateRow => {
+    const compiled = compileTemplate(
+      { contentSource: t.contentSource, footerSource: t.footerSource, fields: t.fields },
+      { account: data, today: now.slice(0, 10) },
+    );
+    if (compiled.problems.length > 0)
+      throw new Error(
+        `System template ${t.systemKey} does not compile: ${compiled.problems[0]!.message}`,
+      );
+    return {
+      id: newId('documentTemplate'),
+      account_id: accountId,
+      name: t.name,
+      search_name: searchText(t.name),
+      document_type: 'LETTER',
+      content_source: t.contentSource,
+      fields: JSON.stringify(t.fields),
+      header_source: null,
+      header_visibility: 'ALL_PAGES',
+      footer_source: t.footerSource,
+      footer_visibility: 'ALL_PAGES',
+      show_logo: 0,
+      logo_position: 'TOP_RIGHT',
+      status: 'PUBLISHED',
+      system_key: t.systemKey,
+      compiled_header_html: compiled.compiledHeaderHtml,
+      compiled_content_html: compiled.compiledContentHtml,
+      compiled_footer_html: compiled.compiledFooterHtml,
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    };
+  });
+  await insertTemplates(db, rows);
+  return rows;
+}
+
+/**
+ * Seeds a new account's system templates (TERMINATION, NOTICE) and audits each one, inside
+ * the transaction that creates the account.
+ */
+export async function seedSystemTemplates(
+  trx: Transaction<DB>,
+  actor: Actor,
+  now: Date,
+): Promise<void> {
+  const rows = await seedSystemTemplateRows(trx, actor.accountId, now.toISOString());
+  for (const row of rows)
+    await appendAudit(
+      trx,
+      actor,
+      {
+        action: 'document_template.created',
+        resourceType: 'document_template',
+        resourceId: row.id,
+        changes: auditedTemplate(row),
+      },
+      now,
+    );
+}

@@ -1,0 +1,273 @@
+/**
+ * The sandboxed template language (decisions §9): Liquid, logic-light. Templates may print
+ * `{{ placeholders }}` (HTML-escaped, always: `raw` does not exist here) and use `if`,
+ * `unless`, `case`, `for`, `assign`, `cycle`, `increment` and comments. Nothing reaches
+ * outside the render: `include`, `render`, `layout`, `block` and `capture` are refused at
+ * parse time, the file system behind Liquid refuses every read, only own properties of the
+ * context are visible (no `constructor`, no prototype), unknown filters are syntax errors,
+ * and every render runs under limits on source length, time, allocation and output size.
+ */
+import {
+  AssertionError,
+  Context,
+  ForTag,
+  Liquid,
+  LiquidError,
+  TablerowTag,
+  Tag,
+  Token,
+  toValueSync,
+  type Emitter,
+  type FS,
+  type Parser,
+  type TagToken,
+  type Template,
+  type TopLevelToken,
+} from 'liquidjs';
+import { registerFilters, text } from './filters.js';
+
+/** Longest source one parse accepts (characters); stored sources are capped at 200 KiB. */
+export const PARSE_LIMIT = 256 * 1024;
+/** Time budget of one render of all parts of a template, in milliseconds. */
+export const RENDER_LIMIT_MS = 500;
+/**
+ * Allocation budget of one part's render, in Liquid's units (array items, string
+ * characters). A range allocates its length, so it also caps every loop: `(1..N)` with a
+ * larger N fails at once instead of running.
+ */
+export const MEMORY_LIMIT = 2_000_000;
+/** Longest HTML one part may render to (characters). */
+export const OUTPUT_LIMIT = 1_000_000;
+/** Loop iterations one part's render may run, all loops together. */
+export const LOOP_LIMIT = 10_000;
+
+/** A problem the engine found, before the caller adds which part it belongs to. */
+export interface EngineProblem {
+  code: 'syntax_error' | 'render_error' | 'limit_exceeded';
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+class OutputLimitError extends Error {
+  constructor() {
+    super(`output size limit exceeded (more than ${OUTPUT_LIMIT} characters)`);
+  }
+}
+
+class LoopLimitError extends Error {
+  constructor() {
+    super(`loop limit exceeded (more than ${LOOP_LIMIT} iterations)`);
+  }
+}
+
+const LOOPS = 'kontor:loops';
+
+/**
+ * A template that counts one loop iteration and stops the render past `LOOP_LIMIT`. It is
+ * put first into a loop's body, so it runs once per iteration, whatever the body holds.
+ */
+function loopCounter(token: TagToken): Template {
+  return {
+    token,
+    render(ctx: Context) {
+      const loops = ctx.getRegister<{ count: number }>(LOOPS, { count: 0 });
+      if (++loops.count > LOOP_LIMIT) throw new LoopLimitError();
+    },
+  };
+}
+
+class CountedFor extends ForTag {
+  constructor(token: TagToken, remainTokens: TopLevelToken[], liquid: Liquid, parser: Parser) {
+    super(token, remainTokens, liquid, parser);
+    this.templates.unshift(loopCounter(token));
+  }
+}
+
+class CountedTablerow extends TablerowTag {
+  constructor(token: TagToken, remainTokens: TopLevelToken[], liquid: Liquid, parser: Parser) {
+    super(token, remainTokens, liquid, parser);
+    this.templates.unshift(loopCounter(token));
+  }
+}
+
+/*
+ * Liquid finds a token's line and column by scanning its source from the start, once per
+ * variable during static analysis: quadratic, seconds of CPU for a 200 KiB template full of
+ * placeholders. The same answer from an index of line starts, built once per source.
+ */
+let indexedSource: string | undefined;
+let lineStarts: number[] = [];
+Token.prototype.getPosition = function (this: Token): number[] {
+  if (this.input !== indexedSource) {
+    lineStarts = [0];
+    for (let i = this.input.indexOf('\n'); i !== -1; i = this.input.indexOf('\n', i + 1))
+      lineStarts.push(i + 1);
+    indexedSource = this.input;
+  }
+  let low = 0;
+  let high = lineStarts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (lineStarts[mid]! <= this.begin) low = mid;
+    else high = mid - 1;
+  }
+  return [low + 1, this.begin - lineStarts[low]! + 1];
+};
+
+const refusingFs: FS = {
+  exists: () => Promise.resolve(false),
+  existsSync: () => false,
+  readFile: () => Promise.reject(new Error('templates cannot read files')),
+  readFileSync: () => {
+    throw new Error('templates cannot read files');
+  },
+  resolve: () => {
+    throw new Error('templates cannot read files');
+  },
+  contains: () => Promise.resolve(false),
+  containsSync: () => false,
+};
+
+/** A tag that refuses to parse, so the template is a syntax error naming it. */
+function refusedTag(why: string) {
+  return class RefusedTag extends Tag {
+    constructor(token: TagToken, remainTokens: TopLevelToken[], liquid: Liquid) {
+      super(token, remainTokens, liquid);
+      throw new Error(`{% ${token.name} %} is not available in document templates: ${why}`);
+    }
+    render(): void {}
+  };
+}
+
+function createEngine(): Liquid {
+  const liquid = new Liquid({
+    fs: refusingFs,
+    root: [],
+    partials: [],
+    layouts: [],
+    relativeReference: false,
+    dynamicPartials: false,
+    cache: false,
+    ownPropertyOnly: true,
+    strictFilters: true,
+    strictVariables: false,
+    outputEscape: 'escape',
+    jsTruthy: false,
+    timezoneOffset: 0,
+    parseLimit: PARSE_LIMIT,
+    renderLimit: RENDER_LIMIT_MS,
+    memoryLimit: MEMORY_LIMIT,
+  });
+  const noFiles = 'templates cannot load other templates or files';
+  for (const name of ['include', 'render', 'layout', 'block'])
+    liquid.registerTag(name, refusedTag(noFiles));
+  liquid.registerTag('capture', refusedTag('use assign instead'));
+  liquid.registerTag('for', CountedFor);
+  liquid.registerTag('tablerow', CountedTablerow);
+  // Placeholders are always escaped: markup comes from the template, never from data.
+  liquid.unregisterFilter('raw');
+
+  registerFilters(liquid);
+  return liquid;
+}
+
+const engine = createEngine();
+
+function position(err: unknown): { line?: number; column?: number } {
+  if (err instanceof LiquidError && err.token) {
+    const [line, column] = err.token.getPosition();
+    return { line, column };
+  }
+  return {};
+}
+
+function describe(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/, line:\d+, col:\d+$/, '');
+}
+
+function isLimit(err: unknown): boolean {
+  const original = err instanceof LiquidError ? err.originalError : err;
+  return (
+    original instanceof OutputLimitError ||
+    original instanceof LoopLimitError ||
+    ((original instanceof AssertionError || err instanceof AssertionError) &&
+      /limit exceeded/.test(describe(original ?? err)))
+  );
+}
+
+/** Parses a source, or says where and why it is not a valid template. */
+export function parseSource(
+  source: string,
+):
+  | { templates: Template[]; problem?: undefined }
+  | { templates?: undefined; problem: EngineProblem } {
+  try {
+    return { templates: engine.parse(source) };
+  } catch (err) {
+    if (isLimit(err))
+      return {
+        problem: {
+          code: 'limit_exceeded',
+          message: `The template is longer than ${PARSE_LIMIT} characters.`,
+        },
+      };
+    return { problem: { code: 'syntax_error', message: describe(err), ...position(err) } };
+  }
+}
+
+export interface VariableUse {
+  segments: (string | number | unknown[])[];
+  line: number;
+  column: number;
+}
+
+/** Every variable the template expects from the context (not its own assigns or loop variables). */
+export function contextVariables(templates: Template[]): VariableUse[] {
+  const analysis = engine.analyzeSync(templates, { partials: false });
+  return Object.values(analysis.globals).flatMap((uses) =>
+    uses.map((v) => ({ segments: v.toArray(), line: v.location.row, column: v.location.col })),
+  );
+}
+
+class CappedEmitter implements Emitter {
+  buffer = '';
+  write(html: unknown): void {
+    const value: unknown = html;
+    this.buffer += Array.isArray(value) ? value.map(text).join('') : text(value);
+    if (this.buffer.length > OUTPUT_LIMIT) throw new OutputLimitError();
+  }
+}
+
+/**
+ * Renders parsed templates against `scope` (whose `[FORMATS]` the filters read) within
+ * `budgetMs`; a limit or a runtime failure comes back as a problem, never as a throw.
+ */
+export function renderParsed(
+  templates: Template[],
+  scope: object,
+  budgetMs: number,
+): { html: string; problem?: undefined } | { html?: undefined; problem: EngineProblem } {
+  const ctx = new Context(
+    scope,
+    engine.options,
+    { sync: true, renderLimit: Math.max(1, budgetMs), memoryLimit: MEMORY_LIMIT },
+    { liquid: engine },
+  );
+  const emitter = new CappedEmitter();
+  try {
+    toValueSync(engine.renderer.renderTemplates(templates, ctx, emitter));
+    return { html: emitter.buffer };
+  } catch (err) {
+    if (isLimit(err))
+      return {
+        problem: {
+          code: 'limit_exceeded',
+          message: `Rendering stopped: ${describe(err instanceof LiquidError ? (err.originalError ?? err) : err)}. Loops, text and output are capped (at most ${RENDER_LIMIT_MS} ms per render).`,
+          ...position(err),
+        },
+      };
+    return { problem: { code: 'render_error', message: describe(err), ...position(err) } };
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Document templates: the sandboxed engine, the sanitiser and the render context
+ * (decisions §9). The document-templates module compiles with it; document generation
+ * builds a context with `buildRenderContext` and calls `renderTemplate`.
+ */
+export {
+  compileTemplate,
+  renderTemplate,
+  type CompileData,
+  type CompiledTemplate,
+  type RenderedTemplate,
+  type TemplateSources,
+} from './compile.js';
+export {
+  convertFieldValue,
+  FIELD_TYPES,
+  type TemplateField,
+  type TemplateFieldType,
+} from './fields.js';
+export {
+  BLOCKING_PROBLEMS,
+  PROBLEM_CODES,
+  TEMPLATE_PARTS,
+  type TemplatePart,
+  type TemplateProblem,
+  type TemplateProblemCode,
+} from './problems.js';
+export {
+  buildRenderContext,
+  type AccountData,
+  type AddressData,
+  type ContractData,
+  type DocumentData,
+  type PartnerData,
+  type RenderContext,
+  type RenderInput,
+} from './context.js';
+export { RESERVED_KEYS } from './placeholders.js';
+export { sanitizeCss, sanitizeTemplateHtml, type SanitizedHtml } from './sanitize.js';
+export {
+  DATE_FORMATS,
+  formatDisplayDate,
+  formatMoney,
+  formatNumber,
+  NUMBER_FORMATS,
+  type DateFormat,
+  type NumberFormat,
+} from './format.js';
+export { MEMORY_LIMIT, OUTPUT_LIMIT, PARSE_LIMIT, RENDER_LIMIT_MS } from './engine.js';
