@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config.js';
+import { PdfRenderer, RENDER_CONCURRENCY, type LetterInput } from './renderer.js';
+import { pageTexts, quietLogger, rejection } from './pdf.test-support.js';
+
+/** Tight limits so they are reached quickly: 2 pages, 1 s, one waiting render. */
+let renderer: PdfRenderer;
+
+beforeAll(() => {
+  renderer = new PdfRenderer(
+    loadConfig({ RENDER_MAX_PAGES: '2', RENDER_TIMEOUT_MS: '1000', RENDER_QUEUE_LIMIT: '1' }),
+    quietLogger,
+  );
+});
+
+afterAll(async () => {
+  await renderer.close();
+});
+
+const paragraphs = (count: number) =>
+  Array.from({ length: count }, (_, i) => `<p>Absatz ${i + 1}</p>`).join('');
+
+const letter = (contentHtml: string): LetterInput => ({
+  contentHtml,
+  footerHtml: 'Seite <span class="pageNumber"></span>',
+  headerVisibility: 'ALL_PAGES',
+  footerVisibility: 'ALL_PAGES',
+});
+
+/** Blurred, shadowed boxes: seconds of work for Chromium's printer on one page. */
+const slowContent = Array.from(
+  { length: 20 },
+  (_, i) =>
+    `<div style="width:150mm;height:10mm;filter:blur(8px) drop-shadow(0 0 30px red);box-shadow:0 0 60px 20px blue">${i}</div>`,
+).join('');
+
+describe('PdfRenderer limits', () => {
+  it('renders a document of exactly RENDER_MAX_PAGES pages', async () => {
+    const { pdf, pageCount } = await renderer.render(
+      letter(`${paragraphs(5)}<div style="break-before: page">${paragraphs(5)}</div>`),
+    );
+    expect(pageCount).toBe(2);
+    expect(await pageTexts(pdf)).toHaveLength(2);
+  });
+
+  it('refuses a document over RENDER_MAX_PAGES with 422', async () => {
+    const error = await rejection(renderer.render(letter(paragraphs(200))));
+    expect(error.code).toBe('file_unprocessable');
+    expect(error.status).toBe(422);
+    expect(error.message).toBe(
+      'The document would have more than 2 pages (RENDER_MAX_PAGES); shorten its content.',
+    );
+  });
+
+  it('stops a render after RENDER_TIMEOUT_MS with 422, and the browser stays usable', async () => {
+    await renderer.render(letter('<p>warm</p>'));
+    const started = Date.now();
+    const error = await rejection(renderer.render(letter(slowContent)));
+    expect(error.code).toBe('file_unprocessable');
+    expect(error.message).toMatch(/took longer than 1000 ms \(RENDER_TIMEOUT_MS\)/);
+    expect(Date.now() - started).toBeLessThan(3000);
+    const { pageCount } = await renderer.render(letter('<p>next</p>'));
+    expect(pageCount).toBe(1);
+  });
+
+  it('answers 503 with Retry-After once RENDER_QUEUE_LIMIT renders wait', async () => {
+    const small = letter('<p>queued</p>');
+    const calls = Array.from({ length: RENDER_CONCURRENCY + 2 }, () => renderer.render(small));
+    // Two run, one waits (the limit), the fourth is refused at once.
+    expect(renderer.stats()).toMatchObject({ running: RENDER_CONCURRENCY, waiting: 1 });
+    const results = await Promise.allSettled(calls);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+    ]);
+    const refused = (results[3] as PromiseRejectedResult).reason as {
+      code: string;
+      status: number;
+      extras: { headers?: Record<string, string> };
+    };
+    expect(refused.code).toBe('service_unavailable');
+    expect(refused.status).toBe(503);
+    expect(Number(refused.extras.headers?.['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(renderer.stats()).toMatchObject({ running: 0, waiting: 0 });
+  });
+
+  it('answers 503 with Retry-After when the browser cannot start', async () => {
+    const broken = new PdfRenderer(
+      loadConfig({ CHROMIUM_PATH: '/nonexistent/chromium' }),
+      quietLogger,
+    );
+    try {
+      const error = await rejection(broken.render(letter('<p>x</p>')));
+      expect(error.code).toBe('service_unavailable');
+      expect(error.message).toBe('The PDF renderer could not start; try again.');
+      expect(error.extras.headers).toEqual({ 'retry-after': '5' });
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('refuses renders after close() with 503', async () => {
+    const other = new PdfRenderer(loadConfig({}), quietLogger);
+    await other.close();
+    const error = await rejection(other.render(letter('<p>late</p>')));
+    expect(error.code).toBe('service_unavailable');
+    expect(other.stats().browserPid).toBeUndefined();
+  });
+});
