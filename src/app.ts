@@ -50,9 +50,12 @@ import { taxRateRoutes } from './modules/tax-rates/tax-rates.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
 import { budgetRoutes } from './modules/budgets/budgets.routes.js';
 import { documentTemplateRoutes } from './modules/document-templates/document-templates.routes.js';
+import { TemplateFieldSchema } from './modules/document-templates/document-templates.schemas.js';
+import { documentRoutes } from './modules/documents/documents.routes.js';
 import { fileRoutes } from './modules/files/files.routes.js';
 import { createStorage } from './modules/files/storage.js';
 import { PdfRenderer } from './shared/pdf/renderer.js';
+import { DbJobQueue } from './shared/jobs.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './shared/counters.js';
 import { createMailer, type Mailer } from './shared/mail.js';
@@ -73,6 +76,7 @@ const SHARED_SCHEMAS = [
   DashboardWidgetSettingsSchema,
   CardSchema,
   BankAccountSchema,
+  TemplateFieldSchema,
 ];
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
@@ -244,10 +248,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     appSecret,
     storage: createStorage(config, appSecret),
     renderer: new PdfRenderer(config, app.log),
+    jobs: new DbJobQueue({
+      db: database.db,
+      clock,
+      logger: app.log,
+      pollMs: config.jobPollIntervalMs,
+    }),
     logger: app.log,
   };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {
+    await ctx.jobs.close();
     await ctx.usage.close();
     credentials.close();
     ctx.mailer.close();
@@ -348,6 +359,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       budgetRoutes,
       fileRoutes,
       documentTemplateRoutes,
+      documentRoutes,
     ])
       routes(typed, ctx);
     done();

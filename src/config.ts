@@ -242,6 +242,13 @@ export const settings = {
     1,
     10_000,
   ),
+  jobPollIntervalMs: int(
+    'JOB_POLL_INTERVAL_MS',
+    'How often this process looks for queued background jobs (document rendering and analysis), in ms; 0: it runs none (another replica does). Safe on many replicas: each job runs once at a time.',
+    1000,
+    0,
+    3_600_000,
+  ),
   shutdownTimeoutMs: int(
     'SHUTDOWN_TIMEOUT_MS',
     'How long SIGTERM waits for in-flight requests before closing anyway.',

@@ -12,6 +12,7 @@ import type { PlanCatalogue } from './modules/plans/plans.catalogue.js';
 import type { UsageMeter } from './modules/plans/usage-meter.js';
 import type { FileStorage } from './modules/files/storage.js';
 import type { PdfRenderer } from './shared/pdf/renderer.js';
+import type { JobQueue } from './shared/jobs.js';
 
 /** The services every module receives; built once in `buildApp`. */
 export interface AppContext {
@@ -29,6 +30,8 @@ export interface AppContext {
   storage: FileStorage;
   /** HTML → PDF (one warm browser, started on first use). */
   renderer: PdfRenderer;
+  /** Durable background jobs (rendering, analysis). */
+  jobs: JobQueue;
   /** Keys code hashes and signed links; never logged. */
   appSecret: string;
   logger: Logger;

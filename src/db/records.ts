@@ -11,7 +11,8 @@ export type RecordTable =
   | 'tax_rates'
   | 'notes'
   | 'budget_categories'
-  | 'budget_entries';
+  | 'budget_entries'
+  | 'documents';
 
 /** Join tables holding a record's tags, with the column naming the record. */
 export type TagTable =

@@ -335,6 +335,65 @@ export interface BudgetEntriesTable {
   updated_at: string;
 }
 
+export interface DocumentsTable {
+  id: string;
+  account_id: string;
+  document_type: string;
+  name: string;
+  search_name: string;
+  document_number: string | null;
+  contract_id: string | null;
+  contract_name: string | null;
+  partner_id: string | null;
+  partner_name: string | null;
+  creation_date: string;
+  due_date: string | null;
+  status: string;
+  source: string;
+  template_id: string | null;
+  file_id: string | null;
+  file_type: string | null;
+  pdf_sha256: string | null;
+  currency: string;
+  line_items: string;
+  tax_breakdown: string;
+  net_total: number;
+  tax_total: number;
+  gross_total: number;
+  fields: string;
+  processing_status: string | null;
+  processing_error: string | null;
+  page_count: number | null;
+  analysis: string | null;
+  finalized_at: string | null;
+  sent_at: string | null;
+  sent_to: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DocumentSequencesTable {
+  account_id: string;
+  document_type: string;
+  year: number;
+  last_value: number;
+}
+
+export interface JobsTable {
+  id: string;
+  account_id: string | null;
+  kind: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  run_after: string;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB extends FilesTables, DocumentTemplatesTables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -361,4 +420,7 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   webhook_events: WebhookEventsTable;
   budget_categories: BudgetCategoriesTable;
   budget_entries: BudgetEntriesTable;
+  documents: DocumentsTable;
+  document_sequences: DocumentSequencesTable;
+  jobs: JobsTable;
 }

@@ -6,9 +6,11 @@ import type { Transporter } from 'nodemailer';
 
 export interface MailMessage {
   to: string;
+  cc?: string;
   subject: string;
   text: string;
   headers?: Record<string, string>;
+  attachments?: Array<{ filename: string; content: Buffer; contentType: string }>;
 }
 
 /** The one way Kontor sends mail. */

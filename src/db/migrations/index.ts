@@ -7,6 +7,7 @@ import * as m0005 from './0005_notes_newsletter_webhooks.js';
 import * as m0006 from './0006_budgets.js';
 import * as m0007 from './0007_files.js';
 import * as m0008 from './0008_document_templates.js';
+import * as m0009 from './0009_documents.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_budgets': m0006,
   '0007_files': m0007,
   '0008_document_templates': m0008,
+  '0009_documents': m0009,
 };

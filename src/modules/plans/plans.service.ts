@@ -10,6 +10,7 @@ import { findAccount, lockAccount } from '../account/account.repository.js';
 import type { Plan } from './plans.catalogue.js';
 import type { LicenseSchema, PlansSchema, UsageSchema } from './plans.schemas.js';
 import { monthOf, msToMonthEnd } from './usage-meter.js';
+import { storageUsedBytes } from '../files/files.api.js';
 
 type License = Static<typeof LicenseSchema>;
 
@@ -64,7 +65,11 @@ export class PlansService {
       const from = account?.plan_id ?? 'FREE';
       if (from === planId) return;
       const seats = await this.seatsUsed(trx, actor.accountId);
+      const storage = await storageUsedBytes(trx, actor.accountId);
       const exceeded = [
+        storage > target.storageBytes
+          ? `storage: ${storage} bytes in use, ${target.name} includes ${target.storageBytes}`
+          : undefined,
         seats > target.seats
           ? `seats: ${seats} in use, ${target.name} includes ${target.seats}`
           : undefined,
@@ -128,10 +133,16 @@ export class PlansService {
   async usage(principal: Principal): Promise<Static<typeof UsageSchema>> {
     const now = this.ctx.clock.now();
     const plan = await this.planOfAccount(principal.accountId);
-    const [minute, month, seats] = await Promise.all([
+    const [minute, month, seats, storage, documents] = await Promise.all([
       this.ctx.counters.peek(`rl:${principal.tokenId}`),
       this.ctx.usage.used(principal.accountId, now),
       this.seatsUsed(this.ctx.db, principal.accountId),
+      storageUsedBytes(this.ctx.db, principal.accountId),
+      this.ctx.db
+        .selectFrom('documents')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('account_id', '=', principal.accountId)
+        .executeTakeFirstOrThrow(),
     ]);
     return {
       planId: plan.id,
@@ -143,10 +154,9 @@ export class PlansService {
         thisMinute: { used: minute.count, limit: plan.requestsPerMinute },
         thisMonth: { used: month, limit: plan.requestsPerMonth },
       },
-      // Files arrive with issue 4; until then nothing is stored.
-      storage: { usedBytes: 0, limitBytes: plan.storageBytes },
+      storage: { usedBytes: storage, limitBytes: plan.storageBytes },
       seats: { used: seats, included: plan.seats },
-      documents: { count: 0 },
+      documents: { count: Number(documents.n) },
       rateLimits: this.ctx.config.rateLimits,
     };
   }

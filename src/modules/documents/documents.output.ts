@@ -1,0 +1,281 @@
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../http/errors.js';
+import { isoDate } from '../../shared/dates.js';
+import { analysePdf } from '../../shared/pdf/analyse.js';
+import { parseEInvoiceXml } from '../../shared/pdf/einvoice.js';
+import type { Visibility } from '../../shared/pdf/layout.js';
+import {
+  buildRenderContext,
+  renderTemplate,
+  type AddressData,
+  type DateFormat,
+  type NumberFormat,
+  type RenderedTemplate,
+  type TemplateField,
+} from '../../shared/templating/index.js';
+import { findAccount } from '../account/account.repository.js';
+import { findContract } from '../contracts/contracts.repository.js';
+import { presentContract } from '../contracts/contracts.presenter.js';
+import {
+  findTemplate,
+  type TemplateRow,
+} from '../document-templates/document-templates.repository.js';
+import { requireUploadedFile, storeGeneratedFile, systemActor } from '../files/files.api.js';
+import { findPartner } from '../partners/partners.repository.js';
+import { presentPartner } from '../partners/partners.presenter.js';
+import { eInvoiceSummary, type StoredAnalysis } from './documents.presenter.js';
+import * as repo from './documents.repository.js';
+
+/** What an UPLOADED document may be: a PDF, an e-invoice XML, or a scan. */
+export const DOCUMENT_FILE_TYPES: readonly string[] = [
+  'application/pdf',
+  'application/xml',
+  'text/xml',
+  'image/png',
+  'image/jpeg',
+  'image/webp',
+];
+
+const TYPE_LABEL: Record<string, string> = { INVOICE: 'Rechnung', CONTRACT: 'Vertrag' };
+
+/** The name a document's PDF is stored and mailed as, e.g. `Rechnung 2026-0001.pdf`. */
+export function pdfFileName(row: repo.DocumentRow): string {
+  const label = row.document_number
+    ? `${TYPE_LABEL[row.document_type] ?? 'Dokument'} ${row.document_number}`
+    : row.name;
+  return `${label.replace(/[\\/:*?"<>|]/g, '-')}.pdf`;
+}
+
+interface JobPayload {
+  documentId?: unknown;
+}
+
+/**
+ * The files of documents: rendering a GENERATED document's PDF (in the request that makes it
+ * FINAL, and as the `document.render` job), and the `document.process` job that renders a
+ * preview or analyses an uploaded file.
+ */
+export class DocumentOutput {
+  constructor(private readonly ctx: AppContext) {}
+
+  /** Registers the job handlers (once per app). */
+  registerJobs(): void {
+    this.ctx.jobs.register('document.render', {
+      run: async (payload, job) => {
+        const row = await this.jobDocument(payload, job.id);
+        if (!row || row.status !== 'FINAL' || row.source !== 'GENERATED' || row.file_id) return;
+        await this.renderAndAttach(row);
+      },
+    });
+    this.ctx.jobs.register('document.process', {
+      run: async (payload, job) => {
+        const row = await this.jobDocument(payload, job.id);
+        if (row) await this.process(row);
+      },
+      failed: async (payload, error) => {
+        const row = await this.jobDocument(payload, 'failed');
+        if (row)
+          await repo.setDerived(this.ctx.db, row.account_id, row.id, {
+            processing_status: 'FAILED',
+            processing_error: error.slice(0, 1000),
+          });
+      },
+    });
+  }
+
+  private async jobDocument(
+    payload: JobPayload,
+    jobId: string,
+  ): Promise<repo.DocumentRow | undefined> {
+    if (typeof payload.documentId !== 'string') return undefined;
+    const row = await this.ctx.db
+      .selectFrom('documents')
+      .selectAll()
+      .where('id', '=', payload.documentId)
+      .executeTakeFirst();
+    if (!row) this.ctx.logger.info({ jobId, documentId: payload.documentId }, 'document is gone');
+    return row;
+  }
+
+  /** Throws 422 `template_invalid` when the template cannot render this document's data. */
+  async checkRenders(row: repo.DocumentRow, template: TemplateRow): Promise<RenderedTemplate> {
+    return renderTemplate(
+      {
+        headerSource: template.header_source,
+        contentSource: template.content_source,
+        footerSource: template.footer_source,
+        fields: JSON.parse(template.fields) as TemplateField[],
+      },
+      await this.renderContext(row),
+    );
+  }
+
+  private async renderContext(row: repo.DocumentRow) {
+    const db = this.ctx.db;
+    const account = await findAccount(db, row.account_id);
+    if (!account) throw new Error(`account ${row.account_id} is gone`);
+    const today = isoDate(this.ctx.clock.now());
+    const partner = row.partner_id
+      ? await findPartner(db, row.account_id, row.partner_id)
+      : undefined;
+    const contract = row.contract_id
+      ? await findContract(db, row.account_id, row.contract_id)
+      : undefined;
+    return buildRenderContext({
+      account: {
+        name: account.name,
+        currency: account.currency,
+        dateFormat: account.date_format as DateFormat,
+        numberFormat: account.number_format as NumberFormat,
+        addresses: JSON.parse(account.addresses) as AddressData[],
+      },
+      partner: partner
+        ? { ...presentPartner(partner), addresses: JSON.parse(partner.addresses) as AddressData[] }
+        : row.partner_name
+          ? { name: row.partner_name }
+          : null,
+      contract: contract
+        ? presentContract(contract, today)
+        : row.contract_name
+          ? { name: row.contract_name }
+          : null,
+      document: {
+        name: row.name,
+        documentType: row.document_type,
+        documentNumber: row.document_number,
+        creationDate: row.creation_date,
+      },
+      today,
+      fields: JSON.parse(row.fields) as Record<string, unknown>,
+    });
+  }
+
+  /**
+   * Renders a GENERATED document and attaches the PDF (system-derived fields: `version` stays).
+   * A FINAL document keeps the first PDF attached; a DRAFT's preview is replaced.
+   */
+  async renderAndAttach(row: repo.DocumentRow): Promise<repo.DocumentRow> {
+    if (!row.template_id) throw new Error(`document ${row.id} has no template`);
+    const template = await findTemplate(this.ctx.db, row.account_id, row.template_id);
+    if (!template) throw new Error(`template ${row.template_id} is gone`);
+    const html = await this.checkRenders(row, template);
+    const result = await this.ctx.renderer.render({
+      contentHtml: html.contentHtml,
+      ...(html.headerHtml ? { headerHtml: html.headerHtml } : {}),
+      ...(html.footerHtml ? { footerHtml: html.footerHtml } : {}),
+      headerVisibility: template.header_visibility as Visibility,
+      footerVisibility: template.footer_visibility as Visibility,
+      title: row.document_number ? `${row.name} ${row.document_number}` : row.name,
+    });
+    const final = row.status === 'FINAL';
+    const file = await storeGeneratedFile(this.ctx, systemActor(row.account_id), {
+      fileName: pdfFileName(row),
+      contentType: 'application/pdf',
+      bytes: result.pdf,
+      // GoBD: a FINAL document's PDF is kept whatever the plan; a preview counts as any file.
+      enforceLimit: !final,
+    });
+    const values = {
+      file_id: file.id,
+      file_type: 'application/pdf',
+      pdf_sha256: final ? file.sha256 : null,
+      page_count: result.pageCount,
+    };
+    const after = await repo.setDerived(this.ctx.db, row.account_id, row.id, values, {
+      fileIdIsNull: final,
+    });
+    return after ?? (await repo.findDocument(this.ctx.db, row.account_id, row.id)) ?? row;
+  }
+
+  /** The in-request render of a FINAL document; a failure is left to the `document.render` job. */
+  async renderFinalQuietly(row: repo.DocumentRow): Promise<repo.DocumentRow> {
+    try {
+      return await this.renderAndAttach(row);
+    } catch (err) {
+      this.ctx.logger.warn({ err, documentId: row.id }, 'rendering failed; the job retries');
+      this.ctx.jobs.kick();
+      return row;
+    }
+  }
+
+  /** The `document.process` job: preview render, or analysis of the uploaded file. */
+  async process(row: repo.DocumentRow): Promise<void> {
+    const db = this.ctx.db;
+    await repo.setDerived(db, row.account_id, row.id, {
+      processing_status: 'RUNNING',
+      processing_error: null,
+    });
+    try {
+      if (row.source === 'GENERATED') {
+        if (row.status === 'DRAFT' || !row.file_id) await this.renderAndAttach(row);
+      } else if (row.file_id) {
+        const uploaded = await requireUploadedFile(this.ctx, row.account_id, row.file_id);
+        const bytes = await uploaded.read();
+        const type = uploaded.file.contentType;
+        let analysis: StoredAnalysis | null = null;
+        let pageCount: number | null = null;
+        if (type === 'application/pdf') {
+          const result = await analysePdf(bytes);
+          pageCount = result.pageCount;
+          analysis = {
+            eInvoice: result.eInvoice ? eInvoiceSummary(result.eInvoice) : null,
+            eInvoiceFile: result.eInvoiceFile ?? null,
+            eInvoiceError: result.eInvoiceError ?? null,
+            textExcerpt: result.text.slice(0, 2000),
+          };
+        } else if (type === 'application/xml' || type === 'text/xml') {
+          analysis = { eInvoice: eInvoiceSummary(parseEInvoiceXml(bytes)) };
+        } else pageCount = 1;
+        await repo.setDerived(db, row.account_id, row.id, {
+          page_count: pageCount,
+          analysis: analysis && JSON.stringify(analysis),
+        });
+      }
+      await repo.setDerived(db, row.account_id, row.id, { processing_status: 'DONE' });
+    } catch (err) {
+      // A problem with the input will not go away by trying again: FAILED now.
+      if (err instanceof AppError && err.status < 500) {
+        await repo.setDerived(db, row.account_id, row.id, {
+          processing_status: 'FAILED',
+          processing_error: err.message.slice(0, 1000),
+        });
+        return;
+      }
+      throw err;
+    }
+  }
+
+  /** The bytes to mail: the PDF (rendered now if missing), or the uploaded file as it is. */
+  async attachment(
+    row: repo.DocumentRow,
+  ): Promise<{ row: repo.DocumentRow; filename: string; content: Buffer; contentType: string }> {
+    let current = row;
+    if (current.source === 'GENERATED' && !current.file_id)
+      current = await this.renderAndAttach(current);
+    if (!current.file_id)
+      throw new AppError('state_conflict', `Document ${row.id} has no file to send.`);
+    const file = await requireUploadedFile(this.ctx, current.account_id, current.file_id);
+    const filename =
+      file.file.contentType === 'application/pdf'
+        ? pdfFileName(current)
+        : `${pdfFileName(current).replace(/\.pdf$/, '')}${extensionOf(file.file.contentType)}`;
+    return {
+      row: current,
+      filename,
+      content: await file.read(),
+      contentType: file.file.contentType,
+    };
+  }
+}
+
+function extensionOf(contentType: string): string {
+  return (
+    {
+      'application/xml': '.xml',
+      'text/xml': '.xml',
+      'image/png': '.png',
+      'image/jpeg': '.jpg',
+      'image/webp': '.webp',
+    }[contentType] ?? ''
+  );
+}

@@ -1,0 +1,87 @@
+import type { EInvoice } from '../../shared/pdf/einvoice.js';
+import { toMajor } from '../../shared/money.js';
+import type { DocumentView } from './documents.schemas.js';
+import type { DocumentRow, StoredLine, StoredTaxLine } from './documents.repository.js';
+
+/** What the analysis of a file found, as stored in `analysis` (JSON). */
+export interface StoredAnalysis {
+  eInvoice: DocumentView['eInvoice'];
+  eInvoiceFile?: string | null;
+  eInvoiceError?: string | null;
+  textExcerpt?: string | null;
+}
+
+/** The summary of a read e-invoice that the API answers. */
+export function eInvoiceSummary(e: EInvoice): NonNullable<DocumentView['eInvoice']> {
+  const major = (minor: number) => toMajor(minor, e.currency);
+  return {
+    syntax: e.syntax,
+    profile: e.profileName ?? e.profile ?? null,
+    documentNumber: e.documentNumber,
+    issueDate: e.issueDate,
+    currency: e.currency,
+    sellerName: e.seller.name,
+    buyerName: e.buyer.name,
+    netTotal: major(e.totals.netMinor),
+    taxTotal: major(e.totals.taxMinor),
+    grossTotal: major(e.totals.grossMinor),
+    dueAmount: major(e.totals.dueMinor),
+  };
+}
+
+/** Row → response, field by field: nothing reaches the client that is not listed here. */
+export function presentDocument(row: DocumentRow): DocumentView {
+  const currency = row.currency;
+  const major = (minor: number) => toMajor(Number(minor), currency);
+  const lines = JSON.parse(row.line_items) as StoredLine[];
+  const taxes = JSON.parse(row.tax_breakdown) as StoredTaxLine[];
+  const analysis = row.analysis ? (JSON.parse(row.analysis) as StoredAnalysis) : null;
+  return {
+    id: row.id,
+    version: row.version,
+    documentType: row.document_type as DocumentView['documentType'],
+    name: row.name,
+    documentNumber: row.document_number,
+    contractId: row.contract_id,
+    contractName: row.contract_name,
+    partnerId: row.partner_id,
+    partnerName: row.partner_name,
+    creationDate: row.creation_date,
+    dueDate: row.due_date,
+    status: row.status as DocumentView['status'],
+    source: row.source as DocumentView['source'],
+    templateId: row.template_id,
+    fileId: row.file_id,
+    fileType: row.file_type,
+    pdfSha256: row.pdf_sha256,
+    currency,
+    lineItems: lines.map((l) => ({
+      productId: l.productId,
+      description: l.description,
+      quantity: l.quantityMilli / 1000,
+      unitPrice: major(l.unitPriceMinor),
+      taxRateId: l.taxRateId,
+      taxRate: l.rateBp / 100,
+      netAmount: major(l.netMinor),
+    })),
+    taxes: taxes.map((t) => ({
+      taxRateId: t.taxRateId,
+      rate: t.rateBp / 100,
+      net: major(t.netMinor),
+      tax: major(t.taxMinor),
+    })),
+    netTotal: major(row.net_total),
+    taxTotal: major(row.tax_total),
+    grossTotal: major(row.gross_total),
+    fields: JSON.parse(row.fields) as Record<string, unknown>,
+    processingStatus: row.processing_status as DocumentView['processingStatus'],
+    processingError: row.processing_error,
+    pageCount: row.page_count,
+    eInvoice: analysis?.eInvoice ?? null,
+    finalizedAt: row.finalized_at,
+    sentAt: row.sent_at,
+    sentTo: row.sent_to ? (JSON.parse(row.sent_to) as string[]) : [],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,176 @@
+import type { Selectable } from 'kysely';
+import { recordQueries, type Executor, type Guard } from '../../db/records.js';
+import type { DocumentsTable } from '../../db/schema.js';
+import { containsText } from '../../db/dialect.js';
+import { searchText } from '../../http/pagination.js';
+
+export type DocumentRow = Selectable<DocumentsTable>;
+const records = recordQueries('documents');
+
+/** A stored invoice line: amounts in integer minor units, the rate in basis points. */
+export interface StoredLine {
+  productId: string | null;
+  description: string;
+  /** Thousandths of a unit (1.5 → 1500). */
+  quantityMilli: number;
+  unitPriceMinor: number;
+  taxRateId: string;
+  rateBp: number;
+  netMinor: number;
+}
+
+export interface StoredTaxLine {
+  taxRateId: string;
+  rateBp: number;
+  netMinor: number;
+  taxMinor: number;
+}
+
+/** Document queries; every one is scoped by account (STYLE rule 3). */
+
+export async function insertDocument(trx: Executor, row: DocumentRow): Promise<void> {
+  await trx.insertInto('documents').values(row).execute();
+}
+
+export const findDocument = records.find;
+export const documentVersion = records.version;
+
+/** The compare-and-set update (version and guard, e.g. `{ status: 'DRAFT' }`), bumping version. */
+export const updateDocument = (
+  db: Executor,
+  accountId: string,
+  id: string,
+  version: number,
+  values: Partial<DocumentRow>,
+  guard: Guard = {},
+) => records.update(db, accountId, id, version, values, guard);
+
+export const deleteDocument = records.remove;
+
+/**
+ * Writes system-derived fields (the rendered PDF, page count, processing state) without
+ * bumping `version`: they are not the client's to edit and must not make its copy stale.
+ */
+export async function setDerived(
+  db: Executor,
+  accountId: string,
+  id: string,
+  values: Partial<
+    Pick<
+      DocumentRow,
+      | 'file_id'
+      | 'file_type'
+      | 'pdf_sha256'
+      | 'page_count'
+      | 'analysis'
+      | 'processing_status'
+      | 'processing_error'
+    >
+  >,
+  guard: { fileIdIsNull?: boolean } = {},
+): Promise<DocumentRow | undefined> {
+  let query = db
+    .updateTable('documents')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
+  if (guard.fileIdIsNull) query = query.where('file_id', 'is', null);
+  return query.returningAll().executeTakeFirst();
+}
+
+/**
+ * The next number of the account's sequence for a type and year, taken in the caller's
+ * transaction: one upsert that creates the row or increments it and answers the new value;
+ * concurrent finalizers serialise on the row (SQLite ≥ 3.35 and PostgreSQL).
+ */
+export async function nextSequenceValue(
+  trx: Executor,
+  accountId: string,
+  documentType: string,
+  year: number,
+): Promise<number> {
+  const row = await trx
+    .insertInto('document_sequences')
+    .values({ account_id: accountId, document_type: documentType, year, last_value: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'document_type', 'year'])
+        .doUpdateSet((eb) => ({ last_value: eb('document_sequences.last_value', '+', 1) })),
+    )
+    .returning('last_value')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_value);
+}
+
+/** Whether a document of the account already uses this number for this type. */
+export async function numberTaken(
+  db: Executor,
+  accountId: string,
+  documentType: string,
+  number: string,
+  exceptId?: string,
+): Promise<boolean> {
+  let query = db
+    .selectFrom('documents')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('document_type', '=', documentType)
+    .where('document_number', '=', number);
+  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
+export interface DocumentFilter {
+  limit: number;
+  afterId?: string;
+  documentType?: string;
+  status?: string;
+  source?: string;
+  partnerId?: string;
+  contractId?: string;
+  from?: string;
+  to?: string;
+  q?: string;
+}
+
+/** Newest first; fetches `limit + 1` rows so the caller can tell whether a next page exists. */
+export async function listDocuments(
+  db: Executor,
+  accountId: string,
+  f: DocumentFilter,
+): Promise<DocumentRow[]> {
+  let query = db.selectFrom('documents').selectAll().where('account_id', '=', accountId);
+  if (f.afterId !== undefined) query = query.where('id', '<', f.afterId);
+  if (f.documentType !== undefined) query = query.where('document_type', '=', f.documentType);
+  if (f.status !== undefined) query = query.where('status', '=', f.status);
+  if (f.source !== undefined) query = query.where('source', '=', f.source);
+  if (f.partnerId !== undefined) query = query.where('partner_id', '=', f.partnerId);
+  if (f.contractId !== undefined) query = query.where('contract_id', '=', f.contractId);
+  if (f.from !== undefined) query = query.where('creation_date', '>=', f.from);
+  if (f.to !== undefined) query = query.where('creation_date', '<=', f.to);
+  if (f.q !== undefined) {
+    const text = searchText(f.q);
+    const raw = f.q;
+    query = query.where((eb) =>
+      eb.or([containsText('search_name', text), eb('document_number', '=', raw)]),
+    );
+  }
+  return query
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+/** Documents of the account that reference a file, by status. */
+export async function documentsUsingFile(
+  db: Executor,
+  accountId: string,
+  fileId: string,
+): Promise<{ id: string; status: string }[]> {
+  return db
+    .selectFrom('documents')
+    .select(['id', 'status'])
+    .where('account_id', '=', accountId)
+    .where('file_id', '=', fileId)
+    .execute();
+}

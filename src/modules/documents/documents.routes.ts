@@ -1,0 +1,176 @@
+import { Type } from 'typebox';
+import type { App } from '../../app.js';
+import type { AppContext } from '../../context.js';
+import { readIfMatch, setEtag } from '../../http/concurrency.js';
+import { PageOf } from '../../http/pagination.js';
+import { IdParams, IdempotencyHeaders, IfMatchHeaders, problems } from '../../http/schemas.js';
+import { actorOf } from '../../http/types.js';
+import {
+  CreateDocumentBody,
+  DocumentSchema,
+  ListDocumentsQuery,
+  RasterizeBody,
+  RasterizedSchema,
+  SendDocumentBody,
+  UpdateDocumentBody,
+} from './documents.schemas.js';
+import { DocumentsService } from './documents.service.js';
+
+const Params = IdParams('documentId', 'doc');
+const tags = ['documents'];
+
+/** `/v1/documents`: HTTP only — input, one service call, status, ETag and body. */
+export function documentRoutes(app: App, ctx: AppContext): void {
+  const service = new DocumentsService(ctx);
+  service.output.registerJobs();
+
+  app.get(
+    '/v1/documents',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'List documents',
+        querystring: ListDocumentsQuery,
+        response: { 200: PageOf(DocumentSchema), ...problems(400, 401) },
+      },
+    },
+    (req) => service.list(req.principal!.accountId, req.query),
+  );
+
+  app.post(
+    '/v1/documents',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Create a document (FINAL: numbered, rendered and immutable)',
+        headers: IdempotencyHeaders,
+        body: CreateDocumentBody,
+        response: { 201: DocumentSchema, ...problems(400, 401, 404, 409, 413, 422) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await service.create(actorOf(req), req.body);
+      setEtag(reply, doc.version);
+      reply.header('location', `/v1/documents/${doc.id}`);
+      return reply.code(201).send(doc);
+    },
+  );
+
+  app.post(
+    '/v1/documents/processing',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Create a document and render or analyse it in the background (202)',
+        headers: IdempotencyHeaders,
+        body: CreateDocumentBody,
+        response: { 202: DocumentSchema, ...problems(400, 401, 404, 409, 413, 422) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await service.create(actorOf(req), req.body, { processing: true });
+      setEtag(reply, doc.version);
+      reply.header('location', `/v1/documents/${doc.id}`);
+      return reply.code(202).send(doc);
+    },
+  );
+
+  app.post(
+    '/v1/documents/rasterize',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Render pages of a PDF as PNG files',
+        headers: IdempotencyHeaders,
+        body: RasterizeBody,
+        response: { 200: RasterizedSchema, ...problems(400, 401, 404, 409, 413, 422) },
+      },
+    },
+    (req) => service.rasterize(actorOf(req), req.body),
+  );
+
+  app.get(
+    '/v1/documents/:documentId',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Get a document',
+        params: Params,
+        response: { 200: DocumentSchema, ...problems(401, 404) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await service.get(req.principal!.accountId, req.params.documentId);
+      setEtag(reply, doc.version);
+      return doc;
+    },
+  );
+
+  app.put(
+    '/v1/documents/:documentId',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Update a DRAFT document (partial; status FINAL finalizes it)',
+        params: Params,
+        headers: IfMatchHeaders,
+        body: UpdateDocumentBody,
+        response: { 200: DocumentSchema, ...problems(400, 401, 404, 409, 412, 422) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await service.update(
+        actorOf(req),
+        req.params.documentId,
+        req.body,
+        readIfMatch(req),
+      );
+      setEtag(reply, doc.version);
+      return doc;
+    },
+  );
+
+  app.delete(
+    '/v1/documents/:documentId',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Delete a DRAFT document (409 state_conflict when FINAL)',
+        params: Params,
+        headers: IfMatchHeaders,
+        response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(401, 404, 409, 412) },
+      },
+    },
+    async (req, reply) => {
+      await service.remove(actorOf(req), req.params.documentId, readIfMatch(req));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/documents/:documentId/send',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Mail the document with its PDF (finalizes a DRAFT first)',
+        params: Params,
+        headers: IdempotencyHeaders,
+        body: SendDocumentBody,
+        response: { 200: DocumentSchema, ...problems(400, 401, 404, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await service.send(actorOf(req), req.params.documentId, req.body ?? {});
+      setEtag(reply, doc.version);
+      return doc;
+    },
+  );
+}

@@ -1,0 +1,286 @@
+import { Type, type Static } from 'typebox';
+import { PageQuery } from '../../http/pagination.js';
+import { IsoDate, Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
+import { CURRENCIES } from '../../shared/money.js';
+
+export const DOCUMENT_TYPES = ['CONTRACT', 'INVOICE'] as const;
+export const DOCUMENT_STATUSES = ['DRAFT', 'FINAL'] as const;
+export const DOCUMENT_SOURCES = ['GENERATED', 'UPLOADED'] as const;
+export const PROCESSING_STATUSES = ['QUEUED', 'RUNNING', 'DONE', 'FAILED'] as const;
+export const PAYMENT_STATUSES = ['UNPAID', 'PARTIAL', 'PAID'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+const Name = (description: string) => Type.String({ maxLength: 200, description });
+
+export const LineItemInput = Type.Object(
+  {
+    productId: Type.Optional(Id('A product of this account (`prd_…`); fills what is omitted.')),
+    description: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description: 'Line text; default the product’s name.',
+      }),
+    ),
+    quantity: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1_000_000_000,
+      description: 'Quantity, at most 3 decimals.',
+    }),
+    unitPrice: Type.Optional(
+      Type.Number({
+        minimum: -1_000_000_000_000,
+        maximum: 1_000_000_000_000,
+        description:
+          'Net price per unit in major units of the document currency (negative: a discount); default the product’s price.',
+      }),
+    ),
+    taxRateId: Type.Optional(
+      Id('A tax rate of this account (`txr_…`); default the product’s, else the default rate.'),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const LineItem = Type.Object(
+  {
+    productId: Nullable(Type.String(), 'The product, if the line came from one.'),
+    description: Type.String(),
+    quantity: Type.Number(),
+    unitPrice: Type.Number({ description: 'Net price per unit in major units.' }),
+    taxRateId: Type.String(),
+    taxRate: Type.Number({ description: 'The rate applied, in percent.' }),
+    netAmount: Type.Number({ description: 'quantity × unitPrice, rounded half-up to the cent.' }),
+  },
+  { additionalProperties: false },
+);
+
+const TaxLine = Type.Object(
+  {
+    taxRateId: Type.String(),
+    rate: Type.Number({ description: 'Percent.' }),
+    net: Type.Number({ description: 'Sum of the nets of the lines at this rate.' }),
+    tax: Type.Number({ description: 'VAT on that sum, rounded half-up.' }),
+  },
+  { additionalProperties: false },
+);
+
+const EInvoiceSchema = Type.Object(
+  {
+    syntax: Type.String({ description: 'CII or UBL.' }),
+    profile: Nullable(Type.String(), 'Guideline (profile) id.'),
+    documentNumber: Nullable(Type.String(), 'Invoice number.'),
+    issueDate: Nullable(Type.String(), 'Issue date (YYYY-MM-DD).'),
+    currency: Nullable(Type.String(), 'Invoice currency.'),
+    sellerName: Nullable(Type.String(), 'Seller.'),
+    buyerName: Nullable(Type.String(), 'Buyer.'),
+    netTotal: Nullable(Type.Number(), 'Net total.'),
+    taxTotal: Nullable(Type.Number(), 'Tax total.'),
+    grossTotal: Nullable(Type.Number(), 'Gross total.'),
+    dueAmount: Nullable(Type.Number(), 'Amount due.'),
+  },
+  { description: 'An embedded or uploaded e-invoice (ZUGFeRD/Factur-X, XRechnung) as read.' },
+);
+
+export const DocumentSchema = Type.Object(
+  {
+    ...RecordMeta,
+    documentType: Type.Enum(DOCUMENT_TYPES),
+    name: Type.String(),
+    documentNumber: Nullable(
+      Type.String(),
+      'Number; invoices get `{YYYY}-{0000}` when they become FINAL without one.',
+    ),
+    contractId: Nullable(Type.String(), 'Linked contract.'),
+    contractName: Nullable(Type.String(), 'Name of the contract (filled by the server).'),
+    partnerId: Nullable(Type.String(), 'Linked partner.'),
+    partnerName: Nullable(Type.String(), 'Name of the partner (filled by the server).'),
+    creationDate: Type.String({ description: 'Document date (YYYY-MM-DD).' }),
+    dueDate: Nullable(Type.String(), 'Payment due date of an invoice (YYYY-MM-DD).'),
+    status: Type.Enum(DOCUMENT_STATUSES),
+    source: Type.Enum(DOCUMENT_SOURCES),
+    templateId: Nullable(Type.String(), 'Template of a GENERATED document.'),
+    fileId: Nullable(Type.String(), 'The uploaded file, or the rendered PDF of a generated one.'),
+    fileType: Nullable(Type.String(), 'Content type of `fileId`.'),
+    pdfSha256: Nullable(Type.String(), 'SHA-256 of the stored file, fixed when FINAL.'),
+    currency: Type.String(),
+    lineItems: Type.Array(LineItem),
+    taxes: Type.Array(TaxLine),
+    netTotal: Type.Number(),
+    taxTotal: Type.Number(),
+    grossTotal: Type.Number(),
+    fields: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Values of the template’s extra fields.',
+    }),
+    processingStatus: Nullable(
+      Type.Enum(PROCESSING_STATUSES),
+      'State of the background rendering or analysis, if one was requested.',
+    ),
+    processingError: Nullable(Type.String(), 'Why processing FAILED.'),
+    pageCount: Nullable(Type.Integer(), 'Pages of the PDF.'),
+    eInvoice: Nullable(EInvoiceSchema, 'E-invoice data found in the file.'),
+    finalizedAt: Nullable(Type.String(), 'When it became FINAL.'),
+    sentAt: Nullable(Type.String(), 'When it was last sent.'),
+    sentTo: Type.Array(Type.String(), { description: 'Recipients of the last sending.' }),
+  },
+  { additionalProperties: false, description: 'A contract document or an invoice.' },
+);
+export type DocumentView = Static<typeof DocumentSchema>;
+
+const common = {
+  documentType: Type.Enum(DOCUMENT_TYPES, { description: 'CONTRACT or INVOICE.' }),
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'Document name.' }),
+  documentNumber: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description:
+      'Your own number; unique per account and type. Omit it for invoices to get the next of the sequence on finalizing.',
+  }),
+  contractId: Id('A contract of this account (`ctr_…`).'),
+  contractName: Name('Used only without contractId.'),
+  partnerId: Id('A partner of this account (`ptr_…`); default the contract’s partner.'),
+  partnerName: Name('Used only without partnerId.'),
+  templateId: Id('A PUBLISHED template (`tpl_…`), required for GENERATED.'),
+  fileId: Id('An uploaded file (`fil_…`), required for UPLOADED.'),
+  fileType: Type.String({
+    maxLength: 100,
+    description: 'Ignored: the server answers the file’s verified content type.',
+  }),
+  creationDate: IsoDate('Document date, a real calendar date'),
+  status: Type.Enum(DOCUMENT_STATUSES, {
+    description: 'DRAFT, or FINAL (immutable; numbers and stores the PDF).',
+  }),
+  source: Type.Enum(DOCUMENT_SOURCES, {
+    description: 'GENERATED from a template, or UPLOADED.',
+  }),
+  dueDate: IsoDate('Payment due date of an invoice'),
+  currency: Type.Enum(CURRENCIES, { description: 'Default: the account currency.' }),
+  lineItems: Type.Array(LineItemInput, { maxItems: 500, description: 'Invoice lines.' }),
+  fields: Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), {
+    description: 'Values of the template’s extra fields, by key.',
+  }),
+};
+
+export const CreateDocumentBody = Type.Object(
+  {
+    documentType: common.documentType,
+    name: common.name,
+    documentNumber: Type.Optional(common.documentNumber),
+    contractId: Type.Optional(common.contractId),
+    contractName: Type.Optional(common.contractName),
+    partnerId: Type.Optional(common.partnerId),
+    partnerName: Type.Optional(common.partnerName),
+    templateId: Type.Optional(common.templateId),
+    fileId: Type.Optional(common.fileId),
+    fileType: Type.Optional(common.fileType),
+    creationDate: common.creationDate,
+    status: Type.Optional(common.status),
+    source: Type.Optional(common.source),
+    dueDate: Type.Optional(common.dueDate),
+    currency: Type.Optional(common.currency),
+    lineItems: Type.Optional(common.lineItems),
+    fields: Type.Optional(common.fields),
+  },
+  { additionalProperties: false },
+);
+export type CreateDocument = Static<typeof CreateDocumentBody>;
+
+/** Partial update of a DRAFT: omitted fields stay, `null` clears an optional one. */
+export const UpdateDocumentBody = Type.Object(
+  {
+    version: VersionField,
+    documentType: Type.Optional(common.documentType),
+    name: Type.Optional(common.name),
+    documentNumber: Type.Optional(Nullable(common.documentNumber, 'null clears it.')),
+    contractId: Type.Optional(Nullable(common.contractId, 'null unlinks the contract.')),
+    contractName: Type.Optional(Nullable(common.contractName, 'null clears it.')),
+    partnerId: Type.Optional(Nullable(common.partnerId, 'null unlinks the partner.')),
+    partnerName: Type.Optional(Nullable(common.partnerName, 'null clears it.')),
+    creationDate: Type.Optional(common.creationDate),
+    status: Type.Optional(common.status),
+    dueDate: Type.Optional(Nullable(common.dueDate, 'null clears it.')),
+    currency: Type.Optional(common.currency),
+    lineItems: Type.Optional(common.lineItems),
+    fields: Type.Optional(common.fields),
+  },
+  { additionalProperties: false },
+);
+export type UpdateDocument = Static<typeof UpdateDocumentBody>;
+
+export const ListDocumentsQuery = Type.Object(
+  {
+    ...PageQuery,
+    documentType: Type.Optional(Type.Enum(DOCUMENT_TYPES)),
+    status: Type.Optional(Type.Enum(DOCUMENT_STATUSES)),
+    source: Type.Optional(Type.Enum(DOCUMENT_SOURCES)),
+    partnerId: Type.Optional(Type.String({ maxLength: 64 })),
+    contractId: Type.Optional(Type.String({ maxLength: 64 })),
+    from: Type.Optional(IsoDate('Only documents dated on or after this day')),
+    to: Type.Optional(IsoDate('Only documents dated on or before this day')),
+    q: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Text in the name or number.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ListDocuments = Static<typeof ListDocumentsQuery>;
+
+const Email = Type.String({ format: 'email', maxLength: 254 });
+
+export const SendDocumentBody = Type.Object(
+  {
+    to: Type.Optional(
+      Type.Array(Email, {
+        minItems: 1,
+        maxItems: 10,
+        description: 'Recipients; default the partner’s BILLING address email.',
+      }),
+    ),
+    cc: Type.Optional(Type.Array(Email, { maxItems: 10, description: 'Copies.' })),
+    subject: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    message: Type.Optional(Type.String({ maxLength: 10_000, description: 'Mail text.' })),
+  },
+  { additionalProperties: false },
+);
+export type SendDocument = Static<typeof SendDocumentBody>;
+
+export const RasterizeBody = Type.Object(
+  {
+    documentId: Type.Optional(Id('A document with a PDF (`doc_…`).')),
+    fileId: Type.Optional(Id('A PDF file (`fil_…`).')),
+    pages: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: 1000 }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'Pages to render (1-based); default the first 10.',
+      }),
+    ),
+    dpi: Type.Optional(
+      Type.Integer({ minimum: 72, maximum: 300, description: 'Resolution, default 150.' }),
+    ),
+  },
+  { additionalProperties: false, description: 'Exactly one of documentId and fileId.' },
+);
+export type Rasterize = Static<typeof RasterizeBody>;
+
+export const RasterizedSchema = Type.Object(
+  {
+    sourceFileId: Type.String(),
+    dpi: Type.Integer(),
+    pages: Type.Array(
+      Type.Object(
+        {
+          page: Type.Integer(),
+          fileId: Type.String({ description: 'The PNG file.' }),
+          width: Type.Integer({ description: 'Pixels.' }),
+          height: Type.Integer({ description: 'Pixels.' }),
+          size: Type.Integer({ description: 'Bytes.' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type Rasterized = Static<typeof RasterizedSchema>;

@@ -1,0 +1,719 @@
+import type { Transaction } from 'kysely';
+import { PDFDocument } from 'pdf-lib';
+import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
+import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
+import { AppError, notFound, referenceNotFound } from '../../http/errors.js';
+import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
+import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { deleteRecord } from '../../shared/delete-record.js';
+import { newId } from '../../shared/ids.js';
+import { registerReference } from '../../shared/references.js';
+import { findAccount } from '../account/account.repository.js';
+import { findContract } from '../contracts/contracts.repository.js';
+import {
+  findTemplate,
+  type TemplateRow,
+} from '../document-templates/document-templates.repository.js';
+import { lockUploadedFile, onFileDelete, requireUploadedFile } from '../files/files.api.js';
+import { findPartner } from '../partners/partners.repository.js';
+import { presentDocument } from './documents.presenter.js';
+import * as repo from './documents.repository.js';
+import type {
+  CreateDocument,
+  DocumentView,
+  ListDocuments,
+  Rasterize,
+  Rasterized,
+  SendDocument,
+  UpdateDocument,
+} from './documents.schemas.js';
+import type { Address } from '../account/account.schemas.js';
+import { rasterizePdf } from '../../shared/pdf/rasterize.js';
+import { storeGeneratedFile } from '../files/files.api.js';
+
+const firstPages = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+/** Pages of a PDF by its page tree (cheap); undefined when pdf-lib cannot read it. */
+async function pageCountOf(bytes: Buffer): Promise<number | undefined> {
+  try {
+    return (
+      await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false })
+    ).getPageCount();
+  } catch {
+    return undefined;
+  }
+}
+import { DocumentOutput, DOCUMENT_FILE_TYPES } from './documents.output.js';
+import { linesAsInputs, priceLines } from './pricing.js';
+
+registerReference('document_template', {
+  table: 'documents',
+  column: 'template_id',
+  label: 'documents',
+});
+registerReference('partner', { table: 'documents', column: 'partner_id', label: 'documents' });
+registerReference('contract', { table: 'documents', column: 'contract_id', label: 'documents' });
+
+// A file a document uses (its upload or its rendered PDF) is kept while the document exists.
+onFileDelete(async (trx, accountId, fileId) => {
+  const using = await repo.documentsUsingFile(trx, accountId, fileId);
+  if (using.length > 0)
+    throw new AppError(
+      'in_use',
+      `The file is still referenced by ${using.length} document${using.length > 1 ? 's' : ''}.`,
+      { members: { referencedBy: [`${using.length} documents`] } },
+    );
+});
+
+const field = (name: string, message: string, code: string) => ({
+  errors: [{ path: `/body/${name}`, message, code }],
+});
+
+function invalid(name: string, message: string): AppError {
+  return new AppError('validation_failed', `${name} ${message}.`, field(name, message, 'invalid'));
+}
+
+function immutable(id: string): AppError {
+  return new AppError('state_conflict', `Document ${id} is FINAL and can no longer be changed.`);
+}
+
+function duplicateNumber(number: string | null): AppError {
+  return new AppError(
+    'duplicate',
+    `Another document of this type already has the number ${number ?? ''}.`,
+    field('documentNumber', 'is already used by another document of this type', 'duplicate'),
+  );
+}
+
+/** The references of a document, resolved and checked. */
+interface Links {
+  contract_id: string | null;
+  contract_name: string | null;
+  partner_id: string | null;
+  partner_name: string | null;
+}
+
+/**
+ * Documents (decisions §7, §9): contract documents and invoices, generated from a template or
+ * uploaded; a FINAL document is numbered, keeps its PDF and never changes again.
+ */
+export class DocumentsService {
+  readonly output: DocumentOutput;
+
+  constructor(private readonly ctx: AppContext) {
+    this.output = new DocumentOutput(ctx);
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  async get(accountId: string, id: string): Promise<DocumentView> {
+    const row = await repo.findDocument(this.ctx.db, accountId, id);
+    if (!row) throw notFound('Document');
+    return presentDocument(row);
+  }
+
+  async list(
+    accountId: string,
+    query: ListDocuments,
+  ): Promise<{ data: DocumentView[]; nextCursor: string | null }> {
+    const limit = query.limit ?? 25;
+    const rows = await repo.listDocuments(this.ctx.db, accountId, {
+      limit,
+      afterId: decodeCursor(query.cursor),
+      documentType: query.documentType,
+      status: query.status,
+      source: query.source,
+      partnerId: query.partnerId,
+      contractId: query.contractId,
+      from: query.from,
+      to: query.to,
+      q: query.q,
+    });
+    const page = toPage(rows, limit);
+    return { data: page.rows.map(presentDocument), nextCursor: page.nextCursor };
+  }
+
+  // ---- create ------------------------------------------------------------------------------
+
+  /** `POST /v1/documents`; with `processing`, the 202 variant that queues `document.process`. */
+  async create(
+    actor: Actor,
+    input: CreateDocument,
+    opts: { processing?: boolean } = {},
+  ): Promise<DocumentView> {
+    const { accountId } = actor;
+    const db = this.ctx.db;
+    const account = await findAccount(db, accountId);
+    if (!account) throw notFound('Account');
+    const source =
+      input.source ?? (input.templateId ? 'GENERATED' : input.fileId ? 'UPLOADED' : undefined);
+    if (source === undefined)
+      throw new AppError(
+        'validation_failed',
+        'Give templateId (GENERATED) or fileId (UPLOADED).',
+        field('source', 'needs templateId or fileId', 'required'),
+      );
+    if (source === 'GENERATED' && input.fileId !== undefined)
+      throw invalid('fileId', 'is only for UPLOADED documents');
+    if (source === 'UPLOADED' && input.templateId !== undefined)
+      throw invalid('templateId', 'is only for GENERATED documents');
+    if (input.lineItems !== undefined && input.documentType !== 'INVOICE')
+      throw invalid('lineItems', 'are only for INVOICE documents');
+    if (input.dueDate !== undefined && input.documentType !== 'INVOICE')
+      throw invalid('dueDate', 'is only for INVOICE documents');
+
+    let template: TemplateRow | undefined;
+    let file: { id: string; contentType: string; sha256: string | null } | undefined;
+    if (source === 'GENERATED') {
+      if (input.templateId === undefined)
+        throw new AppError(
+          'business_rule_violated',
+          'A GENERATED document needs templateId.',
+          field('templateId', 'is required for GENERATED documents', 'required'),
+        );
+      template = await this.publishedTemplate(accountId, input.templateId);
+    } else {
+      if (input.fileId === undefined)
+        throw new AppError(
+          'business_rule_violated',
+          'An UPLOADED document needs fileId.',
+          field('fileId', 'is required for UPLOADED documents', 'required'),
+        );
+      const uploaded = await requireUploadedFile(this.ctx, accountId, input.fileId, {
+        field: 'fileId',
+        accept: DOCUMENT_FILE_TYPES,
+        actor,
+      });
+      file = {
+        id: uploaded.file.id,
+        contentType: uploaded.file.contentType,
+        sha256: uploaded.file.sha256 ?? null,
+      };
+    }
+
+    const links = await this.resolveLinks(accountId, {
+      contractId: input.contractId,
+      contractName: input.contractName,
+      partnerId: input.partnerId,
+      partnerName: input.partnerName,
+    });
+    const currency = input.currency ?? account.currency;
+    const priced = await priceLines(db, accountId, currency, input.lineItems ?? []);
+    const now = this.ctx.clock.now();
+    const row: repo.DocumentRow = {
+      id: newId('document'),
+      account_id: accountId,
+      document_type: input.documentType,
+      name: input.name,
+      search_name: searchText(input.name),
+      document_number: input.documentNumber ?? null,
+      ...links,
+      creation_date: input.creationDate,
+      due_date: input.dueDate ?? null,
+      status: 'DRAFT',
+      source,
+      template_id: template?.id ?? null,
+      file_id: file?.id ?? null,
+      file_type: file?.contentType ?? null,
+      pdf_sha256: null,
+      currency,
+      line_items: JSON.stringify(priced.lines),
+      tax_breakdown: JSON.stringify(priced.taxes),
+      net_total: priced.netMinor,
+      tax_total: priced.taxMinor,
+      gross_total: priced.grossMinor,
+      fields: JSON.stringify(input.fields ?? {}),
+      processing_status: opts.processing ? 'QUEUED' : null,
+      processing_error: null,
+      page_count: null,
+      analysis: null,
+      finalized_at: null,
+      sent_at: null,
+      sent_to: null,
+      version: 1,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    // A generated document must render with its data: checked now, the PDF comes later.
+    if (template) await this.output.checkRenders(row, template);
+
+    const final = input.status === 'FINAL';
+    let stored: repo.DocumentRow;
+    try {
+      stored = await db.transaction().execute(async (trx) => {
+        if (file) await lockUploadedFile(trx, accountId, file.id, 'fileId');
+        if (final) Object.assign(row, await this.finalValues(trx, row, file?.sha256 ?? null));
+        await repo.insertDocument(trx, row);
+        if (opts.processing)
+          await this.ctx.jobs.enqueue(trx, 'document.process', { documentId: row.id }, accountId);
+        if (final && source === 'GENERATED')
+          await this.ctx.jobs.enqueue(trx, 'document.render', { documentId: row.id }, accountId);
+        await appendAudit(
+          trx,
+          actor,
+          {
+            action: 'document.created',
+            resourceType: 'document',
+            resourceId: row.id,
+            changes: presentDocument(row),
+          },
+          now,
+        );
+        return row;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateNumber(row.document_number);
+      throw err;
+    }
+    this.ctx.jobs.kick();
+    if (final && source === 'GENERATED') stored = await this.output.renderFinalQuietly(stored);
+    return presentDocument(stored);
+  }
+
+  // ---- update ------------------------------------------------------------------------------
+
+  async update(
+    actor: Actor,
+    id: string,
+    input: UpdateDocument,
+    ifMatch: IfMatch,
+  ): Promise<DocumentView> {
+    const { accountId } = actor;
+    const db = this.ctx.db;
+    const before = await repo.findDocument(db, accountId, id);
+    if (!before) throw notFound('Document');
+    if (before.status === 'FINAL') throw immutable(id);
+
+    const documentType = input.documentType ?? before.document_type;
+    if (input.lineItems !== undefined && documentType !== 'INVOICE')
+      throw invalid('lineItems', 'are only for INVOICE documents');
+    if (input.dueDate && documentType !== 'INVOICE')
+      throw invalid('dueDate', 'is only for INVOICE documents');
+
+    const now = this.ctx.clock.now();
+    const values: Partial<repo.DocumentRow> = { updated_at: now.toISOString() };
+    if (input.documentType !== undefined) values.document_type = input.documentType;
+    if (input.name !== undefined) {
+      values.name = input.name;
+      values.search_name = searchText(input.name);
+    }
+    if (input.documentNumber !== undefined) values.document_number = input.documentNumber;
+    if (input.creationDate !== undefined) values.creation_date = input.creationDate;
+    if (input.dueDate !== undefined) values.due_date = input.dueDate;
+    if (documentType !== 'INVOICE') values.due_date = null;
+    if (input.fields !== undefined) values.fields = JSON.stringify(input.fields);
+
+    const linksChanged =
+      input.contractId !== undefined ||
+      input.contractName !== undefined ||
+      input.partnerId !== undefined ||
+      input.partnerName !== undefined;
+    if (linksChanged) {
+      const contractId =
+        input.contractId === undefined
+          ? (before.contract_id ?? undefined)
+          : (input.contractId ?? undefined);
+      const partnerId =
+        input.partnerId === undefined
+          ? (before.partner_id ?? undefined)
+          : (input.partnerId ?? undefined);
+      Object.assign(
+        values,
+        await this.resolveLinks(accountId, {
+          contractId,
+          contractName:
+            input.contractName === undefined
+              ? (before.contract_name ?? undefined)
+              : (input.contractName ?? undefined),
+          partnerId,
+          partnerName:
+            input.partnerName === undefined
+              ? (before.partner_name ?? undefined)
+              : (input.partnerName ?? undefined),
+        }),
+      );
+    }
+
+    const currency = input.currency ?? before.currency;
+    if (documentType !== 'INVOICE') {
+      Object.assign(values, {
+        currency,
+        ...pricedValues(await priceLines(db, accountId, currency, [])),
+      });
+    } else if (input.lineItems !== undefined || currency !== before.currency) {
+      const lines =
+        input.lineItems ??
+        linesAsInputs(JSON.parse(before.line_items) as repo.StoredLine[], before.currency);
+      Object.assign(values, {
+        currency,
+        ...pricedValues(await priceLines(db, accountId, currency, lines)),
+      });
+    }
+
+    const merged: repo.DocumentRow = { ...before, ...values };
+    if (merged.source === 'GENERATED' && merged.template_id) {
+      const template = await findTemplate(db, accountId, merged.template_id);
+      if (template) await this.output.checkRenders(merged, template);
+    }
+
+    const final = input.status === 'FINAL';
+    let after: repo.DocumentRow;
+    try {
+      after = await db.transaction().execute(async (trx) => {
+        if (final) {
+          const sha = await this.uploadedSha(trx, merged);
+          Object.assign(values, await this.finalValues(trx, merged, sha));
+        }
+        const updated = await compareAndSet({
+          expected: input.version,
+          ifMatch,
+          what: 'Document',
+          run: (version) =>
+            version === undefined
+              ? Promise.resolve(undefined)
+              : repo.updateDocument(trx, accountId, id, version, values, { status: 'DRAFT' }),
+          current: () => this.versionOrImmutable(trx, accountId, id),
+        });
+        if (final && updated.source === 'GENERATED')
+          await this.ctx.jobs.enqueue(trx, 'document.render', { documentId: id }, accountId);
+        await appendAudit(
+          trx,
+          actor,
+          {
+            action: final ? 'document.finalized' : 'document.updated',
+            resourceType: 'document',
+            resourceId: id,
+            changes: diff(presentDocument(before), presentDocument(updated)),
+          },
+          now,
+        );
+        return updated;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateNumber(values.document_number ?? null);
+      throw err;
+    }
+    if (final) {
+      this.ctx.jobs.kick();
+      if (after.source === 'GENERATED') after = await this.output.renderFinalQuietly(after);
+    }
+    return presentDocument(after);
+  }
+
+  // ---- delete ------------------------------------------------------------------------------
+
+  remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    return deleteRecord(this.ctx, actor, {
+      resource: 'document',
+      what: 'Document',
+      id,
+      ifMatch,
+      run: (trx, version) =>
+        repo.deleteDocument(trx, actor.accountId, id, version, { status: 'DRAFT' }),
+      current: (trx) => this.versionOrImmutable(trx, actor.accountId, id),
+      present: presentDocument,
+    });
+  }
+
+  // ---- send ------------------------------------------------------------------------------
+
+  /**
+   * Mails the document with its file attached; a DRAFT is made FINAL first. Default recipient:
+   * the partner's BILLING address email. Records `sentAt`/`sentTo` (a versioned write).
+   */
+  async send(actor: Actor, id: string, input: SendDocument): Promise<DocumentView> {
+    const { accountId } = actor;
+    const db = this.ctx.db;
+    let row = await repo.findDocument(db, accountId, id);
+    if (!row) throw notFound('Document');
+    let to = input.to;
+    if (to === undefined) {
+      const partner = row.partner_id ? await findPartner(db, accountId, row.partner_id) : undefined;
+      const addresses = partner ? (JSON.parse(partner.addresses) as Address[]) : [];
+      const billing = addresses.find((a) => a.type === 'BILLING' && a.email)?.email;
+      if (!billing)
+        throw new AppError(
+          'business_rule_violated',
+          'Give recipients: the document has no partner with a BILLING address email.',
+          field('to', 'is required: the partner has no BILLING address email', 'required'),
+        );
+      to = [billing];
+    }
+    if (row.status === 'DRAFT') {
+      const draft = row;
+      try {
+        row = await db
+          .transaction()
+          .execute((trx) => this.finalizeInTransaction(trx, actor, draft));
+      } catch (err) {
+        if (isUniqueViolation(err)) throw duplicateNumber(draft.document_number);
+        throw err;
+      }
+      this.ctx.jobs.kick();
+    }
+    const attachment = await this.output.attachment(row);
+    row = attachment.row;
+    const account = await findAccount(db, accountId);
+    const label = attachment.filename.replace(/\.[a-z]+$/, '');
+    await this.ctx.mailer.send({
+      to: to.join(', '),
+      ...(input.cc && input.cc.length > 0 ? { cc: input.cc.join(', ') } : {}),
+      subject: input.subject ?? `${label} – ${account?.name ?? ''}`.replace(/ – $/, ''),
+      text:
+        input.message ??
+        `Guten Tag,\n\nim Anhang erhalten Sie ${label}.\n\nMit freundlichen Grüßen\n${account?.name ?? ''}\n`,
+      attachments: [
+        {
+          filename: attachment.filename,
+          content: attachment.content,
+          contentType: attachment.contentType,
+        },
+      ],
+    });
+    const now = this.ctx.clock.now();
+    const sentTo = [...to, ...(input.cc ?? [])];
+    const before = row;
+    const after = await db.transaction().execute(async (trx) => {
+      // Sending does not race with edits (FINAL is immutable); retry on a concurrent send.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const current = await repo.findDocument(trx, accountId, id);
+        if (!current) throw notFound('Document');
+        const updated = await repo.updateDocument(trx, accountId, id, current.version, {
+          sent_at: now.toISOString(),
+          sent_to: JSON.stringify(sentTo),
+          updated_at: now.toISOString(),
+        });
+        if (updated) {
+          await appendAudit(
+            trx,
+            actor,
+            {
+              action: 'document.sent',
+              resourceType: 'document',
+              resourceId: id,
+              changes: {
+                ...diff(presentDocument(before), presentDocument(updated)),
+                to,
+                cc: input.cc ?? [],
+              },
+            },
+            now,
+          );
+          return updated;
+        }
+      }
+      throw new AppError('version_conflict', 'Document is being changed; try again.');
+    });
+    return presentDocument(after);
+  }
+
+  // ---- rasterize ---------------------------------------------------------------------------
+
+  /** PDF pages → PNG files of the account. */
+  async rasterize(actor: Actor, input: Rasterize): Promise<Rasterized> {
+    const { accountId } = actor;
+    if ((input.documentId === undefined) === (input.fileId === undefined))
+      throw new AppError(
+        'validation_failed',
+        'Give exactly one of documentId and fileId.',
+        field(
+          input.documentId === undefined ? 'fileId' : 'documentId',
+          'exactly one of documentId and fileId is required',
+          'one_of',
+        ),
+      );
+    let fileId = input.fileId;
+    let sourceField = 'fileId';
+    if (input.documentId !== undefined) {
+      sourceField = 'documentId';
+      const row = await repo.findDocument(this.ctx.db, accountId, input.documentId);
+      if (!row) throw referenceNotFound('documentId', 'Document');
+      if (!row.file_id || row.file_type !== 'application/pdf')
+        throw new AppError(
+          'business_rule_violated',
+          `Document ${row.id} has no PDF${row.source === 'GENERATED' ? ' yet (it is rendered when FINAL or processed)' : ''}.`,
+          field('documentId', 'has no PDF', 'no_pdf'),
+        );
+      fileId = row.file_id;
+    }
+    const file = await requireUploadedFile(this.ctx, accountId, fileId!, {
+      field: sourceField === 'fileId' ? 'fileId' : undefined,
+      accept: ['application/pdf'],
+      actor,
+    });
+    const dpi = input.dpi ?? 150;
+    const bytes = await file.read();
+    const pages = await rasterizePdf(bytes, {
+      dpi,
+      pages: input.pages ?? firstPages(Math.min(10, (await pageCountOf(bytes)) ?? 10)),
+    });
+    const base = file.file.fileName.replace(/\.pdf$/i, '');
+    const out: Rasterized['pages'] = [];
+    await this.ctx.db.transaction().execute(async (trx) => {
+      for (const p of pages) {
+        const png = await storeGeneratedFile(
+          this.ctx,
+          actor,
+          { fileName: `${base} - Seite ${p.page}.png`, contentType: 'image/png', bytes: p.png },
+          trx,
+        );
+        out.push({
+          page: p.page,
+          fileId: png.id,
+          width: p.width,
+          height: p.height,
+          size: p.png.length,
+        });
+      }
+    });
+    return { sourceFileId: file.file.id, dpi, pages: out };
+  }
+
+  // ---- finalization ------------------------------------------------------------------------
+
+  /**
+   * Turns a DRAFT FINAL in the caller's transaction (compare-and-set on `version` and status),
+   * with its number, and queues the render as a safety net. Answers the FINAL row.
+   */
+  async finalizeInTransaction(
+    trx: Transaction<DB>,
+    actor: Actor,
+    row: repo.DocumentRow,
+  ): Promise<repo.DocumentRow> {
+    const now = this.ctx.clock.now();
+    const values: Partial<repo.DocumentRow> = {
+      ...(await this.finalValues(trx, row, await this.uploadedSha(trx, row))),
+      updated_at: now.toISOString(),
+    };
+    const after = await repo.updateDocument(trx, actor.accountId, row.id, row.version, values, {
+      status: 'DRAFT',
+    });
+    if (!after) {
+      const current = await repo.findDocument(trx, actor.accountId, row.id);
+      if (!current) throw notFound('Document');
+      throw new AppError(
+        'version_conflict',
+        `Document was changed by someone else (current version ${current.version}). Try again.`,
+        { members: { currentVersion: current.version } },
+      );
+    }
+    if (after.source === 'GENERATED')
+      await this.ctx.jobs.enqueue(trx, 'document.render', { documentId: row.id }, actor.accountId);
+    await appendAudit(
+      trx,
+      actor,
+      {
+        action: 'document.finalized',
+        resourceType: 'document',
+        resourceId: row.id,
+        changes: diff(presentDocument(row), presentDocument(after)),
+      },
+      now,
+    );
+    return after;
+  }
+
+  /** The values a DRAFT gets when it becomes FINAL: number, timestamps, a fresh PDF slot. */
+  private async finalValues(
+    trx: Transaction<DB>,
+    row: repo.DocumentRow,
+    uploadedSha: string | null,
+  ): Promise<Partial<repo.DocumentRow>> {
+    const values: Partial<repo.DocumentRow> = {
+      status: 'FINAL',
+      finalized_at: this.ctx.clock.now().toISOString(),
+    };
+    let number = row.document_number;
+    if (row.document_type === 'INVOICE' && number === null) {
+      const year = Number(row.creation_date.slice(0, 4));
+      // A number somebody typed by hand is skipped rather than reused.
+      do {
+        const n = await repo.nextSequenceValue(trx, row.account_id, row.document_type, year);
+        number = `${year}-${String(n).padStart(4, '0')}`;
+      } while (await repo.numberTaken(trx, row.account_id, row.document_type, number));
+      values.document_number = number;
+    }
+    values.search_name = searchText(`${row.name} ${number ?? ''}`.trim());
+    if (row.source === 'UPLOADED') {
+      values.pdf_sha256 = uploadedSha;
+    } else {
+      // A draft's preview shows no number: the FINAL document gets its own PDF.
+      values.file_id = null;
+      values.file_type = null;
+      values.pdf_sha256 = null;
+      values.page_count = null;
+    }
+    return values;
+  }
+
+  private async uploadedSha(trx: Transaction<DB>, row: repo.DocumentRow): Promise<string | null> {
+    if (row.source !== 'UPLOADED' || row.file_id === null) return null;
+    const file = await lockUploadedFile(trx, row.account_id, row.file_id, 'fileId');
+    return file.sha256 ?? null;
+  }
+
+  /** The version for a compare-and-set that found no row; FINAL documents are 409 first. */
+  private async versionOrImmutable(
+    trx: Transaction<DB>,
+    accountId: string,
+    id: string,
+  ): Promise<number | undefined> {
+    const row = await repo.findDocument(trx, accountId, id);
+    if (row?.status === 'FINAL') throw immutable(id);
+    return row?.version;
+  }
+
+  // ---- references --------------------------------------------------------------------------
+
+  private async publishedTemplate(accountId: string, templateId: string): Promise<TemplateRow> {
+    const template = await findTemplate(this.ctx.db, accountId, templateId);
+    if (!template) throw referenceNotFound('templateId', 'Template');
+    if (template.status !== 'PUBLISHED')
+      throw new AppError(
+        'business_rule_violated',
+        `Template ${templateId} is ${template.status}; only PUBLISHED templates generate documents.`,
+        field('templateId', 'must be a PUBLISHED template', 'not_published'),
+      );
+    return template;
+  }
+
+  /** Contract and partner of the account; names come from them, the client's only without ids. */
+  private async resolveLinks(
+    accountId: string,
+    input: { contractId?: string; contractName?: string; partnerId?: string; partnerName?: string },
+  ): Promise<Links> {
+    const links: Links = {
+      contract_id: null,
+      contract_name: input.contractName ?? null,
+      partner_id: null,
+      partner_name: input.partnerName ?? null,
+    };
+    let partnerId = input.partnerId;
+    if (input.contractId !== undefined) {
+      const contract = await findContract(this.ctx.db, accountId, input.contractId);
+      if (!contract) throw referenceNotFound('contractId', 'Contract');
+      links.contract_id = contract.id;
+      links.contract_name = contract.name;
+      partnerId ??= contract.partner_id;
+    }
+    if (partnerId !== undefined) {
+      const partner = await findPartner(this.ctx.db, accountId, partnerId);
+      if (!partner) throw referenceNotFound('partnerId', 'Partner');
+      links.partner_id = partner.id;
+      links.partner_name = partner.name;
+    }
+    return links;
+  }
+}
+
+function pricedValues(p: Awaited<ReturnType<typeof priceLines>>): Partial<repo.DocumentRow> {
+  return {
+    line_items: JSON.stringify(p.lines),
+    tax_breakdown: JSON.stringify(p.taxes),
+    net_total: p.netMinor,
+    tax_total: p.taxMinor,
+    gross_total: p.grossMinor,
+  };
+}
