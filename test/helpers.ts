@@ -55,6 +55,8 @@ export async function buildTestApp(
     PLANS_FILE: plansFile,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    // Background jobs run when a test drains the queue (`app.ctx.jobs.drain()`), not on a timer.
+    JOB_POLL_INTERVAL_MS: '0',
     DATABASE_URL:
       dbKind === 'postgres'
         ? process.env.DATABASE_URL!

