@@ -1,7 +1,13 @@
 import type { EInvoice } from '../../shared/pdf/einvoice.js';
 import { toMajor } from '../../shared/money.js';
 import type { DocumentView } from './documents.schemas.js';
-import type { DocumentRow, StoredLine, StoredTaxLine } from './documents.repository.js';
+import {
+  todayUtc,
+  type DocumentRow,
+  type PaymentFigures,
+  type StoredLine,
+  type StoredTaxLine,
+} from './documents.repository.js';
 
 /** What the analysis of a file found, as stored in `analysis` (JSON). */
 export interface StoredAnalysis {
@@ -29,8 +35,32 @@ export function eInvoiceSummary(e: EInvoice): NonNullable<DocumentView['eInvoice
   };
 }
 
-/** Row → response, field by field: nothing reaches the client that is not listed here. */
-export function presentDocument(row: DocumentRow): DocumentView {
+/**
+ * An invoice's `paymentStatus` and `overdue` (decisions §7): the net of its MARKED payments
+ * (incoming minus outgoing, so a refund counts back; a vendor invoice paid by outgoing
+ * payments counts too) against the gross total. Other documents answer null and false.
+ */
+function paymentState(
+  row: DocumentRow & Partial<PaymentFigures>,
+): Pick<DocumentView, 'paymentStatus' | 'overdue'> {
+  if (row.document_type !== 'INVOICE') return { paymentStatus: null, overdue: false };
+  const settled = Math.abs(row.settled_minor ?? 0);
+  const gross = Math.abs(Number(row.gross_total));
+  const paymentStatus = settled === 0 ? 'UNPAID' : settled < gross ? 'PARTIAL' : 'PAID';
+  const overdue =
+    row.status === 'FINAL' &&
+    paymentStatus !== 'PAID' &&
+    row.due_date !== null &&
+    row.due_date < (row.as_of ?? todayUtc());
+  return { paymentStatus, overdue };
+}
+
+/**
+ * Row → response, field by field: nothing reaches the client that is not listed here. Rows
+ * read through the repository carry their payment figures; a row without them (just
+ * created) has no payments yet.
+ */
+export function presentDocument(row: DocumentRow & Partial<PaymentFigures>): DocumentView {
   const currency = row.currency;
   const major = (minor: number) => toMajor(Number(minor), currency);
   const lines = JSON.parse(row.line_items) as StoredLine[];
@@ -73,6 +103,7 @@ export function presentDocument(row: DocumentRow): DocumentView {
     netTotal: major(row.net_total),
     taxTotal: major(row.tax_total),
     grossTotal: major(row.gross_total),
+    ...paymentState(row),
     fields: JSON.parse(row.fields) as Record<string, unknown>,
     processingStatus: row.processing_status as DocumentView['processingStatus'],
     processingError: row.processing_error,

@@ -1,11 +1,72 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { recordQueries, type Executor, type Guard } from '../../db/records.js';
 import type { DocumentsTable } from '../../db/schema.js';
 import { containsText } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
+import { systemClock } from '../../shared/clock.js';
+import { isoDate } from '../../shared/dates.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
 const records = recordQueries('documents');
+
+/** What an invoice's derived `paymentStatus` and `overdue` are computed from (decisions §7). */
+export interface PaymentFigures {
+  /** MARKED payments linked to it in its currency, incoming minus outgoing, in minor units. */
+  settled_minor: number;
+  /** The day `overdue` is judged on (YYYY-MM-DD). */
+  as_of: string;
+}
+/** A row as reads answer it: with its figures (optional, so rows built in code fit too). */
+export type DocumentWithFigures = DocumentRow & Partial<PaymentFigures>;
+
+/** Today (UTC) by the system clock, for callers that do not pass their own clock's day. */
+export const todayUtc = () => isoDate(systemClock.now());
+
+/**
+ * Attaches the payment figures to rows with ONE aggregate query over the payments of all
+ * the invoices among them (indexed by account and document), however many rows there are.
+ */
+export async function withPaymentFigures<R extends DocumentRow>(
+  db: Executor,
+  accountId: string,
+  rows: R[],
+  today: string = todayUtc(),
+): Promise<(R & PaymentFigures)[]> {
+  const invoiceIds = rows.filter((r) => r.document_type === 'INVOICE').map((r) => r.id);
+  const settled = new Map<string, number>();
+  if (invoiceIds.length > 0) {
+    const sums = await db
+      .selectFrom('payments')
+      .select([
+        'document_id',
+        'currency',
+        sql<number | string>`sum(case when direction = 'INCOMING' then amount else -amount end)`.as(
+          'net',
+        ),
+      ])
+      .where('account_id', '=', accountId)
+      .where('document_id', 'in', invoiceIds)
+      .where('status', '=', 'MARKED')
+      .groupBy(['document_id', 'currency'])
+      .execute();
+    // PostgreSQL answers sum(bigint) as numeric, which arrives as a string.
+    for (const s of sums) settled.set(`${s.document_id}|${s.currency}`, Number(s.net));
+  }
+  return rows.map((r) => ({
+    ...r,
+    settled_minor: settled.get(`${r.id}|${r.currency}`) ?? 0,
+    as_of: today,
+  }));
+}
+
+async function oneWithFigures(
+  db: Executor,
+  accountId: string,
+  row: DocumentRow | undefined,
+  today?: string,
+): Promise<DocumentWithFigures | undefined> {
+  return row && (await withPaymentFigures(db, accountId, [row], today))[0];
+}
 
 /** A stored invoice line: amounts in integer minor units, the rate in basis points. */
 export interface StoredLine {
@@ -32,18 +93,30 @@ export async function insertDocument(trx: Executor, row: DocumentRow): Promise<v
   await trx.insertInto('documents').values(row).execute();
 }
 
-export const findDocument = records.find;
+/** The document with its payment figures; `today` (YYYY-MM-DD) judges `overdue`. */
+export async function findDocument(
+  db: Executor,
+  accountId: string,
+  id: string,
+  today?: string,
+): Promise<DocumentWithFigures | undefined> {
+  return oneWithFigures(db, accountId, await records.find(db, accountId, id), today);
+}
+
 export const documentVersion = records.version;
 
 /** The compare-and-set update (version and guard, e.g. `{ status: 'DRAFT' }`), bumping version. */
-export const updateDocument = (
+export async function updateDocument(
   db: Executor,
   accountId: string,
   id: string,
   version: number,
   values: Partial<DocumentRow>,
   guard: Guard = {},
-) => records.update(db, accountId, id, version, values, guard);
+): Promise<DocumentWithFigures | undefined> {
+  const row = await records.update(db, accountId, id, version, values, guard);
+  return oneWithFigures(db, accountId, row);
+}
 
 export const deleteDocument = records.remove;
 
@@ -68,14 +141,14 @@ export async function setDerived(
     >
   >,
   guard: { fileIdIsNull?: boolean } = {},
-): Promise<DocumentRow | undefined> {
+): Promise<DocumentWithFigures | undefined> {
   let query = db
     .updateTable('documents')
     .set(values)
     .where('account_id', '=', accountId)
     .where('id', '=', id);
   if (guard.fileIdIsNull) query = query.where('file_id', 'is', null);
-  return query.returningAll().executeTakeFirst();
+  return oneWithFigures(db, accountId, await query.returningAll().executeTakeFirst());
 }
 
 /**
@@ -131,14 +204,19 @@ export interface DocumentFilter {
   from?: string;
   to?: string;
   q?: string;
+  /** The day `overdue` is judged on (YYYY-MM-DD); default today by the system clock. */
+  today?: string;
 }
 
-/** Newest first; fetches `limit + 1` rows so the caller can tell whether a next page exists. */
+/**
+ * Newest first; fetches `limit + 1` rows so the caller can tell whether a next page exists.
+ * The payment figures of the whole page come from one aggregate query.
+ */
 export async function listDocuments(
   db: Executor,
   accountId: string,
   f: DocumentFilter,
-): Promise<DocumentRow[]> {
+): Promise<DocumentWithFigures[]> {
   let query = db.selectFrom('documents').selectAll().where('account_id', '=', accountId);
   if (f.afterId !== undefined) query = query.where('id', '<', f.afterId);
   if (f.documentType !== undefined) query = query.where('document_type', '=', f.documentType);
@@ -155,10 +233,11 @@ export async function listDocuments(
       eb.or([containsText('search_name', text), eb('document_number', '=', raw)]),
     );
   }
-  return query
+  const rows = await query
     .orderBy('id', 'desc')
     .limit(f.limit + 1)
     .execute();
+  return withPaymentFigures(db, accountId, rows, f.today);
 }
 
 /** Documents of the account that reference a file, by status. */

@@ -110,6 +110,13 @@ export const DocumentSchema = Type.Object(
     netTotal: Type.Number(),
     taxTotal: Type.Number(),
     grossTotal: Type.Number(),
+    paymentStatus: Nullable(
+      Type.Enum(PAYMENT_STATUSES),
+      'Invoices: UNPAID, PARTIAL or PAID, from the MARKED payments linked to it in its currency (incoming minus outgoing, so refunds count back) against grossTotal; null for contract documents.',
+    ),
+    overdue: Type.Boolean({
+      description: 'Invoices: FINAL, not PAID, and dueDate before today (UTC). Else false.',
+    }),
     fields: Type.Record(Type.String(), Type.Unknown(), {
       description: 'Values of the template’s extra fields.',
     }),

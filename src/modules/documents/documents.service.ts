@@ -47,6 +47,7 @@ async function pageCountOf(bytes: Buffer): Promise<number | undefined> {
 }
 import { DocumentOutput, DOCUMENT_FILE_TYPES } from './documents.output.js';
 import { linesAsInputs, priceLines } from './pricing.js';
+import { isoDate } from '../../shared/dates.js';
 
 registerReference('document_template', {
   table: 'documents',
@@ -109,7 +110,7 @@ export class DocumentsService {
   // ---- reads -------------------------------------------------------------------------------
 
   async get(accountId: string, id: string): Promise<DocumentView> {
-    const row = await repo.findDocument(this.ctx.db, accountId, id);
+    const row = await repo.findDocument(this.ctx.db, accountId, id, isoDate(this.ctx.clock.now()));
     if (!row) throw notFound('Document');
     return presentDocument(row);
   }
@@ -120,6 +121,7 @@ export class DocumentsService {
   ): Promise<{ data: DocumentView[]; nextCursor: string | null }> {
     const limit = query.limit ?? 25;
     const rows = await repo.listDocuments(this.ctx.db, accountId, {
+      today: isoDate(this.ctx.clock.now()),
       limit,
       afterId: decodeCursor(query.cursor),
       documentType: query.documentType,

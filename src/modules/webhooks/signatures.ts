@@ -1,6 +1,8 @@
 import Stripe from 'stripe';
 import { AppError } from '../../http/errors.js';
+import type { AppContext } from '../../context.js';
 import { hmac, safeEqual } from '../../shared/secrets.js';
+import type { WebhookDelivery } from './webhooks.service.js';
 
 /** Clock skew a signed delivery may have, either way (decisions §10). */
 export const TOLERANCE_SECONDS = 300;
@@ -76,4 +78,46 @@ export function verifyStripeSignature(
   const t = /(?:^|,)\s*t=(\d{1,12})/.exec(header)?.[1];
   if (t !== undefined && Number(t) - nowMs / 1000 > TOLERANCE_SECONDS) throw skewed('ahead of');
   return event;
+}
+
+/** A delivery whose signature checked out: Stripe's event, or Kontor's own format. */
+export type VerifiedDelivery =
+  { source: 'stripe'; event: Stripe.Event } | { source: 'native'; deliveryId: string };
+
+/**
+ * The signature check both webhook routes share: `Stripe-Signature` with
+ * `STRIPE_WEBHOOK_SECRET`, else `Provider-Signature` with `PROVIDER_WEBHOOK_SECRET`. A missing
+ * secret is 503 (and an error in the log), a bad signature 400 `signature_invalid`. The native
+ * delivery id is the matching signature: the same signed timestamp and body again is a replay.
+ */
+export function verifyDelivery(
+  ctx: Pick<AppContext, 'config' | 'clock' | 'logger'>,
+  delivery: Pick<WebhookDelivery, 'rawBody' | 'providerSignature' | 'stripeSignature'>,
+): VerifiedDelivery {
+  const nowMs = ctx.clock.now().getTime();
+  if (delivery.stripeSignature !== undefined) {
+    const secret = ctx.config.stripeWebhookSecret;
+    if (!secret) {
+      ctx.logger.error('STRIPE_WEBHOOK_SECRET is not set: Stripe webhooks are refused');
+      throw new AppError('service_unavailable', 'Stripe webhook secret not configured.');
+    }
+    return {
+      source: 'stripe',
+      event: verifyStripeSignature(delivery.rawBody, delivery.stripeSignature, secret, nowMs),
+    };
+  }
+  const secret = ctx.config.providerWebhookSecret;
+  if (!secret) {
+    ctx.logger.error('PROVIDER_WEBHOOK_SECRET is not set: provider webhooks are refused');
+    throw new AppError('service_unavailable', 'Provider webhook secret not configured.');
+  }
+  return {
+    source: 'native',
+    deliveryId: verifyProviderSignature(
+      delivery.rawBody,
+      delivery.providerSignature,
+      secret,
+      Math.floor(nowMs / 1000),
+    ),
+  };
 }

@@ -6,6 +6,8 @@ import { AppError } from '../../http/errors.js';
 import { problems } from '../../http/schemas.js';
 import { SubscriptionWebhookBody, WebhookAck, WebhookHeaders } from './webhooks.schemas.js';
 import { WebhooksService } from './webhooks.service.js';
+import { PaymentWebhookAck, PaymentWebhookBody } from './payment-webhook.schemas.js';
+import { PaymentWebhookService } from './payment-webhook.service.js';
 
 const tags = ['webhooks'];
 
@@ -15,6 +17,7 @@ const header = (value: string | string[] | undefined): string | undefined =>
 /** `/v1/webhooks`: inbound provider events, authorised by their signature (decisions §3, §10). */
 export function webhookRoutes(app: App, ctx: AppContext): void {
   const service = new WebhooksService(ctx);
+  const payments = new PaymentWebhookService(ctx);
 
   // Signatures cover the exact bytes sent, so this scope keeps the raw body beside the
   // parsed one; every other module keeps the global parser.
@@ -50,6 +53,31 @@ export function webhookRoutes(app: App, ctx: AppContext): void {
       },
       (req) =>
         service.subscriptionEvent({
+          rawBody: rawBodies.get(req) ?? '',
+          body: req.body,
+          providerSignature: header(req.headers['provider-signature']),
+          stripeSignature: header(req.headers['stripe-signature']),
+          requestId: req.id,
+          ip: req.ip,
+        }),
+    );
+
+    scope.post(
+      '/v1/webhooks/provider',
+      {
+        config: { access: 'public' },
+        schema: {
+          tags,
+          summary: 'Payment event from the payment provider: creates or updates the payment',
+          description:
+            'Needs no `x-api-key` or bearer: authorised by the signature instead (see docs/payments.md). Kontor’s payment shape (the body of `POST /v1/payments`, `providerPaymentIntentId` required) carries `Provider-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with `PROVIDER_WEBHOOK_SECRET` (several `v1` allowed while the secret rotates); Stripe’s `payment_intent.succeeded`, `payment_intent.payment_failed` and `charge.refunded` events carry `Stripe-Signature` (`STRIPE_WEBHOOK_SECRET`). A missing or wrong signature, or a timestamp more than 5 minutes off, answers 400 `signature_invalid` and stores nothing; the body is checked only after the signature; 503 when the secret is not configured. The payment is found by `providerPaymentIntentId` (updated) or created in the account that owns `partnerId` (Stripe: `metadata.partnerId`, or `metadata.kontorAccountId`), with `source: PROVIDER`. The same delivery twice is processed once (`duplicate`); a failure after success leaves the payment MARKED (`stale`); a refund is booked as a MARKED payment in the other direction. A provider id held by a payment of another account than the event names answers 409 `state_conflict`.',
+          headers: WebhookHeaders,
+          body: PaymentWebhookBody,
+          response: { 200: PaymentWebhookAck, ...problems(400, 409, 422) },
+        },
+      },
+      (req) =>
+        payments.deliver({
           rawBody: rawBodies.get(req) ?? '',
           body: req.body,
           providerSignature: header(req.headers['provider-signature']),

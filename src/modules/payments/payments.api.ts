@@ -1,0 +1,141 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { newId } from '../../shared/ids.js';
+import { presentPayment } from './payments.presenter.js';
+import * as repo from './payments.repository.js';
+import type { Links } from './payments.rules.js';
+import type {
+  Payment,
+  PaymentDirection,
+  PaymentMethod,
+  PaymentSource,
+  PaymentStatus,
+} from './payments.schemas.js';
+
+/**
+ * What other modules (the provider webhook, bank statement imports) use to write payments: the
+ * row, its search text, `markedAt` and the audit event are kept consistent in one place. Every
+ * function runs in the caller's transaction.
+ */
+
+export type { PaymentRow } from './payments.repository.js';
+export { findPaymentByProviderId, findPayment, paymentSearchText } from './payments.repository.js';
+export { presentPayment } from './payments.presenter.js';
+export {
+  resolveLinks,
+  assertDocumentCurrency,
+  assertHasPartner,
+  bodyPath,
+  type FieldPath,
+  type LinkInput,
+  type Links,
+} from './payments.rules.js';
+
+export interface NewPayment {
+  accountId: string;
+  direction: PaymentDirection;
+  links: Omit<Links, 'documentCurrency'>;
+  /** Positive integer minor units of `currency`. */
+  amountMinor: number;
+  currency: string;
+  paymentDate: string;
+  status: PaymentStatus;
+  paymentMethod: PaymentMethod | null;
+  providerPaymentIntentId: string | null;
+  failureReason: string | null;
+  source: PaymentSource;
+  importId: string | null;
+}
+
+/** A new payment row at version 1; `markedAt` is now when it starts MARKED. */
+export function newPaymentRow(p: NewPayment, now: Date): repo.PaymentRow {
+  const at = now.toISOString();
+  const links = {
+    document_id: p.links.document_id,
+    document_number: p.links.document_number,
+    contract_id: p.links.contract_id,
+    contract_name: p.links.contract_name,
+    partner_id: p.links.partner_id,
+    partner_name: p.links.partner_name,
+  };
+  return {
+    id: newId('payment'),
+    account_id: p.accountId,
+    direction: p.direction,
+    ...links,
+    amount: p.amountMinor,
+    currency: p.currency,
+    payment_date: p.paymentDate,
+    status: p.status,
+    payment_method: p.paymentMethod,
+    provider_payment_intent_id: p.providerPaymentIntentId,
+    failure_reason: p.failureReason,
+    marked_at: p.status === 'MARKED' ? at : null,
+    source: p.source,
+    import_id: p.importId,
+    search_text: repo.paymentSearchText(links),
+    version: 1,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** Inserts the row and its `payment.created` event (with `context`, e.g. the provider event). */
+export async function createPaymentRecord(
+  trx: Transaction<DB>,
+  actor: Actor,
+  row: repo.PaymentRow,
+  now: Date,
+  context: Record<string, unknown> = {},
+): Promise<Payment> {
+  await repo.insertPayment(trx, row);
+  const payment = presentPayment(row);
+  await appendAudit(
+    trx,
+    actor,
+    {
+      action: 'payment.created',
+      resourceType: 'payment',
+      resourceId: row.id,
+      changes: { ...payment, ...context },
+    },
+    now,
+  );
+  return payment;
+}
+
+/**
+ * Applies `values` to `before` by compare-and-set on its version, keeping `markedAt` and the
+ * search text consistent, and appends `payment.marked` (status became MARKED) or
+ * `payment.updated`. Answers undefined when the version moved meanwhile (nothing written).
+ */
+export async function updatePaymentRecord(
+  trx: Transaction<DB>,
+  actor: Actor,
+  before: repo.PaymentRow,
+  values: Partial<repo.PaymentRow>,
+  now: Date,
+  context: Record<string, unknown> = {},
+): Promise<{ before: repo.PaymentRow; after: repo.PaymentRow } | undefined> {
+  const set: Partial<repo.PaymentRow> = { ...values, updated_at: now.toISOString() };
+  const status = values.status ?? before.status;
+  if (status !== before.status) set.marked_at = status === 'MARKED' ? now.toISOString() : null;
+  const merged = { ...before, ...set };
+  set.search_text = repo.paymentSearchText(merged);
+  const after = await repo.updatePayment(trx, before.account_id, before.id, before.version, set);
+  if (!after) return undefined;
+  const marked = before.status !== 'MARKED' && after.status === 'MARKED';
+  await appendAudit(
+    trx,
+    actor,
+    {
+      action: marked ? 'payment.marked' : 'payment.updated',
+      resourceType: 'payment',
+      resourceId: before.id,
+      changes: { ...diff(presentPayment(before), presentPayment(after)), ...context },
+    },
+    now,
+  );
+  return { before, after };
+}
