@@ -53,6 +53,9 @@ import { documentTemplateRoutes } from './modules/document-templates/document-te
 import { TemplateFieldSchema } from './modules/document-templates/document-templates.schemas.js';
 import { documentRoutes } from './modules/documents/documents.routes.js';
 import { fileRoutes } from './modules/files/files.routes.js';
+import { paymentRoutes } from './modules/payments/payments.routes.js';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
+import { bankImportRoutes } from './modules/bank-imports/bank-imports.routes.js';
 import { createStorage } from './modules/files/storage.js';
 import { PdfRenderer } from './shared/pdf/renderer.js';
 import { DbJobQueue } from './shared/jobs.js';
@@ -360,6 +363,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       fileRoutes,
       documentTemplateRoutes,
       documentRoutes,
+      paymentRoutes,
+      dashboardRoutes,
+      bankImportRoutes,
     ])
       routes(typed, ctx);
     done();

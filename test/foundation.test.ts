@@ -47,6 +47,7 @@ describe('deny by default', () => {
         'GET /v1/files/download',
         'PUT /v1/files/upload',
         // Authorised by the provider's signature (decisions §10).
+        'POST /v1/webhooks/provider',
         'POST /v1/webhooks/provider-subscriptions',
       ].sort(),
     );
@@ -121,6 +122,13 @@ describe('deny by default', () => {
       'GET /v1/budget-entries',
       'POST /v1/budget-entries',
       'DELETE /v1/budget-entries/{entryId}',
+      // issue 5
+      'GET /v1/payments',
+      'POST /v1/payments',
+      'GET /v1/payments/{paymentId}',
+      'PUT /v1/payments/{paymentId}',
+      'DELETE /v1/payments/{paymentId}',
+      'POST /v1/webhooks/provider',
     ];
     for (const route of contract) expect(have, route).toContain(route);
   });

@@ -12,7 +12,9 @@ export type RecordTable =
   | 'notes'
   | 'budget_categories'
   | 'budget_entries'
-  | 'documents';
+  | 'documents'
+  | 'payments'
+  | 'bank_imports';
 
 /** Join tables holding a record's tags, with the column naming the record. */
 export type TagTable =

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { DocumentTemplatesTables } from './tables/document-templates.js';
 import type { FilesTables } from './tables/files.js';
 
@@ -394,6 +395,99 @@ export interface JobsTable {
   updated_at: string;
 }
 
+export interface PaymentsTable {
+  id: string;
+  account_id: string;
+  direction: string;
+  document_id: string | null;
+  document_number: string | null;
+  contract_id: string | null;
+  contract_name: string | null;
+  partner_id: string | null;
+  partner_name: string | null;
+  amount: number;
+  currency: string;
+  payment_date: string;
+  status: string;
+  payment_method: string | null;
+  provider_payment_intent_id: string | null;
+  failure_reason: string | null;
+  marked_at: string | null;
+  source: string;
+  import_id: string | null;
+  /** Folded partner, contract and document names for `q` (default ''). */
+  search_text: Generated<string>;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CashAnchorsTable {
+  account_id: string;
+  opening_balance: number;
+  currency: string;
+  effective_date: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BankImportsTable {
+  id: string;
+  account_id: string;
+  file_id: string;
+  file_name: string;
+  format: string;
+  period_from: string;
+  period_to: string;
+  auto_approve: number;
+  status: string;
+  statements: string;
+  problems: string;
+  transaction_count: number;
+  undecided_count: number;
+  finalized_at: string | null;
+  result: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BankImportTransactionsTable {
+  import_id: string;
+  idx: number;
+  account_id: string;
+  statement_index: number;
+  booking_date: string;
+  value_date: string | null;
+  amount: number;
+  currency: string;
+  counterparty_name: string | null;
+  counterparty_iban: string | null;
+  counterparty_bic: string | null;
+  purpose: string;
+  end_to_end_id: string | null;
+  mandate_reference: string | null;
+  bank_reference: string | null;
+  booking_text: string | null;
+  reversal: number;
+  identity: string;
+  decision: string | null;
+  duplicate_of: string | null;
+  suggestions: string;
+}
+
+export interface ImportedTransactionsTable {
+  account_id: string;
+  identity: string;
+  import_id: string;
+  idx: number;
+  payment_id: string | null;
+  partner_id: string | null;
+  counterparty_iban: string | null;
+  created_at: string;
+}
+
 export interface DB extends FilesTables, DocumentTemplatesTables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -423,4 +517,9 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   documents: DocumentsTable;
   document_sequences: DocumentSequencesTable;
   jobs: JobsTable;
+  payments: PaymentsTable;
+  cash_anchors: CashAnchorsTable;
+  bank_imports: BankImportsTable;
+  bank_import_transactions: BankImportTransactionsTable;
+  imported_transactions: ImportedTransactionsTable;
 }

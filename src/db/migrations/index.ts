@@ -8,6 +8,9 @@ import * as m0006 from './0006_budgets.js';
 import * as m0007 from './0007_files.js';
 import * as m0008 from './0008_document_templates.js';
 import * as m0009 from './0009_documents.js';
+import * as m0010 from './0010_payments.js';
+import * as m0011 from './0011_dashboard.js';
+import * as m0012 from './0012_bank_imports.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +23,7 @@ export const migrations: Record<string, Migration> = {
   '0007_files': m0007,
   '0008_document_templates': m0008,
   '0009_documents': m0009,
+  '0010_payments': m0010,
+  '0011_dashboard': m0011,
+  '0012_bank_imports': m0012,
 };

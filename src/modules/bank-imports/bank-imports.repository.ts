@@ -1,0 +1,123 @@
+import type { Insertable, Selectable } from 'kysely';
+import { recordQueries, type Executor } from '../../db/records.js';
+import type { BankImportsTable, BankImportTransactionsTable, DB } from '../../db/schema.js';
+
+export type ImportRow = Selectable<BankImportsTable>;
+export type TransactionRow = Selectable<BankImportTransactionsTable>;
+
+const imports = recordQueries('bank_imports');
+
+/** Rows per multi-row INSERT: well inside SQLite's and PostgreSQL's parameter limits. */
+const CHUNK = 500;
+
+export async function insertChunked<T extends keyof DB>(
+  trx: Executor,
+  table: T,
+  rows: Insertable<DB[T]>[],
+  columns: number,
+): Promise<void> {
+  const size = Math.max(1, Math.floor((CHUNK * 20) / columns));
+  for (let i = 0; i < rows.length; i += size)
+    await trx
+      .insertInto(table)
+      .values(rows.slice(i, i + size))
+      .execute();
+}
+
+export const findImport = imports.find;
+export const importVersion = imports.version;
+export const updateImport = imports.update;
+
+export function findActive(db: Executor, accountId: string): Promise<ImportRow | undefined> {
+  return db
+    .selectFrom('bank_imports')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'ACTIVE')
+    .executeTakeFirst();
+}
+
+export interface TransactionFilter {
+  limit: number;
+  afterIndex?: number;
+  decision?: 'ACCEPTED' | 'REJECTED' | 'UNDECIDED';
+  duplicate?: boolean;
+}
+
+/** Transactions by index; `limit + 1` rows so the caller can tell whether more exist. */
+export function listTransactions(
+  db: Executor,
+  accountId: string,
+  importId: string,
+  f: TransactionFilter,
+): Promise<TransactionRow[]> {
+  let query = db
+    .selectFrom('bank_import_transactions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('import_id', '=', importId);
+  if (f.afterIndex !== undefined) query = query.where('idx', '>', f.afterIndex);
+  if (f.decision === 'UNDECIDED') query = query.where('decision', 'is', null);
+  else if (f.decision !== undefined) query = query.where('decision', '=', f.decision);
+  if (f.duplicate !== undefined)
+    query = query.where('duplicate_of', f.duplicate ? 'is not' : 'is', null);
+  return query
+    .orderBy('idx')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+export interface Counts {
+  accepted: number;
+  rejected: number;
+  duplicates: number;
+}
+
+export async function countDecisions(
+  db: Executor,
+  accountId: string,
+  importId: string,
+): Promise<Counts> {
+  const row = await db
+    .selectFrom('bank_import_transactions')
+    .select((eb) => [
+      eb.fn
+        .sum<number | string>(eb.case().when('decision', '=', 'ACCEPTED').then(1).else(0).end())
+        .as('accepted'),
+      eb.fn
+        .sum<number | string>(eb.case().when('decision', '=', 'REJECTED').then(1).else(0).end())
+        .as('rejected'),
+      eb.fn.count<number | string>('duplicate_of').as('duplicates'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('import_id', '=', importId)
+    .executeTakeFirstOrThrow();
+  return {
+    accepted: Number(row.accepted ?? 0),
+    rejected: Number(row.rejected ?? 0),
+    duplicates: Number(row.duplicates ?? 0),
+  };
+}
+
+/** The ledger rows of identities already booked (in chunks: IN lists stay small). */
+export async function bookedIdentities(
+  db: Executor,
+  accountId: string,
+  identities: string[],
+): Promise<Map<string, { import_id: string; idx: number; payment_id: string | null }>> {
+  const found = new Map<string, { import_id: string; idx: number; payment_id: string | null }>();
+  for (let i = 0; i < identities.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('imported_transactions')
+      .select(['identity', 'import_id', 'idx', 'payment_id'])
+      .where('account_id', '=', accountId)
+      .where('identity', 'in', identities.slice(i, i + CHUNK))
+      .execute();
+    for (const r of rows) found.set(r.identity, r);
+  }
+  return found;
+}
+
+export function deleteTransactions(trx: Executor, importId: string): Promise<unknown> {
+  return trx.deleteFrom('bank_import_transactions').where('import_id', '=', importId).execute();
+}

@@ -1,0 +1,597 @@
+import type { Insertable, Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
+import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { assertIsoDate, invalidField } from '../../http/field-rules.js';
+import { decodeCursor, encodeCursor } from '../../http/pagination.js';
+import { appendAudit, type Actor } from '../../shared/audit.js';
+import { newId } from '../../shared/ids.js';
+import { isCurrency } from '../../shared/money.js';
+import { findAccount } from '../account/account.repository.js';
+import { requireUploadedFile } from '../files/files.api.js';
+import { paymentSearchText } from '../payments/payments.api.js';
+import {
+  presentImport,
+  type StoredProblems,
+  type StoredStatement,
+} from './bank-imports.presenter.js';
+import * as repo from './bank-imports.repository.js';
+import {
+  INLINE_TRANSACTIONS,
+  type CreateImport,
+  type DecisionInput,
+  type ImportTransaction,
+  type ImportView,
+  type ListTransactions,
+  type Suggestion,
+} from './bank-imports.schemas.js';
+import { identities } from './identity.js';
+import { parseStatementFile } from './parsers/index.js';
+import type { ParsedEntry, ParseResult } from './parsers/types.js';
+import { Matcher, USE_SCORE } from './suggestions.js';
+import { presentTransaction } from './bank-imports.presenter.js';
+
+/** Content types a statement can be uploaded as (decisions §8). */
+const STATEMENT_TYPES = ['text/csv', 'application/xml', 'text/xml', 'text/plain'];
+
+function activeExists(): AppError {
+  return new AppError(
+    'state_conflict',
+    'An import is already active: finalize or discard it first (GET /v1/bank-statement-imports/active).',
+  );
+}
+
+function notActive(row: repo.ImportRow): AppError {
+  return new AppError('state_conflict', `The import is ${row.status}, not ACTIVE.`);
+}
+
+/**
+ * Statements and lines in a currency that is not (or no longer) ISO 4217 — DEM in an old
+ * sample — cannot be booked: they are left out with a problem each; a file with nothing left
+ * is refused.
+ */
+function knownCurrencies(parsed: ParseResult): ParseResult {
+  const errors = [...parsed.errors];
+  const statements = parsed.statements.flatMap((s, statement) => {
+    if (!isCurrency(s.currency)) {
+      errors.push({
+        statement,
+        message: `Statement in ${s.currency}, not an ISO 4217 currency: left out.`,
+      });
+      return [];
+    }
+    const entries = s.entries.filter((e, entry) => {
+      if (isCurrency(e.currency)) return true;
+      errors.push({
+        statement,
+        entry,
+        message: `Entry in ${e.currency}, not an ISO 4217 currency: left out.`,
+      });
+      return false;
+    });
+    return [{ ...s, entries }];
+  });
+  if (statements.length === 0 && parsed.statements.length > 0)
+    throw new AppError(
+      'file_unprocessable',
+      `The statements are in ${[...new Set(parsed.statements.map((s) => s.currency))].join(', ')}, not in an ISO 4217 currency.`,
+    );
+  return { ...parsed, statements, errors };
+}
+
+const best = (suggestions: Suggestion[], type: Suggestion['type']) =>
+  suggestions.find((s) => s.type === type && s.score >= USE_SCORE);
+
+/**
+ * Bank statement imports (decisions §11): parse and stage, review line by line, finalize in
+ * one database transaction. The import is one record with one version: every decision and
+ * the finalize carry it and bump it.
+ */
+export class BankImportsService {
+  constructor(private readonly ctx: AppContext) {}
+
+  async create(actor: Actor, input: CreateImport): Promise<ImportView> {
+    const now = this.ctx.clock.now();
+    assertIsoDate(input.periodFrom, '/body/periodFrom');
+    assertIsoDate(input.periodTo, '/body/periodTo');
+    if (input.periodTo < input.periodFrom)
+      throw invalidField('/body/periodTo', 'must be on or after periodFrom', 'invalid_value');
+    if (await repo.findActive(this.ctx.db, actor.accountId)) throw activeExists();
+    const file = await requireUploadedFile(this.ctx, actor.accountId, input.fileId, {
+      field: 'fileId',
+      key: input.key,
+      accept: STATEMENT_TYPES,
+      actor,
+    });
+    const account = await findAccount(this.ctx.db, actor.accountId);
+    const parsed = knownCurrencies(
+      parseStatementFile(await file.read(), {
+        incomingPaymentTerm: (account?.incoming_payment_term ?? 'HABEN') as 'SOLL' | 'HABEN',
+      }),
+    );
+
+    const statements: StoredStatement[] = parsed.statements.map((s, index) => {
+      const sum = s.entries.reduce((total, e) => total + e.amountMinor, 0);
+      return {
+        index,
+        statementId: s.statementId,
+        account: s.account,
+        currency: s.currency,
+        openingMinor: s.openingBalanceMinor,
+        openingDate: s.openingDate,
+        closingMinor: s.closingBalanceMinor,
+        closingDate: s.closingDate,
+        entries: s.entries.length,
+        balanceOk:
+          s.openingBalanceMinor === null || s.closingBalanceMinor === null
+            ? null
+            : s.openingBalanceMinor + sum === s.closingBalanceMinor,
+      };
+    });
+    const kept: Array<{ entry: ParsedEntry; statement: number }> = [];
+    let outsidePeriod = 0;
+    parsed.statements.forEach((s, statement) => {
+      for (const entry of s.entries)
+        if (entry.bookingDate >= input.periodFrom && entry.bookingDate <= input.periodTo)
+          kept.push({ entry, statement });
+        else outsidePeriod++;
+    });
+    const ids = identities(kept.map((k) => k.entry));
+    const booked = await repo.bookedIdentities(this.ctx.db, actor.accountId, ids);
+    const matcher = await Matcher.load(this.ctx.db, actor.accountId);
+
+    const importId = newId('bankImport');
+    const auto = input.autoApprove === true;
+    let undecided = 0;
+    const rows: Insertable<DB['bank_import_transactions']>[] = kept.map(
+      ({ entry, statement }, idx) => {
+        const duplicate = booked.get(ids[idx]!);
+        const decision = auto ? (duplicate ? 'REJECTED' : 'ACCEPTED') : null;
+        if (decision === null) undecided++;
+        return {
+          import_id: importId,
+          idx,
+          account_id: actor.accountId,
+          statement_index: statement,
+          booking_date: entry.bookingDate,
+          value_date: entry.valueDate,
+          amount: entry.amountMinor,
+          currency: entry.currency,
+          counterparty_name: entry.counterpartyName,
+          counterparty_iban: entry.counterpartyIban,
+          counterparty_bic: entry.counterpartyBic,
+          purpose: entry.purpose,
+          end_to_end_id: entry.endToEndId,
+          mandate_reference: entry.mandateReference,
+          bank_reference: entry.bankReference,
+          booking_text: entry.bookingText,
+          reversal: entry.reversal ? 1 : 0,
+          identity: ids[idx]!,
+          decision,
+          duplicate_of: duplicate
+            ? JSON.stringify({
+                importId: duplicate.import_id,
+                index: duplicate.idx,
+                paymentId: duplicate.payment_id,
+              })
+            : null,
+          suggestions: JSON.stringify(matcher.suggest(entry)),
+        };
+      },
+    );
+    const problems: StoredProblems = { parser: parsed.errors, outsidePeriod };
+    const row: repo.ImportRow = {
+      id: importId,
+      account_id: actor.accountId,
+      file_id: file.file.id,
+      file_name: input.fileName ?? file.file.fileName,
+      format: parsed.format,
+      period_from: input.periodFrom,
+      period_to: input.periodTo,
+      auto_approve: auto ? 1 : 0,
+      status: 'ACTIVE',
+      statements: JSON.stringify(statements),
+      problems: JSON.stringify(problems),
+      transaction_count: rows.length,
+      undecided_count: undecided,
+      finalized_at: null,
+      result: null,
+      version: 1,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    try {
+      await this.ctx.db.transaction().execute(async (trx) => {
+        await trx.insertInto('bank_imports').values(row).execute();
+        await repo.insertChunked(trx, 'bank_import_transactions', rows, 22);
+        await appendAudit(
+          trx,
+          actor,
+          {
+            action: 'bank_import.created',
+            resourceType: 'bank_import',
+            resourceId: importId,
+            changes: {
+              fileId: row.file_id,
+              format: row.format,
+              periodFrom: row.period_from,
+              periodTo: row.period_to,
+              autoApprove: auto,
+              transactionCount: rows.length,
+            },
+          },
+          now,
+        );
+      });
+    } catch (err) {
+      // Another import became active between the check above and this insert.
+      if (isUniqueViolation(err)) throw activeExists();
+      throw err;
+    }
+    return this.view(row);
+  }
+
+  async get(accountId: string, id: string): Promise<ImportView> {
+    const row = await repo.findImport(this.ctx.db, accountId, id);
+    if (!row) throw notFound('Bank statement import');
+    return this.view(row);
+  }
+
+  async active(accountId: string): Promise<ImportView> {
+    const row = await repo.findActive(this.ctx.db, accountId);
+    if (!row) throw new AppError('not_found', 'No bank statement import is active.');
+    return this.view(row);
+  }
+
+  async transactions(
+    accountId: string,
+    id: string,
+    query: ListTransactions,
+  ): Promise<{ data: ImportTransaction[]; nextCursor: string | null }> {
+    if (!(await repo.findImport(this.ctx.db, accountId, id)))
+      throw notFound('Bank statement import');
+    const after = decodeCursor(query.cursor);
+    const limit = query.limit ?? 100;
+    const rows = await repo.listTransactions(this.ctx.db, accountId, id, {
+      limit,
+      afterIndex: after === undefined ? undefined : Number(after),
+      decision: query.decision,
+      duplicate: query.duplicate,
+    });
+    const page = rows.slice(0, limit);
+    return {
+      data: page.map(presentTransaction),
+      nextCursor: rows.length > limit ? encodeCursor(String(page[page.length - 1]!.idx)) : null,
+    };
+  }
+
+  async decide(
+    actor: Actor,
+    id: string,
+    index: number,
+    input: DecisionInput,
+    ifMatch: IfMatch,
+  ): Promise<ImportView> {
+    const now = this.ctx.clock.now();
+    const updated = await this.ctx.db.transaction().execute(async (trx) => {
+      const result = await compareAndSet({
+        expected: input.version,
+        ifMatch,
+        what: 'Bank statement import',
+        run: async (version) => {
+          const before = await repo.findImport(trx, actor.accountId, id);
+          if (!before || version === undefined || before.version !== version) return undefined;
+          if (before.status !== 'ACTIVE') throw notActive(before);
+          const line = await trx
+            .selectFrom('bank_import_transactions')
+            .select('decision')
+            .where('import_id', '=', id)
+            .where('idx', '=', index)
+            .executeTakeFirst();
+          if (!line) throw notFound(`Transaction ${index} of the import`);
+          await trx
+            .updateTable('bank_import_transactions')
+            .set({ decision: input.decision })
+            .where('import_id', '=', id)
+            .where('idx', '=', index)
+            .execute();
+          const after = await repo.updateImport(trx, actor.accountId, id, version, {
+            undecided_count: before.undecided_count - (line.decision === null ? 1 : 0),
+            updated_at: now.toISOString(),
+          });
+          return after && { after, previous: line.decision };
+        },
+        current: () => repo.importVersion(trx, actor.accountId, id),
+      });
+      await appendAudit(
+        trx,
+        actor,
+        {
+          action: 'bank_import.transaction_decided',
+          resourceType: 'bank_import',
+          resourceId: id,
+          changes: { index, decision: [result.previous, input.decision] },
+        },
+        now,
+      );
+      return result.after;
+    });
+    return this.view(updated);
+  }
+
+  async discard(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    const now = this.ctx.clock.now();
+    await this.ctx.db.transaction().execute(async (trx) => {
+      const discarded = await compareAndSet({
+        expected: undefined,
+        ifMatch,
+        what: 'Bank statement import',
+        run: async (version) => {
+          const before = await repo.findImport(trx, actor.accountId, id);
+          if (!before) return undefined;
+          if (before.status !== 'ACTIVE') throw notActive(before);
+          return repo.updateImport(
+            trx,
+            actor.accountId,
+            id,
+            version ?? before.version,
+            { status: 'DISCARDED', updated_at: now.toISOString() },
+            { status: 'ACTIVE' },
+          );
+        },
+        current: () => repo.importVersion(trx, actor.accountId, id),
+      });
+      await repo.deleteTransactions(trx, id);
+      await appendAudit(
+        trx,
+        actor,
+        {
+          action: 'bank_import.discarded',
+          resourceType: 'bank_import',
+          resourceId: id,
+          changes: { transactionCount: discarded.transaction_count },
+        },
+        now,
+      );
+    });
+  }
+
+  /**
+   * Books the import in ONE database transaction: the import's state moves ACTIVE → FINALIZED
+   * first (compare-and-set on id, version and status, so a second finalize fails there and
+   * books nothing), then every ACCEPTED line becomes a MARKED payment (or marks the open
+   * payment it matched), categorised debits become budget entries, and each line enters the
+   * ledger of imported lines. A crash anywhere rolls all of it back.
+   */
+  async finalize(actor: Actor, id: string, version: number, ifMatch: IfMatch): Promise<ImportView> {
+    const now = this.ctx.clock.now();
+    const at = now.toISOString();
+    try {
+      const row = await this.ctx.db.transaction().execute(async (trx) => {
+        const closed = await compareAndSet({
+          expected: version,
+          ifMatch,
+          what: 'Bank statement import',
+          run: async (v) => {
+            const before = await repo.findImport(trx, actor.accountId, id);
+            if (!before || v === undefined || before.version !== v) return undefined;
+            if (before.status !== 'ACTIVE') throw notActive(before);
+            if (before.undecided_count > 0)
+              throw new AppError(
+                'state_conflict',
+                `${before.undecided_count} transactions are still undecided: accept or reject each before finalizing.`,
+                { members: { undecidedCount: before.undecided_count } },
+              );
+            return repo.updateImport(
+              trx,
+              actor.accountId,
+              id,
+              v,
+              { status: 'FINALIZED', finalized_at: at, updated_at: at },
+              { status: 'ACTIVE' },
+            );
+          },
+          current: () => repo.importVersion(trx, actor.accountId, id),
+        });
+        const result = await this.book(trx, actor, closed, at);
+        const finished = await trx
+          .updateTable('bank_imports')
+          .set({ result: JSON.stringify(result) })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await appendAudit(
+          trx,
+          actor,
+          {
+            action: 'bank_import.finalized',
+            resourceType: 'bank_import',
+            resourceId: id,
+            changes: result,
+          },
+          now,
+        );
+        return finished;
+      });
+      return await this.view(row);
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw new AppError(
+          'duplicate',
+          'A line of this import was booked by another import meanwhile; nothing was booked. Re-import the statement.',
+        );
+      throw err;
+    }
+  }
+
+  private async book(
+    trx: Transaction<DB>,
+    actor: Actor,
+    imp: repo.ImportRow,
+    at: string,
+  ): Promise<{ paymentsCreated: number; paymentsMarked: number; budgetEntries: number }> {
+    const lines = await trx
+      .selectFrom('bank_import_transactions')
+      .selectAll()
+      .where('import_id', '=', imp.id)
+      .where('decision', '=', 'ACCEPTED')
+      .orderBy('idx')
+      .execute();
+    const parsed = lines.map((l) => ({
+      line: l,
+      suggestions: JSON.parse(l.suggestions) as Suggestion[],
+    }));
+    const exists = await this.existing(
+      trx,
+      actor.accountId,
+      parsed.flatMap((p) => p.suggestions),
+    );
+
+    const payments: Insertable<DB['payments']>[] = [];
+    const entries: Insertable<DB['budget_entries']>[] = [];
+    const ledger: Insertable<DB['imported_transactions']>[] = [];
+    const usedPayments = new Set<string>();
+    let marked = 0;
+    for (const { line, suggestions } of parsed) {
+      const partner = best(suggestions, 'PARTNER');
+      const partnerId = partner && exists.has(partner.id) ? partner.id : null;
+      let paymentId: string | undefined;
+      const open = best(suggestions, 'PAYMENT');
+      if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
+        const hit = await trx
+          .updateTable('payments')
+          .set((eb) => ({
+            status: 'MARKED',
+            marked_at: at,
+            import_id: imp.id,
+            updated_at: at,
+            version: eb('version', '+', 1),
+          }))
+          .where('account_id', '=', actor.accountId)
+          .where('id', '=', open.id)
+          .where('status', '=', 'PENDING')
+          .executeTakeFirst();
+        if (Number(hit.numUpdatedRows) === 1) {
+          paymentId = open.id;
+          usedPayments.add(open.id);
+          marked++;
+        }
+      }
+      if (paymentId === undefined) {
+        const invoice = line.amount > 0 ? best(suggestions, 'INVOICE') : undefined;
+        const documentId = invoice && exists.has(invoice.id) ? invoice.id : null;
+        paymentId = newId('payment');
+        payments.push({
+          id: paymentId,
+          account_id: actor.accountId,
+          direction: line.amount >= 0 ? 'INCOMING' : 'OUTGOING',
+          document_id: documentId,
+          document_number: documentId ? invoice!.label : null,
+          contract_id: null,
+          contract_name: null,
+          partner_id: partnerId,
+          partner_name: partnerId ? partner!.label : line.counterparty_name,
+          amount: Math.abs(line.amount),
+          currency: line.currency,
+          payment_date: line.booking_date,
+          status: 'MARKED',
+          payment_method: 'BANK_TRANSFER',
+          provider_payment_intent_id: null,
+          failure_reason: null,
+          marked_at: at,
+          source: 'IMPORT',
+          import_id: imp.id,
+          search_text: paymentSearchText({
+            partner_name: partnerId ? partner!.label : line.counterparty_name,
+            contract_name: null,
+            document_number: documentId ? invoice!.label : null,
+          }),
+          version: 1,
+          created_at: at,
+          updated_at: at,
+        });
+      }
+      const category = line.amount < 0 ? best(suggestions, 'BUDGET_CATEGORY') : undefined;
+      if (category && exists.has(category.id))
+        entries.push({
+          id: newId('budgetEntry'),
+          account_id: actor.accountId,
+          category_id: category.id,
+          amount: Math.abs(line.amount),
+          currency: line.currency,
+          entry_date: line.booking_date,
+          document_id: null,
+          vendor_name: line.counterparty_name,
+          source: 'IMPORT',
+          import_id: imp.id,
+          version: 1,
+          created_at: at,
+          updated_at: at,
+        });
+      ledger.push({
+        account_id: actor.accountId,
+        identity: line.identity,
+        import_id: imp.id,
+        idx: line.idx,
+        payment_id: paymentId,
+        partner_id: partnerId,
+        counterparty_iban: line.counterparty_iban?.replace(/\s+/g, '').toUpperCase() ?? null,
+        created_at: at,
+      });
+    }
+    await repo.insertChunked(trx, 'payments', payments, 23);
+    await repo.insertChunked(trx, 'budget_entries', entries, 13);
+    await repo.insertChunked(trx, 'imported_transactions', ledger, 8);
+    return {
+      paymentsCreated: payments.length,
+      paymentsMarked: marked,
+      budgetEntries: entries.length,
+    };
+  }
+
+  /** Which suggested records still exist in the account (one query per kind). */
+  private async existing(
+    trx: Transaction<DB>,
+    accountId: string,
+    suggestions: Suggestion[],
+  ): Promise<Set<string>> {
+    const byType = new Map<Suggestion['type'], Set<string>>();
+    for (const s of suggestions)
+      if (s.score >= USE_SCORE) byType.set(s.type, (byType.get(s.type) ?? new Set()).add(s.id));
+    const tables = {
+      PARTNER: 'partners',
+      PAYMENT: 'payments',
+      INVOICE: 'documents',
+      BUDGET_CATEGORY: 'budget_categories',
+    } as const;
+    const found = new Set<string>();
+    for (const [type, ids] of byType) {
+      const list = [...ids];
+      for (let i = 0; i < list.length; i += 500) {
+        const rows = await trx
+          .selectFrom(tables[type])
+          .select('id')
+          .where('account_id', '=', accountId)
+          .where('id', 'in', list.slice(i, i + 500))
+          .execute();
+        for (const r of rows) found.add(r.id);
+      }
+    }
+    return found;
+  }
+
+  private async view(row: repo.ImportRow): Promise<ImportView> {
+    const [counts, rows] = await Promise.all([
+      repo.countDecisions(this.ctx.db, row.account_id, row.id),
+      repo.listTransactions(this.ctx.db, row.account_id, row.id, { limit: INLINE_TRANSACTIONS }),
+    ]);
+    const inline = rows.slice(0, INLINE_TRANSACTIONS);
+    const next =
+      rows.length > INLINE_TRANSACTIONS
+        ? encodeCursor(String(inline[inline.length - 1]!.idx))
+        : null;
+    return presentImport(row, counts, inline, next);
+  }
+}

@@ -1,0 +1,302 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/records.js';
+import { foldForMatch, matchCategories, type KeywordCategory } from '../budgets/keywords.js';
+import type { Suggestion } from './bank-imports.schemas.js';
+import type { ParsedEntry } from './parsers/types.js';
+
+/**
+ * Explainable suggestions for a statement line (decisions §11): the partner (by IBAN learned
+ * from earlier imports, or by name), an open payment or invoice (by amount, invoice number in
+ * the purpose, partner and date window), and a budget category (by keyword, debits only). Each
+ * has a score 0–100 and the reasons behind it; finalize uses those scoring `USE_SCORE` or more.
+ *
+ * The account's candidates are read once per import and matched in memory, so staging stays
+ * linear in the number of lines.
+ */
+
+export const USE_SCORE = 70;
+
+interface OpenPayment {
+  id: string;
+  direction: string;
+  amount: number;
+  currency: string;
+  partner_id: string | null;
+  partner_name: string | null;
+  document_number: string | null;
+  payment_date: string;
+}
+
+interface OpenInvoice {
+  id: string;
+  document_number: string;
+  currency: string;
+  partner_id: string | null;
+  partner_name: string | null;
+  open: number;
+}
+
+interface Category extends KeywordCategory {
+  currency: string;
+}
+
+/** Legal forms and filler words that say nothing about who a counterparty is. */
+const NOISE =
+  /\b(gmbh|mbh|ag|kg|ohg|ug|e\s?k|e\s?v|co|kgaa|se|ltd|limited|inc|llc|plc|haftungsbeschraenkt|und|and)\b/g;
+
+export function normaliseName(name: string): string {
+  return foldForMatch(name)
+    .replace(/[^\p{L}\p{N} ]+/gu, ' ')
+    .replace(NOISE, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const compactIban = (iban: string | null) => (iban ? iban.replace(/\s+/g, '').toUpperCase() : null);
+
+function daysBetween(a: string, b: string): number {
+  return Math.abs(Date.parse(`${a}T00:00:00Z`) - Date.parse(`${b}T00:00:00Z`)) / 86_400_000;
+}
+
+export class Matcher {
+  private readonly partnerByName = new Map<string, { id: string; name: string }>();
+  private readonly partnerNames: Array<{ id: string; name: string; norm: string }> = [];
+  private readonly partnerByIban = new Map<string, { id: string; name: string }>();
+  private readonly paymentsByAmount = new Map<string, OpenPayment[]>();
+  private readonly invoices: OpenInvoice[] = [];
+  private readonly categories: Category[] = [];
+
+  private constructor() {}
+
+  static async load(db: Executor, accountId: string): Promise<Matcher> {
+    const m = new Matcher();
+    const [partners, ibans, payments, invoices, categories] = await Promise.all([
+      db
+        .selectFrom('partners')
+        .select(['id', 'name'])
+        .where('account_id', '=', accountId)
+        .execute(),
+      db
+        .selectFrom('imported_transactions as t')
+        .innerJoin('partners as p', 'p.id', 't.partner_id')
+        .select(['t.counterparty_iban', 'p.id', 'p.name', 't.created_at'])
+        .where('t.account_id', '=', accountId)
+        .where('t.counterparty_iban', 'is not', null)
+        .orderBy('t.created_at')
+        .execute(),
+      db
+        .selectFrom('payments')
+        .select([
+          'id',
+          'direction',
+          'amount',
+          'currency',
+          'partner_id',
+          'partner_name',
+          'document_number',
+          'payment_date',
+        ])
+        .where('account_id', '=', accountId)
+        .where('status', '=', 'PENDING')
+        .execute(),
+      db
+        .selectFrom('documents as d')
+        .select([
+          'd.id',
+          'd.document_number',
+          'd.currency',
+          'd.partner_id',
+          'd.partner_name',
+          'd.gross_total',
+          (eb) =>
+            eb
+              .selectFrom('payments as p')
+              .select(sql<number | string>`coalesce(sum(p.amount), 0)`.as('paid'))
+              .whereRef('p.document_id', '=', 'd.id')
+              .where('p.account_id', '=', accountId)
+              .where('p.status', '=', 'MARKED')
+              .where('p.direction', '=', 'INCOMING')
+              .as('paid'),
+        ])
+        .where('d.account_id', '=', accountId)
+        .where('d.document_type', '=', 'INVOICE')
+        .where('d.status', '=', 'FINAL')
+        .where('d.document_number', 'is not', null)
+        .execute(),
+      db
+        .selectFrom('budget_categories')
+        .select(['id', 'name', 'keywords', 'currency'])
+        .where('account_id', '=', accountId)
+        .where('active', '=', 1)
+        .execute(),
+    ]);
+    for (const p of partners) {
+      const norm = normaliseName(p.name);
+      if (norm.length === 0) continue;
+      m.partnerByName.set(norm, p);
+      m.partnerNames.push({ ...p, norm });
+    }
+    // Later imports win: the newest partner an IBAN was booked to.
+    for (const row of ibans)
+      m.partnerByIban.set(compactIban(row.counterparty_iban)!, { id: row.id, name: row.name });
+    for (const p of payments) {
+      const key = `${p.direction}|${p.currency}|${p.amount}`;
+      const list = m.paymentsByAmount.get(key) ?? [];
+      list.push(p);
+      m.paymentsByAmount.set(key, list);
+    }
+    for (const d of invoices) {
+      const open = d.gross_total - Number(d.paid ?? 0);
+      if (open > 0 && d.document_number)
+        m.invoices.push({
+          id: d.id,
+          document_number: d.document_number,
+          currency: d.currency,
+          partner_id: d.partner_id,
+          partner_name: d.partner_name,
+          open,
+        });
+    }
+    for (const c of categories)
+      m.categories.push({
+        id: c.id,
+        name: c.name,
+        currency: c.currency,
+        keywords: JSON.parse(c.keywords) as string[],
+      });
+    return m;
+  }
+
+  suggest(entry: ParsedEntry): Suggestion[] {
+    const out: Suggestion[] = [];
+    const partner = this.partner(entry);
+    if (partner) out.push(partner);
+    const payment = this.payment(entry, partner?.id);
+    if (payment) out.push(payment);
+    const invoice = entry.amountMinor > 0 ? this.invoice(entry, partner?.id) : undefined;
+    if (invoice) out.push(invoice);
+    if (entry.amountMinor < 0) out.push(...this.category(entry));
+    return out.sort((a, b) => b.score - a.score);
+  }
+
+  private partner(entry: ParsedEntry): Suggestion | undefined {
+    const iban = compactIban(entry.counterpartyIban);
+    const byIban = iban ? this.partnerByIban.get(iban) : undefined;
+    if (byIban)
+      return {
+        type: 'PARTNER',
+        id: byIban.id,
+        label: byIban.name,
+        score: 95,
+        reasons: [`IBAN ${iban} was booked to this partner in an earlier import`],
+      };
+    if (!entry.counterpartyName) return undefined;
+    const norm = normaliseName(entry.counterpartyName);
+    if (norm.length < 3) return undefined;
+    const exact = this.partnerByName.get(norm);
+    if (exact)
+      return {
+        type: 'PARTNER',
+        id: exact.id,
+        label: exact.name,
+        score: 80,
+        reasons: [`counterparty name "${entry.counterpartyName}" equals the partner's name`],
+      };
+    const near = this.partnerNames.find(
+      (p) =>
+        p.norm.length >= 5 &&
+        (norm.includes(p.norm) || (norm.length >= 5 && p.norm.includes(norm))),
+    );
+    return near
+      ? {
+          type: 'PARTNER',
+          id: near.id,
+          label: near.name,
+          score: 60,
+          reasons: [
+            `counterparty name "${entry.counterpartyName}" contains or is part of "${near.name}"`,
+          ],
+        }
+      : undefined;
+  }
+
+  private payment(entry: ParsedEntry, partnerId: string | undefined): Suggestion | undefined {
+    const direction = entry.amountMinor >= 0 ? 'INCOMING' : 'OUTGOING';
+    const candidates = this.paymentsByAmount.get(
+      `${direction}|${entry.currency}|${Math.abs(entry.amountMinor)}`,
+    );
+    if (!candidates) return undefined;
+    const purpose = foldForMatch(entry.purpose);
+    let best: Suggestion | undefined;
+    for (const p of candidates) {
+      const reasons = ['same amount and direction as this open payment'];
+      let score = 50;
+      if (partnerId && p.partner_id === partnerId) {
+        score += 25;
+        reasons.push('same partner');
+      }
+      if (p.document_number && purpose.includes(foldForMatch(p.document_number))) {
+        score += 25;
+        reasons.push(`document number ${p.document_number} in the purpose`);
+      }
+      if (daysBetween(p.payment_date, entry.bookingDate) <= 14) {
+        score += 10;
+        reasons.push('booked within 14 days of the payment date');
+      }
+      score = Math.min(score, 100);
+      if (!best || score > best.score)
+        best = {
+          type: 'PAYMENT',
+          id: p.id,
+          label: p.document_number ?? p.partner_name ?? p.id,
+          score,
+          reasons,
+        };
+    }
+    return best;
+  }
+
+  private invoice(entry: ParsedEntry, partnerId: string | undefined): Suggestion | undefined {
+    const purpose = foldForMatch(entry.purpose);
+    let best: Suggestion | undefined;
+    for (const d of this.invoices) {
+      if (d.currency !== entry.currency) continue;
+      const numberFound = purpose.includes(foldForMatch(d.document_number));
+      const amountFits = d.open === entry.amountMinor;
+      if (!numberFound && !amountFits) continue;
+      const reasons: string[] = [];
+      let score = 0;
+      if (numberFound) {
+        score += 60;
+        reasons.push(`invoice number ${d.document_number} in the purpose`);
+      }
+      if (amountFits) {
+        score += 30;
+        reasons.push('amount equals the open amount of the invoice');
+      }
+      if (partnerId && d.partner_id === partnerId) {
+        score += 10;
+        reasons.push('same partner');
+      }
+      // An amount alone fits too many invoices to be used without more evidence.
+      if (!numberFound && score < USE_SCORE) score = Math.min(score, 40);
+      if (!best || score > best.score)
+        best = { type: 'INVOICE', id: d.id, label: d.document_number, score, reasons };
+    }
+    return best;
+  }
+
+  private category(entry: ParsedEntry): Suggestion[] {
+    const text = `${entry.counterpartyName ?? ''} ${entry.purpose}`;
+    return matchCategories(
+      this.categories.filter((c) => c.currency === entry.currency),
+      text,
+    ).map((m) => ({
+      type: 'BUDGET_CATEGORY' as const,
+      id: m.categoryId,
+      label: m.categoryName,
+      score: Math.min(60 + 15 * m.keywords.length, 95),
+      reasons: m.keywords.map((k) => `keyword "${k}" in the counterparty or purpose`),
+    }));
+  }
+}
