@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -51,6 +53,19 @@ describe('deny by default', () => {
         'POST /v1/webhooks/provider-subscriptions',
       ].sort(),
     );
+  });
+
+  it('has every path and method of the interface contract (read from the spec when present)', () => {
+    const have = new Set(
+      t.app.routeTable.map((r) => `${r.method} ${r.url.replace(/:([A-Za-z]+)/g, '{$1}')}`),
+    );
+    const spec = path.resolve(import.meta.dirname, '../../shared/spec/interface-spec.md');
+    if (!fs.existsSync(spec)) return;
+    const endpoints = [
+      ...fs.readFileSync(spec, 'utf8').matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| (\/\S+) \|/gm),
+    ].map((m) => `${m[1]} ${m[2]}`);
+    expect(endpoints.length).toBeGreaterThan(90);
+    for (const endpoint of endpoints) expect(have, endpoint).toContain(endpoint);
   });
 
   it('has every path and method of the interface contract built so far', () => {
