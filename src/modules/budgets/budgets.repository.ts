@@ -76,6 +76,21 @@ export async function spentByCategory(
   return spent;
 }
 
+/** Whether `documentId` names a document of this account. */
+export async function documentExists(
+  db: Executor,
+  accountId: string,
+  documentId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('documents')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', documentId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function insertEntry(trx: Executor, row: BudgetEntryRow): Promise<void> {
   await trx.insertInto('budget_entries').values(row).execute();
 }

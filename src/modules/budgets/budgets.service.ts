@@ -21,6 +21,13 @@ import type {
   UpdateBudgetCategory,
 } from './budgets.schemas.js';
 
+// A document that entries point at cannot be deleted (a draft; FINAL ones never are).
+registerReference('document', {
+  table: 'budget_entries',
+  column: 'document_id',
+  label: 'budget entries',
+});
+
 // A category with entries cannot be deleted (deactivate it instead): 409 in_use.
 registerReference('budget_category', {
   table: 'budget_entries',
@@ -225,6 +232,11 @@ export class BudgetsService {
               ],
             },
           );
+        if (
+          row.document_id !== null &&
+          !(await repo.documentExists(trx, actor.accountId, row.document_id))
+        )
+          throw referenceNotFound('documentId', 'Document');
         await repo.insertEntry(trx, row);
         const entry = presentEntry({ ...row, category_name: category.name });
         await appendAudit(

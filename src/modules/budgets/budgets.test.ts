@@ -375,6 +375,12 @@ describe('budget entries', () => {
       [{ entryDate: '2026-02-30' }, 400, 'validation_failed', '/body/entryDate'],
       [{ entryDate: '05.03.2026' }, 400, 'validation_failed', '/body/entryDate'],
       [{ vendorName: 'x'.repeat(201) }, 400, 'validation_failed', '/body/vendorName'],
+      [
+        { documentId: 'doc_00000000000000000000000000' },
+        422,
+        'reference_not_found',
+        '/body/documentId',
+      ],
     ];
     for (const [change, status, code, path] of expectations) {
       const res = await postEntry(owner, { ...base, ...change });
