@@ -21,6 +21,8 @@ export interface AccountsTable {
   allow_contract_reminder_override: number;
   dashboard_widgets: string;
   addresses: string;
+  /** The logo generated documents show (an uploaded image of the account), or null. */
+  logo_file_id: string | null;
   version: number;
   created_at: string;
   updated_at: string;

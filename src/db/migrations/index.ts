@@ -11,6 +11,7 @@ import * as m0009 from './0009_documents.js';
 import * as m0010 from './0010_payments.js';
 import * as m0011 from './0011_dashboard.js';
 import * as m0012 from './0012_bank_imports.js';
+import * as m0013 from './0013_account_logo.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_payments': m0010,
   '0011_dashboard': m0011,
   '0012_bank_imports': m0012,
+  '0013_account_logo': m0013,
 };

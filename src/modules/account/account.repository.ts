@@ -27,6 +27,7 @@ export function newAccountRow(id: string, name: string, planId: string, now: str
     allow_contract_reminder_override: 0,
     dashboard_widgets: JSON.stringify(DEFAULT_WIDGETS),
     addresses: '[]',
+    logo_file_id: null,
     version: 1,
     created_at: now,
     updated_at: now,

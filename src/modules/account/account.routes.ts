@@ -65,10 +65,10 @@ export function accountRoutes(app: App, ctx: AppContext): void {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Change account settings (formats, currency, reminders, widgets)',
+        summary: 'Change account settings (formats, currency, reminders, widgets, logo)',
         headers: IfMatchHeaders,
         body: PatchSettingsBody,
-        response: { 200: AccountSettingsSchema, ...problems(400, 401, 403, 409, 412) },
+        response: { 200: AccountSettingsSchema, ...problems(400, 401, 403, 409, 412, 422) },
       },
     },
     async (req, reply) => {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { COUNTRY_CODES } from '../../shared/countries.js';
-import { RecordMeta, VersionField } from '../../http/schemas.js';
+import { Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
 
 export const ADDRESS_TYPES = ['BILLING', 'SHIPPING', 'OFFICE', 'OTHER'] as const;
 
@@ -98,6 +98,10 @@ const settingsFields = {
     description:
       'How a single signed amount column of a bank CSV is read; HABEN: credit = incoming.',
   }),
+  logoFileId: Nullable(
+    Type.String({ minLength: 1, maxLength: 64 }),
+    'Id of an uploaded image file (`fil_…`: PNG, JPEG or WebP) that generated documents show when their template has `showLogo`; null: no logo. The file cannot be deleted while it is the logo.',
+  ),
 };
 
 export const AccountSettingsSchema = Type.Object(
@@ -129,6 +133,7 @@ export const PatchSettingsBody = Type.Object(
     numberFormat: Type.Optional(settingsFields.numberFormat),
     currency: Type.Optional(settingsFields.currency),
     incomingPaymentTerm: Type.Optional(settingsFields.incomingPaymentTerm),
+    logoFileId: Type.Optional(settingsFields.logoFileId),
   },
   { additionalProperties: false },
 );

@@ -1,8 +1,11 @@
+import type { Transaction } from 'kysely';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { lockUploadedFile, onFileDelete, requireImageFile } from '../files/files.api.js';
 import { findAccount, updateAccount, type AccountRow } from './account.repository.js';
 import type {
   AccountSettingsSchema,
@@ -12,6 +15,22 @@ import type {
 } from './account.schemas.js';
 
 type AccountSettings = Static<typeof AccountSettingsSchema>;
+
+// The account's logo cannot be deleted while it is the logo. A registered reference does not
+// fit (it matches `account_id`, and the accounts table's key is `id`), so a delete hook checks
+// it, under the file row's lock that `lockUploadedFile` also takes when the logo is set.
+onFileDelete(async (trx, accountId, fileId) => {
+  const using = await trx
+    .selectFrom('accounts')
+    .select('id')
+    .where('id', '=', accountId)
+    .where('logo_file_id', '=', fileId)
+    .executeTakeFirst();
+  if (using)
+    throw new AppError('in_use', 'The file is still referenced by the account settings (logo).', {
+      members: { referencedBy: ['account settings'] },
+    });
+});
 
 export function presentAccount(row: AccountRow): AccountSettings {
   return {
@@ -27,6 +46,7 @@ export function presentAccount(row: AccountRow): AccountSettings {
     numberFormat: row.number_format as AccountSettings['numberFormat'],
     currency: row.currency as AccountSettings['currency'],
     incomingPaymentTerm: row.incoming_payment_term as AccountSettings['incomingPaymentTerm'],
+    logoFileId: row.logo_file_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -86,7 +106,14 @@ export class AccountService {
     if (input.currency !== undefined) values.currency = input.currency;
     if (input.incomingPaymentTerm !== undefined)
       values.incoming_payment_term = input.incomingPaymentTerm;
-    return this.write(actor, input.version, ifMatch, 'account.settings_changed', values);
+    const logo = input.logoFileId;
+    if (logo !== undefined) values.logo_file_id = logo;
+    // The logo: an uploaded image of the account, locked until commit so a concurrent delete
+    // of the file waits and then sees it in use.
+    await requireImageFile(this.ctx, actor, logo, 'logoFileId');
+    return this.write(actor, input.version, ifMatch, 'account.settings_changed', values, (trx) =>
+      logo == null ? Promise.resolve() : lockUploadedFile(trx, actor.accountId, logo, 'logoFileId'),
+    );
   }
 
   private async write(
@@ -95,9 +122,11 @@ export class AccountService {
     ifMatch: IfMatch,
     action: string,
     values: Partial<AccountRow>,
+    first?: (trx: Transaction<DB>) => Promise<unknown>,
   ): Promise<AccountSettings> {
     const now = this.ctx.clock.now();
     return this.ctx.db.transaction().execute(async (trx) => {
+      if (first) await first(trx);
       const before = await findAccount(trx, actor.accountId);
       if (!before) throw notFound('Account');
       const after = await compareAndSet({

@@ -3,7 +3,7 @@ import { AppError } from '../../http/errors.js';
 import { isoDate } from '../../shared/dates.js';
 import { analysePdf } from '../../shared/pdf/analyse.js';
 import { parseEInvoiceXml } from '../../shared/pdf/einvoice.js';
-import type { Visibility } from '../../shared/pdf/layout.js';
+import type { LetterInput, LogoPosition, Visibility } from '../../shared/pdf/layout.js';
 import {
   buildRenderContext,
   renderTemplate,
@@ -20,11 +20,17 @@ import {
   findTemplate,
   type TemplateRow,
 } from '../document-templates/document-templates.repository.js';
-import { requireUploadedFile, storeGeneratedFile, systemActor } from '../files/files.api.js';
+import {
+  IMAGE_CONTENT_TYPES,
+  requireUploadedFile,
+  storeGeneratedFile,
+  systemActor,
+} from '../files/files.api.js';
 import { findPartner } from '../partners/partners.repository.js';
 import { presentPartner } from '../partners/partners.presenter.js';
-import { eInvoiceSummary, type StoredAnalysis } from './documents.presenter.js';
+import { eInvoiceSummary, presentDocument, type StoredAnalysis } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
+import { invoiceTableHtml, templateShowsLines } from './invoice-table.js';
 
 /** What an UPLOADED document may be: a PDF, an e-invoice XML, or a scan. */
 export const DOCUMENT_FILE_TYPES: readonly string[] = [
@@ -139,15 +145,51 @@ export class DocumentOutput {
         : row.contract_name
           ? { name: row.contract_name }
           : null,
-      document: {
-        name: row.name,
-        documentType: row.document_type,
-        documentNumber: row.document_number,
-        creationDate: row.creation_date,
-      },
+      // The presented document: its lines, taxes and totals in major units of its currency.
+      document: presentDocument(row),
       today,
       fields: JSON.parse(row.fields) as Record<string, unknown>,
     });
+  }
+
+  /**
+   * The letter a GENERATED document renders to: its template rendered with the document's
+   * context; for an invoice whose template does not lay out `document.lineItems` itself, the
+   * standard table of lines, VAT and totals after the content; the account's logo when the
+   * template has `showLogo` and the account has one (none set: no logo, no error).
+   */
+  async letter(row: repo.DocumentRow): Promise<LetterInput> {
+    if (!row.template_id) throw new Error(`document ${row.id} has no template`);
+    const template = await findTemplate(this.ctx.db, row.account_id, row.template_id);
+    if (!template) throw new Error(`template ${row.template_id} is gone`);
+    const html = await this.checkRenders(row, template);
+    const account = await findAccount(this.ctx.db, row.account_id);
+    if (!account) throw new Error(`account ${row.account_id} is gone`);
+    const table = templateShowsLines([
+      template.content_source,
+      template.header_source,
+      template.footer_source,
+    ])
+      ? undefined
+      : invoiceTableHtml(row, {
+          numberFormat: account.number_format as NumberFormat,
+          dateFormat: account.date_format as DateFormat,
+        });
+    const logo =
+      template.show_logo === 1 && account.logo_file_id !== null
+        ? await this.logoDataUri(row.account_id, account.logo_file_id)
+        : undefined;
+    return {
+      contentHtml: html.contentHtml + (table ?? ''),
+      ...(html.headerHtml ? { headerHtml: html.headerHtml } : {}),
+      ...(html.footerHtml ? { footerHtml: html.footerHtml } : {}),
+      headerVisibility: template.header_visibility as Visibility,
+      footerVisibility: template.footer_visibility as Visibility,
+      ...(logo
+        ? { logo: { dataUri: logo, position: template.logo_position as LogoPosition } }
+        : {}),
+      title: row.document_number ? `${row.name} ${row.document_number}` : row.name,
+    };
   }
 
   /**
@@ -155,18 +197,7 @@ export class DocumentOutput {
    * A FINAL document keeps the first PDF attached; a DRAFT's preview is replaced.
    */
   async renderAndAttach(row: repo.DocumentRow): Promise<repo.DocumentRow> {
-    if (!row.template_id) throw new Error(`document ${row.id} has no template`);
-    const template = await findTemplate(this.ctx.db, row.account_id, row.template_id);
-    if (!template) throw new Error(`template ${row.template_id} is gone`);
-    const html = await this.checkRenders(row, template);
-    const result = await this.ctx.renderer.render({
-      contentHtml: html.contentHtml,
-      ...(html.headerHtml ? { headerHtml: html.headerHtml } : {}),
-      ...(html.footerHtml ? { footerHtml: html.footerHtml } : {}),
-      headerVisibility: template.header_visibility as Visibility,
-      footerVisibility: template.footer_visibility as Visibility,
-      title: row.document_number ? `${row.name} ${row.document_number}` : row.name,
-    });
+    const result = await this.ctx.renderer.render(await this.letter(row));
     const final = row.status === 'FINAL';
     const file = await storeGeneratedFile(this.ctx, systemActor(row.account_id), {
       fileName: pdfFileName(row),
@@ -185,6 +216,17 @@ export class DocumentOutput {
       fileIdIsNull: final,
     });
     return after ?? (await repo.findDocument(this.ctx.db, row.account_id, row.id)) ?? row;
+  }
+
+  /**
+   * The account's logo as an inline image (decisions §9: images only from the account's own
+   * files, inlined). The logo is an uploaded image that cannot be deleted while set.
+   */
+  private async logoDataUri(accountId: string, fileId: string): Promise<string> {
+    const file = await requireUploadedFile(this.ctx, accountId, fileId, {
+      accept: IMAGE_CONTENT_TYPES,
+    });
+    return `data:${file.file.contentType};base64,${(await file.read()).toString('base64')}`;
   }
 
   /** The in-request render of a FINAL document; a failure is left to the `document.render` job. */

@@ -62,12 +62,38 @@ export interface ContractData {
   } | null;
 }
 
-/** The document being generated (the documents module fills what it knows). */
+/** An invoice line as the API answers it: amounts in major units, `taxRate` in percent. */
+export interface LineItemData {
+  description?: string | null;
+  quantity?: number | null;
+  unitPrice?: number | null;
+  netAmount?: number | null;
+  taxRate?: number | null;
+}
+
+/** The VAT of one rate as the API answers it (`taxes` of a document), in major units. */
+export interface TaxData {
+  rate?: number | null;
+  net?: number | null;
+  tax?: number | null;
+}
+
+/**
+ * The document being generated (the documents module fills what it knows); a presented
+ * document (`GET /v1/documents/{id}`) fits as it is: amounts in major units of `currency`.
+ */
 export interface DocumentData {
   name?: string | null;
   documentType?: string | null;
   documentNumber?: string | null;
   creationDate?: string | null;
+  dueDate?: string | null;
+  currency?: string | null;
+  lineItems?: readonly LineItemData[] | null;
+  taxes?: readonly TaxData[] | null;
+  netTotal?: number | null;
+  taxTotal?: number | null;
+  grossTotal?: number | null;
 }
 
 /** Everything a render needs; `fields` holds the supplied field values by key, in API units. */
@@ -125,11 +151,39 @@ export interface ContractView {
   paymentTermDays: number | null;
 }
 
+/** An invoice line: money in integer minor units of the document's currency. */
+export interface LineItemView {
+  description: string | null;
+  /** Decimal quantity: write it with `| number`. */
+  quantity: number | null;
+  /** Minor units: write it with `| money: document.currency`. */
+  unitPrice: number | null;
+  netAmount: number | null;
+  /** Percent, e.g. 19 or 5.5: write it with `| number`. */
+  taxRate: number | null;
+}
+
+/** The VAT of one rate (on the net sum of its lines), in minor units. */
+export interface TaxView {
+  rate: number | null;
+  net: number | null;
+  tax: number | null;
+}
+
 export interface DocumentView {
   name: string | null;
   documentType: string | null;
   documentNumber: string | null;
   creationDate: string | null;
+  dueDate: string | null;
+  /** The currency of the amounts below; the account's when the document names none. */
+  currency: string;
+  lineItems: LineItemView[];
+  taxes: TaxView[];
+  /** Totals in integer minor units of `currency`. */
+  netTotal: number | null;
+  taxTotal: number | null;
+  grossTotal: number | null;
 }
 
 /** The render context: the views, `today`, and the supplied field values (API units). */
@@ -174,6 +228,53 @@ function pick(addresses: AddressData[], order: string[]): AddressData | undefine
   return addresses[0];
 }
 
+/** Major units → minor units of `currency`; null when absent or not writable in it. */
+function minorOf(amount: unknown, currency: string | null): number | null {
+  if (typeof amount !== 'number' || currency === null) return null;
+  try {
+    return toMinor(amount, currency) ?? null;
+  } catch {
+    return null; // an unknown currency: the amount cannot be written
+  }
+}
+
+const numberOrNull = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
+
+/** Items of a list that are objects (lines and taxes may come from stored JSON). */
+function objectsOf<T extends object>(list: readonly unknown[] | null | undefined): T[] {
+  return (list ?? []).filter(
+    (item): item is T => typeof item === 'object' && item !== null && !Array.isArray(item),
+  );
+}
+
+function documentView(document: DocumentData, accountCurrency: string): DocumentView {
+  const currency = document.currency ?? accountCurrency;
+  return {
+    name: document.name ?? null,
+    documentType: document.documentType ?? null,
+    documentNumber: document.documentNumber ?? null,
+    creationDate: document.creationDate ?? null,
+    dueDate: document.dueDate ?? null,
+    currency,
+    lineItems: objectsOf<LineItemData>(document.lineItems).map((l) => ({
+      description: typeof l.description === 'string' ? l.description : null,
+      quantity: numberOrNull(l.quantity),
+      unitPrice: minorOf(l.unitPrice, currency),
+      netAmount: minorOf(l.netAmount, currency),
+      taxRate: numberOrNull(l.taxRate),
+    })),
+    taxes: objectsOf<TaxData>(document.taxes).map((t) => ({
+      rate: numberOrNull(t.rate),
+      net: minorOf(t.net, currency),
+      tax: minorOf(t.tax, currency),
+    })),
+    netTotal: minorOf(document.netTotal, currency),
+    taxTotal: minorOf(document.taxTotal, currency),
+    grossTotal: minorOf(document.grossTotal, currency),
+  };
+}
+
 /**
  * Builds the render context from plain records. The documents module calls it with the
  * account row's settings, the presented partner and contract (`presentPartner`,
@@ -185,14 +286,7 @@ export function buildRenderContext(input: RenderInput): RenderContext {
   const partnerAddresses = addressesOf(partner?.addresses);
   // A contract's amounts are in its own currency; the account's when it names none.
   const currency = contract ? (contract.currency ?? account.currency) : null;
-  let totalValue: number | null = null;
-  if (typeof contract?.totalValue === 'number' && currency !== null) {
-    try {
-      totalValue = toMinor(contract.totalValue, currency) ?? null;
-    } catch {
-      totalValue = null; // an unknown currency: the amount cannot be written
-    }
-  }
+  const totalValue = minorOf(contract?.totalValue, currency);
   return {
     account: {
       name: account.name,
@@ -232,14 +326,7 @@ export function buildRenderContext(input: RenderInput): RenderContext {
           paymentTermDays: contract.advanced?.paymentTermDays ?? null,
         }
       : null,
-    document: document
-      ? {
-          name: document.name ?? null,
-          documentType: document.documentType ?? null,
-          documentNumber: document.documentNumber ?? null,
-          creationDate: document.creationDate ?? null,
-        }
-      : null,
+    document: document ? documentView(document, account.currency) : null,
     today: input.today,
     fields: { ...(input.fields ?? {}) },
   };

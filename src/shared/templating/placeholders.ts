@@ -52,7 +52,19 @@ export const CONTEXT_SHAPE: Record<string, Shape> = {
     billingCycle: V,
     paymentTermDays: V,
   },
-  document: { name: V, documentType: V, documentNumber: V, creationDate: V },
+  document: {
+    name: V,
+    documentType: V,
+    documentNumber: V,
+    creationDate: V,
+    dueDate: V,
+    currency: V,
+    lineItems: [{ description: V, quantity: V, unitPrice: V, netAmount: V, taxRate: V }],
+    taxes: [{ rate: V, net: V, tax: V }],
+    netTotal: V,
+    taxTotal: V,
+    grossTotal: V,
+  },
   today: V,
 };
 

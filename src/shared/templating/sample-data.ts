@@ -1,9 +1,11 @@
 /** The fictional records a compile renders with when no data is supplied. */
+import { isoDate } from '../dates.js';
 import type { RenderInput } from './context.js';
 
 /**
- * Fictional German sample records for compiling without data: a customer in Köln and a
- * yearly renewing maintenance contract whose current term ends at the end of next year.
+ * Fictional German sample records for compiling without data: a customer in Köln, a
+ * yearly renewing maintenance contract whose current term ends at the end of next year, and
+ * an invoice with lines at 19 % and 7 %, due in 14 days.
  */
 export function sampleData(
   today: string,
@@ -51,11 +53,39 @@ export function sampleData(
         paymentTermDays: 14,
       },
     },
+    // An invoice with two rates, so a template's line loop and VAT lines show in the preview:
+    // 19 % of 941.00 = 178.79, 7 % of 29.90 = 2.093 → 2.09.
     document: {
       name: 'Schreiben an Muster & Partner GmbH',
-      documentType: 'CONTRACT',
+      documentType: 'INVOICE',
       documentNumber: `${year}-0001`,
       creationDate: today,
+      dueDate: isoDate(new Date(Date.parse(`${today}T00:00:00Z`) + 14 * 86_400_000)),
+      currency,
+      lineItems: [
+        {
+          description: 'Wartung Heizungsanlage (Jahrespauschale)',
+          quantity: 1,
+          unitPrice: 850,
+          netAmount: 850,
+          taxRate: 19,
+        },
+        { description: 'Anfahrt', quantity: 2, unitPrice: 45.5, netAmount: 91, taxRate: 19 },
+        {
+          description: 'Fachbuch Heizungstechnik',
+          quantity: 1,
+          unitPrice: 29.9,
+          netAmount: 29.9,
+          taxRate: 7,
+        },
+      ],
+      taxes: [
+        { rate: 19, net: 941, tax: 178.79 },
+        { rate: 7, net: 29.9, tax: 2.09 },
+      ],
+      netTotal: 970.9,
+      taxTotal: 180.88,
+      grossTotal: 1151.78,
     },
   };
 }

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { expect } from 'vitest';
+import type { TestApp, TestUser } from '../../../test/helpers.js';
+import { localPath } from '../files/files.test-support.js';
+
+/** Helpers shared by the documents tests (not part of the build). */
+
+export type Body = Record<string, unknown>;
+
+export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** POST / PUT / GET through `app.inject` with the user's token; the answer's JSON on success. */
+export async function call<T = Body>(
+  t: TestApp,
+  user: TestUser,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  url: string,
+  payload?: Body,
+  expected = method === 'POST' ? 201 : 200,
+): Promise<T> {
+  const res = await t.request({
+    method,
+    url,
+    token: user.token,
+    ...(payload ? { payload } : {}),
+  });
+  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(expected);
+  return res.json<T>();
+}
+
+/** A file's bytes the way a client gets them: download-url, then the signed URL. */
+export async function download(t: TestApp, user: TestUser, fileId: string): Promise<Buffer> {
+  const { url } = await call<{ url: string }>(
+    t,
+    user,
+    'GET',
+    `/v1/files/download-url?fileId=${fileId}`,
+  );
+  // The signed URL carries its own authorisation: no token, no API key.
+  const res = await t.app.inject({ method: 'GET', url: localPath(url) });
+  expect(res.statusCode).toBe(200);
+  return res.rawPayload;
+}
+
+/** A PUBLISHED template of the user's account. */
+export async function publishedTemplate(t: TestApp, user: TestUser, body: Body): Promise<string> {
+  const created = await call<{ id: string }>(t, user, 'POST', '/v1/document-templates', {
+    name: 'Rechnung',
+    status: 'PUBLISHED',
+    ...body,
+  });
+  return created.id;
+}
