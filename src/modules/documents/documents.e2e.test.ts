@@ -5,7 +5,7 @@ import { buildTestApp, createUser, mailsTo, type TestApp } from '../../../test/h
 import { analysePdf } from '../../shared/pdf/analyse.js';
 import { redPixels } from '../../shared/pdf/pdf.test-support.js';
 import { upload } from '../files/files.test-support.js';
-import { call, download, sha256, type Body } from './documents.test-support.js';
+import { attachment, call, download, sha256, type Body } from './documents.test-support.js';
 
 /**
  * Issue 4's "done when", as a newcomer does it, through HTTP only: upload a logo, make it the
@@ -68,23 +68,6 @@ function decodeHeader(value: string): string {
             'latin1',
           ).toString('utf8'),
     );
-}
-
-/** The decoded attachment of a raw mail whose MIME part names `filename`. */
-function attachment(raw: string, filename: string): { contentType: string; bytes: Buffer } {
-  const boundary = /boundary="?([^";\r\n]+)"?/.exec(raw)?.[1];
-  expect(boundary).toBeDefined();
-  const part = raw
-    .split(`--${boundary}`)
-    .find((p) => p.includes(`filename="${filename}"`) || p.includes(`name="${filename}"`));
-  expect(part, `no MIME part named ${filename}`).toBeDefined();
-  const [headers = '', ...body] = part!.split(/\r?\n\r?\n/);
-  expect(headers).toMatch(/Content-Transfer-Encoding: base64/i);
-  expect(headers).toMatch(/Content-Disposition: attachment/i);
-  return {
-    contentType: /Content-Type: ([^;\r\n]+)/i.exec(headers)![1]!.trim(),
-    bytes: Buffer.from(body.join('').replace(/\s+/g, ''), 'base64'),
-  };
 }
 
 describe('documents: a newcomer’s invoice, end to end over HTTP', () => {

@@ -51,3 +51,20 @@ export async function publishedTemplate(t: TestApp, user: TestUser, body: Body):
   });
   return created.id;
 }
+
+/** The decoded attachment of a raw mail whose MIME part names `filename`. */
+export function attachment(raw: string, filename: string): { contentType: string; bytes: Buffer } {
+  const boundary = /boundary="?([^";\r\n]+)"?/.exec(raw)?.[1];
+  expect(boundary).toBeDefined();
+  const part = raw
+    .split(`--${boundary}`)
+    .find((p) => p.includes(`filename="${filename}"`) || p.includes(`name="${filename}"`));
+  expect(part, `no MIME part named ${filename}`).toBeDefined();
+  const [headers = '', ...body] = part!.split(/\r?\n\r?\n/);
+  expect(headers).toMatch(/Content-Transfer-Encoding: base64/i);
+  expect(headers).toMatch(/Content-Disposition: attachment/i);
+  return {
+    contentType: /Content-Type: ([^;\r\n]+)/i.exec(headers)![1]!.trim(),
+    bytes: Buffer.from(body.join('').replace(/\s+/g, ''), 'base64'),
+  };
+}
