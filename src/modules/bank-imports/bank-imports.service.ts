@@ -1,4 +1,4 @@
-import type { Insertable, Transaction } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
@@ -11,7 +11,6 @@ import { newId } from '../../shared/ids.js';
 import { isCurrency } from '../../shared/money.js';
 import { findAccount } from '../account/account.repository.js';
 import { requireUploadedFile } from '../files/files.api.js';
-import { paymentSearchText } from '../payments/payments.api.js';
 import {
   presentImport,
   type StoredProblems,
@@ -25,12 +24,12 @@ import {
   type ImportTransaction,
   type ImportView,
   type ListTransactions,
-  type Suggestion,
 } from './bank-imports.schemas.js';
 import { identities } from './identity.js';
 import { parseStatementFile } from './parsers/index.js';
 import type { ParsedEntry, ParseResult } from './parsers/types.js';
-import { Matcher, USE_SCORE } from './suggestions.js';
+import { Matcher } from './suggestions.js';
+import { bookAcceptedLines } from './bank-imports.booking.js';
 import { presentTransaction } from './bank-imports.presenter.js';
 
 /** Content types a statement can be uploaded as (decisions §8). */
@@ -80,9 +79,6 @@ function knownCurrencies(parsed: ParseResult): ParseResult {
     );
   return { ...parsed, statements, errors };
 }
-
-const best = (suggestions: Suggestion[], type: Suggestion['type']) =>
-  suggestions.find((s) => s.type === type && s.score >= USE_SCORE);
 
 /**
  * Bank statement imports (decisions §11): parse and stage, review line by line, finalize in
@@ -395,7 +391,7 @@ export class BankImportsService {
           },
           current: () => repo.importVersion(trx, actor.accountId, id),
         });
-        const result = await this.book(trx, actor, closed, at);
+        const result = await bookAcceptedLines(trx, actor, closed, at);
         const finished = await trx
           .updateTable('bank_imports')
           .set({ result: JSON.stringify(result) })
@@ -424,162 +420,6 @@ export class BankImportsService {
         );
       throw err;
     }
-  }
-
-  private async book(
-    trx: Transaction<DB>,
-    actor: Actor,
-    imp: repo.ImportRow,
-    at: string,
-  ): Promise<{ paymentsCreated: number; paymentsMarked: number; budgetEntries: number }> {
-    const lines = await trx
-      .selectFrom('bank_import_transactions')
-      .selectAll()
-      .where('import_id', '=', imp.id)
-      .where('decision', '=', 'ACCEPTED')
-      .orderBy('idx')
-      .execute();
-    const parsed = lines.map((l) => ({
-      line: l,
-      suggestions: JSON.parse(l.suggestions) as Suggestion[],
-    }));
-    const exists = await this.existing(
-      trx,
-      actor.accountId,
-      parsed.flatMap((p) => p.suggestions),
-    );
-
-    const payments: Insertable<DB['payments']>[] = [];
-    const entries: Insertable<DB['budget_entries']>[] = [];
-    const ledger: Insertable<DB['imported_transactions']>[] = [];
-    const usedPayments = new Set<string>();
-    let marked = 0;
-    for (const { line, suggestions } of parsed) {
-      const partner = best(suggestions, 'PARTNER');
-      const partnerId = partner && exists.has(partner.id) ? partner.id : null;
-      let paymentId: string | undefined;
-      const open = best(suggestions, 'PAYMENT');
-      if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
-        const hit = await trx
-          .updateTable('payments')
-          .set((eb) => ({
-            status: 'MARKED',
-            marked_at: at,
-            import_id: imp.id,
-            updated_at: at,
-            version: eb('version', '+', 1),
-          }))
-          .where('account_id', '=', actor.accountId)
-          .where('id', '=', open.id)
-          .where('status', '=', 'PENDING')
-          .executeTakeFirst();
-        if (Number(hit.numUpdatedRows) === 1) {
-          paymentId = open.id;
-          usedPayments.add(open.id);
-          marked++;
-        }
-      }
-      if (paymentId === undefined) {
-        const invoice = line.amount > 0 ? best(suggestions, 'INVOICE') : undefined;
-        const documentId = invoice && exists.has(invoice.id) ? invoice.id : null;
-        paymentId = newId('payment');
-        payments.push({
-          id: paymentId,
-          account_id: actor.accountId,
-          direction: line.amount >= 0 ? 'INCOMING' : 'OUTGOING',
-          document_id: documentId,
-          document_number: documentId ? invoice!.label : null,
-          contract_id: null,
-          contract_name: null,
-          partner_id: partnerId,
-          partner_name: partnerId ? partner!.label : line.counterparty_name,
-          amount: Math.abs(line.amount),
-          currency: line.currency,
-          payment_date: line.booking_date,
-          status: 'MARKED',
-          payment_method: 'BANK_TRANSFER',
-          provider_payment_intent_id: null,
-          failure_reason: null,
-          marked_at: at,
-          source: 'IMPORT',
-          import_id: imp.id,
-          search_text: paymentSearchText({
-            partner_name: partnerId ? partner!.label : line.counterparty_name,
-            contract_name: null,
-            document_number: documentId ? invoice!.label : null,
-          }),
-          version: 1,
-          created_at: at,
-          updated_at: at,
-        });
-      }
-      const category = line.amount < 0 ? best(suggestions, 'BUDGET_CATEGORY') : undefined;
-      if (category && exists.has(category.id))
-        entries.push({
-          id: newId('budgetEntry'),
-          account_id: actor.accountId,
-          category_id: category.id,
-          amount: Math.abs(line.amount),
-          currency: line.currency,
-          entry_date: line.booking_date,
-          document_id: null,
-          vendor_name: line.counterparty_name,
-          source: 'IMPORT',
-          import_id: imp.id,
-          version: 1,
-          created_at: at,
-          updated_at: at,
-        });
-      ledger.push({
-        account_id: actor.accountId,
-        identity: line.identity,
-        import_id: imp.id,
-        idx: line.idx,
-        payment_id: paymentId,
-        partner_id: partnerId,
-        counterparty_iban: line.counterparty_iban?.replace(/\s+/g, '').toUpperCase() ?? null,
-        created_at: at,
-      });
-    }
-    await repo.insertChunked(trx, 'payments', payments, 23);
-    await repo.insertChunked(trx, 'budget_entries', entries, 13);
-    await repo.insertChunked(trx, 'imported_transactions', ledger, 8);
-    return {
-      paymentsCreated: payments.length,
-      paymentsMarked: marked,
-      budgetEntries: entries.length,
-    };
-  }
-
-  /** Which suggested records still exist in the account (one query per kind). */
-  private async existing(
-    trx: Transaction<DB>,
-    accountId: string,
-    suggestions: Suggestion[],
-  ): Promise<Set<string>> {
-    const byType = new Map<Suggestion['type'], Set<string>>();
-    for (const s of suggestions)
-      if (s.score >= USE_SCORE) byType.set(s.type, (byType.get(s.type) ?? new Set()).add(s.id));
-    const tables = {
-      PARTNER: 'partners',
-      PAYMENT: 'payments',
-      INVOICE: 'documents',
-      BUDGET_CATEGORY: 'budget_categories',
-    } as const;
-    const found = new Set<string>();
-    for (const [type, ids] of byType) {
-      const list = [...ids];
-      for (let i = 0; i < list.length; i += 500) {
-        const rows = await trx
-          .selectFrom(tables[type])
-          .select('id')
-          .where('account_id', '=', accountId)
-          .where('id', 'in', list.slice(i, i + 500))
-          .execute();
-        for (const r of rows) found.add(r.id);
-      }
-    }
-    return found;
   }
 
   private async view(row: repo.ImportRow): Promise<ImportView> {

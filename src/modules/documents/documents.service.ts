@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import { PDFDocument } from 'pdf-lib';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
@@ -30,22 +29,9 @@ import type {
   UpdateDocument,
 } from './documents.schemas.js';
 import type { Address } from '../account/account.schemas.js';
-import { rasterizePdf } from '../../shared/pdf/rasterize.js';
-import { storeGeneratedFile } from '../files/files.api.js';
 
-const firstPages = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
-
-/** Pages of a PDF by its page tree (cheap); undefined when pdf-lib cannot read it. */
-async function pageCountOf(bytes: Buffer): Promise<number | undefined> {
-  try {
-    return (
-      await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false })
-    ).getPageCount();
-  } catch {
-    return undefined;
-  }
-}
 import { DocumentOutput, DOCUMENT_FILE_TYPES } from './documents.output.js';
+import { rasterizeDocument } from './documents.rasterize.js';
 import { linesAsInputs, priceLines } from './pricing.js';
 import { isoDate } from '../../shared/dates.js';
 
@@ -513,64 +499,9 @@ export class DocumentsService {
 
   // ---- rasterize ---------------------------------------------------------------------------
 
-  /** PDF pages → PNG files of the account. */
-  async rasterize(actor: Actor, input: Rasterize): Promise<Rasterized> {
-    const { accountId } = actor;
-    if ((input.documentId === undefined) === (input.fileId === undefined))
-      throw new AppError(
-        'validation_failed',
-        'Give exactly one of documentId and fileId.',
-        field(
-          input.documentId === undefined ? 'fileId' : 'documentId',
-          'exactly one of documentId and fileId is required',
-          'one_of',
-        ),
-      );
-    let fileId = input.fileId;
-    let sourceField = 'fileId';
-    if (input.documentId !== undefined) {
-      sourceField = 'documentId';
-      const row = await repo.findDocument(this.ctx.db, accountId, input.documentId);
-      if (!row) throw referenceNotFound('documentId', 'Document');
-      if (!row.file_id || row.file_type !== 'application/pdf')
-        throw new AppError(
-          'business_rule_violated',
-          `Document ${row.id} has no PDF${row.source === 'GENERATED' ? ' yet (it is rendered when FINAL or processed)' : ''}.`,
-          field('documentId', 'has no PDF', 'no_pdf'),
-        );
-      fileId = row.file_id;
-    }
-    const file = await requireUploadedFile(this.ctx, accountId, fileId!, {
-      field: sourceField === 'fileId' ? 'fileId' : undefined,
-      accept: ['application/pdf'],
-      actor,
-    });
-    const dpi = input.dpi ?? 150;
-    const bytes = await file.read();
-    const pages = await rasterizePdf(bytes, {
-      dpi,
-      pages: input.pages ?? firstPages(Math.min(10, (await pageCountOf(bytes)) ?? 10)),
-    });
-    const base = file.file.fileName.replace(/\.pdf$/i, '');
-    const out: Rasterized['pages'] = [];
-    await this.ctx.db.transaction().execute(async (trx) => {
-      for (const p of pages) {
-        const png = await storeGeneratedFile(
-          this.ctx,
-          actor,
-          { fileName: `${base} - Seite ${p.page}.png`, contentType: 'image/png', bytes: p.png },
-          trx,
-        );
-        out.push({
-          page: p.page,
-          fileId: png.id,
-          width: p.width,
-          height: p.height,
-          size: p.png.length,
-        });
-      }
-    });
-    return { sourceFileId: file.file.id, dpi, pages: out };
+  /** PDF pages → PNG files of the account (`documents.rasterize.ts`). */
+  rasterize(actor: Actor, input: Rasterize): Promise<Rasterized> {
+    return rasterizeDocument(this.ctx, actor, input);
   }
 
   // ---- finalization ------------------------------------------------------------------------

@@ -1,0 +1,174 @@
+import type { Insertable, Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Actor } from '../../shared/audit.js';
+import { newId } from '../../shared/ids.js';
+import { paymentSearchText } from '../payments/payments.api.js';
+import * as repo from './bank-imports.repository.js';
+import type { Suggestion } from './bank-imports.schemas.js';
+import { USE_SCORE } from './suggestions.js';
+
+/**
+ * The booking half of finalize (decisions §11), run inside its transaction: every ACCEPTED
+ * line becomes a MARKED payment or marks the open payment it matched (score ≥ 70, still
+ * PENDING), categorised debits become budget entries, and every line enters the ledger of
+ * imported lines. Suggested records deleted since staging are not used.
+ */
+
+const best = (suggestions: Suggestion[], type: Suggestion['type']) =>
+  suggestions.find((s) => s.type === type && s.score >= USE_SCORE);
+
+export async function bookAcceptedLines(
+  trx: Transaction<DB>,
+  actor: Actor,
+  imp: repo.ImportRow,
+  at: string,
+): Promise<{ paymentsCreated: number; paymentsMarked: number; budgetEntries: number }> {
+  const lines = await trx
+    .selectFrom('bank_import_transactions')
+    .selectAll()
+    .where('import_id', '=', imp.id)
+    .where('decision', '=', 'ACCEPTED')
+    .orderBy('idx')
+    .execute();
+  const parsed = lines.map((l) => ({
+    line: l,
+    suggestions: JSON.parse(l.suggestions) as Suggestion[],
+  }));
+  const exists = await existing(
+    trx,
+    actor.accountId,
+    parsed.flatMap((p) => p.suggestions),
+  );
+
+  const payments: Insertable<DB['payments']>[] = [];
+  const entries: Insertable<DB['budget_entries']>[] = [];
+  const ledger: Insertable<DB['imported_transactions']>[] = [];
+  const usedPayments = new Set<string>();
+  let marked = 0;
+  for (const { line, suggestions } of parsed) {
+    const partner = best(suggestions, 'PARTNER');
+    const partnerId = partner && exists.has(partner.id) ? partner.id : null;
+    let paymentId: string | undefined;
+    const open = best(suggestions, 'PAYMENT');
+    if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
+      const hit = await trx
+        .updateTable('payments')
+        .set((eb) => ({
+          status: 'MARKED',
+          marked_at: at,
+          import_id: imp.id,
+          updated_at: at,
+          version: eb('version', '+', 1),
+        }))
+        .where('account_id', '=', actor.accountId)
+        .where('id', '=', open.id)
+        .where('status', '=', 'PENDING')
+        .executeTakeFirst();
+      if (Number(hit.numUpdatedRows) === 1) {
+        paymentId = open.id;
+        usedPayments.add(open.id);
+        marked++;
+      }
+    }
+    if (paymentId === undefined) {
+      const invoice = line.amount > 0 ? best(suggestions, 'INVOICE') : undefined;
+      const documentId = invoice && exists.has(invoice.id) ? invoice.id : null;
+      paymentId = newId('payment');
+      payments.push({
+        id: paymentId,
+        account_id: actor.accountId,
+        direction: line.amount >= 0 ? 'INCOMING' : 'OUTGOING',
+        document_id: documentId,
+        document_number: documentId ? invoice!.label : null,
+        contract_id: null,
+        contract_name: null,
+        partner_id: partnerId,
+        partner_name: partnerId ? partner!.label : line.counterparty_name,
+        amount: Math.abs(line.amount),
+        currency: line.currency,
+        payment_date: line.booking_date,
+        status: 'MARKED',
+        payment_method: 'BANK_TRANSFER',
+        provider_payment_intent_id: null,
+        failure_reason: null,
+        marked_at: at,
+        source: 'IMPORT',
+        import_id: imp.id,
+        search_text: paymentSearchText({
+          partner_name: partnerId ? partner!.label : line.counterparty_name,
+          contract_name: null,
+          document_number: documentId ? invoice!.label : null,
+        }),
+        version: 1,
+        created_at: at,
+        updated_at: at,
+      });
+    }
+    const category = line.amount < 0 ? best(suggestions, 'BUDGET_CATEGORY') : undefined;
+    if (category && exists.has(category.id))
+      entries.push({
+        id: newId('budgetEntry'),
+        account_id: actor.accountId,
+        category_id: category.id,
+        amount: Math.abs(line.amount),
+        currency: line.currency,
+        entry_date: line.booking_date,
+        document_id: null,
+        vendor_name: line.counterparty_name,
+        source: 'IMPORT',
+        import_id: imp.id,
+        version: 1,
+        created_at: at,
+        updated_at: at,
+      });
+    ledger.push({
+      account_id: actor.accountId,
+      identity: line.identity,
+      import_id: imp.id,
+      idx: line.idx,
+      payment_id: paymentId,
+      partner_id: partnerId,
+      counterparty_iban: line.counterparty_iban?.replace(/\s+/g, '').toUpperCase() ?? null,
+      created_at: at,
+    });
+  }
+  await repo.insertChunked(trx, 'payments', payments, 23);
+  await repo.insertChunked(trx, 'budget_entries', entries, 13);
+  await repo.insertChunked(trx, 'imported_transactions', ledger, 8);
+  return {
+    paymentsCreated: payments.length,
+    paymentsMarked: marked,
+    budgetEntries: entries.length,
+  };
+}
+
+/** Which suggested records still exist in the account (one query per kind). */
+async function existing(
+  trx: Transaction<DB>,
+  accountId: string,
+  suggestions: Suggestion[],
+): Promise<Set<string>> {
+  const byType = new Map<Suggestion['type'], Set<string>>();
+  for (const s of suggestions)
+    if (s.score >= USE_SCORE) byType.set(s.type, (byType.get(s.type) ?? new Set()).add(s.id));
+  const tables = {
+    PARTNER: 'partners',
+    PAYMENT: 'payments',
+    INVOICE: 'documents',
+    BUDGET_CATEGORY: 'budget_categories',
+  } as const;
+  const found = new Set<string>();
+  for (const [type, ids] of byType) {
+    const list = [...ids];
+    for (let i = 0; i < list.length; i += 500) {
+      const rows = await trx
+        .selectFrom(tables[type])
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('id', 'in', list.slice(i, i + 500))
+        .execute();
+      for (const r of rows) found.add(r.id);
+    }
+  }
+  return found;
+}
