@@ -28,10 +28,10 @@ import type {
   SendDocument,
   UpdateDocument,
 } from './documents.schemas.js';
-import type { Address } from '../account/account.schemas.js';
 
 import { DocumentOutput, DOCUMENT_FILE_TYPES } from './documents.output.js';
 import { rasterizeDocument } from './documents.rasterize.js';
+import { sendDocument } from './documents.send.js';
 import { linesAsInputs, priceLines } from './pricing.js';
 import { isoDate } from '../../shared/dates.js';
 
@@ -407,94 +407,29 @@ export class DocumentsService {
 
   // ---- send ------------------------------------------------------------------------------
 
-  /**
-   * Mails the document with its file attached; a DRAFT is made FINAL first. Default recipient:
-   * the partner's BILLING address email. Records `sentAt`/`sentTo` (a versioned write).
-   */
-  async send(actor: Actor, id: string, input: SendDocument): Promise<DocumentView> {
-    const { accountId } = actor;
-    const db = this.ctx.db;
-    let row = await repo.findDocument(db, accountId, id);
-    if (!row) throw notFound('Document');
-    let to = input.to;
-    if (to === undefined) {
-      const partner = row.partner_id ? await findPartner(db, accountId, row.partner_id) : undefined;
-      const addresses = partner ? (JSON.parse(partner.addresses) as Address[]) : [];
-      const billing = addresses.find((a) => a.type === 'BILLING' && a.email)?.email;
-      if (!billing)
-        throw new AppError(
-          'business_rule_violated',
-          'Give recipients: the document has no partner with a BILLING address email.',
-          field('to', 'is required: the partner has no BILLING address email', 'required'),
-        );
-      to = [billing];
-    }
-    if (row.status === 'DRAFT') {
-      const draft = row;
-      try {
-        row = await db
-          .transaction()
-          .execute((trx) => this.finalizeInTransaction(trx, actor, draft));
-      } catch (err) {
-        if (isUniqueViolation(err)) throw duplicateNumber(draft.document_number);
-        throw err;
-      }
+  /** Mails the document with its file attached (`documents.send.ts`). */
+  send(actor: Actor, id: string, input: SendDocument): Promise<DocumentView> {
+    return sendDocument(
+      this.ctx,
+      { output: this.output, finalizeDraft: (a, draft) => this.finalizeDraft(a, draft) },
+      actor,
+      id,
+      input,
+    );
+  }
+
+  /** Finalizes a DRAFT in its own transaction (send does this first). */
+  private async finalizeDraft(actor: Actor, draft: repo.DocumentRow): Promise<repo.DocumentRow> {
+    try {
+      const row = await this.ctx.db
+        .transaction()
+        .execute((trx) => this.finalizeInTransaction(trx, actor, draft));
       this.ctx.jobs.kick();
+      return row;
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateNumber(draft.document_number);
+      throw err;
     }
-    const attachment = await this.output.attachment(row);
-    row = attachment.row;
-    const account = await findAccount(db, accountId);
-    const label = attachment.filename.replace(/\.[a-z]+$/, '');
-    await this.ctx.mailer.send({
-      to: to.join(', '),
-      ...(input.cc && input.cc.length > 0 ? { cc: input.cc.join(', ') } : {}),
-      subject: input.subject ?? `${label} – ${account?.name ?? ''}`.replace(/ – $/, ''),
-      text:
-        input.message ??
-        `Guten Tag,\n\nim Anhang erhalten Sie ${label}.\n\nMit freundlichen Grüßen\n${account?.name ?? ''}\n`,
-      attachments: [
-        {
-          filename: attachment.filename,
-          content: attachment.content,
-          contentType: attachment.contentType,
-        },
-      ],
-    });
-    const now = this.ctx.clock.now();
-    const sentTo = [...to, ...(input.cc ?? [])];
-    const before = row;
-    const after = await db.transaction().execute(async (trx) => {
-      // Sending does not race with edits (FINAL is immutable); retry on a concurrent send.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const current = await repo.findDocument(trx, accountId, id);
-        if (!current) throw notFound('Document');
-        const updated = await repo.updateDocument(trx, accountId, id, current.version, {
-          sent_at: now.toISOString(),
-          sent_to: JSON.stringify(sentTo),
-          updated_at: now.toISOString(),
-        });
-        if (updated) {
-          await appendAudit(
-            trx,
-            actor,
-            {
-              action: 'document.sent',
-              resourceType: 'document',
-              resourceId: id,
-              changes: {
-                ...diff(presentDocument(before), presentDocument(updated)),
-                to,
-                cc: input.cc ?? [],
-              },
-            },
-            now,
-          );
-          return updated;
-        }
-      }
-      throw new AppError('version_conflict', 'Document is being changed; try again.');
-    });
-    return presentDocument(after);
   }
 
   // ---- rasterize ---------------------------------------------------------------------------

@@ -1,0 +1,107 @@
+import type { AppContext } from '../../context.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { findAccount } from '../account/account.repository.js';
+import type { Address } from '../account/account.schemas.js';
+import { findPartner } from '../partners/partners.repository.js';
+import type { DocumentOutput } from './documents.output.js';
+import { presentDocument } from './documents.presenter.js';
+import * as repo from './documents.repository.js';
+import type { DocumentView, SendDocument } from './documents.schemas.js';
+
+const field = (name: string, message: string, code: string) => ({
+  errors: [{ path: `/body/${name}`, message, code }],
+});
+
+export interface SendDeps {
+  output: DocumentOutput;
+  /** Makes a DRAFT FINAL (number, PDF) before it is sent. */
+  finalizeDraft: (actor: Actor, draft: repo.DocumentRow) => Promise<repo.DocumentRow>;
+}
+
+/**
+ * `POST /v1/documents/{documentId}/send` (decisions §9): mails the document with its file
+ * attached; a DRAFT is made FINAL first. Default recipient: the partner's BILLING address
+ * email. Records `sentAt`/`sentTo` (a versioned write with its audit event). Replays of the
+ * same `Idempotency-Key` are answered by the idempotency layer and mail nothing.
+ */
+export async function sendDocument(
+  ctx: AppContext,
+  deps: SendDeps,
+  actor: Actor,
+  id: string,
+  input: SendDocument,
+): Promise<DocumentView> {
+  const { accountId } = actor;
+  const db = ctx.db;
+  let row = await repo.findDocument(db, accountId, id);
+  if (!row) throw notFound('Document');
+  let to = input.to;
+  if (to === undefined) {
+    const partner = row.partner_id ? await findPartner(db, accountId, row.partner_id) : undefined;
+    const addresses = partner ? (JSON.parse(partner.addresses) as Address[]) : [];
+    const billing = addresses.find((a) => a.type === 'BILLING' && a.email)?.email;
+    if (!billing)
+      throw new AppError(
+        'business_rule_violated',
+        'Give recipients: the document has no partner with a BILLING address email.',
+        field('to', 'is required: the partner has no BILLING address email', 'required'),
+      );
+    to = [billing];
+  }
+  if (row.status === 'DRAFT') row = await deps.finalizeDraft(actor, row);
+  const attachment = await deps.output.attachment(row);
+  row = attachment.row;
+  const account = await findAccount(db, accountId);
+  const label = attachment.filename.replace(/\.[a-z]+$/, '');
+  await ctx.mailer.send({
+    to: to.join(', '),
+    ...(input.cc && input.cc.length > 0 ? { cc: input.cc.join(', ') } : {}),
+    subject: input.subject ?? `${label} – ${account?.name ?? ''}`.replace(/ – $/, ''),
+    text:
+      input.message ??
+      `Guten Tag,\n\nim Anhang erhalten Sie ${label}.\n\nMit freundlichen Grüßen\n${account?.name ?? ''}\n`,
+    attachments: [
+      {
+        filename: attachment.filename,
+        content: attachment.content,
+        contentType: attachment.contentType,
+      },
+    ],
+  });
+  const now = ctx.clock.now();
+  const sentTo = [...to, ...(input.cc ?? [])];
+  const before = row;
+  const after = await db.transaction().execute(async (trx) => {
+    // Sending does not race with edits (FINAL is immutable); retry on a concurrent send.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = await repo.findDocument(trx, accountId, id);
+      if (!current) throw notFound('Document');
+      const updated = await repo.updateDocument(trx, accountId, id, current.version, {
+        sent_at: now.toISOString(),
+        sent_to: JSON.stringify(sentTo),
+        updated_at: now.toISOString(),
+      });
+      if (updated) {
+        await appendAudit(
+          trx,
+          actor,
+          {
+            action: 'document.sent',
+            resourceType: 'document',
+            resourceId: id,
+            changes: {
+              ...diff(presentDocument(before), presentDocument(updated)),
+              to,
+              cc: input.cc ?? [],
+            },
+          },
+          now,
+        );
+        return updated;
+      }
+    }
+    throw new AppError('version_conflict', 'Document is being changed; try again.');
+  });
+  return presentDocument(after);
+}
