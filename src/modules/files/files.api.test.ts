@@ -86,6 +86,7 @@ describe('expiry of signed URLs (test clock)', () => {
 describe('the plan’s storage limit', () => {
   let t: TestApp;
   let user: TestUser;
+  let planDir: string;
   beforeAll(async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-plans-'));
     const file = path.join(dir, 'plans.json');
@@ -102,8 +103,12 @@ describe('the plan’s storage limit', () => {
     );
     t = await buildTestApp({ env: { PLANS_FILE: file } });
     user = await createUser(t);
+    planDir = dir;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    fs.rmSync(planDir, { recursive: true, force: true });
+  });
 
   it('counts PENDING and UPLOADED files, refuses what does not fit with 409, and frees on delete', async () => {
     const ask = (size: number) =>

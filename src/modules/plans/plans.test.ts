@@ -136,12 +136,17 @@ describe('plans and licenses', () => {
   });
 });
 
+const planDirs: string[] = [];
+afterAll(() => planDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
 /** An app whose plans have tiny limits, sharing the run's database and (if set) Redis. */
 async function tightApp(
   limits: { requestsPerMinute: number; requestsPerMonth: number },
   env: Record<string, string> = {},
 ) {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-plans-')), 'plans.json');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-plans-'));
+  planDirs.push(dir);
+  const file = path.join(dir, 'plans.json');
   fs.writeFileSync(file, JSON.stringify(DEFAULT_PLANS.map((p) => ({ ...p, ...limits }))));
   return buildTestApp({ env: { PLANS_FILE: file, ...env } });
 }
