@@ -183,7 +183,7 @@ export const settings = {
   ),
   reminderIntervalMs: int(
     'REMINDER_INTERVAL_MS',
-    'How often this process mails due reminders, in ms (0: never). Safe on many replicas: each reminder goes out once.',
+    'How often this process runs its scheduled work, in ms (0: never): mailing due reminders (each goes out once, safe on many replicas) and removing uploads that never arrived (PENDING files an hour past their upload URL).',
     60_000,
     0,
     86_400_000,

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { countActiveApiKeys, createApiKey } from './modules/api-keys/api-keys.service.js';
 import type { AppContext } from './context.js';
 import { startReminderScheduler } from './modules/notes/reminders.job.js';
+import { startUploadExpiry } from './modules/files/expire-uploads.job.js';
 
 /**
  * Embedded first start: no client key exists yet, so create one, keep it in
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   await ensureFirstApiKey(config, app.ctx);
   await app.listen({ port: config.port, host: config.host });
   const stopReminders = startReminderScheduler(app.ctx, config.reminderIntervalMs);
+  const stopUploadExpiry = startUploadExpiry(app.ctx, config.reminderIntervalMs);
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -63,9 +65,9 @@ async function main(): Promise<void> {
     timer.unref();
     // close(): stop accepting, answer 503 on kept-alive connections, wait for in-flight
     // requests, then the onClose hooks close the database, Redis and mail transports.
-    // The reminder scheduler stops first and its run in progress finishes before the database
-    // closes under it.
-    stopReminders()
+    // The schedulers stop first and their runs in progress finish before the database closes
+    // under them.
+    Promise.all([stopReminders(), stopUploadExpiry()])
       .then(() => app.close())
       .then(
         () => process.exit(0),

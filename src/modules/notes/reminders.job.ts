@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { MINUTE } from '../../shared/clock.js';
+import { startPeriodic } from '../../shared/periodic.js';
 import { formatDate, isoDate } from '../../shared/dates.js';
 import { formatMoney, type NumberFormat } from '../../shared/money.js';
 import { monthRange } from '../budgets/budgets.repository.js';
@@ -184,32 +185,10 @@ export async function runReminders(
   return { sent };
 }
 
-/**
- * Runs `runReminders` every `intervalMs` in this process (0 disables it). A run still going
- * when the next tick comes is not overlapped; failures are logged and the next tick tries
- * again. The timer does not keep the process alive. Answers a stop function that resolves
- * once a run in progress has finished, so shutdown can close the database after it.
- */
+/** `runReminders` every `intervalMs` in this process (see `startPeriodic`). */
 export function startReminderScheduler(ctx: AppContext, intervalMs: number): () => Promise<void> {
-  if (intervalMs <= 0) return () => Promise.resolve();
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    if (running) return;
-    running = runReminders(ctx)
-      .then(
-        ({ sent }) => {
-          if (sent > 0) ctx.logger.info({ sent }, 'reminders sent');
-        },
-        (err: unknown) => ctx.logger.error({ err }, 'reminder run failed'),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return startPeriodic(ctx.logger, 'reminder run', intervalMs, async () => {
+    const { sent } = await runReminders(ctx);
+    if (sent > 0) ctx.logger.info({ sent }, 'reminders sent');
+  });
 }
