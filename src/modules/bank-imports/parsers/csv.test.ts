@@ -1,6 +1,6 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../http/errors.js';
+import { assertSurvivesDamage } from './parsers.test-support.js';
 import { parseGermanCsv } from './csv.js';
 import { decideDecimalSeparator, parseDate, readRecords } from './csv-values.js';
 import type { ParsedStatement } from './types.js';
@@ -414,37 +414,7 @@ describe('parseGermanCsv: broken rows and refusals', () => {
 });
 
 describe('parseGermanCsv: robustness', () => {
-  /** Parsed, or refused with `file_unprocessable`: never another exception. */
-  const survives = (bytes: Buffer): boolean => {
-    try {
-      parseGermanCsv(bytes);
-      return true;
-    } catch (error) {
-      return error instanceof AppError && error.code === 'file_unprocessable';
-    }
-  };
-
   it('answers arbitrary bytes and damaged statements without crashing', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => survives(Buffer.from(bytes))),
-      {
-        numRuns: 300,
-      },
-    );
-    const lines = VR_BANK.split('\r\n');
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.nat(lines.length - 1), fc.string({ maxLength: 12 }), fc.boolean())),
-        (edits) => {
-          const damaged = [...lines];
-          for (const [at, text, replace] of edits) {
-            if (replace) damaged[at] = text;
-            else damaged.splice(at, 0, text);
-          }
-          return survives(Buffer.from(damaged.join('\r\n')));
-        },
-      ),
-      { numRuns: 300 },
-    );
+    assertSurvivesDamage(parseGermanCsv, VR_BANK);
   });
 });

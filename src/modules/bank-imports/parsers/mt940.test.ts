@@ -1,6 +1,6 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../http/errors.js';
+import { assertSurvivesDamage } from './parsers.test-support.js';
 import { parseMt940 } from './mt940.js';
 import type { ParseResult, ParsedStatement } from './types.js';
 
@@ -400,37 +400,7 @@ describe('parseMt940: speed', () => {
 });
 
 describe('parseMt940: robustness', () => {
-  /** Parsed, or refused with `file_unprocessable`: never another exception. */
-  const survives = (bytes: Buffer): boolean => {
-    try {
-      parseMt940(bytes);
-      return true;
-    } catch (error) {
-      return error instanceof AppError && error.code === 'file_unprocessable';
-    }
-  };
-
   it('answers arbitrary bytes and damaged statements without crashing', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => survives(Buffer.from(bytes))),
-      {
-        numRuns: 300,
-      },
-    );
-    const lines = SPARKASSE.split('\r\n');
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.nat(lines.length - 1), fc.string({ maxLength: 12 }), fc.boolean())),
-        (edits) => {
-          const damaged = [...lines];
-          for (const [at, text, replace] of edits) {
-            if (replace) damaged[at] = text;
-            else damaged.splice(at, 0, text);
-          }
-          return survives(Buffer.from(damaged.join('\r\n')));
-        },
-      ),
-      { numRuns: 300 },
-    );
+    assertSurvivesDamage(parseMt940, SPARKASSE);
   });
 });
