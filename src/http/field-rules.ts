@@ -1,11 +1,20 @@
 import { isIsoDate } from '../shared/dates.js';
 import { minorDigits, toMinor } from '../shared/money.js';
-import { AppError } from './errors.js';
+import { AppError, type FieldError } from './errors.js';
 
 /**
  * Field rules the JSON schema cannot express, shared by every resource: a 400
  * `validation_failed` naming the field by JSON pointer, like the schema's own errors.
  */
+
+/** The `errors` extra of a problem about one body field, for `new AppError(code, detail, …)`. */
+export function bodyFieldError(
+  name: string,
+  message: string,
+  code: string,
+): { errors: FieldError[] } {
+  return { errors: [{ path: `/body/${name}`, message, code }] };
+}
 
 export function invalidField(path: string, message: string, code: string): AppError {
   return new AppError('validation_failed', `${path.split('/').pop()} ${message}.`, {

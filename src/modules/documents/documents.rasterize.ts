@@ -1,15 +1,12 @@
 import { PDFDocument } from 'pdf-lib';
 import type { AppContext } from '../../context.js';
 import { AppError, referenceNotFound } from '../../http/errors.js';
+import { bodyFieldError } from '../../http/field-rules.js';
 import type { Actor } from '../../shared/audit.js';
 import { rasterizePdf } from '../../shared/pdf/rasterize.js';
 import { requireUploadedFile, storeGeneratedFile } from '../files/files.api.js';
 import * as repo from './documents.repository.js';
 import type { Rasterize, Rasterized } from './documents.schemas.js';
-
-const field = (name: string, message: string, code: string) => ({
-  errors: [{ path: `/body/${name}`, message, code }],
-});
 
 const firstPages = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
@@ -39,7 +36,7 @@ export async function rasterizeDocument(
     throw new AppError(
       'validation_failed',
       'Give exactly one of documentId and fileId.',
-      field(
+      bodyFieldError(
         input.documentId === undefined ? 'fileId' : 'documentId',
         'exactly one of documentId and fileId is required',
         'one_of',
@@ -55,7 +52,7 @@ export async function rasterizeDocument(
       throw new AppError(
         'business_rule_violated',
         `Document ${row.id} has no PDF${row.source === 'GENERATED' ? ' yet (it is rendered when FINAL or processed)' : ''}.`,
-        field('documentId', 'has no PDF', 'no_pdf'),
+        bodyFieldError('documentId', 'has no PDF', 'no_pdf'),
       );
     fileId = row.file_id;
   }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../http/errors.js';
+import { bodyFieldError } from '../../http/field-rules.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { findAccount } from '../account/account.repository.js';
 import type { Address } from '../account/account.schemas.js';
@@ -8,10 +9,6 @@ import type { DocumentOutput } from './documents.output.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type { DocumentView, SendDocument } from './documents.schemas.js';
-
-const field = (name: string, message: string, code: string) => ({
-  errors: [{ path: `/body/${name}`, message, code }],
-});
 
 export interface SendDeps {
   output: DocumentOutput;
@@ -45,7 +42,7 @@ export async function sendDocument(
       throw new AppError(
         'business_rule_violated',
         'Give recipients: the document has no partner with a BILLING address email.',
-        field('to', 'is required: the partner has no BILLING address email', 'required'),
+        bodyFieldError('to', 'is required: the partner has no BILLING address email', 'required'),
       );
     to = [billing];
   }

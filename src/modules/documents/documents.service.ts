@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
 import { AppError, notFound, referenceNotFound } from '../../http/errors.js';
+import { bodyFieldError } from '../../http/field-rules.js';
 import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { deleteRecord } from '../../shared/delete-record.js';
@@ -54,12 +55,12 @@ onFileDelete(async (trx, accountId, fileId) => {
     );
 });
 
-const field = (name: string, message: string, code: string) => ({
-  errors: [{ path: `/body/${name}`, message, code }],
-});
-
 function invalid(name: string, message: string): AppError {
-  return new AppError('validation_failed', `${name} ${message}.`, field(name, message, 'invalid'));
+  return new AppError(
+    'validation_failed',
+    `${name} ${message}.`,
+    bodyFieldError(name, message, 'invalid'),
+  );
 }
 
 function immutable(id: string): AppError {
@@ -70,7 +71,11 @@ function duplicateNumber(number: string | null): AppError {
   return new AppError(
     'duplicate',
     `Another document of this type already has the number ${number ?? ''}.`,
-    field('documentNumber', 'is already used by another document of this type', 'duplicate'),
+    bodyFieldError(
+      'documentNumber',
+      'is already used by another document of this type',
+      'duplicate',
+    ),
   );
 }
 
@@ -141,7 +146,7 @@ export class DocumentsService {
       throw new AppError(
         'validation_failed',
         'Give templateId (GENERATED) or fileId (UPLOADED).',
-        field('source', 'needs templateId or fileId', 'required'),
+        bodyFieldError('source', 'needs templateId or fileId', 'required'),
       );
     if (source === 'GENERATED' && input.fileId !== undefined)
       throw invalid('fileId', 'is only for UPLOADED documents');
@@ -159,7 +164,7 @@ export class DocumentsService {
         throw new AppError(
           'business_rule_violated',
           'A GENERATED document needs templateId.',
-          field('templateId', 'is required for GENERATED documents', 'required'),
+          bodyFieldError('templateId', 'is required for GENERATED documents', 'required'),
         );
       template = await this.publishedTemplate(accountId, input.templateId);
     } else {
@@ -167,7 +172,7 @@ export class DocumentsService {
         throw new AppError(
           'business_rule_violated',
           'An UPLOADED document needs fileId.',
-          field('fileId', 'is required for UPLOADED documents', 'required'),
+          bodyFieldError('fileId', 'is required for UPLOADED documents', 'required'),
         );
       const uploaded = await requireUploadedFile(this.ctx, accountId, input.fileId, {
         field: 'fileId',
@@ -542,7 +547,7 @@ export class DocumentsService {
       throw new AppError(
         'business_rule_violated',
         `Template ${templateId} is ${template.status}; only PUBLISHED templates generate documents.`,
-        field('templateId', 'must be a PUBLISHED template', 'not_published'),
+        bodyFieldError('templateId', 'must be a PUBLISHED template', 'not_published'),
       );
     return template;
   }
