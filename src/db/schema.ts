@@ -23,6 +23,8 @@ export interface AccountsTable {
   addresses: string;
   /** The logo generated documents show (an uploaded image of the account), or null. */
   logo_file_id: string | null;
+  /** The seller's master data (`CompanyData` as JSON), null until set (issue 10). */
+  company: string | null;
   version: number;
   created_at: string;
   updated_at: string;
@@ -144,6 +146,16 @@ export interface PartnersTable {
   logo_file_id: string | null;
   addresses: string;
   tags: string;
+  /** Buyer VAT ID (BT-48). */
+  vat_id: string | null;
+  /** Default buyer reference (BT-10), e.g. a Leitweg-ID. */
+  buyer_reference: string | null;
+  /** JSON {scheme, value}: electronic address (BT-49). */
+  electronic_address: string | null;
+  /** ZUGFERD, XRECHNUNG_CII, XRECHNUNG_UBL or PDF; null means ZUGFERD. */
+  einvoice_format: string | null;
+  /** de or en; null means de. */
+  language: string | null;
   version: number;
   created_at: string;
   updated_at: string;
@@ -162,6 +174,12 @@ export interface TaxRatesTable {
   /** Basis points: 19 % is 1900. */
   rate_bp: number;
   is_default: number;
+  /** VAT category (UNTDID 5305 subset): S, Z, E, AE, K, G, O. */
+  category: string;
+  /** Why no VAT is charged (BT-120); required for every category but S and Z. */
+  exemption_reason: string | null;
+  /** VATEX code (BT-121), e.g. VATEX-EU-AE. */
+  exemption_code: string | null;
   version: number;
   created_at: string;
   updated_at: string;
@@ -371,6 +389,25 @@ export interface DocumentsTable {
   finalized_at: string | null;
   sent_at: string | null;
   sent_to: string | null;
+  /** Invoices (issue 10): delivery date (BT-72) or service period (BG-14), YYYY-MM-DD. */
+  delivery_date: string | null;
+  service_period_from: string | null;
+  service_period_to: string | null;
+  buyer_reference: string | null;
+  order_reference: string | null;
+  payment_terms: string | null;
+  /** Cash discount in basis points (2 % = 200) within `skonto_days` days. */
+  skonto_bp: number | null;
+  skonto_days: number | null;
+  note: string | null;
+  /** INVOICE or CREDIT_NOTE. */
+  invoice_type: string;
+  /** A credit note's invoice (BT-25). */
+  preceding_document_id: string | null;
+  /** The credit note that cancelled this invoice in full (Storno). */
+  cancelled_by_document_id: string | null;
+  /** JSON `FrozenParties`: seller and buyer as they were when the invoice became FINAL. */
+  einvoice_parties: string | null;
   version: number;
   created_at: string;
   updated_at: string;
