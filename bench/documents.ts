@@ -23,7 +23,7 @@ import { DocumentsService } from '../src/modules/documents/documents.service.js'
 import { storeGeneratedFile, systemActor } from '../src/modules/files/files.api.js';
 import { PartnersService } from '../src/modules/partners/partners.service.js';
 import { analysePdf } from '../src/shared/pdf/analyse.js';
-import { parseEInvoiceXml } from '../src/shared/pdf/einvoice.js';
+import { parseEInvoiceXml } from '../src/shared/einvoice/index.js';
 import { rasterizePdf } from '../src/shared/pdf/rasterize.js';
 import { seedUser } from '../test/helpers.js';
 

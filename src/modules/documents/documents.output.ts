@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
 import { isoDate } from '../../shared/dates.js';
 import { analysePdf } from '../../shared/pdf/analyse.js';
-import { parseEInvoiceXml } from '../../shared/pdf/einvoice.js';
+import { parseEInvoiceXml } from '../../shared/einvoice/index.js';
 import type { LetterInput, LogoPosition, Visibility } from '../../shared/pdf/layout.js';
 import {
   buildRenderContext,

@@ -1,4 +1,4 @@
-import type { EInvoice } from '../../shared/pdf/einvoice.js';
+import type { EInvoice } from '../../shared/einvoice/index.js';
 import { toMajor } from '../../shared/money.js';
 import type { DocumentView } from './documents.schemas.js';
 import {

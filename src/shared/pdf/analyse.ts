@@ -1,6 +1,6 @@
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { AppError } from '../../http/errors.js';
-import { looksLikeEInvoice, parseEInvoiceXml, type EInvoice } from './einvoice.js';
+import { looksLikeEInvoice, parseEInvoiceXml, type EInvoice } from '../einvoice/index.js';
 import { Deadline, withPdf } from './pdfjs.js';
 
 /**

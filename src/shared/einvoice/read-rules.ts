@@ -4,8 +4,8 @@ import {
   toSafeMinor,
   type EInvoiceParty,
   type EInvoiceTotals,
-} from './einvoice-support.js';
-import { refuse } from './xml.js';
+} from './read-support.js';
+import { refuse } from '../pdf/xml.js';
 
 /**
  * The calculation and completeness rules an e-invoice is checked against: EN 16931's BR-CO

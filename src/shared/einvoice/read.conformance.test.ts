@@ -3,8 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../http/errors.js';
-import { analysePdf } from './analyse.js';
-import { parseEInvoiceXml, type EInvoice } from './einvoice.js';
+import { analysePdf } from '../pdf/analyse.js';
+import { parseEInvoiceXml, type EInvoice } from './read.js';
 
 /**
  * Conformance run over real e-invoices written by others (`../shared/testdata/einvoice`:

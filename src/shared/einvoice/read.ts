@@ -1,14 +1,9 @@
-import { readCii } from './einvoice-cii.js';
-import { readUbl } from './einvoice-ubl.js';
-import type { EInvoice } from './einvoice-support.js';
-import { decodeXml, parseXml, refuse } from './xml.js';
+import { readCii } from './read-cii.js';
+import { readUbl } from './read-ubl.js';
+import type { EInvoice } from './read-support.js';
+import { decodeXml, parseXml, refuse } from '../pdf/xml.js';
 
-export type {
-  EInvoice,
-  EInvoiceAddress,
-  EInvoiceParty,
-  EInvoiceTotals,
-} from './einvoice-support.js';
+export type { EInvoice, EInvoiceAddress, EInvoiceParty, EInvoiceTotals } from './read-support.js';
 
 /**
  * Reads the invoice data of an electronic invoice (EN 16931 and its German/French flavours):

@@ -1,4 +1,4 @@
-import { checkTotals, checkXRechnung, type LineAmounts } from './einvoice-rules.js';
+import { checkTotals, checkXRechnung, type LineAmounts } from './read-rules.js';
 import {
   checkCurrency,
   declaresEn16931,
@@ -9,8 +9,8 @@ import {
   required,
   type EInvoice,
   type EInvoiceParty,
-} from './einvoice-support.js';
-import { attr, child, children, refuse, text, type XmlNode } from './xml.js';
+} from './read-support.js';
+import { attr, child, children, refuse, text, type XmlNode } from '../pdf/xml.js';
 
 /**
  * UN/CEFACT Cross Industry Invoice: D16B `CrossIndustryInvoice` (ZUGFeRD 2.x, Factur-X,

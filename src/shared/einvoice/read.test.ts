@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../http/errors.js';
-import { parseEInvoiceXml, type EInvoice } from './einvoice.js';
-import { ciiSample } from './pdf.test-support.js';
+import { parseEInvoiceXml, type EInvoice } from './read.js';
+import { ciiSample } from '../pdf/pdf.test-support.js';
 
 function refusal(xml: string | Buffer): AppError {
   try {

@@ -1,8 +1,8 @@
 import { isIsoDate } from '../dates.js';
 import { isCurrency, minorDigits } from '../money.js';
-import { refuse } from './xml.js';
+import { refuse } from '../pdf/xml.js';
 
-/** Types and helpers shared by the CII and UBL readers of `einvoice.ts`. */
+/** Types and helpers shared by the CII and UBL readers of `read.ts`. */
 
 export interface EInvoiceAddress {
   /** Street lines in document order (CII LineOne–Three, UBL StreetName/AdditionalStreetName/AddressLine). */
