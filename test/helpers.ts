@@ -7,6 +7,7 @@ import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { DB } from '../src/db/schema.js';
 import { newAccountRow, insertAccount } from '../src/modules/account/account.repository.js';
+import type { CompanyData } from '../src/modules/account/company.schemas.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { hashPassword } from '../src/modules/auth/passwords.js';
 import { DEFAULT_PLAN, DEFAULT_PLANS } from '../src/modules/plans/plans.catalogue.js';
@@ -108,6 +109,34 @@ export function createUser(
   return seedUser(t.app.ctx.db, opts);
 }
 
+/**
+ * The seller master data of every factory account: a complete German GmbH, enough for a lawful
+ * invoice and a valid XRechnung (the VAT id's check digit and the IBAN's checksum are right).
+ */
+export const TEST_COMPANY: CompanyData = {
+  legalName: 'Test GmbH',
+  address: { street: 'Musterstraße 1', postalCode: '10115', city: 'Berlin', country: 'DE' },
+  vatId: 'DE123456788',
+  taxNumber: '30/123/45678',
+  registerCourt: 'Amtsgericht Charlottenburg',
+  registerNumber: 'HRB 12345',
+  managingDirectors: ['Erika Mustermann'],
+  email: 'rechnung@test-gmbh.example',
+  phone: '+49 30 1234567',
+  website: null,
+  electronicAddress: { scheme: 'EM', value: 'rechnung@test-gmbh.example' },
+  bankAccounts: [
+    {
+      iban: 'DE02120300000000202051',
+      bic: 'BYLADEM1001',
+      accountHolder: 'Test GmbH',
+      bankName: 'Deutsche Kreditbank',
+    },
+  ],
+  smallBusiness: false,
+  defaultPaymentTermDays: 14,
+};
+
 /** `createUser` on a bare database handle (also used by the bench). */
 export async function seedUser(
   db: Kysely<DB>,
@@ -117,7 +146,10 @@ export async function seedUser(
   const now = new Date().toISOString();
   const accountId = opts.accountId ?? newId('account');
   if (!opts.accountId) {
-    const account = newAccountRow(accountId, 'Test GmbH', DEFAULT_PLAN, now);
+    const account = {
+      ...newAccountRow(accountId, 'Test GmbH', DEFAULT_PLAN, now),
+      company: JSON.stringify(TEST_COMPANY),
+    };
     await insertAccount(db, account);
     await seedTaxRates(db, accountId, account.currency, now);
     await seedSystemTemplateRows(db, accountId, now);

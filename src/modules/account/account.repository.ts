@@ -28,6 +28,8 @@ export function newAccountRow(id: string, name: string, planId: string, now: str
     dashboard_widgets: JSON.stringify(DEFAULT_WIDGETS),
     addresses: '[]',
     logo_file_id: null,
+    // No seller master data yet: `readCompany` answers the defaults until an admin sets it.
+    company: null,
     version: 1,
     created_at: now,
     updated_at: now,

@@ -10,11 +10,15 @@ import {
   PutAddressesBody,
 } from './account.schemas.js';
 import { AccountService } from './account.service.js';
+import { CompanySchema, PutCompanyBody } from './company.schemas.js';
 
 const tags = ['account'];
 const path = '/v1/account/addresses';
 
-/** `/v1/account/addresses`: GET for everyone; PUT (addresses) and PATCH (settings) for admins. */
+/**
+ * `/v1/account/addresses`: GET for everyone; PUT (addresses) and PATCH (settings) for admins.
+ * `/v1/account/company`: the seller's master data; GET for everyone, PUT for admins.
+ */
 export function accountRoutes(app: App, ctx: AppContext): void {
   const service = new AccountService(ctx);
 
@@ -75,6 +79,42 @@ export function accountRoutes(app: App, ctx: AppContext): void {
       const account = await service.patchSettings(actorOf(req), req.body, readIfMatch(req));
       setEtag(reply, account.version);
       return account;
+    },
+  );
+
+  app.get(
+    '/v1/account/company',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'The seller’s master data (defaults until an admin sets it)',
+        response: { 200: CompanySchema, ...problems(401) },
+      },
+    },
+    async (req, reply) => {
+      const company = await service.getCompany(req.principal!.accountId);
+      setEtag(reply, company.version);
+      return company;
+    },
+  );
+
+  app.put(
+    '/v1/account/company',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Replace the seller’s master data (every field; the account’s version)',
+        headers: IfMatchHeaders,
+        body: PutCompanyBody,
+        response: { 200: CompanySchema, ...problems(400, 401, 403, 409, 412) },
+      },
+    },
+    async (req, reply) => {
+      const company = await service.putCompany(actorOf(req), req.body, readIfMatch(req));
+      setEtag(reply, company.version);
+      return company;
     },
   );
 }

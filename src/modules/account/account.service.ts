@@ -7,6 +7,8 @@ import { AppError, notFound } from '../../http/errors.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { lockUploadedFile, onFileDelete, requireImageFile } from '../files/files.api.js';
 import { findAccount, updateAccount, type AccountRow } from './account.repository.js';
+import { checkCompany, readCompany } from './company.js';
+import type { Company, PutCompany } from './company.schemas.js';
 import type {
   AccountSettingsSchema,
   Address,
@@ -68,9 +70,14 @@ export class AccountService {
     addresses: Address[],
     ifMatch: IfMatch,
   ): Promise<AccountSettings> {
-    return this.write(actor, version, ifMatch, 'account.addresses_replaced', {
-      addresses: JSON.stringify(addresses),
-    });
+    return this.write(
+      actor,
+      version,
+      ifMatch,
+      'account.addresses_replaced',
+      { addresses: JSON.stringify(addresses) },
+      presentAccount,
+    );
   }
 
   async patchSettings(
@@ -111,19 +118,56 @@ export class AccountService {
     // The logo: an uploaded image of the account, locked until commit so a concurrent delete
     // of the file waits and then sees it in use.
     await requireImageFile(this.ctx, actor, logo, 'logoFileId');
-    return this.write(actor, input.version, ifMatch, 'account.settings_changed', values, (trx) =>
-      logo == null ? Promise.resolve() : lockUploadedFile(trx, actor.accountId, logo, 'logoFileId'),
+    return this.write(
+      actor,
+      input.version,
+      ifMatch,
+      'account.settings_changed',
+      values,
+      presentAccount,
+      (trx) =>
+        logo == null
+          ? Promise.resolve()
+          : lockUploadedFile(trx, actor.accountId, logo, 'logoFileId'),
     );
   }
 
-  private async write(
+  /** The seller's master data, with the defaults where nothing was set yet. */
+  async getCompany(accountId: string): Promise<Company> {
+    const row = await findAccount(this.ctx.db, accountId);
+    if (!row) throw notFound('Account');
+    return readCompany(row);
+  }
+
+  /**
+   * Replaces the seller's master data: checked and normalised first (400 naming each refused
+   * field), then written under the account's version like every account write.
+   */
+  async putCompany(actor: Actor, input: PutCompany, ifMatch: IfMatch): Promise<Company> {
+    const company = checkCompany(input);
+    return this.write(
+      actor,
+      input.version,
+      ifMatch,
+      'account.company_changed',
+      { company: JSON.stringify(company) },
+      readCompany,
+    );
+  }
+
+  /**
+   * The account's one write path: compare-and-set on the account's version, and an audit event
+   * with the changed fields of the view `present` gives (settings, or the company data).
+   */
+  private async write<T extends object>(
     actor: Actor,
     version: number,
     ifMatch: IfMatch,
     action: string,
     values: Partial<AccountRow>,
+    present: (row: AccountRow) => T,
     first?: (trx: Transaction<DB>) => Promise<unknown>,
-  ): Promise<AccountSettings> {
+  ): Promise<T> {
     const now = this.ctx.clock.now();
     return this.ctx.db.transaction().execute(async (trx) => {
       if (first) await first(trx);
@@ -139,7 +183,7 @@ export class AccountService {
             : updateAccount(trx, actor.accountId, v, { ...values, updated_at: now.toISOString() }),
         current: async () => (await findAccount(trx, actor.accountId))?.version,
       });
-      const presented = presentAccount(after);
+      const presented = present(after);
       await appendAudit(
         trx,
         actor,
@@ -147,7 +191,7 @@ export class AccountService {
           action,
           resourceType: 'account',
           resourceId: actor.accountId,
-          changes: diff(presentAccount(before), presented),
+          changes: diff(present(before), presented),
         },
         now,
       );
