@@ -1,6 +1,8 @@
 /**
  * The e-invoice module's one face: reading incoming EN 16931 invoices (CII, UBL, ZUGFeRD,
- * Factur-X, XRechnung) and the typed EN 16931 model Kontor's own invoices are written from.
+ * Factur-X, XRechnung), the typed EN 16931 model, and its two serializers for Kontor's own
+ * invoices: `toCii` (XRechnung CII, and the `factur-x.xml` of a ZUGFeRD EN 16931 PDF) and
+ * `toUbl` (XRechnung UBL Invoice/CreditNote).
  */
 export {
   MAX_EINVOICE_CHARS,
@@ -12,3 +14,5 @@ export {
   type EInvoiceTotals,
 } from './read.js';
 export * from './model.js';
+export { toCii } from './cii.js';
+export { toUbl } from './ubl.js';

@@ -19,6 +19,12 @@ export const SPECIFICATION_IDS = {
 } as const;
 export type Specification = keyof typeof SPECIFICATION_IDS;
 
+/**
+ * The business process (BT-23) written when the invoice names none: Peppol's billing process,
+ * which XRechnung requires (PEPPOL-EN16931-R001) and plain EN 16931 allows.
+ */
+export const DEFAULT_BUSINESS_PROCESS = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
+
 /** An electronic address (BT-34 / BT-49) with its EAS scheme (e.g. `EM`, `0204`, `9930`). */
 export interface ElectronicAddress {
   scheme: string;
@@ -148,6 +154,8 @@ export interface DocumentTotals {
 export interface EnInvoice {
   /** BT-24 by name: XRECHNUNG or EN16931. */
   specification: Specification;
+  /** BT-23; `DEFAULT_BUSINESS_PROCESS` when absent. */
+  businessProcess?: string;
   /** BT-1. */
   number: string;
   /** BT-2, YYYY-MM-DD. */
