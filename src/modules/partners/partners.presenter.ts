@@ -1,4 +1,5 @@
 import type { Address } from '../account/account.schemas.js';
+import type { ElectronicAddress } from '../account/company.schemas.js';
 import type { Partner } from './partners.schemas.js';
 import type { PartnerRow } from './partners.repository.js';
 
@@ -14,6 +15,15 @@ export function presentPartner(row: PartnerRow): Partner {
     logoFileId: row.logo_file_id,
     addresses: JSON.parse(row.addresses) as Address[],
     tags: JSON.parse(row.tags) as string[],
+    vatId: row.vat_id,
+    buyerReference: row.buyer_reference,
+    electronicAddress:
+      row.electronic_address === null
+        ? null
+        : (JSON.parse(row.electronic_address) as ElectronicAddress),
+    // Stored null means the defaults; the answer always names the format and language in force.
+    einvoiceFormat: (row.einvoice_format ?? 'ZUGFERD') as Partner['einvoiceFormat'],
+    language: (row.language ?? 'de') as Partner['language'],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -2,8 +2,24 @@ import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { Nullable, RecordMeta, TagsSchema, VersionField } from '../../http/schemas.js';
 import { AddressesSchema } from '../account/account.schemas.js';
+import { ElectronicAddressSchema } from '../account/company.schemas.js';
 
 export const PARTNER_TYPES = ['CUSTOMER', 'VENDOR'] as const;
+
+/**
+ * How invoices to the partner are delivered: ZUGFeRD (PDF with the EN 16931 XML inside, the
+ * default), XRechnung as CII or UBL XML (required by German public buyers), or a plain PDF.
+ */
+export const EINVOICE_FORMATS = ['ZUGFERD', 'XRECHNUNG_CII', 'XRECHNUNG_UBL', 'PDF'] as const;
+export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
+
+/** Languages of documents and mails to the partner. */
+export const PARTNER_LANGUAGES = ['de', 'en'] as const;
+
+const VAT_ID_TEXT =
+  'The buyer’s VAT identification number (USt-IdNr., BT-48), e.g. `ATU13585627`; checked against its country’s syntax (for DE also the check digit) and stored upper-case without spaces. Needed for reverse charge and intra-community supplies.';
+const BUYER_REFERENCE_TEXT =
+  'Buyer reference (Käuferreferenz, BT-10) put on every invoice to the partner, e.g. the Leitweg-ID of a public buyer. A value starting like a Leitweg-ID (2–12 digits and a hyphen) must be a valid one (format and check digits), e.g. `04011000-12345-03`.';
 
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Company or person name.' }),
@@ -19,6 +35,17 @@ const fields = {
     maxLength: 64,
     description: 'Id of an uploaded image file (`fil_…`).',
   }),
+  vatId: Type.String({ minLength: 1, maxLength: 20, description: VAT_ID_TEXT }),
+  buyerReference: Type.String({ minLength: 1, maxLength: 200, description: BUYER_REFERENCE_TEXT }),
+  electronicAddress: ElectronicAddressSchema,
+  einvoiceFormat: Type.Enum(EINVOICE_FORMATS, {
+    description:
+      'E-invoice format (E-Rechnungsformat) of invoices to the partner: `ZUGFERD` (default; PDF with EN 16931 XML), `XRECHNUNG_CII`, `XRECHNUNG_UBL` (XML, e.g. for public buyers) or `PDF` (no e-invoice).',
+  }),
+  language: Type.Enum(PARTNER_LANGUAGES, {
+    description:
+      'Language (Sprache) of documents and mails to the partner: `de` (default) or `en`.',
+  }),
 };
 
 export const PartnerSchema = Type.Object(
@@ -31,6 +58,21 @@ export const PartnerSchema = Type.Object(
     logoFileId: Nullable(Type.String(), 'Id of an uploaded image file (`fil_…`).'),
     addresses: AddressesSchema,
     tags: TagsSchema,
+    vatId: Nullable(Type.String(), 'The buyer’s VAT identification number (USt-IdNr., BT-48).'),
+    buyerReference: Nullable(
+      Type.String(),
+      'Buyer reference (Käuferreferenz, BT-10), e.g. a Leitweg-ID.',
+    ),
+    electronicAddress: Nullable(
+      ElectronicAddressSchema,
+      'Electronic address of the buyer (elektronische Adresse des Käufers, BT-49).',
+    ),
+    einvoiceFormat: Type.Enum(EINVOICE_FORMATS, {
+      description: 'E-invoice format of invoices to the partner; `ZUGFERD` unless set.',
+    }),
+    language: Type.Enum(PARTNER_LANGUAGES, {
+      description: 'Language of documents and mails to the partner; `de` unless set.',
+    }),
   },
   { additionalProperties: false, description: 'A customer or vendor.' },
 );
@@ -45,6 +87,16 @@ export const CreatePartnerBody = Type.Object(
     logoFileId: Type.Optional(fields.logoFileId),
     addresses: Type.Optional(AddressesSchema),
     tags: Type.Optional(TagsSchema),
+    vatId: Type.Optional(Nullable(fields.vatId, VAT_ID_TEXT)),
+    buyerReference: Type.Optional(Nullable(fields.buyerReference, BUYER_REFERENCE_TEXT)),
+    electronicAddress: Type.Optional(
+      Nullable(
+        fields.electronicAddress,
+        'Electronic address of the buyer (elektronische Adresse des Käufers, BT-49) for e-invoices; required by XRechnung.',
+      ),
+    ),
+    einvoiceFormat: Type.Optional(fields.einvoiceFormat),
+    language: Type.Optional(fields.language),
   },
   { additionalProperties: false },
 );
@@ -61,6 +113,20 @@ export const UpdatePartnerBody = Type.Object(
     logoFileId: Type.Optional(Nullable(fields.logoFileId, 'Logo file id; null clears it.')),
     addresses: Type.Optional(Nullable(AddressesSchema, 'Addresses; null clears them.')),
     tags: Type.Optional(Nullable(TagsSchema, 'Tags; null clears them.')),
+    vatId: Type.Optional(Nullable(fields.vatId, 'Buyer VAT id (BT-48); null clears it.')),
+    buyerReference: Type.Optional(
+      Nullable(
+        fields.buyerReference,
+        'Buyer reference (BT-10), e.g. a Leitweg-ID; null clears it.',
+      ),
+    ),
+    electronicAddress: Type.Optional(
+      Nullable(fields.electronicAddress, 'Electronic address (BT-49); null clears it.'),
+    ),
+    einvoiceFormat: Type.Optional(
+      Nullable(fields.einvoiceFormat, 'E-invoice format; null resets it to `ZUGFERD`.'),
+    ),
+    language: Type.Optional(Nullable(fields.language, 'Language; null resets it to `de`.')),
   },
   { additionalProperties: false },
 );
