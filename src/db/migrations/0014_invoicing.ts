@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 /**
  * Lawful invoices and e-invoices (issue 10): the seller's master data on the account, the
@@ -55,4 +55,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('documents')
     .columns(['account_id', 'preceding_document_id'])
     .execute();
+  // Existing 0 % rates are valid zero rates (Z): category S needs a rate above 0 (BR-S-5).
+  await sql`update tax_rates set category = 'Z' where rate_bp = 0`.execute(db);
 }

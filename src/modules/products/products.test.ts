@@ -33,6 +33,7 @@ async function insertTaxRate(accountId: string, name = 'USt 19 %'): Promise<stri
       account_id: accountId,
       name,
       rate_bp: 1900,
+      category: 'S',
       is_default: 0,
       version: 1,
       created_at: now,

@@ -16,6 +16,9 @@ export function presentTaxRate(row: TaxRateRow): TaxRate {
     name: row.name,
     rate: basisPointsToPercent(row.rate_bp),
     isDefault: row.is_default === 1,
+    category: row.category as TaxRate['category'],
+    exemptionReason: row.exemption_reason,
+    exemptionCode: row.exemption_code,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

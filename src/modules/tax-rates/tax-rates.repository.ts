@@ -84,23 +84,55 @@ export const deleteTaxRate = (
   version: number | undefined,
 ) => records.remove(trx, accountId, id, version, { is_default: 0 });
 
-/** The rates every new account starts with, by account currency; the first one is the default. */
-const SEED_RATES: Record<string, { name: string; rateBp: number }[]> = {
+interface SeedRate {
+  name: string;
+  rateBp: number;
+  category: string;
+  reason?: string;
+  code?: string;
+}
+
+/**
+ * The rates every new account starts with, by account currency; the first one is the default.
+ * EUR: what a German business needs for lawful invoices (§14 UStG) and valid e-invoices: the
+ * two taxed rates, reverse charge, intra-community supply and the §19 small-business rate,
+ * each with the exemption reason EN 16931 asks for.
+ */
+const SEED_RATES: Record<string, SeedRate[]> = {
   EUR: [
-    { name: 'USt 19 %', rateBp: 1900 },
-    { name: 'USt 7 %', rateBp: 700 },
-    { name: 'Steuerfrei 0 %', rateBp: 0 },
+    { name: 'USt 19 %', rateBp: 1900, category: 'S' },
+    { name: 'USt 7 %', rateBp: 700, category: 'S' },
+    {
+      name: 'Reverse Charge 0 %',
+      rateBp: 0,
+      category: 'AE',
+      reason: 'Steuerschuldnerschaft des Leistungsempfängers (§ 13b UStG)',
+      code: 'VATEX-EU-AE',
+    },
+    {
+      name: 'Innergemeinschaftliche Lieferung 0 %',
+      rateBp: 0,
+      category: 'K',
+      reason: 'Steuerfreie innergemeinschaftliche Lieferung (§ 4 Nr. 1b i. V. m. § 6a UStG)',
+      code: 'VATEX-EU-IC',
+    },
+    {
+      name: 'Kleinunternehmer 0 %',
+      rateBp: 0,
+      category: 'E',
+      reason: 'Gemäß § 19 UStG wird keine Umsatzsteuer berechnet.',
+    },
   ],
   GBP: [
-    { name: 'Standard 20 %', rateBp: 2000 },
-    { name: 'Reduced 5 %', rateBp: 500 },
-    { name: 'Zero 0 %', rateBp: 0 },
+    { name: 'Standard 20 %', rateBp: 2000, category: 'S' },
+    { name: 'Reduced 5 %', rateBp: 500, category: 'S' },
+    { name: 'Zero 0 %', rateBp: 0, category: 'Z' },
   ],
 };
 
 /**
- * Seeds a new account's tax rates for its currency (EUR: 19 % default, 7 %, 0 %; GBP: 20 %
- * default, 5 %, 0 %) on the caller's executor, so they commit with the account. Ids are taken
+ * Seeds a new account's tax rates for its currency (EUR: 19 % default, 7 %, reverse charge,
+ * intra-community supply, small business; GBP: 20 % default, 5 %, 0 %) on the caller's executor, so they commit with the account. Ids are taken
  * from the last rate to the first, so the newest-first list starts with the default.
  * Answers the inserted rows (for the caller's audit events).
  */
@@ -117,6 +149,9 @@ export async function seedTaxRates(
     account_id: accountId,
     name: r.name,
     rate_bp: r.rateBp,
+    category: r.category,
+    exemption_reason: r.reason ?? null,
+    exemption_code: r.code ?? null,
     is_default: r === seed[0] ? 1 : 0,
     version: 1,
     created_at: now,

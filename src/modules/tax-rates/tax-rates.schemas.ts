@@ -1,6 +1,23 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { RecordMeta, VersionField } from '../../http/schemas.js';
+import { Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
+import { VAT_CATEGORIES } from '../../shared/einvoice/model.js';
+
+/**
+ * VAT categories (UNTDID 5305 subset of EN 16931, BT-118/BT-151) a rate belongs to: `S`
+ * standard rate, `Z` zero rate, `E` exempt (e.g. §19 UStG small business, §4 UStG), `AE`
+ * reverse charge (§13b UStG), `K` intra-community supply (§4 Nr. 1b, §6a UStG), `G` export
+ * outside the EU (§4 Nr. 1a, §6 UStG), `O` not subject to VAT (nicht steuerbar).
+ */
+export const TAX_CATEGORIES = VAT_CATEGORIES;
+export type TaxCategory = (typeof TAX_CATEGORIES)[number];
+
+const CATEGORY_TEXT =
+  'VAT category (Steuerkategorie, BT-118/BT-151): `S` standard rate (rate above 0), `Z` zero rate, `E` exempt (steuerbefreit, e.g. §19 UStG Kleinunternehmer), `AE` reverse charge (§13b UStG), `K` intra-community supply (innergemeinschaftliche Lieferung), `G` export outside the EU (Ausfuhr), `O` not subject to VAT (nicht steuerbar). Every category but S needs rate 0; every category but S and Z needs an `exemptionReason` (422 otherwise).';
+const REASON_TEXT =
+  'Why no VAT is charged (Befreiungsgrund, BT-120), printed on invoices, e.g. `Steuerschuldnerschaft des Leistungsempfängers (§ 13b UStG)`; required for every category but S and Z, and must be null for those.';
+const CODE_TEXT =
+  'Exemption reason code (BT-121) of the CEF VATEX list, e.g. `VATEX-EU-AE` reverse charge, `VATEX-EU-IC` intra-community supply, `VATEX-EU-G` export, `VATEX-EU-O` not subject to VAT, `VATEX-EU-79-C`, `VATEX-EU-132`; must be null for S and Z.';
 
 const fields = {
   name: Type.String({
@@ -20,6 +37,13 @@ const fields = {
     description:
       'The account’s default rate. Exactly one rate is the default: setting it here clears the previous one.',
   }),
+  category: Type.Enum(TAX_CATEGORIES, { description: CATEGORY_TEXT }),
+  exemptionReason: Type.String({ minLength: 1, maxLength: 500, description: REASON_TEXT }),
+  exemptionCode: Type.String({
+    maxLength: 30,
+    pattern: '^VATEX-[A-Z0-9-]+$',
+    description: CODE_TEXT,
+  }),
 };
 
 export const TaxRateSchema = Type.Object(
@@ -28,6 +52,9 @@ export const TaxRateSchema = Type.Object(
     name: fields.name,
     rate: Type.Number({ description: 'Percentage, e.g. 19 or 7.5.' }),
     isDefault: Type.Boolean({ description: 'Whether this is the account’s default rate.' }),
+    category: fields.category,
+    exemptionReason: Nullable(Type.String(), 'Why no VAT is charged (BT-120); null for S and Z.'),
+    exemptionCode: Nullable(Type.String(), 'VATEX exemption reason code (BT-121), or null.'),
   },
   { additionalProperties: false, description: 'A VAT rate of the account.' },
 );
@@ -38,18 +65,33 @@ export const CreateTaxRateBody = Type.Object(
     name: fields.name,
     rate: fields.rate,
     isDefault: Type.Optional(fields.isDefault),
+    category: Type.Optional(
+      Type.Enum(TAX_CATEGORIES, {
+        description: `${CATEGORY_TEXT} Omitted: \`S\`, or \`Z\` when the rate is 0.`,
+      }),
+    ),
+    exemptionReason: Type.Optional(Nullable(fields.exemptionReason, REASON_TEXT)),
+    exemptionCode: Type.Optional(Nullable(fields.exemptionCode, CODE_TEXT)),
   },
   { additionalProperties: false },
 );
 export type CreateTaxRate = Static<typeof CreateTaxRateBody>;
 
-/** Partial update: omitted fields stay. `isDefault: false` on the default is refused (409). */
+/**
+ * Partial update: omitted fields stay. `isDefault: false` on the default is refused (409). The
+ * category rules apply to the rate as it is after the update.
+ */
 export const UpdateTaxRateBody = Type.Object(
   {
     version: VersionField,
     name: Type.Optional(fields.name),
     rate: Type.Optional(fields.rate),
     isDefault: Type.Optional(fields.isDefault),
+    category: Type.Optional(fields.category),
+    exemptionReason: Type.Optional(
+      Nullable(fields.exemptionReason, `${REASON_TEXT} Null clears it.`),
+    ),
+    exemptionCode: Type.Optional(Nullable(fields.exemptionCode, `${CODE_TEXT} Null clears it.`)),
   },
   { additionalProperties: false },
 );

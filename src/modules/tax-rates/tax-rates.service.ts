@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound, type FieldError } from '../../http/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
@@ -11,7 +11,13 @@ import { registerReference } from '../../shared/references.js';
 import { lockAccount } from '../account/account.repository.js';
 import { presentTaxRate } from './tax-rates.presenter.js';
 import * as repo from './tax-rates.repository.js';
-import type { CreateTaxRate, ListTaxRates, TaxRate, UpdateTaxRate } from './tax-rates.schemas.js';
+import type {
+  CreateTaxRate,
+  ListTaxRates,
+  TaxCategory,
+  TaxRate,
+  UpdateTaxRate,
+} from './tax-rates.schemas.js';
 
 // Products point at their tax rate (products.tax_rate_id, backed by a foreign key).
 registerReference('tax_rate', { table: 'products', column: 'tax_rate_id', label: 'products' });
@@ -34,6 +40,61 @@ function toBasisPoints(rate: number, field: string): number {
       ],
     });
   return Number(`${whole}${fraction.padEnd(2, '0')}`);
+}
+
+type CategoryFields = Pick<
+  repo.TaxRateRow,
+  'category' | 'rate_bp' | 'exemption_reason' | 'exemption_code'
+>;
+
+/**
+ * The VAT category rules of EN 16931 (BR-S-5, BR-Z-5, BR-E-5, BR-AE-5 … and BR-S-10 …), on the
+ * rate as it is after the write: S needs a rate above 0, every other category rate 0; every
+ * category but S and Z needs an exemption reason, and S and Z carry neither reason nor code.
+ * A 422 names each field at fault; a rate problem names `rate` when the body has it, else
+ * `category`.
+ */
+function checkCategory(rate: CategoryFields, body: CreateTaxRate | UpdateTaxRate): void {
+  const category = rate.category as TaxCategory;
+  const taxed = category === 'S' || category === 'Z';
+  const errors: FieldError[] = [];
+  const ratePath = body.rate === undefined ? '/body/category' : '/body/rate';
+  if (category === 'S' && rate.rate_bp === 0)
+    errors.push({
+      path: ratePath,
+      message: 'must be above 0 for category S; use Z for a zero rate',
+      code: 'business_rule_violated',
+    });
+  if (category !== 'S' && rate.rate_bp !== 0)
+    errors.push({
+      path: ratePath,
+      message: `must be 0 for category ${category}`,
+      code: 'business_rule_violated',
+    });
+  if (!taxed && rate.exemption_reason === null)
+    errors.push({
+      path: '/body/exemptionReason',
+      message: `is required for category ${category}`,
+      code: 'required',
+    });
+  if (taxed && rate.exemption_reason !== null)
+    errors.push({
+      path: '/body/exemptionReason',
+      message: `must be null for category ${category}`,
+      code: 'business_rule_violated',
+    });
+  if (taxed && rate.exemption_code !== null)
+    errors.push({
+      path: '/body/exemptionCode',
+      message: `must be null for category ${category}`,
+      code: 'business_rule_violated',
+    });
+  if (errors.length > 0)
+    throw new AppError(
+      'business_rule_violated',
+      `The tax rate breaks the rules of category ${category}.`,
+      { errors },
+    );
 }
 
 const keepOneDefault = () =>
@@ -83,6 +144,14 @@ export class TaxRatesService {
   async create(actor: Actor, input: CreateTaxRate): Promise<TaxRate> {
     const now = this.ctx.clock.now();
     const rateBp = toBasisPoints(input.rate, 'rate');
+    const category: CategoryFields = {
+      // Omitted: a 0 % rate is a zero rate, like the migration classed the existing ones.
+      category: input.category ?? (rateBp === 0 ? 'Z' : 'S'),
+      rate_bp: rateBp,
+      exemption_reason: input.exemptionReason ?? null,
+      exemption_code: input.exemptionCode ?? null,
+    };
+    checkCategory(category, input);
     return this.ctx.db.transaction().execute(async (trx) => {
       await lockAccount(trx, actor.accountId);
       // The first rate of an account becomes its default, whatever the body says.
@@ -96,7 +165,7 @@ export class TaxRatesService {
         id: newId('taxRate'),
         account_id: actor.accountId,
         name: input.name,
-        rate_bp: rateBp,
+        ...category,
         is_default: isDefault ? 1 : 0,
         version: 1,
         created_at: now.toISOString(),
@@ -135,6 +204,9 @@ export class TaxRatesService {
     if (input.name !== undefined) values.name = input.name;
     if (input.rate !== undefined) values.rate_bp = toBasisPoints(input.rate, 'rate');
     if (input.isDefault !== undefined) values.is_default = input.isDefault ? 1 : 0;
+    if (input.category !== undefined) values.category = input.category;
+    if (input.exemptionReason !== undefined) values.exemption_reason = input.exemptionReason;
+    if (input.exemptionCode !== undefined) values.exemption_code = input.exemptionCode;
 
     return this.ctx.db.transaction().execute(async (trx) => {
       await lockAccount(trx, actor.accountId);
@@ -148,6 +220,7 @@ export class TaxRatesService {
           // A stale version changes nothing: not even the previous default.
           if (!before || version === undefined || before.version !== version) return undefined;
           if (before.is_default === 1 && input.isDefault === false) throw keepOneDefault();
+          checkCategory({ ...before, ...values }, input);
           if (before.is_default === 0 && input.isDefault === true)
             cleared = await repo.clearDefaultTaxRate(trx, actor.accountId, id, now.toISOString());
           const after = await repo.updateTaxRate(trx, actor.accountId, id, version, values);

@@ -21,6 +21,9 @@ interface Rate {
   name: string;
   rate: number;
   isDefault: boolean;
+  category: string;
+  exemptionReason: string | null;
+  exemptionCode: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -91,28 +94,63 @@ async function freshAccount(): Promise<{ owner: TestUser; user: TestUser }> {
   return { owner, user };
 }
 
+/** The EUR rates every new account starts with, as answered. */
+const EUR_SEED = [
+  ['USt 19 %', 19, true, 'S', null, null],
+  ['USt 7 %', 7, false, 'S', null, null],
+  [
+    'Reverse Charge 0 %',
+    0,
+    false,
+    'AE',
+    'Steuerschuldnerschaft des Leistungsempfängers (§ 13b UStG)',
+    'VATEX-EU-AE',
+  ],
+  [
+    'Innergemeinschaftliche Lieferung 0 %',
+    0,
+    false,
+    'K',
+    'Steuerfreie innergemeinschaftliche Lieferung (§ 4 Nr. 1b i. V. m. § 6a UStG)',
+    'VATEX-EU-IC',
+  ],
+  [
+    'Kleinunternehmer 0 %',
+    0,
+    false,
+    'E',
+    'Gemäß § 19 UStG wird keine Umsatzsteuer berechnet.',
+    null,
+  ],
+];
+
 describe('tax rates: seeding', () => {
-  it('gives every new account its EUR rates, 19 % being the default', async () => {
+  it('gives every new account its EUR rates with their VAT categories, 19 % being the default', async () => {
     const { owner, user } = await freshAccount();
     const page = await list(user);
-    expect(page.data.map((r) => [r.name, r.rate, r.isDefault])).toEqual([
-      ['USt 19 %', 19, true],
-      ['USt 7 %', 7, false],
-      ['Steuerfrei 0 %', 0, false],
-    ]);
+    expect(
+      page.data.map((r) => [
+        r.name,
+        r.rate,
+        r.isDefault,
+        r.category,
+        r.exemptionReason,
+        r.exemptionCode,
+      ]),
+    ).toEqual(EUR_SEED);
     expect(page.nextCursor).toBeNull();
     for (const r of page.data) {
       expect(r.id).toMatch(/^txr_[0-9a-z]{26}$/);
       expect(r.version).toBe(1);
     }
     expect((await rows(owner.accountId)).map((r) => r.rate_bp).sort((a, b) => a - b)).toEqual([
-      0, 700, 1900,
+      0, 0, 0, 700, 1900,
     ]);
     expect((await list(user, 'isDefault=true')).data.map((r) => r.rate)).toEqual([19]);
-    expect((await list(user, 'isDefault=false')).data.map((r) => r.rate)).toEqual([7, 0]);
+    expect((await list(user, 'isDefault=false')).data.map((r) => r.rate)).toEqual([7, 0, 0, 0]);
   });
 
-  it('seeds GBP accounts with 20 % (default), 5 % and 0 %', async () => {
+  it('seeds GBP accounts with 20 % (default), 5 % and 0 % (zero rate)', async () => {
     const accountId = newId('account');
     const now = new Date().toISOString();
     await insertAccount(t.app.ctx.db, {
@@ -120,10 +158,10 @@ describe('tax rates: seeding', () => {
       currency: 'GBP',
     });
     const seeded = await seedTaxRates(t.app.ctx.db, accountId, 'GBP', now);
-    expect(seeded.map((r) => [r.name, r.rate_bp, r.is_default])).toEqual([
-      ['Standard 20 %', 2000, 1],
-      ['Reduced 5 %', 500, 0],
-      ['Zero 0 %', 0, 0],
+    expect(seeded.map((r) => [r.name, r.rate_bp, r.is_default, r.category])).toEqual([
+      ['Standard 20 %', 2000, 1, 'S'],
+      ['Reduced 5 %', 500, 0, 'S'],
+      ['Zero 0 %', 0, 0, 'Z'],
     ]);
     expect(await rows(accountId)).toHaveLength(3);
   });
@@ -151,11 +189,13 @@ describe('tax rates: seeding', () => {
       .where('email', '=', address)
       .executeTakeFirstOrThrow();
     const stored = await rows(user.account_id);
-    expect(stored.map((r) => [r.name, r.rate_bp, r.is_default]).sort()).toEqual(
+    expect(stored.map((r) => [r.name, r.rate_bp, r.is_default, r.category]).sort()).toEqual(
       [
-        ['Steuerfrei 0 %', 0, 0],
-        ['USt 19 %', 1900, 1],
-        ['USt 7 %', 700, 0],
+        ['Innergemeinschaftliche Lieferung 0 %', 0, 0, 'K'],
+        ['Kleinunternehmer 0 %', 0, 0, 'E'],
+        ['Reverse Charge 0 %', 0, 0, 'AE'],
+        ['USt 19 %', 1900, 1, 'S'],
+        ['USt 7 %', 700, 0, 'S'],
       ].sort(),
     );
     const events = await t.app.ctx.db
@@ -182,6 +222,8 @@ describe('tax rates: seeding', () => {
       [19, true],
       [7, false],
       [0, false],
+      [0, false],
+      [0, false],
     ]);
   });
 });
@@ -192,9 +234,28 @@ describe('tax rates: happy paths', () => {
     expect(res.statusCode).toBe(201);
     const r = res.json<Rate>();
     expect(r.id).toMatch(/^txr_[0-9a-z]{26}$/);
-    expect(r).toMatchObject({ version: 1, name: 'Ermäßigt 7,5 %', rate: 7.5, isDefault: false });
+    expect(r).toMatchObject({
+      version: 1,
+      name: 'Ermäßigt 7,5 %',
+      rate: 7.5,
+      isDefault: false,
+      category: 'S',
+      exemptionReason: null,
+      exemptionCode: null,
+    });
     expect(Object.keys(r).sort()).toEqual(
-      ['createdAt', 'id', 'isDefault', 'name', 'rate', 'updatedAt', 'version'].sort(),
+      [
+        'category',
+        'createdAt',
+        'exemptionCode',
+        'exemptionReason',
+        'id',
+        'isDefault',
+        'name',
+        'rate',
+        'updatedAt',
+        'version',
+      ].sort(),
     );
     expect(res.headers.etag).toBe('"1"');
     expect(res.headers.location).toBe(`/v1/tax-rates/${r.id}`);
@@ -250,8 +311,13 @@ describe('tax rates: happy paths', () => {
     const page2 = await list(owner, `limit=2&cursor=${page1.nextCursor}`);
     expect(page2.data.map((r) => r.name)).toEqual(['P1', 'USt 19 %']);
     const page3 = await list(owner, `limit=2&cursor=${page2.nextCursor}`);
-    expect(page3.data.map((r) => r.name)).toEqual(['USt 7 %', 'Steuerfrei 0 %']);
-    expect(page3.nextCursor).toBeNull();
+    expect(page3.data.map((r) => r.name)).toEqual(['USt 7 %', 'Reverse Charge 0 %']);
+    const page4 = await list(owner, `limit=2&cursor=${page3.nextCursor}`);
+    expect(page4.data.map((r) => r.name)).toEqual([
+      'Innergemeinschaftliche Lieferung 0 %',
+      'Kleinunternehmer 0 %',
+    ]);
+    expect(page4.nextCursor).toBeNull();
   });
 
   it('makes the first rate of an account its default, whatever the body says', async () => {
