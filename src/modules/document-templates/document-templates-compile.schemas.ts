@@ -27,6 +27,12 @@ export const CompileDataSchema = Type.Object(
             description: Type.Optional(Nullable(text(10_000, 'Free text.'), 'Free text.')),
             website: Type.Optional(Nullable(text(500, 'Website.'), 'Website.')),
             addresses: Type.Optional(AddressesSchema),
+            vatId: Type.Optional(Nullable(text(20, 'VAT id.'), 'The buyer’s VAT id, or null.')),
+            language: Type.Optional(
+              Type.Enum(['de', 'en'], {
+                description: 'Language of the invoice layout’s fixed texts (default de).',
+              }),
+            ),
           },
           { additionalProperties: false, description: 'A partner as GET /v1/partners answers it.' },
         ),
@@ -74,6 +80,11 @@ export const CompileDataSchema = Type.Object(
             ),
             documentNumber: Type.Optional(Nullable(text(100, 'Number.'), 'Document number.')),
             creationDate: Type.Optional(IsoDate('Creation date')),
+            invoiceType: Type.Optional(
+              Type.Enum(['INVOICE', 'CREDIT_NOTE'], {
+                description: 'Invoices: INVOICE or CREDIT_NOTE (default INVOICE).',
+              }),
+            ),
           },
           { additionalProperties: false, description: 'The document being generated.' },
         ),

@@ -12,6 +12,44 @@ export async function insertTemplates(db: Executor, rows: TemplateRow[]): Promis
   if (rows.length > 0) await db.insertInto('document_templates').values(rows).execute();
 }
 
+/**
+ * Inserts a system template unless the account already has one with its key (the unique
+ * (account_id, system_key) index decides); true when this insert won.
+ */
+export async function insertSystemTemplate(db: Executor, row: TemplateRow): Promise<boolean> {
+  const inserted = await db
+    .insertInto('document_templates')
+    .values(row)
+    .onConflict((oc) => oc.columns(['account_id', 'system_key']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** The system keys the account's templates carry. */
+export async function systemKeysOf(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('document_templates')
+    .select('system_key')
+    .where('account_id', '=', accountId)
+    .where('system_key', 'is not', null)
+    .execute();
+  return rows.flatMap((r) => (r.system_key === null ? [] : [r.system_key]));
+}
+
+export function findSystemTemplate(
+  db: Executor,
+  accountId: string,
+  systemKey: string,
+): Promise<TemplateRow | undefined> {
+  return db
+    .selectFrom('document_templates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('system_key', '=', systemKey)
+    .executeTakeFirst();
+}
+
 export function findTemplate(
   db: Executor,
   accountId: string,

@@ -3,11 +3,11 @@ import { PageQuery } from '../../http/pagination.js';
 import { Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
 import { FIELD_TYPES } from '../../shared/templating/index.js';
 
-export const TEMPLATE_DOCUMENT_TYPES = ['LETTER', 'OFFER'] as const;
+export const TEMPLATE_DOCUMENT_TYPES = ['LETTER', 'OFFER', 'INVOICE'] as const;
 export const VISIBILITIES = ['ALL_PAGES', 'FIRST_PAGE_ONLY'] as const;
 export const LOGO_POSITIONS = ['TOP_LEFT', 'TOP_RIGHT'] as const;
 export const TEMPLATE_STATUSES = ['DRAFT', 'PUBLISHED'] as const;
-export const SYSTEM_KEYS = ['TERMINATION', 'NOTICE'] as const;
+export const SYSTEM_KEYS = ['TERMINATION', 'NOTICE', 'INVOICE', 'CREDIT_NOTE'] as const;
 export type SystemKey = (typeof SYSTEM_KEYS)[number];
 
 /** Template sources are capped at 200 KiB each (decisions §6), measured in UTF-8 bytes. */
@@ -19,7 +19,7 @@ const templateFieldProperties = {
   key: Type.String({
     pattern: FIELD_KEY_PATTERN,
     description:
-      'Placeholder name: a letter, then letters, digits or `_` (up to 64); unique within the template. Read it as `{{ fields.<key> }}` or `{{ <key> }}`. Not one of account, partner, contract, document, today, fields.',
+      'Placeholder name: a letter, then letters, digits or `_` (up to 64); unique within the template. Read it as `{{ fields.<key> }}` or `{{ <key> }}`. Not one of account, company, partner, contract, document, invoice, today, fields.',
   }),
   label: Type.String({
     minLength: 1,
@@ -66,13 +66,14 @@ const compiled = (what: string) =>
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Name of the template.' }),
   documentType: Type.Enum(TEMPLATE_DOCUMENT_TYPES, {
-    description: 'LETTER or OFFER (default LETTER).',
+    description:
+      'LETTER, OFFER or INVOICE (default LETTER). INVOICE: a layout for invoices and credit notes that reads `document` and `invoice`.',
   }),
   contentSource: Type.String({
     minLength: 1,
     maxLength: MAX_SOURCE_BYTES,
     description:
-      'The body: HTML with Liquid placeholders (`{{ partner.name }}`, `{% if %}`, `{% for %}`); at most 200 KiB. The context offers account, partner, contract, document, today and the fields; filters `date`, `money`, `number` write the account’s formats.',
+      'The body: HTML with Liquid placeholders (`{{ partner.name }}`, `{% if %}`, `{% for %}`); at most 200 KiB. The context offers account, company (the seller), partner, contract, document, invoice (labels in the partner’s language, tax notes, amount due, GiroCode), today and the fields; filters `date`, `money`, `number` write the account’s formats.',
   }),
   fields: Type.Array(TemplateFieldItem, {
     maxItems: 50,
@@ -96,7 +97,7 @@ const fields = {
   }),
   systemKey: Type.Enum(SYSTEM_KEYS, {
     description:
-      'Set only on the system templates every account is seeded with (TERMINATION, NOTICE); clients cannot create one with a systemKey nor change it.',
+      'Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE); clients cannot create one with a systemKey nor change it.',
   }),
   compiledHeaderHtml: compiled('Rendered header'),
   compiledContentHtml: compiled('Rendered body'),
@@ -119,7 +120,7 @@ export const DocumentTemplateSchema = Type.Object(
     status: fields.status,
     systemKey: Nullable(
       Type.Enum(SYSTEM_KEYS),
-      'TERMINATION or NOTICE on a system template; else null.',
+      'TERMINATION, NOTICE, INVOICE or CREDIT_NOTE on a system template; else null.',
     ),
     compiledHeaderHtml: Nullable(
       Type.String(),
@@ -133,7 +134,7 @@ export const DocumentTemplateSchema = Type.Object(
       'Footer rendered with sample data and sanitised; null without a footer.',
     ),
   },
-  { additionalProperties: false, description: 'A letter or offer template.' },
+  { additionalProperties: false, description: 'A letter, offer or invoice template.' },
 );
 export type DocumentTemplate = Static<typeof DocumentTemplateSchema>;
 

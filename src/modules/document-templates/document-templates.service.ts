@@ -9,10 +9,12 @@ import { newId } from '../../shared/ids.js';
 import {
   compileTemplate,
   type AccountData,
+  type CompanyData,
   type CompileData,
   type CompiledTemplate,
 } from '../../shared/templating/index.js';
 import { findAccount } from '../account/account.repository.js';
+import { readCompany } from '../account/company.js';
 import type { CompileDocumentTemplate } from './document-templates-compile.schemas.js';
 import {
   accountRenderData,
@@ -36,6 +38,13 @@ import type {
   ListDocumentTemplates,
   UpdateDocumentTemplate,
 } from './document-templates.schemas.js';
+import { ensureSystemTemplates } from './system-templates.js';
+
+/** The account as a compile needs it: its settings and its company (the seller). */
+interface CompileAccount {
+  account: AccountData;
+  company: CompanyData;
+}
 
 // Deleting a template that documents were generated from answers 409 in_use as soon as the
 // documents module registers its reference (documents.template_id) for 'document_template':
@@ -49,14 +58,14 @@ import type {
 export class DocumentTemplatesService {
   constructor(private readonly ctx: AppContext) {}
 
-  private async account(accountId: string): Promise<AccountData> {
+  private async account(accountId: string): Promise<CompileAccount> {
     const row = await findAccount(this.ctx.db, accountId);
     if (!row) throw notFound('Account');
-    return accountRenderData(row);
+    return { account: accountRenderData(row), company: readCompany(row) };
   }
 
-  private compileState(state: TemplateState, account: AccountData, data?: CompileData) {
-    return compileTemplate(state, { account, data, today: isoDate(this.ctx.clock.now()) });
+  private compileState(state: TemplateState, on: CompileAccount, data?: CompileData) {
+    return compileTemplate(state, { ...on, data, today: isoDate(this.ctx.clock.now()) });
   }
 
   async create(actor: Actor, input: CreateDocumentTemplate): Promise<DocumentTemplate> {
@@ -64,7 +73,7 @@ export class DocumentTemplatesService {
     const now = this.ctx.clock.now();
     const account = await this.account(actor.accountId);
     const state = withDefaults(input);
-    checkState(state, account.currency);
+    checkState(state, account.account.currency);
     const compiled = this.compileState(state, account);
     assertSavable(state, compiled);
     const row: repo.TemplateRow = {
@@ -96,7 +105,7 @@ export class DocumentTemplatesService {
   async compile(accountId: string, input: CompileDocumentTemplate): Promise<CompiledTemplate> {
     const account = await this.account(accountId);
     const state = withDefaults(input);
-    checkState(state, account.currency);
+    checkState(state, account.account.currency);
     return this.compileState(state, account, input.data);
   }
 
@@ -111,6 +120,9 @@ export class DocumentTemplatesService {
     query: ListDocumentTemplates,
   ): Promise<{ data: DocumentTemplate[]; nextCursor: string | null }> {
     const limit = query.limit ?? 25;
+    // An account made before a system template existed gets it here, where clients look
+    // for it (`?systemKey=INVOICE`).
+    await ensureSystemTemplates(this.ctx.db, accountId, this.ctx.clock.now());
     const rows = await repo.listTemplates(this.ctx.db, accountId, {
       limit,
       afterId: decodeCursor(query.cursor),
@@ -144,7 +156,7 @@ export class DocumentTemplatesService {
     if (current) {
       const account = await this.account(actor.accountId);
       const state = applyUpdate(stateOf(before), input);
-      checkState(state, account.currency);
+      checkState(state, account.account.currency);
       const compiled = this.compileState(state, account);
       assertSavable(state, compiled);
       values = rowValues(state, compiled);

@@ -159,7 +159,12 @@ describe('document templates: happy paths', () => {
   it('filters by documentType, status, systemKey and accent-insensitive name, newest first', async () => {
     const owner = await createUser(t);
     const seeded = await list(owner);
-    expect(seeded.data.map((x) => x.systemKey)).toEqual(['NOTICE', 'TERMINATION']);
+    expect(seeded.data.map((x) => x.systemKey)).toEqual([
+      'CREDIT_NOTE',
+      'INVOICE',
+      'NOTICE',
+      'TERMINATION',
+    ]);
     for (const [name, documentType, status] of [
       ['Angebot Büro', 'OFFER', 'DRAFT'],
       ['Brief Café', 'LETTER', 'PUBLISHED'],
@@ -173,8 +178,14 @@ describe('document templates: happy paths', () => {
       'Angebot 100% Rabatt',
       'Brief Café',
       'Angebot Büro',
+      'Gutschrift / Rechnungskorrektur',
+      'Rechnung',
       'Mitteilung',
       'Kündigung',
+    ]);
+    expect(await names('documentType=INVOICE')).toEqual([
+      'Gutschrift / Rechnungskorrektur',
+      'Rechnung',
     ]);
     expect(await names('documentType=OFFER')).toEqual(['Angebot 100% Rabatt', 'Angebot Büro']);
     expect(await names('status=DRAFT')).toEqual(['Angebot Büro']);
@@ -197,10 +208,12 @@ describe('document templates: happy paths', () => {
     expect(page1.data.map((x) => x.name)).toEqual(['T2', 'T1']);
     await create(owner, minimal('inserted meanwhile'));
     const page2 = await list(owner, `limit=2&cursor=${page1.nextCursor}`);
-    expect(page2.data.map((x) => x.name)).toEqual(['T0', 'Mitteilung']);
+    expect(page2.data.map((x) => x.name)).toEqual(['T0', 'Gutschrift / Rechnungskorrektur']);
     const page3 = await list(owner, `limit=2&cursor=${page2.nextCursor}`);
-    expect(page3.data.map((x) => x.name)).toEqual(['Kündigung']);
-    expect(page3.nextCursor).toBeNull();
+    expect(page3.data.map((x) => x.name)).toEqual(['Rechnung', 'Mitteilung']);
+    const page4 = await list(owner, `limit=2&cursor=${page3.nextCursor}`);
+    expect(page4.data.map((x) => x.name)).toEqual(['Kündigung']);
+    expect(page4.nextCursor).toBeNull();
   });
 });
 
@@ -231,7 +244,7 @@ describe('document templates: bad input', () => {
     ],
     ['logoPosition', { ...minimal(), logoPosition: 'CENTER' }, '/body/logoPosition', 'not_in_enum'],
     ['status', { ...minimal(), status: 'ARCHIVED' }, '/body/status', 'not_in_enum'],
-    ['systemKey', { ...minimal(), systemKey: 'INVOICE' }, '/body/systemKey', 'not_in_enum'],
+    ['systemKey', { ...minimal(), systemKey: 'OFFER' }, '/body/systemKey', 'not_in_enum'],
     ['showLogo', { ...minimal(), showLogo: 'yes' }, '/body/showLogo', 'wrong_type'],
     ['headerSource type', { ...minimal(), headerSource: 7 }, '/body/headerSource', 'wrong_type'],
     ['field type', field({ type: 'boolean' }), '/body/fields/0/type', 'not_in_enum'],

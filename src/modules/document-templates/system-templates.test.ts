@@ -8,6 +8,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
+import { ensureSystemTemplate, ensureSystemTemplates } from './system-templates.js';
 
 let t: TestApp;
 let user: TestUser;
@@ -27,7 +28,8 @@ type Template = Record<string, unknown> & {
   compiledContentHtml: string;
 };
 
-const systemTemplate = async (key: 'TERMINATION' | 'NOTICE', who = user) => {
+type Key = 'TERMINATION' | 'NOTICE' | 'INVOICE' | 'CREDIT_NOTE';
+const systemTemplate = async (key: Key, who = user) => {
   const res = await t.request({ method: 'GET', url: `${URL}?systemKey=${key}`, token: who.token });
   return (res.json<{ data: Template[] }>().data[0] ?? null) as Template;
 };
@@ -106,9 +108,12 @@ describe('system templates', () => {
       .orderBy('system_key')
       .execute();
     expect(rows.map((r) => [r.system_key, r.name, r.status, r.document_type])).toEqual([
+      ['CREDIT_NOTE', 'Gutschrift / Rechnungskorrektur', 'PUBLISHED', 'INVOICE'],
+      ['INVOICE', 'Rechnung', 'PUBLISHED', 'INVOICE'],
       ['NOTICE', 'Mitteilung', 'PUBLISHED', 'LETTER'],
       ['TERMINATION', 'Kündigung', 'PUBLISHED', 'LETTER'],
     ]);
+    expect(rows[3]!.compiled_content_html).toContain('Muster Handwerk GmbH');
     expect(rows[1]!.compiled_content_html).toContain('Muster Handwerk GmbH');
     const events = await t.app.ctx.db
       .selectFrom('audit_events')
@@ -210,12 +215,12 @@ describe('system templates', () => {
     );
   });
 
-  it('cannot be deleted', async () => {
-    const termination = await systemTemplate('TERMINATION');
+  it.each(['TERMINATION', 'INVOICE'] as const)('cannot be deleted (%s)', async (key) => {
+    const template = await systemTemplate(key);
     const before = await auditCount(t, user.accountId);
     const res = await t.request({
       method: 'DELETE',
-      url: `${URL}/${termination.id}`,
+      url: `${URL}/${template.id}`,
       token: user.token,
     });
     expect(res.statusCode).toBe(409);
@@ -223,7 +228,7 @@ describe('system templates', () => {
       code: 'state_conflict',
       detail: 'System templates cannot be deleted.',
     });
-    expect(await systemTemplate('TERMINATION')).toMatchObject({ id: termination.id });
+    expect(await systemTemplate(key)).toMatchObject({ id: template.id });
     expect(await auditCount(t, user.accountId)).toBe(before);
   });
 
@@ -284,5 +289,102 @@ describe('system templates', () => {
       version: 2,
     });
     expect(edited.json().compiledContentHtml).toContain('Schlussrechnung');
+  });
+
+  it('include the invoice layout, PUBLISHED, previewed with the account’s company', async () => {
+    const invoice = await systemTemplate('INVOICE');
+    const credit = await systemTemplate('CREDIT_NOTE');
+    expect(invoice).toMatchObject({
+      name: 'Rechnung',
+      documentType: 'INVOICE',
+      status: 'PUBLISHED',
+      systemKey: 'INVOICE',
+      fields: [],
+    });
+    expect(credit).toMatchObject({
+      name: 'Gutschrift / Rechnungskorrektur',
+      documentType: 'INVOICE',
+      status: 'PUBLISHED',
+      systemKey: 'CREDIT_NOTE',
+    });
+    // The sample invoice with the factory account's real company data.
+    const preview = text(invoice.compiledContentHtml);
+    expect(preview).toContain('Test GmbH · Musterstraße 1 · 10115 Berlin');
+    expect(preview).toMatch(/Rechnungsnummer \d{4}-0001/);
+    expect(preview).toContain('Bestellnummer B-4711');
+    expect(preview).toContain(
+      '1 Wartung Heizungsanlage (Jahrespauschale) 1 pauschal 850,00 € 19 %',
+    );
+    expect(preview).toContain('USt. 19 % auf 941,00 € 178,79 €');
+    expect(preview).toContain('Gesamtbetrag 1.151,78 €');
+    expect(preview).toMatch(/Bei Zahlung bis zum [\d.]+: 2 % Skonto \(23,04 €\)/);
+    expect(text(invoice.compiledFooterHtml as string)).toContain(
+      'IBAN DE02 1203 0000 0000 2020 51',
+    );
+  });
+
+  it('write the invoice layout in English for an English partner, a credit note as such', async () => {
+    const invoice = await systemTemplate('INVOICE');
+    const res = await compile({
+      ...bodyOf(invoice),
+      data: {
+        today: '2026-05-04',
+        partner: {
+          name: 'Acme Ltd',
+          language: 'en',
+          addresses: [{ type: 'BILLING', country: 'GB' }],
+        },
+        document: { documentNumber: 'GS-2026-0001', invoiceType: 'CREDIT_NOTE' },
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().problems).toEqual([]);
+    const letter = text(res.json().compiledContentHtml);
+    expect(letter).toContain('Acme Ltd');
+    expect(letter).toContain('UNITED KINGDOM');
+    expect(letter).toContain('Credit note GS-2026-0001');
+    expect(letter).toContain('Credit note number GS-2026-0001');
+    expect(letter).not.toContain('Payment terms');
+  });
+
+  it('are added to an account that predates them, once, on first use', async () => {
+    const owner = await createUser(t);
+    const db = t.app.ctx.db;
+    // An account made before the invoice layout existed.
+    await db
+      .deleteFrom('document_templates')
+      .where('account_id', '=', owner.accountId)
+      .where('system_key', 'in', ['INVOICE', 'CREDIT_NOTE'])
+      .execute();
+    const before = await auditCount(t, owner.accountId);
+    // Two first uses at once: the unique (account, systemKey) index lets one seed win.
+    const [a, b] = await Promise.all([
+      ensureSystemTemplates(db, owner.accountId),
+      ensureSystemTemplates(db, owner.accountId),
+    ]);
+    expect([...a, ...b].map((r) => r.system_key).sort()).toEqual(['CREDIT_NOTE', 'INVOICE']);
+    expect(await auditCount(t, owner.accountId)).toBe(before + 2);
+    const events = await db
+      .selectFrom('audit_events')
+      .select(['actor_type', 'resource_id'])
+      .where('account_id', '=', owner.accountId)
+      .where('action', '=', 'document_template.created')
+      .execute();
+    expect(events.filter((e) => e.actor_type === 'system')).toHaveLength(2);
+
+    const listed = await systemTemplate('INVOICE', owner);
+    expect(listed).toMatchObject({ name: 'Rechnung', status: 'PUBLISHED' });
+    expect((await ensureSystemTemplate(db, owner.accountId, 'INVOICE')).id).toBe(listed.id);
+    expect(await auditCount(t, owner.accountId)).toBe(before + 2);
+
+    // Listing seeds too: where clients look for the layout.
+    await db
+      .deleteFrom('document_templates')
+      .where('account_id', '=', owner.accountId)
+      .where('system_key', '=', 'CREDIT_NOTE')
+      .execute();
+    expect(await systemTemplate('CREDIT_NOTE', owner)).toMatchObject({
+      name: 'Gutschrift / Rechnungskorrektur',
+    });
   });
 });

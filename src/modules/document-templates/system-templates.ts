@@ -2,20 +2,30 @@
  * The system templates every account starts with (decisions §7): a termination letter
  * (Kündigung) and a notice letter (Mitteilung), PUBLISHED, in German business wording with a
  * DIN 5008 style layout: sender line above the recipient's address field, place and date,
- * subject line, salutation, body, closing. Accounts may edit them; they cannot delete them
- * or change their `systemKey`.
+ * subject line, salutation, body, closing; and the invoice layout (issue 10) as "Rechnung"
+ * and "Gutschrift / Rechnungskorrektur". Accounts may edit them; they cannot delete them or
+ * change their `systemKey`. Accounts made before a system template existed get it on first
+ * use (`ensureSystemTemplates`).
  */
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { compileTemplate, type TemplateField } from '../../shared/templating/index.js';
 import { searchText } from '../../http/pagination.js';
-import { findAccount } from '../account/account.repository.js';
+import { findAccount, type AccountRow } from '../account/account.repository.js';
+import { readCompany } from '../account/company.js';
 import { accountRenderData, auditedTemplate } from './document-templates.presenter.js';
-import { insertTemplates, type TemplateRow } from './document-templates.repository.js';
-import type { SystemKey } from './document-templates.schemas.js';
+import {
+  findSystemTemplate,
+  insertSystemTemplate,
+  insertTemplates,
+  systemKeysOf,
+  type TemplateRow,
+} from './document-templates.repository.js';
+import type { DocumentTemplate, SystemKey } from './document-templates.schemas.js';
+import { INVOICE_CONTENT, INVOICE_FOOTER } from './invoice-template.js';
 
 const LETTER_STYLE = `<style>
   .letter { font-family: Arial, Helvetica, sans-serif; font-size: 11pt; line-height: 1.45; color: #000; }
@@ -71,16 +81,22 @@ const NOTICE = `${LETTER_STYLE}
 
 interface SystemTemplate {
   systemKey: SystemKey;
+  documentType: DocumentTemplate['documentType'];
   name: string;
   contentSource: string;
   footerSource: string;
   fields: TemplateField[];
 }
 
-/** The system templates, in the order they are listed (newest first: NOTICE, TERMINATION). */
+/**
+ * The system templates, seeded in this order (listed newest first: CREDIT_NOTE, INVOICE,
+ * NOTICE, TERMINATION). Invoices and credit notes share one layout: it reads the document's
+ * `invoiceType`, so either template prints either kind correctly.
+ */
 export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
   {
     systemKey: 'TERMINATION',
+    documentType: 'LETTER',
     name: 'Kündigung',
     contentSource: TERMINATION,
     footerSource: FOOTER,
@@ -88,6 +104,7 @@ export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
   },
   {
     systemKey: 'NOTICE',
+    documentType: 'LETTER',
     name: 'Mitteilung',
     contentSource: NOTICE,
     footerSource: FOOTER,
@@ -101,7 +118,58 @@ export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
       },
     ],
   },
+  {
+    systemKey: 'INVOICE',
+    documentType: 'INVOICE',
+    name: 'Rechnung',
+    contentSource: INVOICE_CONTENT,
+    footerSource: INVOICE_FOOTER,
+    fields: [],
+  },
+  {
+    systemKey: 'CREDIT_NOTE',
+    documentType: 'INVOICE',
+    name: 'Gutschrift / Rechnungskorrektur',
+    contentSource: INVOICE_CONTENT,
+    footerSource: INVOICE_FOOTER,
+    fields: [],
+  },
 ];
+
+/** The row of one system template for an account, compiled against its settings. */
+function systemTemplateRow(t: SystemTemplate, account: AccountRow, now: string): TemplateRow {
+  const compiled = compileTemplate(
+    { contentSource: t.contentSource, footerSource: t.footerSource, fields: t.fields },
+    { account: accountRenderData(account), company: readCompany(account), today: now.slice(0, 10) },
+  );
+  if (compiled.problems.length > 0)
+    throw new Error(
+      `System template ${t.systemKey} does not compile: ${compiled.problems[0]!.message}`,
+    );
+  return {
+    id: newId('documentTemplate'),
+    account_id: account.id,
+    name: t.name,
+    search_name: searchText(t.name),
+    document_type: t.documentType,
+    content_source: t.contentSource,
+    fields: JSON.stringify(t.fields),
+    header_source: null,
+    header_visibility: 'ALL_PAGES',
+    footer_source: t.footerSource,
+    footer_visibility: 'ALL_PAGES',
+    show_logo: 0,
+    logo_position: 'TOP_RIGHT',
+    status: 'PUBLISHED',
+    system_key: t.systemKey,
+    compiled_header_html: compiled.compiledHeaderHtml,
+    compiled_content_html: compiled.compiledContentHtml,
+    compiled_footer_html: compiled.compiledFooterHtml,
+    version: 1,
+    created_at: now,
+    updated_at: now,
+  };
+}
 
 /**
  * Inserts the system templates of a new account, compiled against its settings (no audit
@@ -115,47 +183,14 @@ export async function seedSystemTemplateRows(
 ): Promise<TemplateRow[]> {
   const account = await findAccount(db, accountId);
   if (!account) throw new Error(`Account ${accountId} not found while seeding templates`);
-  const data = accountRenderData(account);
-  const rows = SYSTEM_TEMPLATES.map((t): TemplateRow => {
-    const compiled = compileTemplate(
-      { contentSource: t.contentSource, footerSource: t.footerSource, fields: t.fields },
-      { account: data, today: now.slice(0, 10) },
-    );
-    if (compiled.problems.length > 0)
-      throw new Error(
-        `System template ${t.systemKey} does not compile: ${compiled.problems[0]!.message}`,
-      );
-    return {
-      id: newId('documentTemplate'),
-      account_id: accountId,
-      name: t.name,
-      search_name: searchText(t.name),
-      document_type: 'LETTER',
-      content_source: t.contentSource,
-      fields: JSON.stringify(t.fields),
-      header_source: null,
-      header_visibility: 'ALL_PAGES',
-      footer_source: t.footerSource,
-      footer_visibility: 'ALL_PAGES',
-      show_logo: 0,
-      logo_position: 'TOP_RIGHT',
-      status: 'PUBLISHED',
-      system_key: t.systemKey,
-      compiled_header_html: compiled.compiledHeaderHtml,
-      compiled_content_html: compiled.compiledContentHtml,
-      compiled_footer_html: compiled.compiledFooterHtml,
-      version: 1,
-      created_at: now,
-      updated_at: now,
-    };
-  });
+  const rows = SYSTEM_TEMPLATES.map((t) => systemTemplateRow(t, account, now));
   await insertTemplates(db, rows);
   return rows;
 }
 
 /**
- * Seeds a new account's system templates (TERMINATION, NOTICE) and audits each one, inside
- * the transaction that creates the account.
+ * Seeds a new account's system templates (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE) and
+ * audits each one, inside the transaction that creates the account.
  */
 export async function seedSystemTemplates(
   trx: Transaction<DB>,
@@ -175,4 +210,69 @@ export async function seedSystemTemplates(
       },
       now,
     );
+}
+
+/** The system as the actor of a lazy seed: no user asked for it. */
+const SYSTEM = (accountId: string): Actor => ({
+  accountId,
+  userId: null,
+  tokenId: null,
+  type: 'system',
+  requestId: null,
+  ip: null,
+});
+
+/**
+ * Gives an account the system templates it lacks (those added after it was made), each
+ * inserted and audited (as the system) in one transaction. Cheap when nothing is missing: one
+ * indexed read. Safe under concurrency: the unique (account, systemKey) index lets only one
+ * insert win; the loser inserts and audits nothing. Answers the rows it inserted.
+ */
+export async function ensureSystemTemplates(
+  db: Kysely<DB>,
+  accountId: string,
+  now: Date = new Date(),
+): Promise<TemplateRow[]> {
+  const present = new Set(await systemKeysOf(db, accountId));
+  const missing = SYSTEM_TEMPLATES.filter((t) => !present.has(t.systemKey));
+  if (missing.length === 0) return [];
+  const account = await findAccount(db, accountId);
+  if (!account) return [];
+  // Compiling is CPU work: done before the transaction.
+  const rows = missing.map((t) => systemTemplateRow(t, account, now.toISOString()));
+  return db.transaction().execute(async (trx) => {
+    const inserted: TemplateRow[] = [];
+    for (const row of rows) {
+      if (!(await insertSystemTemplate(trx, row))) continue;
+      inserted.push(row);
+      await appendAudit(
+        trx,
+        SYSTEM(accountId),
+        {
+          action: 'document_template.created',
+          resourceType: 'document_template',
+          resourceId: row.id,
+          changes: auditedTemplate(row),
+        },
+        now,
+      );
+    }
+    return inserted;
+  });
+}
+
+/**
+ * The account's system template with `key`, seeded first when the account predates it (see
+ * `ensureSystemTemplates`). The documents module calls it to find the invoice layout.
+ */
+export async function ensureSystemTemplate(
+  db: Kysely<DB>,
+  accountId: string,
+  key: SystemKey,
+  now: Date = new Date(),
+): Promise<TemplateRow> {
+  await ensureSystemTemplates(db, accountId, now);
+  const row = await findSystemTemplate(db, accountId, key);
+  if (!row) throw new Error(`System template ${key} of account ${accountId} is missing`);
+  return row;
 }

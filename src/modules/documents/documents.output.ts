@@ -6,14 +6,20 @@ import { parseEInvoiceXml } from '../../shared/einvoice/index.js';
 import type { LetterInput, LogoPosition, Visibility } from '../../shared/pdf/layout.js';
 import {
   buildRenderContext,
+  giroCodeRequest,
   renderTemplate,
   type AddressData,
   type DateFormat,
   type NumberFormat,
+  type PartnerData,
+  type RenderContext,
   type RenderedTemplate,
   type TemplateField,
 } from '../../shared/templating/index.js';
+import { giroCodeDataUri, giroCodePayload } from '../../shared/girocode.js';
+import { toMajor } from '../../shared/money.js';
 import { findAccount } from '../account/account.repository.js';
+import { readCompany } from '../account/company.js';
 import { findContract } from '../contracts/contracts.repository.js';
 import { presentContract } from '../contracts/contracts.presenter.js';
 import {
@@ -31,6 +37,7 @@ import { presentPartner } from '../partners/partners.presenter.js';
 import { eInvoiceSummary, presentDocument, type StoredAnalysis } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import { invoiceTableHtml, templateShowsLines } from './invoice-table.js';
+import type { FrozenBuyer, FrozenParties } from './invoice-rules.js';
 
 /** What an UPLOADED document may be: a PDF, an e-invoice XML, or a scan. */
 export const DOCUMENT_FILE_TYPES: readonly string[] = [
@@ -50,6 +57,19 @@ export function pdfFileName(row: repo.DocumentRow): string {
     ? `${TYPE_LABEL[row.document_type] ?? 'Dokument'} ${row.document_number}`
     : row.name;
   return `${label.replace(/[\\/:*?"<>|]/g, '-')}.pdf`;
+}
+
+/** The buyer frozen on a FINAL invoice as template partner data (its address is the billing one). */
+function frozenBuyer(buyer: FrozenBuyer): PartnerData {
+  return {
+    id: buyer.id,
+    name: buyer.name,
+    addresses: buyer.address ? [{ ...buyer.address, type: 'BILLING' }] : [],
+    vatId: buyer.vatId,
+    electronicAddress: buyer.electronicAddress,
+    einvoiceFormat: buyer.einvoiceFormat,
+    language: buyer.language,
+  };
 }
 
 interface JobPayload {
@@ -116,7 +136,13 @@ export class DocumentOutput {
     );
   }
 
-  private async renderContext(row: repo.DocumentRow) {
+  /**
+   * The render context of a document: the account, its company (the seller), partner,
+   * contract, the presented document with its payments, and for an invoice its GiroCode. A
+   * FINAL invoice prints seller and buyer as they were frozen when it became FINAL, like its
+   * e-invoice, so the PDF and the XML never disagree.
+   */
+  private async renderContext(row: repo.DocumentRow): Promise<RenderContext> {
     const db = this.ctx.db;
     const account = await findAccount(db, row.account_id);
     if (!account) throw new Error(`account ${row.account_id} is gone`);
@@ -127,7 +153,16 @@ export class DocumentOutput {
     const contract = row.contract_id
       ? await findContract(db, row.account_id, row.contract_id)
       : undefined;
-    return buildRenderContext({
+    const [document] = await repo.withPaymentFigures(db, row.account_id, [row], today);
+    const frozen = row.einvoice_parties
+      ? (JSON.parse(row.einvoice_parties) as FrozenParties)
+      : null;
+    const current: PartnerData | null = partner
+      ? { ...presentPartner(partner), addresses: JSON.parse(partner.addresses) as AddressData[] }
+      : row.partner_name
+        ? { name: row.partner_name }
+        : null;
+    const context = buildRenderContext({
       account: {
         name: account.name,
         currency: account.currency,
@@ -135,21 +170,34 @@ export class DocumentOutput {
         numberFormat: account.number_format as NumberFormat,
         addresses: JSON.parse(account.addresses) as AddressData[],
       },
-      partner: partner
-        ? { ...presentPartner(partner), addresses: JSON.parse(partner.addresses) as AddressData[] }
-        : row.partner_name
-          ? { name: row.partner_name }
-          : null,
+      company: frozen?.seller ?? readCompany(account),
+      partner: frozen ? { ...current, ...frozenBuyer(frozen.buyer) } : current,
       contract: contract
         ? presentContract(contract, today)
         : row.contract_name
           ? { name: row.contract_name }
           : null,
       // The presented document: its lines, taxes and totals in major units of its currency.
-      document: presentDocument(row),
+      document: presentDocument(document!),
+      invoice: { paidAmount: toMajor(document!.settled_minor, row.currency) },
       today,
       fields: JSON.parse(row.fields) as Record<string, unknown>,
     });
+    const giro = giroCodeRequest(context);
+    if (giro && context.invoice) {
+      try {
+        const { bic, ...rest } = giro;
+        context.invoice.giroCode = await giroCodeDataUri(
+          giroCodePayload({ ...rest, ...(bic === null ? {} : { bic }) }),
+        );
+      } catch (err) {
+        // Data outside the EPC standard (a name over 70 characters, say) costs the QR code,
+        // never the invoice: the bank details are printed anyway.
+        if (!(err instanceof RangeError)) throw err;
+        this.ctx.logger.warn({ err, documentId: row.id }, 'no GiroCode for this invoice');
+      }
+    }
+    return context;
   }
 
   /**
@@ -162,7 +210,16 @@ export class DocumentOutput {
     if (!row.template_id) throw new Error(`document ${row.id} has no template`);
     const template = await findTemplate(this.ctx.db, row.account_id, row.template_id);
     if (!template) throw new Error(`template ${row.template_id} is gone`);
-    const html = await this.checkRenders(row, template);
+    const context = await this.renderContext(row);
+    const html = renderTemplate(
+      {
+        headerSource: template.header_source,
+        contentSource: template.content_source,
+        footerSource: template.footer_source,
+        fields: JSON.parse(template.fields) as TemplateField[],
+      },
+      context,
+    );
     const account = await findAccount(this.ctx.db, row.account_id);
     if (!account) throw new Error(`account ${row.account_id} is gone`);
     const table = templateShowsLines([
@@ -189,6 +246,8 @@ export class DocumentOutput {
         ? { logo: { dataUri: logo, position: template.logo_position as LogoPosition } }
         : {}),
       title: row.document_number ? `${row.name} ${row.document_number}` : row.name,
+      // An invoice is written in its partner's language (the layout's labels follow it).
+      ...(context.invoice ? { lang: context.invoice.language } : {}),
     };
   }
 

@@ -82,6 +82,36 @@ describe('invoice table', () => {
     expect(html).not.toContain('Zahlbar');
   });
 
+  it('writes units, VAT categories and exemption reasons; no due date on a credit note', () => {
+    const reason = 'Steuerschuldnerschaft des Leistungsempfängers (§ 13b UStG)';
+    const html = invoiceTableHtml(
+      row(
+        [
+          line({ description: 'Montage', quantityMilli: 2500, unitCode: 'HUR', rateBp: 0 }),
+          line({ description: 'Anfahrt', unitCode: 'C62', rateBp: 0, taxCategory: 'AE' }),
+        ],
+        [
+          {
+            taxRateId: 'txr_a',
+            rateBp: 0,
+            netMinor: 200,
+            taxMinor: 0,
+            category: 'AE',
+            exemptionReason: reason,
+          },
+        ],
+        { due_date: '2026-12-01', invoice_type: 'CREDIT_NOTE' },
+      ),
+      german,
+    )!;
+    const t = text(html);
+    expect(t).toContain('1 Montage 2,5 Std.');
+    expect(t).toContain('2 Anfahrt 1 1,00 €');
+    expect(t).toContain('zzgl. 0 % USt. (Reverse Charge) auf 2,00 € 0,00 €');
+    expect(t).toContain(reason);
+    expect(t).not.toContain('Zahlbar');
+  });
+
   it('is only for invoices with lines', () => {
     expect(invoiceTableHtml(row([], []), german)).toBeUndefined();
     expect(

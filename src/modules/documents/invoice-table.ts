@@ -3,6 +3,8 @@ import {
   formatDisplayDate,
   formatMoney,
   formatNumber,
+  INVOICE_LABELS,
+  unitName,
   type DateFormat,
   type NumberFormat,
 } from '../../shared/templating/index.js';
@@ -13,7 +15,10 @@ import type { DocumentRow, StoredLine, StoredTaxLine } from './documents.reposit
  * invoice whose template does not lay the lines out itself (decisions §9: the PDF of an
  * invoice shows what it bills). Every figure is written from integer minor units, quantities
  * (thousandths) and rates (basis points) with the templating module's formatters, in the
- * account's formats; every text is escaped.
+ * account's formats; every text is escaped. A rate of another VAT category than S names its
+ * category, and the exemption reasons follow the totals (§ 14 (4) Nr. 9 UStG); a credit note
+ * has no due date line. The system invoice layout does all this and more in the partner's
+ * language; this table is the German fallback for templates of their own.
  */
 
 /** A template lays out the lines itself when one of its sources reads `document.lineItems`. */
@@ -55,13 +60,25 @@ export function invoiceTableHtml(row: DocumentRow, formats: TableFormats): strin
   const num = (text: string) => escapeHtml(formatNumber(text, numberFormat) ?? text);
   const percent = (bp: number) => `${num(decimal(bp, 2))} %`;
 
+  const quantity = (l: StoredLine) => {
+    const unit = unitName(l.unitCode ?? null, l.quantityMilli / 1000, 'de');
+    return num(decimal(l.quantityMilli, 3)) + (unit ? ` ${escapeHtml(unit)}` : '');
+  };
+  const category = (t: StoredTaxLine) => {
+    const name = t.category && t.category !== 'S' ? INVOICE_LABELS.de.category[t.category] : '';
+    return name ? ` (${escapeHtml(name)})` : '';
+  };
+  const reasons = [
+    ...new Set(taxes.flatMap((t) => (t.exemptionReason ? [t.exemptionReason] : []))),
+  ];
+
   const body = lines
     .map(
       (l, i) =>
         `<tr style="page-break-inside:avoid;border-bottom:0.2mm solid #ccc">` +
         `<td style="${RIGHT}">${i + 1}</td>` +
         `<td style="${CELL}">${escapeHtml(l.description)}</td>` +
-        `<td style="${RIGHT}">${num(decimal(l.quantityMilli, 3))}</td>` +
+        `<td style="${RIGHT}">${quantity(l)}</td>` +
         `<td style="${RIGHT}">${money(l.unitPriceMinor)}</td>` +
         `<td style="${RIGHT}">${percent(l.rateBp)}</td>` +
         `<td style="${RIGHT}">${money(l.netMinor)}</td></tr>`,
@@ -75,19 +92,23 @@ export function invoiceTableHtml(row: DocumentRow, formats: TableFormats): strin
     `<tr><td style="${CELL}">Nettobetrag</td><td style="${RIGHT}">${money(row.net_total)}</td></tr>`,
     ...taxes.map(
       (t) =>
-        `<tr><td style="${CELL}">zzgl. ${percent(t.rateBp)} USt. auf ${money(t.netMinor)}</td>` +
+        `<tr><td style="${CELL}">zzgl. ${percent(t.rateBp)} USt.${category(t)} auf ${money(t.netMinor)}</td>` +
         `<td style="${RIGHT}">${money(t.taxMinor)}</td></tr>`,
     ),
     `<tr style="font-weight:bold;border-top:0.3mm solid #333"><td style="${CELL}">Gesamtbetrag</td>` +
       `<td style="${RIGHT}">${money(row.gross_total)}</td></tr>`,
   ].join('');
-  const due = row.due_date ? formatDisplayDate(row.due_date, formats.dateFormat) : undefined;
+  const due =
+    row.due_date && row.invoice_type !== 'CREDIT_NOTE'
+      ? formatDisplayDate(row.due_date, formats.dateFormat)
+      : undefined;
   return (
     `<div class="k-invoice" style="margin-top:8mm">` +
     `<table class="k-invoice-lines" style="width:100%;border-collapse:collapse;font-size:9.5pt">` +
     `<thead>${head}</thead><tbody>${body}</tbody></table>` +
     `<table class="k-invoice-totals" style="width:60%;margin:4mm 0 0 auto;border-collapse:collapse;font-size:9.5pt;page-break-inside:avoid">` +
     `<tbody>${totals}</tbody></table>` +
+    reasons.map((r) => `<p style="margin-top:3mm">${escapeHtml(r)}</p>`).join('') +
     (due ? `<p style="margin-top:4mm">Zahlbar bis ${escapeHtml(due)}.</p>` : '') +
     `</div>`
   );

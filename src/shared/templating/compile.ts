@@ -10,6 +10,7 @@ import { AppError } from '../../http/errors.js';
 import {
   buildRenderContext,
   type AccountData,
+  type CompanyData,
   type ContractData,
   type DocumentData,
   type PartnerData,
@@ -108,7 +109,7 @@ function run(
       problems.push({
         part,
         code: 'unknown_placeholder',
-        message: `"${unknown}" is not a placeholder of the context (account, partner, contract, document, today) nor a declared field.`,
+        message: `"${unknown}" is not a placeholder of the context (account, company, partner, contract, document, invoice, today) nor a declared field.`,
         line: use.line,
         column: use.column,
         placeholder: unknown,
@@ -125,9 +126,11 @@ function run(
   const scope = {
     ...fields.values,
     account: context.account,
+    company: context.company,
     partner: context.partner,
     contract: context.contract,
     document: context.document,
+    invoice: context.invoice,
     today: context.today,
     fields: fields.values,
     [FORMATS]: formats,
@@ -166,13 +169,20 @@ function run(
  */
 export function compileTemplate(
   body: TemplateSources,
-  opts: { account: AccountData; data?: CompileData | null; today?: string },
+  opts: {
+    account: AccountData;
+    /** The account's company master data (real, never a sample). */
+    company?: CompanyData | null;
+    data?: CompileData | null;
+    today?: string;
+  },
 ): CompiledTemplate {
   const today = opts.data?.today ?? opts.today ?? isoDate(new Date());
   const sample = sampleData(today, opts.account.currency);
   const data = opts.data ?? undefined;
   const context = buildRenderContext({
     account: opts.account,
+    company: opts.company ?? null,
     partner: data?.partner !== undefined ? data.partner : sample.partner,
     contract: data?.contract !== undefined ? data.contract : sample.contract,
     document: data?.document !== undefined ? data.document : sample.document,

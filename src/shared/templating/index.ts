@@ -29,12 +29,22 @@ export {
   buildRenderContext,
   type AccountData,
   type AddressData,
+  type CompanyData,
   type ContractData,
   type DocumentData,
+  type InvoiceData,
   type PartnerData,
   type RenderContext,
   type RenderInput,
 } from './context.js';
+export {
+  giroCodeRequest,
+  INVOICE_LABELS,
+  unitName,
+  type GiroCodeRequest,
+  type InvoiceLabels,
+  type InvoiceLanguage,
+} from './invoice.js';
 export { RESERVED_KEYS } from './placeholders.js';
 export { sanitizeCss, sanitizeTemplateHtml, type SanitizedHtml } from './sanitize.js';
 export {

@@ -1,5 +1,6 @@
 /** Which placeholders the render context offers, checked against a template's variables. */
 import type { VariableUse } from './engine.js';
+import { INVOICE_LABELS } from './invoice.js';
 
 /** A leaf value, a record of named members, or a list of one element shape. */
 export type Shape = 'value' | { [key: string]: Shape } | [Shape];
@@ -15,6 +16,16 @@ const ADDRESS: Shape = {
   email: V,
   phone: V,
 };
+const ELECTRONIC_ADDRESS: Shape = { scheme: V, value: V };
+/** Every label, and the category names (read as `invoice.labels.category[tax.category]`). */
+const LABELS: Shape = Object.fromEntries(
+  Object.entries(INVOICE_LABELS.de).map(([key, value]: [string, string | object]) => [
+    key,
+    typeof value === 'string'
+      ? V
+      : Object.fromEntries(Object.keys(value).map((k): [string, Shape] => [k, V])),
+  ]),
+);
 
 /** Every placeholder path the context offers (besides `fields`), for unknown-placeholder checks. */
 export const CONTEXT_SHAPE: Record<string, Shape> = {
@@ -26,6 +37,22 @@ export const CONTEXT_SHAPE: Record<string, Shape> = {
     address: ADDRESS,
     addresses: [ADDRESS],
   },
+  company: {
+    legalName: V,
+    address: ADDRESS,
+    vatId: V,
+    taxNumber: V,
+    registerCourt: V,
+    registerNumber: V,
+    managingDirectors: [V],
+    email: V,
+    phone: V,
+    website: V,
+    electronicAddress: ELECTRONIC_ADDRESS,
+    bankAccounts: [{ iban: V, ibanGrouped: V, bic: V, accountHolder: V, bankName: V }],
+    smallBusiness: V,
+    defaultPaymentTermDays: V,
+  },
   partner: {
     name: V,
     type: V,
@@ -33,6 +60,11 @@ export const CONTEXT_SHAPE: Record<string, Shape> = {
     website: V,
     address: ADDRESS,
     addresses: [ADDRESS],
+    vatId: V,
+    buyerReference: V,
+    electronicAddress: ELECTRONIC_ADDRESS,
+    einvoiceFormat: V,
+    language: V,
   },
   contract: {
     name: V,
@@ -59,11 +91,49 @@ export const CONTEXT_SHAPE: Record<string, Shape> = {
     creationDate: V,
     dueDate: V,
     currency: V,
-    lineItems: [{ description: V, quantity: V, unitPrice: V, netAmount: V, taxRate: V }],
-    taxes: [{ rate: V, net: V, tax: V }],
+    lineItems: [
+      {
+        description: V,
+        quantity: V,
+        unitPrice: V,
+        netAmount: V,
+        taxRate: V,
+        taxCategory: V,
+        unitCode: V,
+        unit: V,
+      },
+    ],
+    taxes: [{ rate: V, net: V, tax: V, category: V, exemptionReason: V, exemptionCode: V }],
     netTotal: V,
     taxTotal: V,
     grossTotal: V,
+    invoiceType: V,
+    deliveryDate: V,
+    servicePeriod: { from: V, to: V },
+    buyerReference: V,
+    orderReference: V,
+    paymentTerms: V,
+    skontoPercent: V,
+    skontoDays: V,
+    note: V,
+    precedingDocumentId: V,
+    precedingDocumentNumber: V,
+    precedingDocumentDate: V,
+    cancelledByDocumentId: V,
+  },
+  invoice: {
+    language: V,
+    labels: LABELS,
+    title: V,
+    creditNote: V,
+    customerNumber: V,
+    recipientCountry: V,
+    showVat: V,
+    taxNotes: [V],
+    paidAmount: V,
+    dueAmount: V,
+    skonto: { percent: V, days: V, until: V, amount: V, payable: V },
+    giroCode: V,
   },
   today: V,
 };

@@ -5,7 +5,8 @@ import type { RenderInput } from './context.js';
 /**
  * Fictional German sample records for compiling without data: a customer in Köln, a
  * yearly renewing maintenance contract whose current term ends at the end of next year, and
- * an invoice with lines at 19 % and 7 %, due in 14 days.
+ * an invoice with lines at 19 % and 7 %, delivered today, due in 14 days, 2 % Skonto within
+ * 7 days. The seller is never a sample: compiles use the account's own company data.
  */
 export function sampleData(
   today: string,
@@ -15,6 +16,7 @@ export function sampleData(
   const endDate = `${year + 1}-12-31`;
   return {
     partner: {
+      id: 'ptr_01kbq3m9a8v6x2c4d7e5f0g1h2',
       name: 'Muster & Partner GmbH',
       type: 'CUSTOMER',
       description: null,
@@ -31,6 +33,11 @@ export function sampleData(
           phone: '+49 221 1234567',
         },
       ],
+      vatId: 'DE999999999',
+      buyerReference: null,
+      electronicAddress: { scheme: 'EM', value: 'rechnung@muster-partner.example' },
+      einvoiceFormat: null,
+      language: 'de',
     },
     contract: {
       name: 'Wartungsvertrag Heizungsanlage',
@@ -69,23 +76,44 @@ export function sampleData(
           unitPrice: 850,
           netAmount: 850,
           taxRate: 19,
+          taxCategory: 'S',
+          unitCode: 'LS',
         },
-        { description: 'Anfahrt', quantity: 2, unitPrice: 45.5, netAmount: 91, taxRate: 19 },
+        {
+          description: 'Anfahrt',
+          quantity: 2,
+          unitPrice: 45.5,
+          netAmount: 91,
+          taxRate: 19,
+          taxCategory: 'S',
+          unitCode: 'C62',
+        },
         {
           description: 'Fachbuch Heizungstechnik',
           quantity: 1,
           unitPrice: 29.9,
           netAmount: 29.9,
           taxRate: 7,
+          taxCategory: 'S',
+          unitCode: 'H87',
         },
       ],
       taxes: [
-        { rate: 19, net: 941, tax: 178.79 },
-        { rate: 7, net: 29.9, tax: 2.09 },
+        { rate: 19, net: 941, tax: 178.79, category: 'S' },
+        { rate: 7, net: 29.9, tax: 2.09, category: 'S' },
       ],
       netTotal: 970.9,
       taxTotal: 180.88,
       grossTotal: 1151.78,
+      invoiceType: 'INVOICE',
+      deliveryDate: today,
+      servicePeriod: null,
+      buyerReference: null,
+      orderReference: 'B-4711',
+      paymentTerms: null,
+      skontoPercent: 2,
+      skontoDays: 7,
+      note: null,
     },
   };
 }

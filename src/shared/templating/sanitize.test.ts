@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { giroCodeDataUri, giroCodePayload } from '../girocode.js';
 import { sanitizeCss, sanitizeTemplateHtml } from './sanitize.js';
 
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk';
@@ -22,6 +23,23 @@ describe('template sanitiser', () => {
     expect(result.html).toContain('<a href="tel:+4930123">');
     expect(result.html).toContain('<a href="#anhang">');
     expect(result.html).toContain('<style>.letter p { margin: 0 0 4mm; color: #333 }</style>');
+  });
+
+  it('lets the GiroCode of an invoice through as it is: a PNG data URI, pixelated', async () => {
+    const uri = await giroCodeDataUri(
+      giroCodePayload({
+        name: 'Kontor GmbH',
+        iban: 'DE02120300000000202051',
+        amountMinor: 118_984,
+        currency: 'EUR',
+        reference: '2026-0001',
+      }),
+    );
+    expect(uri).toMatch(/^data:image\/png;base64,/);
+    const html = `<div class="giro"><img src="${uri}" alt="GiroCode" style="image-rendering: pixelated" /></div>`;
+    const result = sanitizeTemplateHtml(html);
+    expect(result.removed).toEqual([]);
+    expect(result.html).toContain(`<img src="${uri}" alt="GiroCode"`);
   });
 
   it.each([

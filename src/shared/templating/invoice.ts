@@ -1,0 +1,475 @@
+/**
+ * The `invoice` of the render context: what an invoice layout prints beyond the document's
+ * own figures, in the partner's language (German or English): the fixed texts, the statutory
+ * tax notes (§ 14 (4) Nr. 9, § 14a UStG, § 19 UStG), the Skonto terms (§ 14 (4) Nr. 7 UStG),
+ * the amount due and the GiroCode. Kept apart from the context builder because it is the
+ * one part that is about invoicing law rather than about shaping records.
+ */
+import type { CompanyView, DocumentView, PartnerView, RenderContext } from './context.js';
+
+export type InvoiceLanguage = 'de' | 'en';
+
+/** Every fixed text of the invoice layout. */
+export interface InvoiceLabels {
+  invoice: string;
+  creditNote: string;
+  invoiceNumber: string;
+  creditNoteNumber: string;
+  invoiceDate: string;
+  creditNoteDate: string;
+  deliveryDate: string;
+  servicePeriod: string;
+  customerNumber: string;
+  buyerReference: string;
+  orderReference: string;
+  buyerVatId: string;
+  precedingInvoice: string;
+  /** "Diese Gutschrift bezieht sich auf die Rechnung" + number + `of` + date. */
+  refersTo: string;
+  of: string;
+  position: string;
+  description: string;
+  quantity: string;
+  unitPrice: string;
+  vatRate: string;
+  amount: string;
+  netTotal: string;
+  vat: string;
+  /** "USt. 19 % auf 941,00 €": between the rate and the net it is charged on. */
+  vatOn: string;
+  grossTotal: string;
+  paid: string;
+  amountDue: string;
+  paymentTerms: string;
+  payableBy: string;
+  skontoIf: string;
+  skonto: string;
+  skontoPayable: string;
+  payGiroCode: string;
+  payGiroCodeHint: string;
+  bank: string;
+  accountHolder: string;
+  iban: string;
+  bic: string;
+  managingDirectors: string;
+  registerCourt: string;
+  vatId: string;
+  taxNumber: string;
+  phone: string;
+  email: string;
+  website: string;
+  thanks: string;
+  /** Names of the VAT categories other than S, for the tax breakdown. */
+  category: Record<string, string>;
+}
+
+const DE: InvoiceLabels = {
+  invoice: 'Rechnung',
+  creditNote: 'Gutschrift',
+  invoiceNumber: 'Rechnungsnummer',
+  creditNoteNumber: 'Gutschriftsnummer',
+  invoiceDate: 'Rechnungsdatum',
+  creditNoteDate: 'Datum',
+  deliveryDate: 'Liefer-/Leistungsdatum',
+  servicePeriod: 'Leistungszeitraum',
+  customerNumber: 'Kundennummer',
+  buyerReference: 'Ihre Referenz',
+  orderReference: 'Bestellnummer',
+  buyerVatId: 'Ihre USt-IdNr.',
+  precedingInvoice: 'Zu Rechnung',
+  refersTo: 'Diese Gutschrift bezieht sich auf die Rechnung',
+  of: 'vom',
+  position: 'Pos.',
+  description: 'Beschreibung',
+  quantity: 'Menge',
+  unitPrice: 'Einzelpreis',
+  vatRate: 'USt.',
+  amount: 'Betrag',
+  netTotal: 'Nettobetrag',
+  vat: 'USt.',
+  vatOn: 'auf',
+  grossTotal: 'Gesamtbetrag',
+  paid: 'Bereits bezahlt',
+  amountDue: 'Offener Betrag',
+  paymentTerms: 'Zahlungsbedingungen',
+  payableBy: 'Zahlbar ohne Abzug bis zum',
+  skontoIf: 'Bei Zahlung bis zum',
+  skonto: 'Skonto',
+  skontoPayable: 'Zahlbetrag',
+  payGiroCode: 'Bezahlen per GiroCode',
+  payGiroCodeHint:
+    'Mit der Banking-App scannen: Empfänger, IBAN, Betrag und Verwendungszweck sind ausgefüllt.',
+  bank: 'Bankverbindung',
+  accountHolder: 'Kontoinhaber',
+  iban: 'IBAN',
+  bic: 'BIC',
+  managingDirectors: 'Geschäftsführer',
+  registerCourt: 'Registergericht',
+  vatId: 'USt-IdNr.',
+  taxNumber: 'Steuernummer',
+  phone: 'Tel.',
+  email: 'E-Mail',
+  website: 'Web',
+  thanks: 'Vielen Dank für Ihren Auftrag.',
+  category: {
+    S: '',
+    Z: 'Nullsatz',
+    E: 'steuerfrei',
+    AE: 'Reverse Charge',
+    K: 'innergemeinschaftliche Lieferung',
+    G: 'Ausfuhrlieferung',
+    O: 'nicht steuerbar',
+  },
+};
+
+const EN: InvoiceLabels = {
+  invoice: 'Invoice',
+  creditNote: 'Credit note',
+  invoiceNumber: 'Invoice number',
+  creditNoteNumber: 'Credit note number',
+  invoiceDate: 'Invoice date',
+  creditNoteDate: 'Date',
+  deliveryDate: 'Delivery date',
+  servicePeriod: 'Service period',
+  customerNumber: 'Customer number',
+  buyerReference: 'Buyer reference',
+  orderReference: 'Order number',
+  buyerVatId: 'Your VAT ID',
+  precedingInvoice: 'Original invoice',
+  refersTo: 'This credit note refers to invoice',
+  of: 'of',
+  position: 'Item',
+  description: 'Description',
+  quantity: 'Quantity',
+  unitPrice: 'Unit price',
+  vatRate: 'VAT',
+  amount: 'Amount',
+  netTotal: 'Net amount',
+  vat: 'VAT',
+  vatOn: 'on',
+  grossTotal: 'Total amount',
+  paid: 'Already paid',
+  amountDue: 'Amount due',
+  paymentTerms: 'Payment terms',
+  payableBy: 'Payable without deduction by',
+  skontoIf: 'If paid by',
+  skonto: 'early payment discount',
+  skontoPayable: 'amount to pay',
+  payGiroCode: 'Pay by GiroCode',
+  payGiroCodeHint: 'Scan with your banking app: payee, IBAN, amount and reference are filled in.',
+  bank: 'Bank details',
+  accountHolder: 'Account holder',
+  iban: 'IBAN',
+  bic: 'BIC',
+  managingDirectors: 'Managing directors',
+  registerCourt: 'Register court',
+  vatId: 'VAT ID',
+  taxNumber: 'Tax number',
+  phone: 'Phone',
+  email: 'Email',
+  website: 'Web',
+  thanks: 'Thank you for your business.',
+  category: {
+    S: '',
+    Z: 'zero rated',
+    E: 'exempt',
+    AE: 'reverse charge',
+    K: 'intra-Community supply',
+    G: 'export',
+    O: 'not subject to VAT',
+  },
+};
+
+/** The fixed texts per language. */
+export const INVOICE_LABELS: Readonly<Record<InvoiceLanguage, InvoiceLabels>> = { de: DE, en: EN };
+
+/** The statutory sentences of the tax notes, per language. */
+const NOTES: Record<
+  InvoiceLanguage,
+  {
+    reverseCharge: string;
+    intraCommunity: string;
+    exempt: string;
+    export: string;
+    notTaxable: string;
+    smallBusiness: string;
+    sellerVatId: string;
+    buyerVatId: string;
+  }
+> = {
+  de: {
+    reverseCharge: 'Steuerschuldnerschaft des Leistungsempfängers',
+    intraCommunity: 'Steuerfreie innergemeinschaftliche Lieferung',
+    exempt: 'Steuerfreie Leistung',
+    export: 'Steuerfreie Ausfuhrlieferung',
+    notTaxable: 'Im Inland nicht steuerbare Leistung',
+    smallBusiness: 'Gemäß § 19 UStG wird keine Umsatzsteuer berechnet.',
+    sellerVatId: 'USt-IdNr. des Leistenden',
+    buyerVatId: 'USt-IdNr. des Leistungsempfängers',
+  },
+  en: {
+    reverseCharge: 'Reverse charge',
+    intraCommunity: 'Exempt intra-Community supply',
+    exempt: 'VAT exempt supply',
+    export: 'Exempt export supply',
+    notTaxable: 'Not subject to VAT in Germany',
+    smallBusiness: 'No VAT is charged: small business under § 19 UStG (German VAT Act).',
+    sellerVatId: 'Supplier VAT ID',
+    buyerVatId: 'Customer VAT ID',
+  },
+};
+
+/** Units of UN/ECE Rec. 20 for people: singular and plural, per language. */
+const UNITS: Record<string, Record<InvoiceLanguage, [string, string]>> = {
+  C62: { de: ['', ''], en: ['', ''] },
+  H87: { de: ['Stk.', 'Stk.'], en: ['pc', 'pcs'] },
+  HUR: { de: ['Std.', 'Std.'], en: ['hour', 'hours'] },
+  MIN: { de: ['Min.', 'Min.'], en: ['min', 'min'] },
+  DAY: { de: ['Tag', 'Tage'], en: ['day', 'days'] },
+  WEE: { de: ['Woche', 'Wochen'], en: ['week', 'weeks'] },
+  MON: { de: ['Monat', 'Monate'], en: ['month', 'months'] },
+  ANN: { de: ['Jahr', 'Jahre'], en: ['year', 'years'] },
+  KGM: { de: ['kg', 'kg'], en: ['kg', 'kg'] },
+  GRM: { de: ['g', 'g'], en: ['g', 'g'] },
+  TNE: { de: ['t', 't'], en: ['t', 't'] },
+  MTR: { de: ['m', 'm'], en: ['m', 'm'] },
+  KMT: { de: ['km', 'km'], en: ['km', 'km'] },
+  MTK: { de: ['m²', 'm²'], en: ['m²', 'm²'] },
+  MTQ: { de: ['m³', 'm³'], en: ['m³', 'm³'] },
+  LTR: { de: ['l', 'l'], en: ['l', 'l'] },
+  KWH: { de: ['kWh', 'kWh'], en: ['kWh', 'kWh'] },
+  LS: { de: ['pauschal', 'pauschal'], en: ['lump sum', 'lump sum'] },
+  SET: { de: ['Satz', 'Sätze'], en: ['set', 'sets'] },
+  PR: { de: ['Paar', 'Paar'], en: ['pair', 'pairs'] },
+};
+
+/** `de` or `en` from a partner's language; German for anything else. */
+export function invoiceLanguage(value: unknown): InvoiceLanguage {
+  return value === 'en' ? 'en' : 'de';
+}
+
+/**
+ * A unit code for people: `HUR` → `Std.` / `hours`; C62 (a plain count) and no code print
+ * nothing; a code not listed here prints as it is.
+ */
+export function unitName(
+  code: string | null,
+  quantity: number | null,
+  language: InvoiceLanguage,
+): string {
+  if (code === null) return '';
+  const names = UNITS[code]?.[language];
+  if (!names) return code;
+  return quantity === 1 || quantity === -1 ? names[0] : names[1];
+}
+
+/** The Skonto (cash discount) terms of an invoice, in minor units of the document. */
+export interface SkontoView {
+  /** Percent, e.g. 2 or 1.5: write it with `| number`. */
+  percent: number;
+  days: number;
+  /** The last day the discount applies (YYYY-MM-DD): the invoice date + `days`. */
+  until: string;
+  /** The discount on the gross total, rounded half-up. */
+  amount: number;
+  /** What is paid when the discount is taken: the amount due minus the discount. */
+  payable: number;
+}
+
+export interface InvoiceView {
+  language: InvoiceLanguage;
+  labels: InvoiceLabels;
+  /** `Rechnung`/`Invoice` or `Gutschrift`/`Credit note`. */
+  title: string;
+  creditNote: boolean;
+  /** The partner's id, printed as the customer number. */
+  customerNumber: string | null;
+  /**
+   * The last line of a foreign recipient's address (DIN 5008): the country's name in capitals
+   * in the invoice's language; null when the partner is in the seller's country.
+   */
+  recipientCountry: string | null;
+  /** False for a small business (§ 19 UStG): no VAT column, rate or amount is printed. */
+  showVat: boolean;
+  /** The statutory notes on the VAT that apply, each once. */
+  taxNotes: string[];
+  /** Settled so far and still to pay, in minor units of the document's currency. */
+  paidAmount: number | null;
+  dueAmount: number | null;
+  skonto: SkontoView | null;
+  /** The GiroCode (EPC QR code) as a `data:image/png` URI, or null when none is printed. */
+  giroCode: string | null;
+}
+
+export interface InvoiceViewInput {
+  language: InvoiceLanguage;
+  company: CompanyView;
+  partner: PartnerView | null;
+  partnerId: string | null;
+  document: DocumentView;
+  paidMinor: number | null;
+  giroCode: string | null;
+}
+
+/**
+ * The notes on the VAT: for each category other than S and Z the rate's exemption reason and,
+ * where the law prescribes one, the statutory wording (unless the reason already contains
+ * it); for reverse charge (AE) and intra-Community supplies (K) both VAT ids (§ 14a (1), (3)
+ * UStG); for a small business the § 19 sentence instead of the exemption reasons of its
+ * exempt rate. Each text once, in the order found.
+ */
+export function taxNotes(
+  document: DocumentView,
+  company: CompanyView,
+  partner: PartnerView | null,
+  language: InvoiceLanguage,
+): string[] {
+  const n = NOTES[language];
+  const notes: string[] = [];
+  let vatIds = false;
+  // The statutory wording, unless the rate's own reason already says it.
+  const statutory = (text: string, reason: string | null) => {
+    if (!reason?.toLowerCase().includes(text.toLowerCase())) notes.push(text);
+  };
+  for (const tax of document.taxes) {
+    switch (tax.category) {
+      case 'S':
+      case 'Z':
+        continue;
+      case 'AE':
+        statutory(n.reverseCharge, tax.exemptionReason);
+        vatIds = true;
+        break;
+      case 'K':
+        statutory(n.intraCommunity, tax.exemptionReason);
+        vatIds = true;
+        break;
+      case 'E':
+        if (company.smallBusiness) continue; // the § 19 sentence below is its reason
+        if (tax.exemptionReason === null) notes.push(n.exempt);
+        break;
+      case 'G':
+        if (tax.exemptionReason === null) notes.push(n.export);
+        break;
+      case 'O':
+        if (tax.exemptionReason === null) notes.push(n.notTaxable);
+        break;
+      default:
+        break;
+    }
+    if (tax.exemptionReason !== null) notes.push(tax.exemptionReason);
+  }
+  if (vatIds)
+    notes.push(
+      `${n.sellerVatId}: ${company.vatId ?? '–'} · ${n.buyerVatId}: ${partner?.vatId ?? '–'}`,
+    );
+  if (company.smallBusiness) notes.push(n.smallBusiness);
+  return [...new Set(notes)];
+}
+
+/** `YYYY-MM-DD` plus whole days. */
+function addDays(iso: string, days: number): string | null {
+  const ms = Date.parse(`${iso}T00:00:00Z`);
+  if (Number.isNaN(ms)) return null;
+  return new Date(ms + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** `minor × percent / 100` rounded half away from zero, in integers (BigInt: no overflow). */
+function percentOf(minor: number, percent: number): number {
+  const bp = BigInt(Math.round(percent * 100));
+  const product = BigInt(minor) * bp;
+  const sign = product < 0n ? -1n : 1n;
+  const abs = product * sign;
+  return Number(((abs + 5_000n) / 10_000n) * sign);
+}
+
+function skontoOf(document: DocumentView, due: number | null): SkontoView | null {
+  const { skontoPercent: percent, skontoDays: days, creationDate, grossTotal } = document;
+  if (percent === null || days === null || creationDate === null || grossTotal === null)
+    return null;
+  const until = addDays(creationDate, days);
+  if (until === null) return null;
+  const amount = percentOf(grossTotal, percent);
+  return { percent, days, until, amount, payable: (due ?? grossTotal) - amount };
+}
+
+function recipientCountry(
+  partner: PartnerView | null,
+  company: CompanyView,
+  language: InvoiceLanguage,
+): string | null {
+  const country = partner?.address.country?.toUpperCase() ?? null;
+  if (country === null || country === (company.address.country?.toUpperCase() ?? 'DE')) return null;
+  let name: string | undefined;
+  try {
+    name = new Intl.DisplayNames([language], { type: 'region' }).of(country);
+  } catch {
+    name = undefined; // not a region code: printed as it is
+  }
+  return (name ?? country).toLocaleUpperCase(language);
+}
+
+/** Builds the `invoice` of the render context (see `InvoiceView`). */
+export function invoiceView(input: InvoiceViewInput): InvoiceView {
+  const { language, company, partner, document } = input;
+  const labels = INVOICE_LABELS[language];
+  const creditNote = document.invoiceType === 'CREDIT_NOTE';
+  const gross = document.grossTotal;
+  const paid = input.paidMinor ?? 0;
+  // Payments count by their size (a refund of a credit note is outgoing, a payment incoming).
+  const dueAmount =
+    gross === null ? null : Math.sign(gross) * Math.max(0, Math.abs(gross) - Math.abs(paid));
+  return {
+    language,
+    labels,
+    title: creditNote ? labels.creditNote : labels.invoice,
+    creditNote,
+    customerNumber: input.partnerId,
+    recipientCountry: recipientCountry(partner, company, language),
+    showVat: !company.smallBusiness,
+    taxNotes: taxNotes(document, company, partner, language),
+    paidAmount: input.paidMinor === null ? null : Math.abs(paid),
+    dueAmount,
+    skonto: creditNote ? null : skontoOf(document, dueAmount),
+    giroCode: input.giroCode,
+  };
+}
+
+/** What a GiroCode is made of (the arguments of `giroCodePayload`). */
+export interface GiroCodeRequest {
+  bic: string | null;
+  name: string;
+  iban: string;
+  amountMinor: number;
+  currency: string;
+  reference: string;
+}
+
+/**
+ * Whether the invoice of `context` gets a GiroCode, and with what: only an invoice (not a
+ * credit note) in EUR with a number and an amount due, when the seller has an IBAN. The
+ * EPC QR code transfers euros only, and a draft has no number to pay against.
+ */
+export function giroCodeRequest(context: RenderContext): GiroCodeRequest | null {
+  const { document, invoice, company } = context;
+  if (!document || !invoice || invoice.creditNote || document.invoiceType !== 'INVOICE')
+    return null;
+  const bank = company.bankAccounts[0];
+  const amount = invoice.dueAmount;
+  if (
+    !bank ||
+    document.currency !== 'EUR' ||
+    document.documentNumber === null ||
+    amount === null ||
+    amount <= 0
+  )
+    return null;
+  return {
+    bic: bank.bic,
+    name: bank.accountHolder ?? company.legalName,
+    iban: bank.iban,
+    amountMinor: amount,
+    currency: document.currency,
+    reference: document.documentNumber,
+  };
+}
