@@ -1,6 +1,6 @@
 /** Which placeholders the render context offers, checked against a template's variables. */
 import type { VariableUse } from './engine.js';
-import { INVOICE_LABELS } from './invoice.js';
+import { INVOICE_LABELS } from './invoice-labels.js';
 
 /** A leaf value, a record of named members, or a list of one element shape. */
 export type Shape = 'value' | { [key: string]: Shape } | [Shape];

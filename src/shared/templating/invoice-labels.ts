@@ -1,0 +1,260 @@
+/**
+ * The fixed texts of the invoice layout in German and English: labels, the statutory
+ * sentences of the tax notes (§ 14 (4) Nr. 9, § 14a, § 19 UStG) and the names of units.
+ */
+
+export type InvoiceLanguage = 'de' | 'en';
+
+/** Every fixed text of the invoice layout. */
+export interface InvoiceLabels {
+  invoice: string;
+  creditNote: string;
+  invoiceNumber: string;
+  creditNoteNumber: string;
+  invoiceDate: string;
+  creditNoteDate: string;
+  deliveryDate: string;
+  servicePeriod: string;
+  customerNumber: string;
+  buyerReference: string;
+  orderReference: string;
+  buyerVatId: string;
+  precedingInvoice: string;
+  /** "Diese Gutschrift bezieht sich auf die Rechnung" + number + `of` + date. */
+  refersTo: string;
+  of: string;
+  position: string;
+  description: string;
+  quantity: string;
+  unitPrice: string;
+  vatRate: string;
+  amount: string;
+  netTotal: string;
+  vat: string;
+  /** "USt. 19 % auf 941,00 €": between the rate and the net it is charged on. */
+  vatOn: string;
+  grossTotal: string;
+  paid: string;
+  amountDue: string;
+  paymentTerms: string;
+  payableBy: string;
+  skontoIf: string;
+  skonto: string;
+  skontoPayable: string;
+  payGiroCode: string;
+  payGiroCodeHint: string;
+  bank: string;
+  accountHolder: string;
+  iban: string;
+  bic: string;
+  managingDirectors: string;
+  registerCourt: string;
+  vatId: string;
+  taxNumber: string;
+  phone: string;
+  email: string;
+  website: string;
+  thanks: string;
+  /** Names of the VAT categories other than S, for the tax breakdown. */
+  category: Record<string, string>;
+}
+
+const DE: InvoiceLabels = {
+  invoice: 'Rechnung',
+  creditNote: 'Gutschrift',
+  invoiceNumber: 'Rechnungsnummer',
+  creditNoteNumber: 'Gutschriftsnummer',
+  invoiceDate: 'Rechnungsdatum',
+  creditNoteDate: 'Datum',
+  deliveryDate: 'Liefer-/Leistungsdatum',
+  servicePeriod: 'Leistungszeitraum',
+  customerNumber: 'Kundennummer',
+  buyerReference: 'Ihre Referenz',
+  orderReference: 'Bestellnummer',
+  buyerVatId: 'Ihre USt-IdNr.',
+  precedingInvoice: 'Zu Rechnung',
+  refersTo: 'Diese Gutschrift bezieht sich auf die Rechnung',
+  of: 'vom',
+  position: 'Pos.',
+  description: 'Beschreibung',
+  quantity: 'Menge',
+  unitPrice: 'Einzelpreis',
+  vatRate: 'USt.',
+  amount: 'Betrag',
+  netTotal: 'Nettobetrag',
+  vat: 'USt.',
+  vatOn: 'auf',
+  grossTotal: 'Gesamtbetrag',
+  paid: 'Bereits bezahlt',
+  amountDue: 'Offener Betrag',
+  paymentTerms: 'Zahlungsbedingungen',
+  payableBy: 'Zahlbar ohne Abzug bis zum',
+  skontoIf: 'Bei Zahlung bis zum',
+  skonto: 'Skonto',
+  skontoPayable: 'Zahlbetrag',
+  payGiroCode: 'Bezahlen per GiroCode',
+  payGiroCodeHint:
+    'Mit der Banking-App scannen: Empfänger, IBAN, Betrag und Verwendungszweck sind ausgefüllt.',
+  bank: 'Bankverbindung',
+  accountHolder: 'Kontoinhaber',
+  iban: 'IBAN',
+  bic: 'BIC',
+  managingDirectors: 'Geschäftsführer',
+  registerCourt: 'Registergericht',
+  vatId: 'USt-IdNr.',
+  taxNumber: 'Steuernummer',
+  phone: 'Tel.',
+  email: 'E-Mail',
+  website: 'Web',
+  thanks: 'Vielen Dank für Ihren Auftrag.',
+  category: {
+    S: '',
+    Z: 'Nullsatz',
+    E: 'steuerfrei',
+    AE: 'Reverse Charge',
+    K: 'innergemeinschaftliche Lieferung',
+    G: 'Ausfuhrlieferung',
+    O: 'nicht steuerbar',
+  },
+};
+
+const EN: InvoiceLabels = {
+  invoice: 'Invoice',
+  creditNote: 'Credit note',
+  invoiceNumber: 'Invoice number',
+  creditNoteNumber: 'Credit note number',
+  invoiceDate: 'Invoice date',
+  creditNoteDate: 'Date',
+  deliveryDate: 'Delivery date',
+  servicePeriod: 'Service period',
+  customerNumber: 'Customer number',
+  buyerReference: 'Buyer reference',
+  orderReference: 'Order number',
+  buyerVatId: 'Your VAT ID',
+  precedingInvoice: 'Original invoice',
+  refersTo: 'This credit note refers to invoice',
+  of: 'of',
+  position: 'Item',
+  description: 'Description',
+  quantity: 'Quantity',
+  unitPrice: 'Unit price',
+  vatRate: 'VAT',
+  amount: 'Amount',
+  netTotal: 'Net amount',
+  vat: 'VAT',
+  vatOn: 'on',
+  grossTotal: 'Total amount',
+  paid: 'Already paid',
+  amountDue: 'Amount due',
+  paymentTerms: 'Payment terms',
+  payableBy: 'Payable without deduction by',
+  skontoIf: 'If paid by',
+  skonto: 'early payment discount',
+  skontoPayable: 'amount to pay',
+  payGiroCode: 'Pay by GiroCode',
+  payGiroCodeHint: 'Scan with your banking app: payee, IBAN, amount and reference are filled in.',
+  bank: 'Bank details',
+  accountHolder: 'Account holder',
+  iban: 'IBAN',
+  bic: 'BIC',
+  managingDirectors: 'Managing directors',
+  registerCourt: 'Register court',
+  vatId: 'VAT ID',
+  taxNumber: 'Tax number',
+  phone: 'Phone',
+  email: 'Email',
+  website: 'Web',
+  thanks: 'Thank you for your business.',
+  category: {
+    S: '',
+    Z: 'zero rated',
+    E: 'exempt',
+    AE: 'reverse charge',
+    K: 'intra-Community supply',
+    G: 'export',
+    O: 'not subject to VAT',
+  },
+};
+
+/** The fixed texts per language. */
+export const INVOICE_LABELS: Readonly<Record<InvoiceLanguage, InvoiceLabels>> = { de: DE, en: EN };
+
+/** The statutory sentences of the tax notes, per language. */
+export const TAX_NOTE_TEXTS: Record<
+  InvoiceLanguage,
+  {
+    reverseCharge: string;
+    intraCommunity: string;
+    exempt: string;
+    export: string;
+    notTaxable: string;
+    smallBusiness: string;
+    sellerVatId: string;
+    buyerVatId: string;
+  }
+> = {
+  de: {
+    reverseCharge: 'Steuerschuldnerschaft des Leistungsempfängers',
+    intraCommunity: 'Steuerfreie innergemeinschaftliche Lieferung',
+    exempt: 'Steuerfreie Leistung',
+    export: 'Steuerfreie Ausfuhrlieferung',
+    notTaxable: 'Im Inland nicht steuerbare Leistung',
+    smallBusiness: 'Gemäß § 19 UStG wird keine Umsatzsteuer berechnet.',
+    sellerVatId: 'USt-IdNr. des Leistenden',
+    buyerVatId: 'USt-IdNr. des Leistungsempfängers',
+  },
+  en: {
+    reverseCharge: 'Reverse charge',
+    intraCommunity: 'Exempt intra-Community supply',
+    exempt: 'VAT exempt supply',
+    export: 'Exempt export supply',
+    notTaxable: 'Not subject to VAT in Germany',
+    smallBusiness: 'No VAT is charged: small business under § 19 UStG (German VAT Act).',
+    sellerVatId: 'Supplier VAT ID',
+    buyerVatId: 'Customer VAT ID',
+  },
+};
+
+/** Units of UN/ECE Rec. 20 for people: singular and plural, per language. */
+const UNITS: Record<string, Record<InvoiceLanguage, [string, string]>> = {
+  C62: { de: ['', ''], en: ['', ''] },
+  H87: { de: ['Stk.', 'Stk.'], en: ['pc', 'pcs'] },
+  HUR: { de: ['Std.', 'Std.'], en: ['hour', 'hours'] },
+  MIN: { de: ['Min.', 'Min.'], en: ['min', 'min'] },
+  DAY: { de: ['Tag', 'Tage'], en: ['day', 'days'] },
+  WEE: { de: ['Woche', 'Wochen'], en: ['week', 'weeks'] },
+  MON: { de: ['Monat', 'Monate'], en: ['month', 'months'] },
+  ANN: { de: ['Jahr', 'Jahre'], en: ['year', 'years'] },
+  KGM: { de: ['kg', 'kg'], en: ['kg', 'kg'] },
+  GRM: { de: ['g', 'g'], en: ['g', 'g'] },
+  TNE: { de: ['t', 't'], en: ['t', 't'] },
+  MTR: { de: ['m', 'm'], en: ['m', 'm'] },
+  KMT: { de: ['km', 'km'], en: ['km', 'km'] },
+  MTK: { de: ['m²', 'm²'], en: ['m²', 'm²'] },
+  MTQ: { de: ['m³', 'm³'], en: ['m³', 'm³'] },
+  LTR: { de: ['l', 'l'], en: ['l', 'l'] },
+  KWH: { de: ['kWh', 'kWh'], en: ['kWh', 'kWh'] },
+  LS: { de: ['pauschal', 'pauschal'], en: ['lump sum', 'lump sum'] },
+  SET: { de: ['Satz', 'Sätze'], en: ['set', 'sets'] },
+  PR: { de: ['Paar', 'Paar'], en: ['pair', 'pairs'] },
+};
+
+/** `de` or `en` from a partner's language; German for anything else. */
+export function invoiceLanguage(value: unknown): InvoiceLanguage {
+  return value === 'en' ? 'en' : 'de';
+}
+
+/**
+ * A unit code for people: `HUR` → `Std.` / `hours`; C62 (a plain count) and no code print
+ * nothing; a code not listed here prints as it is.
+ */
+export function unitName(
+  code: string | null,
+  quantity: number | null,
+  language: InvoiceLanguage,
+): string {
+  if (code === null) return '';
+  const names = UNITS[code]?.[language];
+  if (!names) return code;
+  return quantity === 1 || quantity === -1 ? names[0] : names[1];
+}
