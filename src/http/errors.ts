@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   business_rule_violated: { status: 422, title: 'Business rule violated' },
   content_mismatch: { status: 422, title: 'File content does not match its declared type' },
   template_invalid: { status: 422, title: 'Template invalid' },
+  invoice_incomplete: { status: 422, title: 'Invoice incomplete' },
   file_unprocessable: { status: 422, title: 'File cannot be processed' },
   rate_limited: { status: 429, title: 'Too many requests' },
   quota_exceeded: { status: 429, title: 'Quota exceeded' },

@@ -120,6 +120,9 @@ export class Matcher {
         ])
         .where('d.account_id', '=', accountId)
         .where('d.document_type', '=', 'INVOICE')
+        // Credit notes and cancelled invoices (Storno) are not open receivables.
+        .where('d.invoice_type', '=', 'INVOICE')
+        .where('d.cancelled_by_document_id', 'is', null)
         .where('d.status', '=', 'FINAL')
         .where('d.document_number', 'is not', null)
         .execute(),

@@ -161,6 +161,7 @@ describe('documents: a newcomer’s invoice, end to end over HTTP', () => {
       name: 'Rechnung Juni',
       creationDate: '2026-06-10',
       dueDate: '2026-06-24',
+      deliveryDate: '2026-06-10',
       templateId: draftTemplate.id,
       partnerId: partner.id,
       lineItems: [

@@ -38,6 +38,7 @@ import { eInvoiceSummary, presentDocument, type StoredAnalysis } from './documen
 import * as repo from './documents.repository.js';
 import { invoiceTableHtml, templateShowsLines } from './invoice-table.js';
 import type { FrozenBuyer, FrozenParties } from './invoice-rules.js';
+import { zugferdPdf } from './documents.einvoice.js';
 
 /** What an UPLOADED document may be: a PDF, an e-invoice XML, or a scan. */
 export const DOCUMENT_FILE_TYPES: readonly string[] = [
@@ -53,9 +54,8 @@ const TYPE_LABEL: Record<string, string> = { INVOICE: 'Rechnung', CONTRACT: 'Ver
 
 /** The name a document's PDF is stored and mailed as, e.g. `Rechnung 2026-0001.pdf`. */
 export function pdfFileName(row: repo.DocumentRow): string {
-  const label = row.document_number
-    ? `${TYPE_LABEL[row.document_type] ?? 'Dokument'} ${row.document_number}`
-    : row.name;
+  const type = row.invoice_type === 'CREDIT_NOTE' ? 'Gutschrift' : TYPE_LABEL[row.document_type];
+  const label = row.document_number ? `${type ?? 'Dokument'} ${row.document_number}` : row.name;
   return `${label.replace(/[\\/:*?"<>|]/g, '-')}.pdf`;
 }
 
@@ -258,10 +258,15 @@ export class DocumentOutput {
   async renderAndAttach(row: repo.DocumentRow): Promise<repo.DocumentRow> {
     const result = await this.ctx.renderer.render(await this.letter(row));
     const final = row.status === 'FINAL';
+    // The PDF of a FINAL invoice Kontor issued IS its ZUGFeRD e-invoice (PDF/A-3 + XML).
+    const bytes =
+      final && row.document_type === 'INVOICE' && row.einvoice_parties !== null
+        ? Buffer.from(await zugferdPdf(row, result.pdf, pdfFileName(row).replace(/\.pdf$/, '')))
+        : result.pdf;
     const file = await storeGeneratedFile(this.ctx, systemActor(row.account_id), {
       fileName: pdfFileName(row),
       contentType: 'application/pdf',
-      bytes: result.pdf,
+      bytes,
       // GoBD: a FINAL document's PDF is kept whatever the plan; a preview counts as any file.
       enforceLimit: !final,
     });

@@ -34,7 +34,9 @@ async function finalInvoice(
     name: 'Rechnung Mai',
     creationDate: '2026-05-04',
     dueDate: '2026-05-18',
+    deliveryDate: '2026-05-04',
     templateId,
+    partnerId,
     lineItems: LINES,
     ...extra,
   });
@@ -122,8 +124,20 @@ describe('documents: invoice PDF content', () => {
     const templateId = await publishedTemplate(t, english, {
       contentSource: '<p>Invoice {{ document.documentNumber }} for {{ partner.name }}</p>',
     });
+    const acme = await call<{ id: string }>(t, english, 'POST', '/v1/partners', {
+      name: 'Acme Ltd',
+      addresses: [
+        {
+          type: 'BILLING',
+          street: '1 High St',
+          postalCode: 'SW1A 1AA',
+          city: 'London',
+          country: 'GB',
+        },
+      ],
+    });
     const { text } = await finalInvoice(english, templateId, {
-      partnerName: 'Acme Ltd',
+      partnerId: acme.id,
       currency: 'USD',
       lineItems: [{ description: 'Consulting', quantity: 1000, unitPrice: 12.34 }],
     });

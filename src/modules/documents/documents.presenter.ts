@@ -4,10 +4,14 @@ import type { DocumentView } from './documents.schemas.js';
 import {
   todayUtc,
   type DocumentRow,
+  type DocumentWithFigures,
   type PaymentFigures,
   type StoredLine,
   type StoredTaxLine,
 } from './documents.repository.js';
+
+/** A row with its payment figures and, for a credit note, its invoice's number and date. */
+export type DocumentWithPreceding = DocumentWithFigures;
 
 /** What the analysis of a file found, as stored in `analysis` (JSON). */
 export interface StoredAnalysis {
@@ -47,8 +51,11 @@ function paymentState(
   const settled = Math.abs(row.settled_minor ?? 0);
   const gross = Math.abs(Number(row.gross_total));
   const paymentStatus = settled === 0 ? 'UNPAID' : settled < gross ? 'PARTIAL' : 'PAID';
+  // A cancelled invoice (Storno) is settled by its credit note: never overdue.
   const overdue =
     row.status === 'FINAL' &&
+    row.cancelled_by_document_id === null &&
+    row.invoice_type !== 'CREDIT_NOTE' &&
     paymentStatus !== 'PAID' &&
     row.due_date !== null &&
     row.due_date < (row.as_of ?? todayUtc());
@@ -60,7 +67,7 @@ function paymentState(
  * read through the repository carry their payment figures; a row without them (just
  * created) has no payments yet.
  */
-export function presentDocument(row: DocumentRow & Partial<PaymentFigures>): DocumentView {
+export function presentDocument(row: DocumentWithPreceding): DocumentView {
   const currency = row.currency;
   const major = (minor: number) => toMajor(Number(minor), currency);
   const lines = JSON.parse(row.line_items) as StoredLine[];
@@ -92,11 +99,16 @@ export function presentDocument(row: DocumentRow & Partial<PaymentFigures>): Doc
       unitPrice: major(l.unitPriceMinor),
       taxRateId: l.taxRateId,
       taxRate: l.rateBp / 100,
+      taxCategory: l.taxCategory ?? 'S',
+      unitCode: l.unitCode ?? 'C62',
       netAmount: major(l.netMinor),
     })),
     taxes: taxes.map((t) => ({
       taxRateId: t.taxRateId,
       rate: t.rateBp / 100,
+      category: t.category ?? 'S',
+      exemptionReason: t.exemptionReason ?? null,
+      exemptionCode: t.exemptionCode ?? null,
       net: major(t.netMinor),
       tax: major(t.taxMinor),
     })),
@@ -112,7 +124,48 @@ export function presentDocument(row: DocumentRow & Partial<PaymentFigures>): Doc
     finalizedAt: row.finalized_at,
     sentAt: row.sent_at,
     sentTo: row.sent_to ? (JSON.parse(row.sent_to) as string[]) : [],
+    ...invoiceFields(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+/** The issue-10 fields of an invoice (all null on contract documents). */
+function invoiceFields(
+  row: DocumentWithPreceding,
+): Pick<
+  DocumentView,
+  | 'invoiceType'
+  | 'deliveryDate'
+  | 'servicePeriod'
+  | 'buyerReference'
+  | 'orderReference'
+  | 'paymentTerms'
+  | 'skontoPercent'
+  | 'skontoDays'
+  | 'note'
+  | 'precedingDocumentId'
+  | 'precedingDocumentNumber'
+  | 'precedingDocumentDate'
+  | 'cancelledByDocumentId'
+> {
+  const invoice = row.document_type === 'INVOICE';
+  return {
+    invoiceType: invoice ? (row.invoice_type as DocumentView['invoiceType']) : null,
+    deliveryDate: row.delivery_date,
+    servicePeriod:
+      row.service_period_from && row.service_period_to
+        ? { from: row.service_period_from, to: row.service_period_to }
+        : null,
+    buyerReference: row.buyer_reference,
+    orderReference: row.order_reference,
+    paymentTerms: row.payment_terms,
+    skontoPercent: row.skonto_bp === null ? null : Number(row.skonto_bp) / 100,
+    skontoDays: row.skonto_days,
+    note: row.note,
+    precedingDocumentId: row.preceding_document_id,
+    precedingDocumentNumber: row.preceding_number ?? null,
+    precedingDocumentDate: row.preceding_date ?? null,
+    cancelledByDocumentId: row.cancelled_by_document_id,
   };
 }

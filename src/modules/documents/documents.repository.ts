@@ -16,8 +16,13 @@ export interface PaymentFigures {
   /** The day `overdue` is judged on (YYYY-MM-DD). */
   as_of: string;
 }
+/** A credit note's invoice: its number and date, as reads answer them. */
+export interface PrecedingFigures {
+  preceding_number: string | null;
+  preceding_date: string | null;
+}
 /** A row as reads answer it: with its figures (optional, so rows built in code fit too). */
-export type DocumentWithFigures = DocumentRow & Partial<PaymentFigures>;
+export type DocumentWithFigures = DocumentRow & Partial<PaymentFigures> & Partial<PrecedingFigures>;
 
 /** Today (UTC) by the system clock, for callers that do not pass their own clock's day. */
 export const todayUtc = () => isoDate(systemClock.now());
@@ -31,7 +36,7 @@ export async function withPaymentFigures<R extends DocumentRow>(
   accountId: string,
   rows: R[],
   today: string = todayUtc(),
-): Promise<(R & PaymentFigures)[]> {
+): Promise<(R & PaymentFigures & PrecedingFigures)[]> {
   const invoiceIds = rows.filter((r) => r.document_type === 'INVOICE').map((r) => r.id);
   const settled = new Map<string, number>();
   if (invoiceIds.length > 0) {
@@ -52,11 +57,29 @@ export async function withPaymentFigures<R extends DocumentRow>(
     // PostgreSQL answers sum(bigint) as numeric, which arrives as a string.
     for (const s of sums) settled.set(`${s.document_id}|${s.currency}`, Number(s.net));
   }
-  return rows.map((r) => ({
-    ...r,
-    settled_minor: settled.get(`${r.id}|${r.currency}`) ?? 0,
-    as_of: today,
-  }));
+  // A credit note answers its invoice's number and date (BT-25/26): one query for the page.
+  const precedingIds = [
+    ...new Set(rows.map((r) => r.preceding_document_id).filter((id): id is string => !!id)),
+  ];
+  const preceding = new Map<string, { number: string | null; date: string }>();
+  if (precedingIds.length > 0)
+    for (const p of await db
+      .selectFrom('documents')
+      .select(['id', 'document_number', 'creation_date'])
+      .where('account_id', '=', accountId)
+      .where('id', 'in', precedingIds)
+      .execute())
+      preceding.set(p.id, { number: p.document_number, date: p.creation_date });
+  return rows.map((r) => {
+    const p = r.preceding_document_id ? preceding.get(r.preceding_document_id) : undefined;
+    return {
+      ...r,
+      settled_minor: settled.get(`${r.id}|${r.currency}`) ?? 0,
+      as_of: today,
+      preceding_number: p?.number ?? null,
+      preceding_date: p?.date ?? null,
+    };
+  });
 }
 
 async function oneWithFigures(
@@ -78,6 +101,10 @@ export interface StoredLine {
   taxRateId: string;
   rateBp: number;
   netMinor: number;
+  /** VAT category of the rate when priced (absent on lines stored before issue 10: S). */
+  taxCategory?: string;
+  /** UN/ECE Rec. 20 unit (absent before issue 10: C62). */
+  unitCode?: string;
 }
 
 export interface StoredTaxLine {
@@ -85,6 +112,10 @@ export interface StoredTaxLine {
   rateBp: number;
   netMinor: number;
   taxMinor: number;
+  /** VAT category, exemption reason (BT-120) and VATEX code (BT-121) of the rate when priced. */
+  category?: string;
+  exemptionReason?: string | null;
+  exemptionCode?: string | null;
 }
 
 /** Document queries; every one is scoped by account (STYLE rule 3). */
@@ -252,4 +283,65 @@ export async function documentsUsingFile(
     .where('account_id', '=', accountId)
     .where('file_id', '=', fileId)
     .execute();
+}
+
+/**
+ * Takes the invoice row's write lock for the rest of the transaction (a no-op UPDATE: a row
+ * lock on PostgreSQL; SQLite serialises writers anyway), so credit notes of one invoice are
+ * checked against what remains one at a time. Answers the row.
+ */
+export async function lockInvoiceForCredit(
+  trx: Executor,
+  accountId: string,
+  id: string,
+): Promise<DocumentRow | undefined> {
+  return trx
+    .updateTable('documents')
+    .set((eb) => ({ version: eb.ref('version') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'FINAL')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The gross total of the FINAL credit notes of an invoice, in minor units. */
+export async function creditedTotal(
+  db: Executor,
+  accountId: string,
+  invoiceId: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('documents')
+    .select(sql<number | string>`coalesce(sum(gross_total), 0)`.as('credited'))
+    .where('account_id', '=', accountId)
+    .where('preceding_document_id', '=', invoiceId)
+    .where('invoice_type', '=', 'CREDIT_NOTE')
+    .where('status', '=', 'FINAL')
+    .executeTakeFirst();
+  return Number(row?.credited ?? 0);
+}
+
+/** Marks a FINAL invoice as cancelled by a credit note, once (compare-and-set on the mark). */
+export async function markCancelled(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  creditNoteId: string,
+  now: Date,
+): Promise<DocumentWithFigures | undefined> {
+  const row = await trx
+    .updateTable('documents')
+    .set((eb) => ({
+      cancelled_by_document_id: creditNoteId,
+      version: eb('version', '+', 1),
+      updated_at: now.toISOString(),
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'FINAL')
+    .where('cancelled_by_document_id', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  return oneWithFigures(trx, accountId, row);
 }

@@ -5,8 +5,13 @@ import { readIfMatch, setEtag } from '../../http/concurrency.js';
 import { PageOf } from '../../http/pagination.js';
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, problems } from '../../http/schemas.js';
 import { actorOf } from '../../http/types.js';
+import { createHash } from 'node:crypto';
+import { attachmentDisposition } from '../files/files.api.js';
 import {
+  CancelDocumentBody,
   CreateDocumentBody,
+  CreditNoteBody,
+  EInvoiceQuery,
   DocumentSchema,
   ListDocumentsQuery,
   RasterizeBody,
@@ -91,6 +96,93 @@ export function documentRoutes(app: App, ctx: AppContext): void {
       },
     },
     (req) => service.rasterize(actorOf(req), req.body),
+  );
+
+  app.get(
+    '/v1/documents/:documentId/einvoice',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'The e-invoice of a FINAL invoice (XRechnung CII/UBL XML or ZUGFeRD PDF)',
+        description:
+          'XRechnung 3.0 (CII D16B or UBL 2.1, `application/xml`) or the stored ZUGFeRD 2.3 / Factur-X PDF/A-3 (EN 16931) of a FINAL invoice or credit note issued by Kontor. Built from the stored FINAL document and the seller and buyer data frozen when it became FINAL: the same bytes every time (strong ETag = SHA-256). A DRAFT, a contract document or an uploaded invoice answers 409.',
+        params: Params,
+        querystring: EInvoiceQuery,
+        response: {
+          200: {
+            description: 'The XML (`application/xml`) or the PDF (`application/pdf`).',
+            content: {
+              // The bytes are sent as they are; the schemas only document them.
+              'application/xml': { schema: Type.Unsafe<Buffer>({ type: 'string' }) },
+              'application/pdf': {
+                schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }),
+              },
+            },
+          },
+          304: { description: 'Not modified (If-None-Match matched the ETag).', type: 'null' },
+          ...problems(400, 401, 404, 409),
+        },
+      },
+    },
+    async (req, reply) => {
+      const file = await service.einvoice(
+        req.principal!.accountId,
+        req.params.documentId,
+        req.query.format,
+      );
+      const etag = `"${createHash('sha256').update(file.bytes).digest('hex')}"`;
+      reply.header('etag', etag);
+      reply.header('content-disposition', attachmentDisposition(file.filename));
+      if (req.headers['if-none-match'] === etag) return reply.code(304).send(null);
+      return reply.type(file.contentType).send(file.bytes);
+    },
+  );
+
+  app.post(
+    '/v1/documents/:documentId/cancel',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Cancel a FINAL invoice (Storno) with a FINAL credit note for the full amount',
+        description:
+          'Creates a FINAL credit note (type code 381, number `GS-{YYYY}-{0000}` from its own gapless sequence) mirroring every line, referring to the invoice (BT-25/26); the invoice answers `cancelledByDocumentId` and is no longer open or overdue. A second cancel, a DRAFT, a credit note or a partly credited invoice answers 409.',
+        params: Params,
+        headers: IdempotencyHeaders,
+        body: CancelDocumentBody,
+        response: { 201: DocumentSchema, ...problems(400, 401, 404, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await service.cancel(actorOf(req), req.params.documentId, req.body);
+      setEtag(reply, doc.version);
+      reply.header('location', `/v1/documents/${doc.id}`);
+      return reply.code(201).send(doc);
+    },
+  );
+
+  app.post(
+    '/v1/documents/:documentId/credit-notes',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Credit part of a FINAL invoice with a FINAL credit note',
+        description:
+          'The lines given are credited (positive amounts, priced like invoice lines); all credit notes of an invoice together may not exceed its gross total (422 with `remainingMinor`).',
+        params: Params,
+        headers: IdempotencyHeaders,
+        body: CreditNoteBody,
+        response: { 201: DocumentSchema, ...problems(400, 401, 404, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await service.credit(actorOf(req), req.params.documentId, req.body);
+      setEtag(reply, doc.version);
+      reply.header('location', `/v1/documents/${doc.id}`);
+      return reply.code(201).send(doc);
+    },
   );
 
   app.get(

@@ -8,6 +8,9 @@ export const DOCUMENT_STATUSES = ['DRAFT', 'FINAL'] as const;
 export const DOCUMENT_SOURCES = ['GENERATED', 'UPLOADED'] as const;
 export const PROCESSING_STATUSES = ['QUEUED', 'RUNNING', 'DONE', 'FAILED'] as const;
 export const PAYMENT_STATUSES = ['UNPAID', 'PARTIAL', 'PAID'] as const;
+export const INVOICE_TYPES = ['INVOICE', 'CREDIT_NOTE'] as const;
+export const EINVOICE_OUTPUT_FORMATS = ['xrechnung-cii', 'xrechnung-ubl', 'zugferd'] as const;
+export type EInvoiceOutputFormat = (typeof EINVOICE_OUTPUT_FORMATS)[number];
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
@@ -39,6 +42,13 @@ export const LineItemInput = Type.Object(
     taxRateId: Type.Optional(
       Id('A tax rate of this account (`txr_…`); default the product’s, else the default rate.'),
     ),
+    unitCode: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z0-9]{1,3}$',
+        description:
+          'Unit of the quantity, UN/ECE Recommendation 20 code (BT-130): `C62` one (default), `H87` piece, `HUR` hour, `DAY` day, `MON` month, `KGM` kilogram, `LS` lump sum, …',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -51,6 +61,10 @@ const LineItem = Type.Object(
     unitPrice: Type.Number({ description: 'Net price per unit in major units.' }),
     taxRateId: Type.String(),
     taxRate: Type.Number({ description: 'The rate applied, in percent.' }),
+    taxCategory: Type.String({
+      description: 'VAT category of the rate (S, Z, E, AE, K, G, O; BT-151).',
+    }),
+    unitCode: Type.String({ description: 'UN/ECE Rec. 20 unit code (BT-130).' }),
     netAmount: Type.Number({ description: 'quantity × unitPrice, rounded half-up to the cent.' }),
   },
   { additionalProperties: false },
@@ -60,8 +74,19 @@ const TaxLine = Type.Object(
   {
     taxRateId: Type.String(),
     rate: Type.Number({ description: 'Percent.' }),
+    category: Type.String({ description: 'VAT category (BT-118).' }),
+    exemptionReason: Nullable(Type.String(), 'Why no VAT is charged (BT-120).'),
+    exemptionCode: Nullable(Type.String(), 'VATEX code (BT-121).'),
     net: Type.Number({ description: 'Sum of the nets of the lines at this rate.' }),
     tax: Type.Number({ description: 'VAT on that sum, rounded half-up.' }),
+  },
+  { additionalProperties: false },
+);
+
+const ServicePeriod = Type.Object(
+  {
+    from: IsoDate('First day of the service period (BT-73)'),
+    to: IsoDate('Last day of the service period (BT-74)'),
   },
   { additionalProperties: false },
 );
@@ -130,6 +155,31 @@ export const DocumentSchema = Type.Object(
     finalizedAt: Nullable(Type.String(), 'When it became FINAL.'),
     sentAt: Nullable(Type.String(), 'When it was last sent.'),
     sentTo: Type.Array(Type.String(), { description: 'Recipients of the last sending.' }),
+    invoiceType: Nullable(
+      Type.Enum(INVOICE_TYPES),
+      'Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Gutschrift/Storno correcting `precedingDocumentId`); null for contract documents.',
+    ),
+    deliveryDate: Nullable(Type.String(), 'Date of the supply or service (BT-72), YYYY-MM-DD.'),
+    servicePeriod: Nullable(ServicePeriod, 'Period of the service (BG-14).'),
+    buyerReference: Nullable(
+      Type.String(),
+      'Buyer reference (BT-10, e.g. a Leitweg-ID); default the partner’s.',
+    ),
+    orderReference: Nullable(Type.String(), 'The buyer’s order number (BT-13).'),
+    paymentTerms: Nullable(Type.String(), 'Payment terms text (BT-20).'),
+    skontoPercent: Nullable(Type.Number(), 'Cash discount (Skonto) in percent.'),
+    skontoDays: Nullable(Type.Integer(), 'Days from the invoice date the Skonto applies.'),
+    note: Nullable(Type.String(), 'A note printed on the invoice (BT-22).'),
+    precedingDocumentId: Nullable(
+      Type.String(),
+      'Credit notes: the invoice they correct (BT-25/26).',
+    ),
+    precedingDocumentNumber: Nullable(Type.String(), 'Credit notes: that invoice’s number.'),
+    precedingDocumentDate: Nullable(Type.String(), 'Credit notes: that invoice’s date.'),
+    cancelledByDocumentId: Nullable(
+      Type.String(),
+      'Invoices cancelled in full (Storno): the credit note. Such an invoice is neither open nor overdue.',
+    ),
   },
   { additionalProperties: false, description: 'A contract document or an invoice.' },
 );
@@ -167,6 +217,63 @@ const common = {
   fields: Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), {
     description: 'Values of the template’s extra fields, by key.',
   }),
+  deliveryDate: IsoDate(
+    'Invoices: date of the supply or service (§14 (4) Nr. 6 UStG, BT-72); give it or servicePeriod before FINAL',
+  ),
+  servicePeriod: ServicePeriod,
+  buyerReference: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'Invoices: buyer reference (BT-10, e.g. a Leitweg-ID); default the partner’s.',
+  }),
+  orderReference: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'Invoices: the buyer’s order number (BT-13).',
+  }),
+  paymentTerms: Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    description: 'Invoices: payment terms text (BT-20); default from the due date.',
+  }),
+  skontoPercent: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 50,
+    description:
+      'Invoices: cash discount (Skonto) in percent, at most 2 decimals; needs skontoDays.',
+  }),
+  skontoDays: Type.Integer({
+    minimum: 1,
+    maximum: 365,
+    description: 'Invoices: days from the invoice date within which the Skonto applies.',
+  }),
+  note: Type.String({
+    minLength: 1,
+    maxLength: 5000,
+    description: 'Invoices: a note printed on the invoice and written as BT-22.',
+  }),
+};
+
+const invoiceInputs = {
+  deliveryDate: Type.Optional(common.deliveryDate),
+  servicePeriod: Type.Optional(common.servicePeriod),
+  buyerReference: Type.Optional(common.buyerReference),
+  orderReference: Type.Optional(common.orderReference),
+  paymentTerms: Type.Optional(common.paymentTerms),
+  skontoPercent: Type.Optional(common.skontoPercent),
+  skontoDays: Type.Optional(common.skontoDays),
+  note: Type.Optional(common.note),
+};
+
+const nullableInvoiceInputs = {
+  deliveryDate: Type.Optional(Nullable(common.deliveryDate, 'null clears it.')),
+  servicePeriod: Type.Optional(Nullable(common.servicePeriod, 'null clears it.')),
+  buyerReference: Type.Optional(Nullable(common.buyerReference, 'null clears it.')),
+  orderReference: Type.Optional(Nullable(common.orderReference, 'null clears it.')),
+  paymentTerms: Type.Optional(Nullable(common.paymentTerms, 'null clears it.')),
+  skontoPercent: Type.Optional(Nullable(common.skontoPercent, 'null clears it.')),
+  skontoDays: Type.Optional(Nullable(common.skontoDays, 'null clears it.')),
+  note: Type.Optional(Nullable(common.note, 'null clears it.')),
 };
 
 export const CreateDocumentBody = Type.Object(
@@ -188,6 +295,7 @@ export const CreateDocumentBody = Type.Object(
     currency: Type.Optional(common.currency),
     lineItems: Type.Optional(common.lineItems),
     fields: Type.Optional(common.fields),
+    ...invoiceInputs,
   },
   { additionalProperties: false },
 );
@@ -210,6 +318,7 @@ export const UpdateDocumentBody = Type.Object(
     currency: Type.Optional(common.currency),
     lineItems: Type.Optional(common.lineItems),
     fields: Type.Optional(common.fields),
+    ...nullableInvoiceInputs,
   },
   { additionalProperties: false },
 );
@@ -291,3 +400,52 @@ export const RasterizedSchema = Type.Object(
   { additionalProperties: false },
 );
 export type Rasterized = Static<typeof RasterizedSchema>;
+
+export const CancelDocumentBody = Type.Object(
+  {
+    creationDate: Type.Optional(IsoDate('Date of the cancelling credit note; default today')),
+    note: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 5000,
+        description: 'Why the invoice is cancelled; printed on the credit note (BT-22).',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'Storno: a FINAL credit note (381) for the full amount of a FINAL invoice.',
+  },
+);
+export type CancelDocument = Static<typeof CancelDocumentBody>;
+
+export const CreditNoteBody = Type.Object(
+  {
+    lineItems: Type.Array(LineItemInput, {
+      minItems: 1,
+      maxItems: 500,
+      description:
+        'What is credited, as positive amounts (as on invoices); the credit note’s total may not exceed what the invoice still has uncredited.',
+    }),
+    creationDate: Type.Optional(IsoDate('Date of the credit note; default today')),
+    note: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 5000,
+        description: 'Why; printed on the credit note (BT-22).',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'A partial credit note for a FINAL invoice.' },
+);
+export type CreditNote = Static<typeof CreditNoteBody>;
+
+export const EInvoiceQuery = Type.Object(
+  {
+    format: Type.Enum(EINVOICE_OUTPUT_FORMATS, {
+      description:
+        '`xrechnung-cii`: XRechnung 3.0 in UN/CEFACT CII D16B; `xrechnung-ubl`: XRechnung 3.0 in UBL 2.1 (Invoice or CreditNote); `zugferd`: the stored PDF/A-3 with the embedded `factur-x.xml` (ZUGFeRD 2.3 / Factur-X 1.07, profile EN 16931).',
+    }),
+  },
+  { additionalProperties: false },
+);

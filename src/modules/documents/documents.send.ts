@@ -9,6 +9,29 @@ import type { DocumentOutput } from './documents.output.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type { DocumentView, SendDocument } from './documents.schemas.js';
+import { xrechnungFile } from './documents.einvoice.js';
+import { pdfFileName } from './documents.output.js';
+import type { FrozenParties } from './invoice-rules.js';
+
+/**
+ * The e-invoice a FINAL invoice is mailed as, by the buyer's `einvoiceFormat` frozen with it:
+ * XRECHNUNG_CII/UBL send the XML alone (it is the invoice; a second, visual copy would be a
+ * second invoice document); ZUGFERD and PDF send the stored PDF, which is the ZUGFeRD hybrid.
+ */
+function einvoiceAttachment(
+  row: repo.DocumentRow,
+): { filename: string; content: Buffer; contentType: string } | undefined {
+  if (row.document_type !== 'INVOICE' || row.status !== 'FINAL' || !row.einvoice_parties)
+    return undefined;
+  const format = (JSON.parse(row.einvoice_parties) as FrozenParties).buyer.einvoiceFormat;
+  if (format !== 'XRECHNUNG_CII' && format !== 'XRECHNUNG_UBL') return undefined;
+  const file = xrechnungFile(
+    row,
+    format === 'XRECHNUNG_CII' ? 'xrechnung-cii' : 'xrechnung-ubl',
+    pdfFileName(row).replace(/\.pdf$/, ''),
+  );
+  return { filename: file.filename, content: file.bytes, contentType: file.contentType };
+}
 
 export interface SendDeps {
   output: DocumentOutput;
@@ -47,8 +70,9 @@ export async function sendDocument(
     to = [billing];
   }
   if (row.status === 'DRAFT') row = await deps.finalizeDraft(actor, row);
-  const attachment = await deps.output.attachment(row);
-  row = attachment.row;
+  const pdf = await deps.output.attachment(row);
+  row = pdf.row;
+  const attachment = einvoiceAttachment(row) ?? pdf;
   const account = await findAccount(db, accountId);
   const label = attachment.filename.replace(/\.[a-z]+$/, '');
   await ctx.mailer.send({

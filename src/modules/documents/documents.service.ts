@@ -21,8 +21,11 @@ import { findPartner } from '../partners/partners.repository.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type {
+  CancelDocument,
   CreateDocument,
+  CreditNote,
   DocumentView,
+  EInvoiceOutputFormat,
   ListDocuments,
   Rasterize,
   Rasterized,
@@ -30,11 +33,21 @@ import type {
   UpdateDocument,
 } from './documents.schemas.js';
 
-import { DocumentOutput, DOCUMENT_FILE_TYPES } from './documents.output.js';
+import { CreditNotes } from './documents.credit-notes.js';
+import { einvoiceParties, xrechnungFile, type EInvoiceFile } from './documents.einvoice.js';
+import { DocumentOutput, DOCUMENT_FILE_TYPES, pdfFileName } from './documents.output.js';
 import { rasterizeDocument } from './documents.rasterize.js';
 import { sendDocument } from './documents.send.js';
 import { linesAsInputs, priceLines } from './pricing.js';
 import { isoDate } from '../../shared/dates.js';
+import { readCompany } from '../account/company.js';
+import { ensureSystemTemplate } from '../document-templates/system-templates.js';
+import {
+  assertFinalizable,
+  freezeParties,
+  invoiceValues,
+  type FrozenParties,
+} from './invoice-rules.js';
 
 registerReference('document_template', {
   table: 'documents',
@@ -94,8 +107,14 @@ interface Links {
 export class DocumentsService {
   readonly output: DocumentOutput;
 
+  private readonly creditNotes: CreditNotes;
+
   constructor(private readonly ctx: AppContext) {
     this.output = new DocumentOutput(ctx);
+    this.creditNotes = new CreditNotes(ctx, {
+      finalizeInTransaction: (trx, actor, row) => this.finalizeInTransaction(trx, actor, row),
+      renderFinalQuietly: (row) => this.output.renderFinalQuietly(row),
+    });
   }
 
   // ---- reads -------------------------------------------------------------------------------
@@ -140,8 +159,16 @@ export class DocumentsService {
     const db = this.ctx.db;
     const account = await findAccount(db, accountId);
     if (!account) throw notFound('Account');
+    // An invoice without template or file is GENERATED from the account's system invoice layout.
     const source =
-      input.source ?? (input.templateId ? 'GENERATED' : input.fileId ? 'UPLOADED' : undefined);
+      input.source ??
+      (input.templateId
+        ? 'GENERATED'
+        : input.fileId
+          ? 'UPLOADED'
+          : input.documentType === 'INVOICE'
+            ? 'GENERATED'
+            : undefined);
     if (source === undefined)
       throw new AppError(
         'validation_failed',
@@ -156,17 +183,20 @@ export class DocumentsService {
       throw invalid('lineItems', 'are only for INVOICE documents');
     if (input.dueDate !== undefined && input.documentType !== 'INVOICE')
       throw invalid('dueDate', 'is only for INVOICE documents');
+    const invoice = invoiceValues(input, input.documentType);
 
     let template: TemplateRow | undefined;
     let file: { id: string; contentType: string; sha256: string | null } | undefined;
     if (source === 'GENERATED') {
-      if (input.templateId === undefined)
+      if (input.templateId === undefined && input.documentType === 'INVOICE')
+        template = await ensureSystemTemplate(db, accountId, 'INVOICE');
+      else if (input.templateId === undefined)
         throw new AppError(
           'business_rule_violated',
           'A GENERATED document needs templateId.',
           bodyFieldError('templateId', 'is required for GENERATED documents', 'required'),
         );
-      template = await this.publishedTemplate(accountId, input.templateId);
+      else template = await this.publishedTemplate(accountId, input.templateId);
     } else {
       if (input.fileId === undefined)
         throw new AppError(
@@ -225,6 +255,8 @@ export class DocumentsService {
       finalized_at: null,
       sent_at: null,
       sent_to: null,
+      ...EMPTY_INVOICE_FIELDS,
+      ...invoice,
       version: 1,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
@@ -297,6 +329,8 @@ export class DocumentsService {
     if (input.dueDate !== undefined) values.due_date = input.dueDate;
     if (documentType !== 'INVOICE') values.due_date = null;
     if (input.fields !== undefined) values.fields = JSON.stringify(input.fields);
+    Object.assign(values, invoiceValues(input, documentType, before));
+    if (documentType !== 'INVOICE') Object.assign(values, EMPTY_INVOICE_FIELDS);
 
     const linksChanged =
       input.contractId !== undefined ||
@@ -437,6 +471,37 @@ export class DocumentsService {
     }
   }
 
+  // ---- credit notes and e-invoices -------------------------------------------------------
+
+  /** Storno: a FINAL credit note for the whole invoice (`documents.credit-notes.ts`). */
+  cancel(actor: Actor, id: string, input: CancelDocument): Promise<DocumentView> {
+    return this.creditNotes.cancel(actor, id, input);
+  }
+
+  /** A partial credit note for a FINAL invoice. */
+  credit(actor: Actor, id: string, input: CreditNote): Promise<DocumentView> {
+    return this.creditNotes.credit(actor, id, input);
+  }
+
+  /**
+   * The e-invoice of a FINAL invoice: XRechnung XML built from the stored document, or the
+   * stored ZUGFeRD PDF (rendered now if the render job has not run yet). 409 for drafts,
+   * other documents and uploaded invoices.
+   */
+  async einvoice(
+    accountId: string,
+    id: string,
+    format: EInvoiceOutputFormat,
+  ): Promise<EInvoiceFile> {
+    const row = await repo.findDocument(this.ctx.db, accountId, id);
+    if (!row) throw notFound('Document');
+    einvoiceParties(row);
+    const base = pdfFileName(row).replace(/\.pdf$/, '');
+    if (format !== 'zugferd') return xrechnungFile(row, format, base);
+    const file = await this.output.attachment(row);
+    return { filename: file.filename, contentType: file.contentType, bytes: file.content };
+  }
+
   // ---- rasterize ---------------------------------------------------------------------------
 
   /** PDF pages → PNG files of the account (`documents.rasterize.ts`). */
@@ -498,13 +563,19 @@ export class DocumentsService {
       status: 'FINAL',
       finalized_at: this.ctx.clock.now().toISOString(),
     };
+    // Kontor's own invoices must be lawful before they are numbered: nothing changes otherwise.
+    if (row.document_type === 'INVOICE' && row.source === 'GENERATED')
+      Object.assign(values, await this.lawfulInvoiceValues(trx, row));
     let number = row.document_number;
     if (row.document_type === 'INVOICE' && number === null) {
       const year = Number(row.creation_date.slice(0, 4));
+      // Credit notes have their own gapless sequence, `GS-{YYYY}-{0000}` (Gutschrift).
+      const credit = row.invoice_type === 'CREDIT_NOTE';
+      const sequence = credit ? 'CREDIT_NOTE' : row.document_type;
       // A number somebody typed by hand is skipped rather than reused.
       do {
-        const n = await repo.nextSequenceValue(trx, row.account_id, row.document_type, year);
-        number = `${year}-${String(n).padStart(4, '0')}`;
+        const n = await repo.nextSequenceValue(trx, row.account_id, sequence, year);
+        number = `${credit ? 'GS-' : ''}${year}-${String(n).padStart(4, '0')}`;
       } while (await repo.numberTaken(trx, row.account_id, row.document_type, number));
       values.document_number = number;
     }
@@ -518,6 +589,35 @@ export class DocumentsService {
       values.pdf_sha256 = null;
       values.page_count = null;
     }
+    return values;
+  }
+
+  /**
+   * Freezes seller and buyer on an invoice that becomes FINAL, fills the defaults (buyer
+   * reference from the partner, due date from the payment term) and refuses it with one 422
+   * listing every missing §14 UStG / EN 16931 item.
+   */
+  private async lawfulInvoiceValues(
+    trx: Transaction<DB>,
+    row: repo.DocumentRow,
+  ): Promise<Partial<repo.DocumentRow>> {
+    const account = await findAccount(trx, row.account_id);
+    if (!account) throw notFound('Account');
+    const company = readCompany(account);
+    const partner = row.partner_id
+      ? await findPartner(trx, row.account_id, row.partner_id)
+      : undefined;
+    const parties =
+      row.invoice_type === 'CREDIT_NOTE' && row.einvoice_parties
+        ? (JSON.parse(row.einvoice_parties) as FrozenParties)
+        : freezeParties(company, partner, row.partner_name);
+    const values: Partial<repo.DocumentRow> = {
+      einvoice_parties: JSON.stringify(parties),
+      buyer_reference: row.buyer_reference ?? partner?.buyer_reference ?? null,
+    };
+    if (row.due_date === null && row.invoice_type !== 'CREDIT_NOTE')
+      values.due_date = addDays(row.creation_date, company.defaultPaymentTermDays ?? 14);
+    assertFinalizable({ ...row, ...values }, parties);
     return values;
   }
 
@@ -579,6 +679,30 @@ export class DocumentsService {
     }
     return links;
   }
+}
+
+/** The invoice columns of a document that has none (contract documents, new rows). */
+export const EMPTY_INVOICE_FIELDS = {
+  delivery_date: null,
+  service_period_from: null,
+  service_period_to: null,
+  buyer_reference: null,
+  order_reference: null,
+  payment_terms: null,
+  skonto_bp: null,
+  skonto_days: null,
+  note: null,
+  invoice_type: 'INVOICE',
+  preceding_document_id: null,
+  cancelled_by_document_id: null,
+  einvoice_parties: null,
+} satisfies Partial<repo.DocumentRow>;
+
+/** `date` (YYYY-MM-DD) plus `days`, in UTC. */
+function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return isoDate(d);
 }
 
 function pricedValues(p: Awaited<ReturnType<typeof priceLines>>): Partial<repo.DocumentRow> {

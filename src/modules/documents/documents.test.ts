@@ -74,7 +74,15 @@ beforeAll(async () => {
     payload: {
       name: 'Kunde AG',
       type: 'CUSTOMER',
-      addresses: [{ type: 'BILLING', city: 'Berlin', email: 'buchhaltung@kunde.example' }],
+      addresses: [
+        {
+          type: 'BILLING',
+          street: 'Kundenweg 1',
+          postalCode: '10115',
+          city: 'Berlin',
+          email: 'buchhaltung@kunde.example',
+        },
+      ],
     },
   });
   expect(partner.statusCode).toBe(201);
@@ -173,9 +181,7 @@ describe('documents: create, read, list', () => {
       [{ lineItems: [{ productId: 'prd_nope', quantity: 1 }] }, 422, '/body/lineItems/0/productId'],
       [{ partnerId: 'ptr_nope' }, 422, '/body/partnerId'],
       [{ contractId: 'ctr_nope' }, 422, '/body/contractId'],
-      [{ fileId: undefined }, 400, '/body/source'],
       [{ fileId: undefined, source: 'UPLOADED' }, 422, '/body/fileId'],
-      [{ fileId: undefined, source: 'GENERATED' }, 422, '/body/templateId'],
       [{ fileId: undefined, templateId: 'tpl_nope' }, 422, '/body/templateId'],
     ];
     for (const [extra, status, pointer] of cases) {
@@ -184,6 +190,12 @@ describe('documents: create, read, list', () => {
       expect(res.json<{ errors: { path: string }[] }>().errors.map((e) => e.path)).toContain(
         pointer,
       );
+    }
+    // An invoice without template and file is GENERATED from the system invoice layout.
+    for (const extra of [{ fileId: undefined }, { fileId: undefined, source: 'GENERATED' }]) {
+      const res = await post(invoice(extra));
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json()).toMatchObject({ source: 'GENERATED', templateId: expect.any(String) });
     }
     // Another account's file is not found.
     const foreign = await post(invoice(), other);
@@ -378,6 +390,7 @@ describe('documents: processing, rendering, sending, rasterizing', () => {
       documentType: 'INVOICE',
       name: 'Rechnung April',
       creationDate: '2026-04-01',
+      deliveryDate: '2026-03-31',
       templateId,
       partnerId,
       lineItems: [{ description: 'Leistung', quantity: 1, unitPrice: 100 }],

@@ -32,7 +32,15 @@ export async function priceLines(
 ): Promise<Priced> {
   const lines: StoredLine[] = [];
   const digits = minorDigits(currency);
-  let defaultRate: { id: string; rate_bp: number } | null | undefined;
+  type Rate = {
+    id: string;
+    rate_bp: number;
+    category: string;
+    exemption_reason: string | null;
+    exemption_code: string | null;
+  };
+  const rates = new Map<string, Rate>();
+  let defaultRate: Rate | null | undefined;
   for (const [i, input] of inputs.entries()) {
     const at = `/body/lineItems/${i}`;
     const product = input.productId ? await findProduct(db, accountId, input.productId) : undefined;
@@ -81,7 +89,7 @@ export async function priceLines(
       throw new AppError('validation_failed', `lineItems/${i} needs description or productId.`, {
         errors: [bad(`${at}/description`, 'is required without productId', 'required')],
       });
-    let rate: { id: string; rate_bp: number } | undefined;
+    let rate: Rate | undefined;
     const rateId = input.taxRateId ?? product?.tax_rate_id ?? undefined;
     if (rateId !== undefined) {
       rate = await findTaxRate(db, accountId, rateId);
@@ -97,6 +105,7 @@ export async function priceLines(
         });
       rate = defaultRate;
     }
+    rates.set(rate.id, rate);
     lines.push({
       productId: product?.id ?? null,
       description,
@@ -105,6 +114,8 @@ export async function priceLines(
       taxRateId: rate.id,
       rateBp: Number(rate.rate_bp),
       netMinor: 0,
+      taxCategory: rate.category,
+      unitCode: input.unitCode ?? 'C62',
     });
   }
   const totals = computeTotals(lines);
@@ -116,12 +127,18 @@ export async function priceLines(
       });
   return {
     lines,
-    taxes: totals.byRate.map((r) => ({
-      taxRateId: r.taxRateId,
-      rateBp: r.rateBp,
-      netMinor: r.netMinor,
-      taxMinor: r.taxMinor,
-    })),
+    taxes: totals.byRate.map((r) => {
+      const rate = rates.get(r.taxRateId);
+      return {
+        taxRateId: r.taxRateId,
+        rateBp: r.rateBp,
+        netMinor: r.netMinor,
+        taxMinor: r.taxMinor,
+        category: rate?.category ?? 'S',
+        exemptionReason: rate?.exemption_reason ?? null,
+        exemptionCode: rate?.exemption_code ?? null,
+      };
+    }),
     netMinor: totals.netMinor,
     taxMinor: totals.taxMinor,
     grossMinor: totals.grossMinor,
@@ -137,5 +154,6 @@ export function linesAsInputs(lines: StoredLine[], currency: string): LineInput[
     quantity: l.quantityMilli / 1000,
     unitPrice: l.unitPriceMinor / 10 ** digits,
     taxRateId: l.taxRateId,
+    ...(l.unitCode ? { unitCode: l.unitCode } : {}),
   }));
 }

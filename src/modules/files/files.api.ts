@@ -13,5 +13,10 @@ export {
 export { storeGeneratedFile, type GeneratedFile } from './generated-file.js';
 export { storageUsedBytes } from './storage-limit.js';
 export { onFileDelete, type FileDeleteHook } from './file-references.js';
-export { IMAGE_CONTENT_TYPES, UPLOAD_CONTENT_TYPES, type UploadContentType } from './content.js';
+export {
+  attachmentDisposition,
+  IMAGE_CONTENT_TYPES,
+  UPLOAD_CONTENT_TYPES,
+  type UploadContentType,
+} from './content.js';
 export type { FileView } from './files.schemas.js';

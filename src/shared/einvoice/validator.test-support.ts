@@ -52,7 +52,7 @@ export function canValidate(): boolean {
   if (missing === undefined) return true;
   if (process.env.CI === 'true')
     throw new Error(`CI=true but the e-invoice validator cannot run: missing ${missing}`);
-  console.warn(`e-invoice validation skipped: install ${missing}`);
+  process.stderr.write(`e-invoice validation skipped: install ${missing}\n`);
   return false;
 }
 

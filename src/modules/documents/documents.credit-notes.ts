@@ -1,0 +1,231 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { searchText } from '../../http/pagination.js';
+import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { isoDate } from '../../shared/dates.js';
+import { newId } from '../../shared/ids.js';
+import { ensureSystemTemplate } from '../document-templates/system-templates.js';
+import { presentDocument } from './documents.presenter.js';
+import * as repo from './documents.repository.js';
+import type { CancelDocument, CreditNote, DocumentView } from './documents.schemas.js';
+import { priceLines } from './pricing.js';
+
+/** What the credit-note operations need from the documents service. */
+export interface CreditNoteDeps {
+  /** Turns a DRAFT FINAL in the caller's transaction (number, checks, render job). */
+  finalizeInTransaction: (
+    trx: Transaction<DB>,
+    actor: Actor,
+    row: repo.DocumentRow,
+  ) => Promise<repo.DocumentRow>;
+  /** Renders a FINAL document's PDF now; a failure is left to the render job. */
+  renderFinalQuietly: (row: repo.DocumentRow) => Promise<repo.DocumentRow>;
+}
+
+/**
+ * Credit notes (Gutschrift / Rechnungskorrektur, type code 381): a FINAL invoice is never
+ * changed; it is corrected by a FINAL credit note that refers to it (BT-25/26). `cancel`
+ * (Storno) credits the whole invoice once; `credit` credits part of it, never more than
+ * remains uncredited. Both run in one transaction: the credit note, its number from its own
+ * sequence (`GS-{YYYY}-{0000}`) and the mark on the invoice commit together or not at all.
+ */
+export class CreditNotes {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly deps: CreditNoteDeps,
+  ) {}
+
+  /** `POST /v1/documents/{id}/cancel`. */
+  async cancel(actor: Actor, id: string, input: CancelDocument): Promise<DocumentView> {
+    const invoice = await this.creditableInvoice(actor.accountId, id);
+    return this.issue(actor, invoice, {
+      date: input.creationDate,
+      note: input.note ?? `Storno der Rechnung ${invoice.document_number ?? ''}`.trim(),
+      lines: invoice.line_items,
+      taxes: invoice.tax_breakdown,
+      totals: {
+        net_total: invoice.net_total,
+        tax_total: invoice.tax_total,
+        gross_total: invoice.gross_total,
+      },
+      full: true,
+    });
+  }
+
+  /** `POST /v1/documents/{id}/credit-notes`. */
+  async credit(actor: Actor, id: string, input: CreditNote): Promise<DocumentView> {
+    const invoice = await this.creditableInvoice(actor.accountId, id);
+    const priced = await priceLines(
+      this.ctx.db,
+      actor.accountId,
+      invoice.currency,
+      input.lineItems,
+    );
+    if (priced.grossMinor <= 0)
+      throw new AppError('business_rule_violated', 'A credit note must credit a positive amount.', {
+        errors: [{ path: '/body/lineItems', message: 'must total above 0', code: 'invalid' }],
+      });
+    return this.issue(actor, invoice, {
+      date: input.creationDate,
+      note: input.note ?? null,
+      lines: JSON.stringify(priced.lines),
+      taxes: JSON.stringify(priced.taxes),
+      totals: {
+        net_total: priced.netMinor,
+        tax_total: priced.taxMinor,
+        gross_total: priced.grossMinor,
+      },
+      full: false,
+    });
+  }
+
+  private async creditableInvoice(accountId: string, id: string): Promise<repo.DocumentRow> {
+    const invoice = await repo.findDocument(this.ctx.db, accountId, id);
+    if (!invoice) throw notFound('Document');
+    if (invoice.document_type !== 'INVOICE' || invoice.invoice_type !== 'INVOICE')
+      throw conflict(`Document ${id} is not an invoice; only invoices are credited.`);
+    if (invoice.status !== 'FINAL')
+      throw conflict(`Invoice ${id} is a DRAFT: change or delete it instead of crediting it.`);
+    if (invoice.source !== 'GENERATED' || invoice.einvoice_parties === null)
+      throw conflict(`Invoice ${id} was uploaded, not issued by Kontor.`);
+    if (invoice.cancelled_by_document_id !== null)
+      throw conflict(`Invoice ${id} is already cancelled by ${invoice.cancelled_by_document_id}.`);
+    return invoice;
+  }
+
+  private async issue(
+    actor: Actor,
+    invoice: repo.DocumentRow,
+    spec: {
+      date: string | undefined;
+      note: string | null;
+      lines: string;
+      taxes: string;
+      totals: Pick<repo.DocumentRow, 'net_total' | 'tax_total' | 'gross_total'>;
+      full: boolean;
+    },
+  ): Promise<DocumentView> {
+    const { accountId } = actor;
+    const now = this.ctx.clock.now();
+    const template = await ensureSystemTemplate(this.ctx.db, accountId, 'CREDIT_NOTE');
+    // Only the stored columns: reads add derived figures that are not columns.
+    const {
+      settled_minor: _s,
+      as_of: _a,
+      preceding_number: _n,
+      preceding_date: _d,
+      ...stored
+    } = invoice as repo.DocumentWithFigures;
+    const draft: repo.DocumentRow = {
+      ...stored,
+      id: newId('document'),
+      name: `Gutschrift zu ${invoice.document_number ?? invoice.name}`,
+      search_name: searchText(`Gutschrift zu ${invoice.document_number ?? invoice.name}`),
+      document_number: null,
+      creation_date: spec.date ?? isoDate(now),
+      due_date: null,
+      status: 'DRAFT',
+      template_id: template.id,
+      file_id: null,
+      file_type: null,
+      pdf_sha256: null,
+      line_items: spec.lines,
+      tax_breakdown: spec.taxes,
+      ...spec.totals,
+      fields: '{}',
+      processing_status: null,
+      processing_error: null,
+      page_count: null,
+      analysis: null,
+      finalized_at: null,
+      sent_at: null,
+      sent_to: null,
+      payment_terms: null,
+      skonto_bp: null,
+      skonto_days: null,
+      note: spec.note,
+      invoice_type: 'CREDIT_NOTE',
+      preceding_document_id: invoice.id,
+      cancelled_by_document_id: null,
+      // The credit note corrects the invoice between the same parties as they were then.
+      einvoice_parties: invoice.einvoice_parties,
+      version: 1,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    let final: repo.DocumentRow;
+    try {
+      final = await this.ctx.db.transaction().execute(async (trx) => {
+        // Serialises credit notes of one invoice and re-checks what remains under the lock.
+        const locked = await repo.lockInvoiceForCredit(trx, accountId, invoice.id);
+        if (!locked || locked.cancelled_by_document_id !== null)
+          throw conflict(`Invoice ${invoice.id} is already cancelled.`);
+        const credited = await repo.creditedTotal(trx, accountId, invoice.id);
+        if (spec.full && credited > 0)
+          throw conflict(
+            `Invoice ${invoice.id} is already partly credited; credit the rest with /credit-notes.`,
+          );
+        const remaining = Number(invoice.gross_total) - credited;
+        if (Number(spec.totals.gross_total) > remaining)
+          throw new AppError(
+            'business_rule_violated',
+            `The credit note exceeds what remains uncredited of invoice ${invoice.document_number ?? invoice.id}.`,
+            {
+              errors: [
+                {
+                  path: '/body/lineItems',
+                  message: `must total at most the uncredited ${remaining} minor units`,
+                  code: 'too_large',
+                },
+              ],
+              members: { remainingMinor: remaining },
+            },
+          );
+        await repo.insertDocument(trx, draft);
+        await appendAudit(
+          trx,
+          actor,
+          {
+            action: 'document.created',
+            resourceType: 'document',
+            resourceId: draft.id,
+            changes: presentDocument(draft),
+          },
+          now,
+        );
+        const row = await this.deps.finalizeInTransaction(trx, actor, draft);
+        if (spec.full) {
+          const cancelled = await repo.markCancelled(trx, accountId, invoice.id, row.id, now);
+          if (!cancelled) throw conflict(`Invoice ${invoice.id} is already cancelled.`);
+          await appendAudit(
+            trx,
+            actor,
+            {
+              action: 'document.cancelled',
+              resourceType: 'document',
+              resourceId: invoice.id,
+              changes: diff(presentDocument(invoice), presentDocument(cancelled)),
+            },
+            now,
+          );
+        }
+        return row;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict('A concurrent credit note won; try again.');
+      throw err;
+    }
+    this.ctx.jobs.kick();
+    const rendered = await this.deps.renderFinalQuietly(final);
+    return presentDocument(
+      (await repo.findDocument(this.ctx.db, accountId, rendered.id)) ?? rendered,
+    );
+  }
+}
+
+function conflict(message: string): AppError {
+  return new AppError('state_conflict', message);
+}

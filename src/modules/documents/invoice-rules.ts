@@ -1,0 +1,305 @@
+import type { FieldError } from '../../http/errors.js';
+import { AppError } from '../../http/errors.js';
+import { ibanProblem } from '../../shared/iban.js';
+import type { Company } from '../account/company.schemas.js';
+import type { DocumentRow, StoredLine, StoredTaxLine } from './documents.repository.js';
+import type { CreateDocument, UpdateDocument } from './documents.schemas.js';
+
+/**
+ * What makes an invoice lawful (§14 (4) UStG) and a valid e-invoice (EN 16931, XRechnung
+ * 3.0): the invoice fields a client sets, the parties frozen when it becomes FINAL, and the
+ * checks that run before it may become FINAL (docs/invoicing.md).
+ */
+
+/** The buyer as frozen on a FINAL invoice. */
+export interface FrozenBuyer {
+  /** Kontor's customer number: the partner id (BT-46), null for a typed-in name. */
+  id: string | null;
+  name: string;
+  /** The partner's BILLING address (else its first). */
+  address: {
+    name?: string | null;
+    street?: string | null;
+    postalCode?: string | null;
+    city?: string | null;
+    country?: string | null;
+    email?: string | null;
+  } | null;
+  vatId: string | null;
+  electronicAddress: { scheme: string; value: string } | null;
+  einvoiceFormat: string;
+  language: string;
+}
+
+/** Seller and buyer as they were when the invoice became FINAL (column `einvoice_parties`). */
+export interface FrozenParties {
+  seller: Omit<Company, 'version' | 'updatedAt'>;
+  buyer: FrozenBuyer;
+}
+
+/** The partner columns the invoice rules read. */
+export interface PartnerFacts {
+  id: string;
+  name: string;
+  addresses: string;
+  vat_id: string | null;
+  buyer_reference: string | null;
+  electronic_address: string | null;
+  einvoice_format: string | null;
+  language: string | null;
+}
+
+const field = (path: string, message: string, code = 'required'): FieldError => ({
+  path,
+  message,
+  code,
+});
+
+/** The invoice address: BILLING, else the first address. */
+function billingAddress(addresses: string): FrozenBuyer['address'] {
+  const list = JSON.parse(addresses) as (NonNullable<FrozenBuyer['address']> & { type?: string })[];
+  return list.find((a) => a.type === 'BILLING') ?? list[0] ?? null;
+}
+
+/**
+ * A domestic address is often written without its country (DIN 5008 prints none): a buyer
+ * address without one is taken to be in the seller's country.
+ */
+function withCountry(address: FrozenBuyer['address'], company: Company): FrozenBuyer['address'] {
+  if (!address || address.country || !company.address?.country) return address;
+  return { ...address, country: company.address.country };
+}
+
+/** Freezes seller and buyer for a FINAL invoice. */
+export function freezeParties(
+  company: Company,
+  partner: PartnerFacts | undefined,
+  partnerName: string | null,
+): FrozenParties {
+  const { version: _v, updatedAt: _u, ...seller } = company;
+  return {
+    seller,
+    buyer: {
+      id: partner?.id ?? null,
+      name: partner?.name ?? partnerName ?? '',
+      address: partner ? withCountry(billingAddress(partner.addresses), company) : null,
+      vatId: partner?.vat_id ?? null,
+      electronicAddress: partner?.electronic_address
+        ? (JSON.parse(partner.electronic_address) as FrozenBuyer['electronicAddress'])
+        : null,
+      einvoiceFormat: partner?.einvoice_format ?? 'ZUGFERD',
+      language: partner?.language ?? 'de',
+    },
+  };
+}
+
+/** Whether the buyer wants XRechnung, so its stricter rules (BR-DE-*) apply at finalize. */
+export const wantsXRechnung = (format: string) => format.startsWith('XRECHNUNG');
+
+const NO_VAT_CATEGORIES = new Set(['Z', 'E', 'AE', 'K', 'G', 'O']);
+
+/**
+ * Every §14 (4) UStG and EN 16931 / XRechnung requirement Kontor can know before an invoice
+ * becomes FINAL, collected (not the first only). Paths point at where the data is fixed:
+ * `/body/…` the invoice, `/company/…` the seller master data (`PUT /v1/account/company`),
+ * `/partner/…` the buyer (`PUT /v1/partners/{id}`).
+ */
+export function finalizeProblems(row: DocumentRow, parties: FrozenParties): FieldError[] {
+  const errors: FieldError[] = [];
+  const { seller, buyer } = parties;
+  const lines = JSON.parse(row.line_items) as StoredLine[];
+  const taxes = JSON.parse(row.tax_breakdown) as StoredTaxLine[];
+  const categories = new Set(taxes.map((t) => t.category ?? 'S'));
+
+  // Seller: name, full address, tax number or VAT id (§14 (4) Nr. 1, 2 UStG).
+  if (!seller.legalName.trim()) errors.push(field('/company/legalName', 'is required'));
+  for (const key of ['street', 'postalCode', 'city', 'country'] as const)
+    if (!seller.address?.[key]) errors.push(field(`/company/address/${key}`, 'is required'));
+  if (!seller.vatId && !seller.taxNumber)
+    errors.push(field('/company/taxNumber', 'or /company/vatId is required (§14 (4) Nr. 2 UStG)'));
+
+  // Buyer: name and full address (§14 (4) Nr. 1 UStG).
+  if (!buyer.name.trim()) errors.push(field('/body/partnerId', 'is required: the buyer'));
+  if (buyer.id === null)
+    errors.push(field('/body/partnerId', 'is required: the buyer’s address comes from it'));
+  else
+    for (const key of ['street', 'postalCode', 'city', 'country'] as const)
+      if (!buyer.address?.[key])
+        errors.push(field(`/partner/addresses/BILLING/${key}`, 'is required'));
+
+  // Delivery date or service period (§14 (4) Nr. 6 UStG).
+  if (!row.delivery_date && !row.service_period_from)
+    errors.push(field('/body/deliveryDate', 'or /body/servicePeriod is required'));
+  if (lines.length === 0) errors.push(field('/body/lineItems', 'needs at least one line'));
+
+  // VAT categories (EN 16931 BR-S/Z/E/AE/IC/G/O rules).
+  lines.forEach((line, i) => {
+    const category = line.taxCategory ?? 'S';
+    const at = `/body/lineItems/${i}/taxRateId`;
+    if (category === 'S' && line.rateBp <= 0)
+      errors.push(field(at, 'a standard-rated (S) tax rate must be above 0 %', 'invalid'));
+    if (NO_VAT_CATEGORIES.has(category) && line.rateBp !== 0)
+      errors.push(field(at, `a ${category} tax rate must be 0 %`, 'invalid'));
+    if (seller.smallBusiness && category !== 'E')
+      errors.push(
+        field(
+          at,
+          'must be an exempt (E) rate: the seller is a small business (§19 UStG)',
+          'invalid',
+        ),
+      );
+  });
+  taxes.forEach((t) => {
+    const category = t.category ?? 'S';
+    if (NO_VAT_CATEGORIES.has(category) && category !== 'Z' && !t.exemptionReason)
+      errors.push(
+        field(`/taxRates/${t.taxRateId}/exemptionReason`, `is required for category ${category}`),
+      );
+  });
+  if (categories.has('O') && categories.size > 1)
+    errors.push(
+      field(
+        '/body/lineItems',
+        'not subject to VAT (O) cannot be mixed with other categories',
+        'invalid',
+      ),
+    );
+  if ((categories.has('AE') || categories.has('K') || categories.has('G')) && !seller.vatId)
+    errors.push(field('/company/vatId', 'is required for reverse charge, intra-EU and export'));
+  if ((categories.has('AE') || categories.has('K')) && !buyer.vatId)
+    errors.push(field('/partner/vatId', 'is required for reverse charge and intra-EU supplies'));
+  if (categories.has('Z') && !seller.vatId)
+    errors.push(field('/company/vatId', 'is required for zero-rated (Z) supplies'));
+  if (categories.has('O') && !seller.registerNumber && !seller.taxNumber)
+    errors.push(
+      field(
+        '/company/registerNumber',
+        'or /company/taxNumber is required to identify a seller without VAT id (O)',
+      ),
+    );
+
+  // Payment by transfer needs the seller's IBAN.
+  const bank = seller.bankAccounts[0];
+  if (row.invoice_type !== 'CREDIT_NOTE' && Number(row.gross_total) > 0) {
+    if (!bank) errors.push(field('/company/bankAccounts', 'needs an IBAN for payment by transfer'));
+    else if (ibanProblem(bank.iban))
+      errors.push(field('/company/bankAccounts/0/iban', ibanProblem(bank.iban)!, 'invalid'));
+  }
+
+  if (wantsXRechnung(buyer.einvoiceFormat)) {
+    if (!row.buyer_reference)
+      errors.push(field('/body/buyerReference', 'is required for XRechnung (BT-10, Leitweg-ID)'));
+    errors.push(...xrechnungProblems(parties));
+  }
+  return dedupe(errors);
+}
+
+/**
+ * What XRechnung needs beyond EN 16931 of the parties (BR-DE-2/5/6/7, PEPPOL-EN16931-R010
+ * and R020): seller email and phone, electronic addresses of both (an email stands in).
+ * Checked at finalize for XRechnung buyers, and before any XRechnung output.
+ */
+export function xrechnungProblems(parties: FrozenParties): FieldError[] {
+  const { seller, buyer } = parties;
+  const errors: FieldError[] = [];
+  if (!seller.email) errors.push(field('/company/email', 'is required for XRechnung (BT-43)'));
+  if (!seller.phone) errors.push(field('/company/phone', 'is required for XRechnung (BT-42)'));
+  if (!buyer.electronicAddress && !buyer.address?.email)
+    errors.push(
+      field('/partner/electronicAddress', 'or a BILLING email is required for XRechnung (BT-49)'),
+    );
+  return errors;
+}
+
+function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const key = `${e.path}|${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Throws the one 422 problem listing everything an invoice lacks to become FINAL. */
+export function assertFinalizable(row: DocumentRow, parties: FrozenParties): void {
+  const errors = finalizeProblems(row, parties);
+  if (errors.length > 0)
+    throw new AppError(
+      'invoice_incomplete',
+      `The invoice cannot become FINAL: ${errors.length} required item${errors.length > 1 ? 's are' : ' is'} missing or invalid (§14 UStG, EN 16931).`,
+      { errors },
+    );
+}
+
+type InvoiceInput = Pick<
+  CreateDocument & UpdateDocument,
+  | 'deliveryDate'
+  | 'servicePeriod'
+  | 'buyerReference'
+  | 'orderReference'
+  | 'paymentTerms'
+  | 'skontoPercent'
+  | 'skontoDays'
+  | 'note'
+>;
+
+const INVOICE_KEYS = [
+  'deliveryDate',
+  'servicePeriod',
+  'buyerReference',
+  'orderReference',
+  'paymentTerms',
+  'skontoPercent',
+  'skontoDays',
+  'note',
+] as const;
+
+/**
+ * The invoice fields of a create or update as column values (`undefined` keeps, `null`
+ * clears), checked: only for invoices, a period runs forward, Skonto has both parts with at
+ * most two decimals. `before` is the stored row on update, to check what results.
+ */
+export function invoiceValues(
+  input: Partial<{ [K in keyof InvoiceInput]: InvoiceInput[K] | null }>,
+  documentType: string,
+  before?: DocumentRow,
+): Partial<DocumentRow> {
+  const given = INVOICE_KEYS.filter((k) => input[k] !== undefined && input[k] !== null);
+  if (documentType !== 'INVOICE' && given.length > 0)
+    throw invalid(given[0]!, 'is only for INVOICE documents');
+  const values: Partial<DocumentRow> = {};
+  if (input.deliveryDate !== undefined) values.delivery_date = input.deliveryDate;
+  if (input.servicePeriod !== undefined) {
+    const p = input.servicePeriod;
+    if (p && p.from > p.to) throw invalid('servicePeriod/to', 'must not be before from');
+    values.service_period_from = p?.from ?? null;
+    values.service_period_to = p?.to ?? null;
+  }
+  if (input.buyerReference !== undefined) values.buyer_reference = input.buyerReference;
+  if (input.orderReference !== undefined) values.order_reference = input.orderReference;
+  if (input.paymentTerms !== undefined) values.payment_terms = input.paymentTerms;
+  if (input.note !== undefined) values.note = input.note;
+  if (input.skontoPercent !== undefined) {
+    const bp = input.skontoPercent === null ? null : Math.round(input.skontoPercent * 100);
+    if (bp !== null && Math.abs(bp - input.skontoPercent! * 100) > 1e-6)
+      throw invalid('skontoPercent', 'must have at most 2 decimals');
+    values.skonto_bp = bp;
+  }
+  if (input.skontoDays !== undefined) values.skonto_days = input.skontoDays;
+  const skontoBp = values.skonto_bp !== undefined ? values.skonto_bp : (before?.skonto_bp ?? null);
+  const skontoDays =
+    values.skonto_days !== undefined ? values.skonto_days : (before?.skonto_days ?? null);
+  if ((skontoBp === null) !== (skontoDays === null))
+    throw invalid(
+      skontoBp === null ? 'skontoPercent' : 'skontoDays',
+      'is required together with the other Skonto field',
+    );
+  return values;
+}
+
+function invalid(name: string, message: string): AppError {
+  return new AppError('validation_failed', `${name} ${message}.`, {
+    errors: [{ path: `/body/${name}`, message, code: 'invalid' }],
+  });
+}
