@@ -3,6 +3,8 @@
  * - PDF render time of a typical invoice letter (logo, header, footer, 6 lines at two VAT
  *   rates), composed exactly as a GENERATED document is, rendered warm BENCH_RENDERS (50)
  *   times through `ctx.renderer.render`: p50 / p99 ms;
+ * - the lawful invoice of issue 10 in the system layout: render + ZUGFeRD hybrid p50 / p99,
+ *   and the XRechnung XML built from the stored document (document → model → CII);
  * - rasterize time per page of a 3-page PDF at 150 dpi (warm, median of 5 runs);
  * - the e-invoice reader over `../shared/testdata/einvoice`: PDFs through `analysePdf`, XML
  *   through `parseEInvoiceXml`; a file counts as recognised when an invoice is read from it.
@@ -20,6 +22,12 @@ import { AccountService } from '../src/modules/account/account.service.js';
 import { DocumentTemplatesService } from '../src/modules/document-templates/document-templates.service.js';
 import { findDocument } from '../src/modules/documents/documents.repository.js';
 import { DocumentsService } from '../src/modules/documents/documents.service.js';
+import {
+  einvoiceParties,
+  toEnInvoice,
+  zugferdPdf,
+} from '../src/modules/documents/documents.einvoice.js';
+import { toCii } from '../src/shared/einvoice/index.js';
 import { storeGeneratedFile, systemActor } from '../src/modules/files/files.api.js';
 import { PartnersService } from '../src/modules/partners/partners.service.js';
 import { analysePdf } from '../src/shared/pdf/analyse.js';
@@ -178,6 +186,50 @@ async function main(): Promise<void> {
       `render    invoice letter (${pages} page, ${(bytes / 1024).toFixed(0)} KiB, logo ${settings.logoFileId ? 'on' : 'off'}), warm, n=${RENDERS}: ` +
         `p50 ${percentile(times, 0.5).toFixed(0)} ms, p99 ${percentile(times, 0.99).toFixed(0)} ms, ` +
         `min ${times[0]!.toFixed(0)} ms, max ${times[times.length - 1]!.toFixed(0)} ms`,
+    );
+
+    // The lawful invoice: the system layout (DIN 5008, GiroCode), made FINAL, then rendered
+    // and turned into the ZUGFeRD hybrid (PDF/A-3 + factur-x.xml) as the stored PDF is.
+    const final = await documents.create(actor, {
+      documentType: 'INVOICE',
+      name: 'Rechnung Mai (Systemlayout)',
+      creationDate: '2026-05-31',
+      deliveryDate: '2026-05-31',
+      partnerId: partner.id,
+      lineItems: lines,
+      status: 'FINAL',
+    });
+    const finalRow = (await findDocument(ctx.db, accountId, final.id))!;
+    const systemLetter = await documents.output.letter(finalRow);
+    const xmlTimes: number[] = [];
+    const hybridTimes: number[] = [];
+    const embedTimes: number[] = [];
+    let hybridBytes = 0;
+    for (let i = 0; i < 3 + RENDERS; i++) {
+      const started = performance.now();
+      const rendered = await ctx.renderer.render(systemLetter);
+      const embedStarted = performance.now();
+      const hybrid = await zugferdPdf(finalRow, rendered.pdf, 'Rechnung');
+      const done = performance.now();
+      if (i < 3) continue;
+      hybridTimes.push(done - started);
+      embedTimes.push(done - embedStarted);
+      hybridBytes = hybrid.length;
+    }
+    for (let i = 0; i < 1000 + 2000; i++) {
+      const started = performance.now();
+      toCii(toEnInvoice(finalRow, einvoiceParties(finalRow), 'XRECHNUNG'));
+      if (i >= 1000) xmlTimes.push(performance.now() - started);
+    }
+    for (const list of [hybridTimes, embedTimes, xmlTimes]) list.sort((a, b) => a - b);
+    say(
+      `hybrid    system-layout invoice → ZUGFeRD PDF/A-3 (${(hybridBytes / 1024).toFixed(0)} KiB), warm, n=${RENDERS}: ` +
+        `p50 ${percentile(hybridTimes, 0.5).toFixed(0)} ms, p99 ${percentile(hybridTimes, 0.99).toFixed(0)} ms ` +
+        `(of which embedding p50 ${percentile(embedTimes, 0.5).toFixed(1)} ms, p99 ${percentile(embedTimes, 0.99).toFixed(1)} ms)`,
+    );
+    say(
+      `xml       document → EN 16931 model → XRechnung CII, n=2000: ` +
+        `p50 ${(percentile(xmlTimes, 0.5) * 1000).toFixed(0)} µs, p99 ${(percentile(xmlTimes, 0.99) * 1000).toFixed(0)} µs`,
     );
 
     // A 3-page letter: the same invoice three times, a page each.

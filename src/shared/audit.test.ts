@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createUser, type TestApp, type TestUser } from '../../test/helpers.js';
-import { verifyAuditChain } from './audit.js';
+import { redact, verifyAuditChain } from './audit.js';
 
 let t: TestApp;
 let admin: TestUser;
@@ -132,5 +132,23 @@ describe('audit chain', () => {
     });
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.json().code).toBe('forbidden');
+  });
+});
+
+describe('audit: redaction', () => {
+  it('drops secrets but keeps business codes such as postalCode, unitCode and exemptionCode', () => {
+    expect(
+      Object.keys(
+        redact({
+          password: 'x',
+          code: '123456',
+          tokenId: 't',
+          iban: 'DE02…',
+          postalCode: '10115',
+          unitCode: 'HUR',
+          exemptionCode: 'VATEX-EU-AE',
+        }),
+      ),
+    ).toEqual(['postalCode', 'unitCode', 'exemptionCode']);
   });
 });

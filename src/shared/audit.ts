@@ -22,7 +22,8 @@ export interface AuditInput {
 }
 
 const GENESIS = '0'.repeat(64);
-const SECRET_FIELDS = /pass(word)?|secret|token|hash|code|card|iban|cvc/i;
+// `code` alone is a one-time code; `postalCode`, `unitCode` or `exemptionCode` are not secret.
+const SECRET_FIELDS = /pass(word)?|secret|token|hash|^code$|card|iban|cvc/i;
 
 /** Drops fields that must never reach the audit trail (decisions §15). */
 export function redact(values: Record<string, unknown>): Record<string, unknown> {
