@@ -232,18 +232,6 @@ export function assertFinalizable(row: DocumentRow, parties: FrozenParties): voi
     );
 }
 
-type InvoiceInput = Pick<
-  CreateDocument & UpdateDocument,
-  | 'deliveryDate'
-  | 'servicePeriod'
-  | 'buyerReference'
-  | 'orderReference'
-  | 'paymentTerms'
-  | 'skontoPercent'
-  | 'skontoDays'
-  | 'note'
->;
-
 const INVOICE_KEYS = [
   'deliveryDate',
   'servicePeriod',
@@ -254,6 +242,8 @@ const INVOICE_KEYS = [
   'skontoDays',
   'note',
 ] as const;
+
+type InvoiceInput = Pick<CreateDocument & UpdateDocument, (typeof INVOICE_KEYS)[number]>;
 
 /**
  * The invoice fields of a create or update as column values (`undefined` keeps, `null`

@@ -422,6 +422,17 @@ describe('invoices: e-invoices, Storno and credit notes', () => {
       status: 'FINAL',
     });
     expect(made.partialCredit).toMatchObject({ documentNumber: 'GS-2026-0002', grossTotal: 285.6 });
+    // A payment of a credit note is a refund: OUTGOING by default, and it settles the note.
+    const refund = await call<{ direction: string }>(t, user, 'POST', '/v1/payments', {
+      documentId: made.storno.id,
+      amount: made.storno.grossTotal,
+      currency: 'EUR',
+      paymentDate: '2026-11-23',
+      status: 'MARKED',
+    });
+    expect(refund.direction).toBe('OUTGOING');
+    const settled = await call<Doc>(t, user, 'GET', `/v1/documents/${made.storno.id}`);
+    expect(settled.paymentStatus).toBe('PAID');
     const original = await call<Doc>(t, user, 'GET', `/v1/documents/${made.standard.id}`);
     expect(original).toMatchObject({ cancelledByDocumentId: made.storno.id, overdue: false });
     const again = await t.request({

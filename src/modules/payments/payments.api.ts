@@ -35,7 +35,7 @@ export {
 export interface NewPayment {
   accountId: string;
   direction: PaymentDirection;
-  links: Omit<Links, 'documentCurrency'>;
+  links: Omit<Links, 'documentCurrency' | 'documentRefund'>;
   /** Positive integer minor units of `currency`. */
   amountMinor: number;
   currency: string;

@@ -28,6 +28,8 @@ export interface Links {
   partner_id: string | null;
   partner_name: string | null;
   documentCurrency: string | null;
+  /** The document is a credit note: a payment of it is a refund (OUTGOING by default). */
+  documentRefund: boolean;
 }
 
 /** Where a field sits in the request, for problem paths (`/body/partnerId`). */
@@ -85,6 +87,7 @@ export async function resolveLinks(
     partner_id: partnerId || null,
     partner_name: partnerName,
     documentCurrency: document?.currency ?? null,
+    documentRefund: document?.invoice_type === 'CREDIT_NOTE',
   };
 }
 

@@ -20,7 +20,8 @@ const Name = (description: string) => Type.String({ minLength: 1, maxLength: 200
 
 const fields = {
   direction: Type.Enum(PAYMENT_DIRECTIONS, {
-    description: 'INCOMING (money received, default) or OUTGOING (money paid).',
+    description:
+      'INCOMING (money received, default) or OUTGOING (money paid; the default for a payment of a credit note, a refund).',
   }),
   documentId: Id(
     'A document of this account (`doc_…`), usually the invoice paid; the payment must be in its currency. Fills documentNumber, and partner and contract when they are not given.',

@@ -59,7 +59,8 @@ export class PaymentsService {
         const row = newPaymentRow(
           {
             accountId: actor.accountId,
-            direction: input.direction ?? 'INCOMING',
+            // A payment of a credit note is a refund: money paid back.
+            direction: input.direction ?? (links.documentRefund ? 'OUTGOING' : 'INCOMING'),
             links,
             amountMinor,
             currency: input.currency,
@@ -192,7 +193,7 @@ export class PaymentsService {
     });
     assertDocumentCurrency(links, currency);
     assertHasPartner(links);
-    const { documentCurrency: _c, ...stored } = links;
+    const { documentCurrency: _c, documentRefund: _r, ...stored } = links;
     return { ...values, ...stored };
   }
 

@@ -214,7 +214,7 @@ async function applyRefund(
     return { received: true, paymentId: existing.id };
   }
 
-  let links: Omit<Links, 'documentCurrency'>;
+  let links: Omit<Links, 'documentCurrency' | 'documentRefund'>;
   if (original && original.account_id === accountId) {
     // The refund belongs where the payment did; a document only while the currency agrees.
     const sameCurrency = original.currency === event.currency;
