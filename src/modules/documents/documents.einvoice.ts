@@ -30,7 +30,9 @@ export function einvoiceParties(row: DocumentWithFigures): FrozenParties {
   if (row.source !== 'GENERATED' || row.einvoice_parties === null)
     throw new AppError(
       'state_conflict',
-      `Invoice ${row.id} was uploaded, not issued by Kontor: its file is the invoice.`,
+      row.source === 'UPLOADED'
+        ? `Invoice ${row.id} was uploaded, not issued by Kontor: its file is the invoice.`
+        : `Invoice ${row.id} became FINAL before Kontor kept seller and buyer with its invoices; it has no e-invoice.`,
     );
   return JSON.parse(row.einvoice_parties) as FrozenParties;
 }
