@@ -33,13 +33,6 @@ const tokenInvalid = () =>
     headers: { 'www-authenticate': 'Bearer realm="kontor"' },
   });
 
-/** A repeat registration of an unconfirmed email, applied only by its own code. */
-interface PendingRegistration {
-  passwordHash: string;
-  name: string;
-  companyName: string;
-}
-
 /**
  * Registration, confirmation and sign-in (decisions §3); password recovery is in
  * password-recovery.service.ts. No answer tells whether an email is registered: the same
@@ -59,11 +52,7 @@ export class AuthService extends AuthServiceBase {
     const passwordHash = await hashPassword(input.password);
     const existing = await this.findUserByEmail(email);
     if (existing) {
-      await this.remindExisting(
-        existing,
-        { passwordHash, name: input.name, companyName: input.companyName },
-        meta,
-      );
+      await this.remindExisting(existing, meta);
       return ACCEPTED.register;
     }
     const now = this.ctx.clock.now();
@@ -130,36 +119,25 @@ export class AuthService extends AuthServiceBase {
   }
 
   /**
-   * A second registration of a known email. Confirmed: a notice, nothing changes. Unconfirmed:
-   * a fresh code that carries this registration's password, name and company, and replaces
-   * every earlier code. Whoever confirms with the code from the mailbox gets the registration
-   * that code was mailed for, so registering someone else's address first cannot take over
-   * the account they create later.
+   * A second registration of a known email changes nothing about the user or the account: the
+   * pending password, name and company stay those of the first registration. Were a repeat
+   * allowed to replace them, whoever registered second would own the account the mailbox
+   * holder then confirms. Unconfirmed: a fresh code for the first registration (the earlier
+   * one stops working), and the way to take the address over if someone else started it: a
+   * password reset, which also proves the mailbox. Confirmed: a notice.
    */
-  private async remindExisting(
-    user: UserRow,
-    pending: PendingRegistration,
-    meta: RequestMeta,
-  ): Promise<void> {
+  private async remindExisting(user: UserRow, meta: RequestMeta): Promise<void> {
     if (user.status === 'UNCONFIRMED') {
       const now = this.ctx.clock.now();
       const code = await this.ctx.db.transaction().execute(async (trx) => {
-        const issued = await issueCode(
-          trx,
-          this.ctx.appSecret,
-          user,
-          'confirm',
-          now,
-          DAY,
-          JSON.stringify(pending),
-        );
+        const issued = await issueCode(trx, this.ctx.appSecret, user, 'confirm', now, DAY);
         await this.auditAnonymous(trx, user, meta, 'user.confirmation_code_issued', now);
         return issued;
       });
       this.deliver({
         to: user.email,
         subject: `Your Kontor confirmation code: ${code}`,
-        text: `Your confirmation code is ${code}. It is valid for 24 hours.`,
+        text: `Your confirmation code is ${code}. It is valid for 24 hours.\n\nThis address was registered before and is not confirmed yet. Confirming keeps the password, name and company of that first registration; registering again changes none of them.\nIf you did not start that registration, or do not know its password, set your own password with POST /v1/auth/forgot-password and then POST /v1/auth/reset-password: that confirms the address for you and ends every other way in.`,
       });
       return;
     }
@@ -187,20 +165,11 @@ export class AuthService extends AuthServiceBase {
           input.code,
           now,
         );
+        // A confirmation only confirms: it never carries credentials, whoever asked for it.
         if (!spent) return false;
-        const pending = spent.payload
-          ? (JSON.parse(spent.payload) as PendingRegistration)
-          : undefined;
-        if (pending)
-          await trx
-            .updateTable('accounts')
-            .set({ name: pending.companyName, updated_at: now.toISOString() })
-            .where('id', '=', user.account_id)
-            .execute();
         await trx
           .updateTable('users')
           .set((eb) => ({
-            ...(pending ? { password_hash: pending.passwordHash, name: pending.name } : {}),
             status: 'ACTIVE',
             email_confirmed_at: now.toISOString(),
             updated_at: now.toISOString(),
