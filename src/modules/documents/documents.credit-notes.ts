@@ -10,6 +10,7 @@ import { newId } from '../../shared/ids.js';
 import { ensureSystemTemplate } from '../document-templates/system-templates.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
+import type { TrialRender } from './documents.output.js';
 import type { CancelDocument, CreditNote, DocumentView } from './documents.schemas.js';
 import { priceLines } from './pricing.js';
 
@@ -21,8 +22,10 @@ export interface CreditNoteDeps {
     actor: Actor,
     row: repo.DocumentRow,
   ) => Promise<repo.DocumentRow>;
-  /** Renders a FINAL document's PDF now; a failure is left to the render job. */
-  renderFinalQuietly: (row: repo.DocumentRow) => Promise<repo.DocumentRow>;
+  /** Renders the credit note as it will be FINAL, before anything is written (422 if it can't). */
+  trialFinal: (row: repo.DocumentRow) => Promise<TrialRender | undefined>;
+  /** Renders a FINAL document's PDF now (or attaches the trial's); a failure is left to the job. */
+  renderFinalQuietly: (row: repo.DocumentRow, trial?: TrialRender) => Promise<repo.DocumentRow>;
 }
 
 /**
@@ -156,6 +159,7 @@ export class CreditNotes {
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
+    const trial = await this.deps.trialFinal(draft);
     let final: repo.DocumentRow;
     try {
       final = await this.ctx.db.transaction().execute(async (trx) => {
@@ -219,7 +223,7 @@ export class CreditNotes {
       throw err;
     }
     this.ctx.jobs.kick();
-    const rendered = await this.deps.renderFinalQuietly(final);
+    const rendered = await this.deps.renderFinalQuietly(final, trial);
     return presentDocument(
       (await repo.findDocument(this.ctx.db, accountId, rendered.id)) ?? rendered,
     );

@@ -4,6 +4,7 @@ import { isoDate } from '../../shared/dates.js';
 import { analysePdf } from '../../shared/pdf/analyse.js';
 import { parseEInvoiceXml } from '../../shared/einvoice/index.js';
 import type { LetterInput, LogoPosition, Visibility } from '../../shared/pdf/layout.js';
+import type { RenderResult } from '../../shared/pdf/renderer.js';
 import {
   buildRenderContext,
   giroCodeRequest,
@@ -28,6 +29,7 @@ import {
 } from '../document-templates/document-templates.repository.js';
 import {
   IMAGE_CONTENT_TYPES,
+  imageDataUriForPdf,
   requireUploadedFile,
   storeGeneratedFile,
   systemActor,
@@ -70,6 +72,12 @@ function frozenBuyer(buyer: FrozenBuyer): PartnerData {
     einvoiceFormat: buyer.einvoiceFormat,
     language: buyer.language,
   };
+}
+
+/** A PDF rendered before the document became FINAL, and the number it printed. */
+export interface TrialRender {
+  number: string | null;
+  result: RenderResult;
 }
 
 interface JobPayload {
@@ -255,9 +263,13 @@ export class DocumentOutput {
    * Renders a GENERATED document and attaches the PDF (system-derived fields: `version` stays).
    * A FINAL document keeps the first PDF attached; a DRAFT's preview is replaced.
    */
-  async renderAndAttach(row: repo.DocumentRow): Promise<repo.DocumentRow> {
-    const result = await this.ctx.renderer.render(await this.letter(row));
+  async renderAndAttach(row: repo.DocumentRow, trial?: TrialRender): Promise<repo.DocumentRow> {
     const final = row.status === 'FINAL';
+    // The trial render before FINAL is the PDF when it printed the number the document got.
+    const result =
+      final && trial && trial.number === row.document_number
+        ? trial.result
+        : await this.ctx.renderer.render(await this.letter(row));
     // The PDF of a FINAL invoice Kontor issued IS its ZUGFeRD e-invoice (PDF/A-3 + XML).
     const bytes =
       final && row.document_type === 'INVOICE' && row.einvoice_parties !== null
@@ -287,16 +299,26 @@ export class DocumentOutput {
    * files, inlined). The logo is an uploaded image that cannot be deleted while set.
    */
   private async logoDataUri(accountId: string, fileId: string): Promise<string> {
-    const file = await requireUploadedFile(this.ctx, accountId, fileId, {
-      accept: IMAGE_CONTENT_TYPES,
-    });
-    return `data:${file.file.contentType};base64,${(await file.read()).toString('base64')}`;
+    // Header-checked against the pixel caps and scaled down (issue 11): Chromium decodes an
+    // inlined image at full size, and the logo box is at most 60 × 20 mm.
+    return imageDataUriForPdf(this.ctx, accountId, fileId);
+  }
+
+  /**
+   * Renders a document as it will be when FINAL, before it is: the renderer's 422 (page cap,
+   * time limit) or 503 reaches the caller while nothing is written yet.
+   */
+  async trialRender(row: repo.DocumentRow): Promise<TrialRender> {
+    return {
+      number: row.document_number,
+      result: await this.ctx.renderer.render(await this.letter(row)),
+    };
   }
 
   /** The in-request render of a FINAL document; a failure is left to the `document.render` job. */
-  async renderFinalQuietly(row: repo.DocumentRow): Promise<repo.DocumentRow> {
+  async renderFinalQuietly(row: repo.DocumentRow, trial?: TrialRender): Promise<repo.DocumentRow> {
     try {
-      return await this.renderAndAttach(row);
+      return await this.renderAndAttach(row, trial);
     } catch (err) {
       this.ctx.logger.warn({ err, documentId: row.id }, 'rendering failed; the job retries');
       this.ctx.jobs.kick();

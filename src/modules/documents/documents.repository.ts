@@ -345,3 +345,20 @@ export async function markCancelled(
     .executeTakeFirst();
   return oneWithFigures(trx, accountId, row);
 }
+
+/** The last value given by a sequence (0 when none was given yet), without taking one. */
+export async function sequenceValue(
+  db: Executor,
+  accountId: string,
+  documentType: string,
+  year: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('document_sequences')
+    .select('last_value')
+    .where('account_id', '=', accountId)
+    .where('document_type', '=', documentType)
+    .where('year', '=', year)
+    .executeTakeFirst();
+  return Number(row?.last_value ?? 0);
+}

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
+import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
 import { AppError, notFound, referenceNotFound } from '../../http/errors.js';
@@ -35,7 +36,13 @@ import type {
 
 import { CreditNotes } from './documents.credit-notes.js';
 import { einvoiceParties, xrechnungFile, type EInvoiceFile } from './documents.einvoice.js';
-import { DocumentOutput, DOCUMENT_FILE_TYPES, pdfFileName } from './documents.output.js';
+import {
+  DocumentOutput,
+  DOCUMENT_FILE_TYPES,
+  pdfFileName,
+  type TrialRender,
+} from './documents.output.js';
+import { provisionalNumber, takeNumber } from './numbering.js';
 import { rasterizeDocument } from './documents.rasterize.js';
 import { sendDocument } from './documents.send.js';
 import { linesAsInputs, priceLines } from './pricing.js';
@@ -113,7 +120,8 @@ export class DocumentsService {
     this.output = new DocumentOutput(ctx);
     this.creditNotes = new CreditNotes(ctx, {
       finalizeInTransaction: (trx, actor, row) => this.finalizeInTransaction(trx, actor, row),
-      renderFinalQuietly: (row) => this.output.renderFinalQuietly(row),
+      trialFinal: (row) => this.trialFinal(row),
+      renderFinalQuietly: (row, trial) => this.output.renderFinalQuietly(row, trial),
     });
   }
 
@@ -265,6 +273,7 @@ export class DocumentsService {
     if (template) await this.output.checkRenders(row, template);
 
     const final = input.status === 'FINAL';
+    const trial = final ? await this.trialFinal(row) : undefined;
     let stored: repo.DocumentRow;
     try {
       stored = await db.transaction().execute(async (trx) => {
@@ -293,7 +302,8 @@ export class DocumentsService {
       throw err;
     }
     this.ctx.jobs.kick();
-    if (final && source === 'GENERATED') stored = await this.output.renderFinalQuietly(stored);
+    if (final && source === 'GENERATED')
+      stored = await this.output.renderFinalQuietly(stored, trial);
     return presentDocument(stored);
   }
 
@@ -386,6 +396,7 @@ export class DocumentsService {
     }
 
     const final = input.status === 'FINAL';
+    const trial = final ? await this.trialFinal(merged) : undefined;
     let after: repo.DocumentRow;
     try {
       after = await db.transaction().execute(async (trx) => {
@@ -424,7 +435,7 @@ export class DocumentsService {
     }
     if (final) {
       this.ctx.jobs.kick();
-      if (after.source === 'GENERATED') after = await this.output.renderFinalQuietly(after);
+      if (after.source === 'GENERATED') after = await this.output.renderFinalQuietly(after, trial);
     }
     return presentDocument(after);
   }
@@ -459,12 +470,13 @@ export class DocumentsService {
 
   /** Finalizes a DRAFT in its own transaction (send does this first). */
   private async finalizeDraft(actor: Actor, draft: repo.DocumentRow): Promise<repo.DocumentRow> {
+    const trial = await this.trialFinal(draft);
     try {
       const row = await this.ctx.db
         .transaction()
         .execute((trx) => this.finalizeInTransaction(trx, actor, draft));
       this.ctx.jobs.kick();
-      return row;
+      return row.source === 'GENERATED' ? this.output.renderFinalQuietly(row, trial) : row;
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateNumber(draft.document_number);
       throw err;
@@ -568,15 +580,7 @@ export class DocumentsService {
       Object.assign(values, await this.lawfulInvoiceValues(trx, row));
     let number = row.document_number;
     if (row.document_type === 'INVOICE' && number === null) {
-      const year = Number(row.creation_date.slice(0, 4));
-      // Credit notes have their own gapless sequence, `GS-{YYYY}-{0000}` (Gutschrift).
-      const credit = row.invoice_type === 'CREDIT_NOTE';
-      const sequence = credit ? 'CREDIT_NOTE' : row.document_type;
-      // A number somebody typed by hand is skipped rather than reused.
-      do {
-        const n = await repo.nextSequenceValue(trx, row.account_id, sequence, year);
-        number = `${credit ? 'GS-' : ''}${year}-${String(n).padStart(4, '0')}`;
-      } while (await repo.numberTaken(trx, row.account_id, row.document_type, number));
+      number = await takeNumber(trx, row);
       values.document_number = number;
     }
     values.search_name = searchText(`${row.name} ${number ?? ''}`.trim());
@@ -598,7 +602,7 @@ export class DocumentsService {
    * listing every missing §14 UStG / EN 16931 item.
    */
   private async lawfulInvoiceValues(
-    trx: Transaction<DB>,
+    trx: Executor,
     row: repo.DocumentRow,
   ): Promise<Partial<repo.DocumentRow>> {
     const account = await findAccount(trx, row.account_id);
@@ -619,6 +623,28 @@ export class DocumentsService {
       values.due_date = addDays(row.creation_date, company.defaultPaymentTermDays ?? 14);
     assertFinalizable({ ...row, ...values }, parties);
     return values;
+  }
+
+  /**
+   * Renders a GENERATED document as it will look when FINAL (checked, with the number it is
+   * expected to get) before anything is written: a document whose PDF cannot be rendered (page
+   * cap, time limit) is refused with 422 and uses no number. The PDF is attached after commit
+   * when the number held; otherwise it is rendered again.
+   */
+  private async trialFinal(row: repo.DocumentRow): Promise<TrialRender | undefined> {
+    if (row.source !== 'GENERATED') return undefined;
+    const lawful =
+      row.document_type === 'INVOICE' ? await this.lawfulInvoiceValues(this.ctx.db, row) : {};
+    const number =
+      row.document_number ??
+      (row.document_type === 'INVOICE' ? await provisionalNumber(this.ctx.db, row) : null);
+    return this.output.trialRender({
+      ...row,
+      ...lawful,
+      status: 'FINAL',
+      document_number: number,
+      finalized_at: this.ctx.clock.now().toISOString(),
+    });
   }
 
   private async uploadedSha(trx: Transaction<DB>, row: repo.DocumentRow): Promise<string | null> {

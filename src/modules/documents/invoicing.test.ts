@@ -580,3 +580,66 @@ describe('invoices: e-invoices, Storno and credit notes', () => {
     expect(last.raw).not.toContain(`Rechnung ${invoice.documentNumber}.pdf`);
   });
 });
+
+describe('invoices: a PDF that cannot be rendered is refused before FINAL', () => {
+  it('answers 422, keeps the draft and uses no number; the next invoice gets the first', async () => {
+    const small = await buildTestApp({ env: { RENDER_MAX_PAGES: '1' } });
+    try {
+      const owner = await createUser(small);
+      const partnerId = (
+        await call<{ id: string }>(small, owner, 'POST', '/v1/partners', {
+          name: 'Kunde',
+          addresses: [hamburg],
+        })
+      ).id;
+      const body = {
+        documentType: 'INVOICE',
+        name: 'Lang',
+        creationDate: '2026-11-20',
+        deliveryDate: '2026-11-20',
+        partnerId,
+      };
+      // 120 lines do not fit on one page: the render cap refuses the PDF.
+      const many = Array.from({ length: 120 }, (_, i) => ({
+        description: `Position ${i + 1}`,
+        quantity: 1,
+        unitPrice: 10,
+      }));
+      const draft = await call<Doc>(small, owner, 'POST', '/v1/documents', {
+        ...body,
+        lineItems: many,
+      });
+      const refused = await small.request({
+        method: 'PUT',
+        url: `/v1/documents/${draft.id}`,
+        token: owner.token,
+        payload: { version: draft.version, status: 'FINAL' },
+      });
+      expect(refused.statusCode, refused.body).toBe(422);
+      expect(refused.json<{ code: string }>().code).toBe('file_unprocessable');
+      const still = await call<Doc>(small, owner, 'GET', `/v1/documents/${draft.id}`);
+      expect(still).toMatchObject({
+        status: 'DRAFT',
+        documentNumber: null,
+        version: draft.version,
+      });
+      const direct = await small.request({
+        method: 'POST',
+        url: '/v1/documents',
+        token: owner.token,
+        payload: { ...body, status: 'FINAL', lineItems: many },
+      });
+      expect(direct.statusCode).toBe(422);
+
+      const ok = await call<Doc>(small, owner, 'POST', '/v1/documents', {
+        ...body,
+        status: 'FINAL',
+        lineItems: [{ description: 'Kurz', quantity: 1, unitPrice: 10 }],
+      });
+      expect(ok).toMatchObject({ documentNumber: '2026-0001', pageCount: 1 });
+      expect(ok.fileId).toMatch(/^fil_/);
+    } finally {
+      await small.close();
+    }
+  });
+});
