@@ -256,7 +256,7 @@ export function documentRoutes(app: App, ctx: AppContext): void {
         params: Params,
         headers: IdempotencyHeaders,
         body: SendDocumentBody,
-        response: { 200: DocumentSchema, ...problems(400, 401, 404, 409, 422) },
+        response: { 200: DocumentSchema, ...problems(400, 401, 404, 409, 422, 429) },
       },
     },
     async (req, reply) => {

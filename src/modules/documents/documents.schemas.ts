@@ -350,7 +350,8 @@ export const SendDocumentBody = Type.Object(
       Type.Array(Email, {
         minItems: 1,
         maxItems: 10,
-        description: 'Recipients; default the partner’s BILLING address email.',
+        description:
+          'Recipients; default the partner’s BILLING address email. Any of the partner’s addresses may be named; at most 3 recipients (to and cc together) per send may be others (422 beyond). Sends per day are capped by the plan (429 `quota_exceeded`, see `GET /v1/usage`).',
       }),
     ),
     cc: Type.Optional(Type.Array(Email, { maxItems: 10, description: 'Copies.' })),

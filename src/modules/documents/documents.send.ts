@@ -5,6 +5,7 @@ import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { findAccount } from '../account/account.repository.js';
 import type { Address } from '../account/account.schemas.js';
 import { findPartner } from '../partners/partners.repository.js';
+import { assertMailQuota, countMail } from '../plans/send-quota.js';
 import type { DocumentOutput } from './documents.output.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
@@ -33,6 +34,33 @@ function einvoiceAttachment(
   return { filename: file.filename, content: file.bytes, contentType: file.contentType };
 }
 
+/** Recipients beyond the partner's own addresses that one send may add (no open relay). */
+export const MAX_EXTRA_RECIPIENTS = 3;
+
+/**
+ * `to` and `cc` default to and may name any of the partner's addresses; at most
+ * `MAX_EXTRA_RECIPIENTS` others per send, so a token cannot turn send into a mail relay.
+ */
+function assertFewExtraRecipients(addresses: Address[], input: SendDocument): void {
+  const own = new Set(addresses.map((a) => a.email?.toLowerCase()).filter(Boolean));
+  const extra = [
+    ...(input.to ?? []).map((email, i) => ({ email, path: `/body/to/${i}` })),
+    ...(input.cc ?? []).map((email, i) => ({ email, path: `/body/cc/${i}` })),
+  ].filter((r) => !own.has(r.email.toLowerCase()));
+  if (extra.length > MAX_EXTRA_RECIPIENTS)
+    throw new AppError(
+      'business_rule_violated',
+      `At most ${MAX_EXTRA_RECIPIENTS} recipients per send may be other than the partner's addresses.`,
+      {
+        errors: extra.slice(MAX_EXTRA_RECIPIENTS).map((r) => ({
+          path: r.path,
+          message: `is not an address of the partner; at most ${MAX_EXTRA_RECIPIENTS} such recipients per send`,
+          code: 'too_many_recipients',
+        })),
+      },
+    );
+}
+
 export interface SendDeps {
   output: DocumentOutput;
   /** Makes a DRAFT FINAL (number, PDF) before it is sent. */
@@ -57,9 +85,12 @@ export async function sendDocument(
   let row = await repo.findDocument(db, accountId, id);
   if (!row) throw notFound('Document');
   let to = input.to;
+  const partner = row.partner_id ? await findPartner(db, accountId, row.partner_id) : undefined;
+  const addresses = partner ? (JSON.parse(partner.addresses) as Address[]) : [];
+  assertFewExtraRecipients(addresses, input);
+  const now = ctx.clock.now();
+  await assertMailQuota(ctx.counters, await ctx.accountPlans.get(accountId), accountId, now);
   if (to === undefined) {
-    const partner = row.partner_id ? await findPartner(db, accountId, row.partner_id) : undefined;
-    const addresses = partner ? (JSON.parse(partner.addresses) as Address[]) : [];
     const billing = addresses.find((a) => a.type === 'BILLING' && a.email)?.email;
     if (!billing)
       throw new AppError(
@@ -90,7 +121,7 @@ export async function sendDocument(
       },
     ],
   });
-  const now = ctx.clock.now();
+  await countMail(ctx.counters, accountId, now);
   const sentTo = [...to, ...(input.cc ?? [])];
   const before = row;
   const after = await db.transaction().execute(async (trx) => {

@@ -643,3 +643,46 @@ describe('invoices: a PDF that cannot be rendered is refused before FINAL', () =
     }
   });
 });
+
+describe('send is no mail relay', () => {
+  it('allows the partner’s addresses and at most 3 others, and caps sends per day by plan', async () => {
+    const invoice = await finalInvoice({
+      partnerId: partners.de,
+      deliveryDate: '2026-11-18',
+      lineItems: [{ description: 'Beratung', quantity: 1, unitPrice: 100 }],
+    });
+    const send = (payload: Body) =>
+      t.request({
+        method: 'POST',
+        url: `/v1/documents/${invoice.id}/send`,
+        token: user.token,
+        payload,
+      });
+    const others = ['a@x.example', 'b@x.example', 'c@x.example', 'd@x.example'];
+    const tooMany = await send({ to: others.slice(0, 2), cc: others.slice(2) });
+    expect(tooMany.statusCode, tooMany.body).toBe(422);
+    expect(tooMany.json<{ errors: { path: string }[] }>().errors.map((e) => e.path)).toEqual([
+      '/body/cc/1',
+    ]);
+    // The partner's own address does not count as an extra recipient.
+    const ok = await send({ to: ['ap@kunde.example', ...others.slice(0, 3)] });
+    expect(ok.statusCode, ok.body).toBe(200);
+
+    const usage = await call<{ mailsToday: { used: number; limit: number } }>(
+      t,
+      user,
+      'GET',
+      '/v1/usage',
+    );
+    expect(usage.mailsToday).toMatchObject({ limit: 20 });
+    const used = usage.mailsToday.used;
+    expect(used).toBeGreaterThan(0);
+    // Use up the rest of today's sends of the FREE plan, then one more is refused.
+    const key = `mail:${user.accountId}:${new Date().toISOString().slice(0, 10)}`;
+    for (let i = used; i < 20; i++) await t.app.ctx.counters.hit(key, 86_400_000);
+    const capped = await send({});
+    expect(capped.statusCode, capped.body).toBe(429);
+    expect(capped.json<{ code: string }>().code).toBe('quota_exceeded');
+    expect(Number(capped.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});

@@ -3,6 +3,9 @@ import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
 import { ConfigError } from '../../config.js';
 
+/** Sends per day of a plan that does not say (operators' older catalogues). */
+export const DEFAULT_MAILS_PER_DAY = 100;
+
 /** One plan of the catalogue (decisions §13). Prices in minor units. */
 export const PlanSchema = Type.Object(
   {
@@ -18,6 +21,12 @@ export const PlanSchema = Type.Object(
       description: 'Requests per calendar month (UTC) and account.',
     }),
     storageBytes: Type.Integer({ minimum: 0, description: 'File storage included.' }),
+    mailsPerDay: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: `Documents the account may send per UTC day (default ${DEFAULT_MAILS_PER_DAY}).`,
+      }),
+    ),
     currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'Currency of the price.' }),
     monthlyPrice: Type.Integer({ minimum: 0, description: 'Monthly price in minor units.' }),
   },
@@ -36,6 +45,7 @@ export const DEFAULT_PLANS: Plan[] = [
     requestsPerMinute: 120,
     requestsPerMonth: 20_000,
     storageBytes: 100 * MB,
+    mailsPerDay: 20,
     currency: 'EUR',
     monthlyPrice: 0,
   },
@@ -46,6 +56,7 @@ export const DEFAULT_PLANS: Plan[] = [
     requestsPerMinute: 600,
     requestsPerMonth: 500_000,
     storageBytes: 5_000 * MB,
+    mailsPerDay: 200,
     currency: 'EUR',
     monthlyPrice: 1900,
   },
@@ -56,6 +67,7 @@ export const DEFAULT_PLANS: Plan[] = [
     requestsPerMinute: 3000,
     requestsPerMonth: 5_000_000,
     storageBytes: 50_000 * MB,
+    mailsPerDay: 2000,
     currency: 'EUR',
     monthlyPrice: 4900,
   },

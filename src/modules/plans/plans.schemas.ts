@@ -10,6 +10,7 @@ const PlanView = Type.Object(
       description: 'Requests per calendar month (UTC) and account.',
     }),
     storageBytes: Type.Integer({ description: 'File storage included, in bytes.' }),
+    mailsPerDay: Type.Integer({ description: 'Documents the account may send per UTC day.' }),
     currency: Type.String({ description: 'Currency of the price.' }),
     monthlyPrice: Type.Number({ description: 'Monthly price in major units.' }),
   },
@@ -77,6 +78,13 @@ export const UsageSchema = Type.Object(
     storage: Type.Object({ usedBytes: Type.Integer(), limitBytes: Type.Integer() }),
     seats: Type.Object({ used: Type.Integer(), included: Type.Integer() }),
     documents: Type.Object({ count: Type.Integer() }),
+    mailsToday: Type.Object(
+      {
+        used: Type.Integer({ description: 'Documents sent today (UTC).' }),
+        limit: Type.Integer({ description: 'The plan’s daily send cap.' }),
+      },
+      { description: 'Sends of documents today against the plan’s cap (429 beyond it).' },
+    ),
     rateLimits: Type.Enum(['on', 'off'], {
       description: 'off: this deployment lifts limits and quotas.',
     }),

@@ -11,11 +11,16 @@ import type { Plan } from './plans.catalogue.js';
 import type { LicenseSchema, PlansSchema, UsageSchema } from './plans.schemas.js';
 import { monthOf, msToMonthEnd } from './usage-meter.js';
 import { storageUsedBytes } from '../files/files.api.js';
+import { mailCounterKey, mailsPerDay } from './send-quota.js';
 
 type License = Static<typeof LicenseSchema>;
 
 function view(plan: Plan) {
-  return { ...plan, monthlyPrice: toMajor(plan.monthlyPrice, plan.currency) };
+  return {
+    ...plan,
+    mailsPerDay: mailsPerDay(plan),
+    monthlyPrice: toMajor(plan.monthlyPrice, plan.currency),
+  };
 }
 
 /** Plans, the account's license and its usage (decisions §13). */
@@ -133,7 +138,7 @@ export class PlansService {
   async usage(principal: Principal): Promise<Static<typeof UsageSchema>> {
     const now = this.ctx.clock.now();
     const plan = await this.planOfAccount(principal.accountId);
-    const [minute, month, seats, storage, documents] = await Promise.all([
+    const [minute, month, seats, storage, documents, mails] = await Promise.all([
       this.ctx.counters.peek(`rl:${principal.tokenId}`),
       this.ctx.usage.used(principal.accountId, now),
       this.seatsUsed(this.ctx.db, principal.accountId),
@@ -143,6 +148,7 @@ export class PlansService {
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
         .where('account_id', '=', principal.accountId)
         .executeTakeFirstOrThrow(),
+      this.ctx.counters.peek(mailCounterKey(principal.accountId, now)),
     ]);
     return {
       planId: plan.id,
@@ -157,6 +163,7 @@ export class PlansService {
       storage: { usedBytes: storage, limitBytes: plan.storageBytes },
       seats: { used: seats, included: plan.seats },
       documents: { count: Number(documents.n) },
+      mailsToday: { used: mails.count, limit: mailsPerDay(plan) },
       rateLimits: this.ctx.config.rateLimits,
     };
   }
