@@ -13,9 +13,16 @@ import { seedSystemTemplates } from '../document-templates/system-templates.js';
 import { presentUser, type UserRow } from '../users/users.presenter.js';
 import type { Confirm, Login, Register, Tokens } from './auth.schemas.js';
 import { consumeCode, issueCode } from './codes.js';
-import { burnVerify, checkPassword, hashPassword, verifyPassword } from './passwords.js';
+import { burnVerify, checkPassword, verifyPassword } from './passwords.js';
 import { revokeSessions, rotateRefresh, startSession, type IssuedTokens } from './sessions.js';
-import { AuthServiceBase, codeInvalid, normalizeEmail, type RequestMeta } from './auth.support.js';
+import {
+  AuthServiceBase,
+  NO_USER,
+  codeInvalid,
+  normalizeEmail,
+  type AuthDeps,
+  type RequestMeta,
+} from './auth.support.js';
 import { FailureThrottle } from './throttle.js';
 
 const ACCEPTED = {
@@ -41,20 +48,32 @@ const tokenInvalid = () =>
 export class AuthService extends AuthServiceBase {
   private readonly loginThrottle: FailureThrottle;
 
-  constructor(ctx: AppContext) {
-    super(ctx);
+  constructor(ctx: AppContext, deps: Partial<AuthDeps> = {}) {
+    super(ctx, deps);
     this.loginThrottle = new FailureThrottle(ctx.counters, 'login');
   }
 
+  /**
+   * Answers after the password checks and hash, before any lookup: the account creation of a
+   * new email takes far longer than the notice to a known one, so doing either before the
+   * answer would tell them apart by time.
+   */
   async register(input: Register, meta: RequestMeta): Promise<typeof ACCEPTED.register> {
     const email = normalizeEmail(input.email);
     checkPassword(input.password, this.ctx.config.passwordMinLength, 'password');
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await this.deps.hashPassword(input.password);
+    this.deps.defer(() => this.completeRegistration(email, passwordHash, input, meta));
+    return ACCEPTED.register;
+  }
+
+  private async completeRegistration(
+    email: string,
+    passwordHash: string,
+    input: Register,
+    meta: RequestMeta,
+  ): Promise<void> {
     const existing = await this.findUserByEmail(email);
-    if (existing) {
-      await this.remindExisting(existing, meta);
-      return ACCEPTED.register;
-    }
+    if (existing) return this.remindExisting(existing, meta);
     const now = this.ctx.clock.now();
     const at = now.toISOString();
     const account = newAccountRow(newId('account'), input.companyName, DEFAULT_PLAN, at);
@@ -106,8 +125,8 @@ export class AuthService extends AuthServiceBase {
         return issued;
       });
     } catch (err) {
-      // Two registrations of one email raced: the loser gets the same answer.
-      if (isUniqueViolation(err)) return ACCEPTED.register;
+      // Two registrations of one email raced: the first one stands.
+      if (isUniqueViolation(err)) return;
       throw err;
     }
     this.deliver({
@@ -115,7 +134,6 @@ export class AuthService extends AuthServiceBase {
       subject: `Your Kontor confirmation code: ${code}`,
       text: `Welcome to Kontor, ${input.name}.\n\nYour confirmation code is ${code}. It is valid for 24 hours.\nConfirm with POST /v1/auth/confirm {"email", "code"}.\n\nIf you did not register, ignore this mail.`,
     });
-    return ACCEPTED.register;
   }
 
   /**
@@ -153,43 +171,41 @@ export class AuthService extends AuthServiceBase {
     await this.codeThrottle.check(email, meta.ip);
     const user = await this.findUserByEmail(email);
     const now = this.ctx.clock.now();
-    const ok =
-      user !== undefined &&
-      user.status === 'UNCONFIRMED' &&
-      (await this.ctx.db.transaction().execute(async (trx) => {
-        const spent = await consumeCode(
-          trx,
-          this.ctx.appSecret,
-          user.id,
-          ['confirm'],
-          input.code,
-          now,
-        );
-        // A confirmation only confirms: it never carries credentials, whoever asked for it.
-        if (!spent) return false;
-        await trx
-          .updateTable('users')
-          .set((eb) => ({
-            status: 'ACTIVE',
-            email_confirmed_at: now.toISOString(),
-            updated_at: now.toISOString(),
-            version: eb('version', '+', 1),
-          }))
-          .where('id', '=', user.id)
-          .execute();
-        await appendAudit(
-          trx,
-          this.actor(user, meta),
-          {
-            action: 'user.confirmed',
-            resourceType: 'user',
-            resourceId: user.id,
-            changes: { status: { from: 'UNCONFIRMED', to: 'ACTIVE' } },
-          },
-          now,
-        );
-        return true;
-      }));
+    // The code lookup runs for unknown emails too, so the time tells nothing either.
+    const ok = await this.ctx.db.transaction().execute(async (trx) => {
+      const spent = await consumeCode(
+        trx,
+        this.ctx.appSecret,
+        user?.id ?? NO_USER,
+        ['confirm'],
+        input.code,
+        now,
+      );
+      // A confirmation only confirms: it never carries credentials, whoever asked for it.
+      if (!spent || user?.status !== 'UNCONFIRMED') return false;
+      await trx
+        .updateTable('users')
+        .set((eb) => ({
+          status: 'ACTIVE',
+          email_confirmed_at: now.toISOString(),
+          updated_at: now.toISOString(),
+          version: eb('version', '+', 1),
+        }))
+        .where('id', '=', user.id)
+        .execute();
+      await appendAudit(
+        trx,
+        this.actor(user, meta),
+        {
+          action: 'user.confirmed',
+          resourceType: 'user',
+          resourceId: user.id,
+          changes: { status: { from: 'UNCONFIRMED', to: 'ACTIVE' } },
+        },
+        now,
+      );
+      return true;
+    });
     if (!ok) {
       await this.codeThrottle.fail(email, meta.ip);
       throw codeInvalid();

@@ -5,6 +5,7 @@ import { AppError } from '../../http/errors.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import type { MailMessage } from '../../shared/mail.js';
 import type { UserRow } from '../users/users.presenter.js';
+import { hashPassword } from './passwords.js';
 import { FailureThrottle } from './throttle.js';
 
 export interface RequestMeta {
@@ -16,16 +17,41 @@ export interface RequestMeta {
 export const codeInvalid = () =>
   new AppError('code_invalid', 'The email or code is wrong, or the code has expired.');
 
+/** A user id no user has: code lookups for unknown emails run the same query and find nothing. */
+export const NO_USER = 'usr_none';
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/**
+ * The two steps whose shape keeps known and unknown emails alike: the slow password hash,
+ * which runs before any lookup, and the work that happens after the answer. Tests pass
+ * their own to see that both paths take the same steps, instead of timing them.
+ */
+export interface AuthDeps {
+  hashPassword: (password: string) => Promise<string>;
+  /** Runs `work` after the answer; failures are logged, never answered. */
+  defer: (work: () => Promise<void>) => void;
 }
 
 /** What the auth services share: mail after the answer, user lookup, actors, code throttling. */
 export abstract class AuthServiceBase {
   protected readonly codeThrottle: FailureThrottle;
+  protected readonly deps: AuthDeps;
 
-  constructor(protected readonly ctx: AppContext) {
+  constructor(
+    protected readonly ctx: AppContext,
+    deps: Partial<AuthDeps> = {},
+  ) {
     this.codeThrottle = new FailureThrottle(ctx.counters, 'code');
+    this.deps = {
+      hashPassword,
+      defer: (work) => {
+        work().catch((err: unknown) => ctx.logger.error({ err }, 'deferred auth work failed'));
+      },
+      ...deps,
+    };
   }
 
   protected deliver(message: MailMessage): void {

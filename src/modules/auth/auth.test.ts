@@ -20,6 +20,8 @@ import {
   type Tokens,
 } from './auth.test-support.js';
 import { DAY, MINUTE, ManualClock } from '../../shared/clock.js';
+import { AuthService } from './auth.service.js';
+import { PasswordRecoveryService } from './password-recovery.service.js';
 
 interface AuditEvent {
   action: string;
@@ -172,6 +174,7 @@ describe('auth: sign-up and sign-in', () => {
   it('before confirmation: 403 email_not_confirmed with the right password, 401 otherwise', async () => {
     const address = email('unconfirmed');
     await register(address);
+    await codeFor(t, address); // the account exists once its code is mailed
     const right = await post('login', { email: address, password: PASSWORD });
     expect(right.statusCode).toBe(403);
     expect(problem(right)).toMatchObject({ status: 403, code: 'email_not_confirmed' });
@@ -309,6 +312,91 @@ describe('auth: registration of an address someone else registered first', () =>
       401,
     );
     expect((await login(victim, { password: NEW_PASSWORD })).user.status).toBe('ACTIVE');
+  });
+});
+
+describe('auth: known and unknown emails take the same steps', () => {
+  /** Services whose hash is counted and whose after-the-answer work waits to be run. */
+  function instrumented() {
+    const steps = { hashes: 0, deferred: [] as (() => Promise<void>)[] };
+    const deps = {
+      hashPassword: (password: string) => {
+        steps.hashes += 1;
+        return Promise.resolve(`counted:${password.length}`);
+      },
+      defer: (work: () => Promise<void>) => void steps.deferred.push(work),
+    };
+    const ctx = t.app.ctx;
+    return {
+      steps,
+      auth: new AuthService(ctx, deps),
+      recovery: new PasswordRecoveryService(ctx, deps),
+    };
+  }
+  const meta = { ip: IP, requestId: 'req_same_steps', userAgent: null };
+  const userByEmail = (address: string) =>
+    t.app.ctx.db.selectFrom('users').select('id').where('email', '=', address).executeTakeFirst();
+
+  it('register hashes once and answers before any lookup, for new, pending and confirmed emails', async () => {
+    const confirmed = await createUser(t);
+    const pending = email('pending');
+    await register(pending);
+    await codeFor(t, pending);
+    const unknown = email('new');
+    const { steps, auth } = instrumented();
+    const body = { password: PASSWORD, name: 'Eve', companyName: 'Eve Ltd' };
+    const answers = [];
+    for (const address of [unknown, pending, confirmed.email]) {
+      const before = { hashes: steps.hashes, deferred: steps.deferred.length };
+      answers.push(await auth.register({ ...body, email: address }, meta));
+      expect(steps.hashes - before.hashes).toBe(1);
+      expect(steps.deferred.length - before.deferred).toBe(1);
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+    // Nothing was looked up or written before the answers: the new email has no user yet.
+    expect(await userByEmail(unknown)).toBeUndefined();
+    expect(await mailsTo(t, confirmed.email, 0, 0)).toHaveLength(0);
+    for (const work of steps.deferred) await work();
+    expect(await userByEmail(unknown)).toBeDefined();
+    expect((await mailsTo(t, confirmed.email))[0]!.subject).toBe(
+      'Someone tried to register with your email',
+    );
+    expect((await mailsTo(t, pending, 2))[1]!.subject).toMatch(/confirmation code/);
+  });
+
+  it('forgot-password defers all of its work and reset-password hashes either way', async () => {
+    const known = await createUser(t);
+    const unknown = email('ghost');
+    const { steps, recovery } = instrumented();
+    const a = recovery.forgotPassword(known.email, meta);
+    const b = recovery.forgotPassword(unknown, meta);
+    expect(b).toEqual(a);
+    expect(steps.deferred).toHaveLength(2);
+    for (const address of [known.email, unknown]) {
+      const before = steps.hashes;
+      await expect(
+        recovery.resetPassword(
+          { email: address, code: '000000', newPassword: NEW_PASSWORD },
+          { ...meta, ip: fakeIp() },
+        ),
+      ).rejects.toMatchObject({ code: 'code_invalid' });
+      expect(steps.hashes - before).toBe(1);
+    }
+  });
+
+  it('confirm answers the same for known, pending and unknown emails', async () => {
+    const known = await createUser(t);
+    const pending = email('pending');
+    await register(pending);
+    await codeFor(t, pending);
+    const answers = [];
+    for (const address of [known.email, pending, email('ghost')])
+      answers.push(await post('confirm', { email: address, code: '000000' }, { ip: fakeIp() }));
+    for (const res of answers) {
+      expect(res.statusCode).toBe(400);
+      expect(withoutRequestId(problem(res))).toEqual(withoutRequestId(problem(answers[0]!)));
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import {
   buildTestApp,
   createUser,
   email,
+  mailsTo,
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
@@ -96,6 +97,7 @@ describe('system templates', () => {
       },
     });
     expect(res.statusCode).toBe(202);
+    await mailsTo(t, address); // the account exists once its code is mailed
     const { account_id: accountId } = await t.app.ctx.db
       .selectFrom('users')
       .select('account_id')

@@ -183,6 +183,7 @@ describe('tax rates: seeding', () => {
       companyName: 'Compiler GmbH',
     });
     expect(registered.statusCode).toBe(202);
+    const code = await codeFor(t, address); // the account exists once its code is mailed
     const user = await t.app.ctx.db
       .selectFrom('users')
       .select(['id', 'account_id'])
@@ -208,7 +209,6 @@ describe('tax rates: seeding', () => {
     expect(events.every((e) => e.actor_id === user.id)).toBe(true);
 
     // And the new admin sees them once confirmed and signed in.
-    const code = await codeFor(t, address);
     expect((await post('confirm', { email: address, code })).statusCode).toBe(200);
     const login = await post('login', { email: address, password: PASSWORD });
     expect(login.statusCode).toBe(200);

@@ -45,7 +45,10 @@ export const InvitePreviewSchema = Type.Object(
   {
     valid: Type.Boolean({ description: 'Whether `POST /v1/users` with this body would succeed.' }),
     action: Type.String({ description: 'What the invitation would do.' }),
-    emailAvailable: Type.Boolean({ description: 'Whether the email is free.' }),
+    emailAvailable: Type.Boolean({
+      description:
+        'Whether no user of this account has the email. Users of other accounts are not disclosed.',
+    }),
     seats: Type.Object({
       used: Type.Integer({ description: 'Users of the account now (any status).' }),
       included: Type.Integer({ description: 'Seats the plan includes.' }),

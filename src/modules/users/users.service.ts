@@ -63,12 +63,21 @@ export class UsersService {
       .executeTakeFirst();
   }
 
-  /** What an invitation would do; creates nothing. */
+  /**
+   * What an invitation would do; creates nothing. Whether the email is taken is answered for
+   * this account's users only: a side-effect-free question about any address would tell every
+   * admin of every account which emails are registered anywhere.
+   */
   async preview(accountId: string, input: InviteUser) {
     const email = normalizeEmail(input.email);
     const [account, taken, used] = await Promise.all([
       findAccount(this.ctx.db, accountId),
-      this.ctx.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(),
+      this.ctx.db
+        .selectFrom('users')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('email', '=', email)
+        .executeTakeFirst(),
       this.seatsUsed(this.ctx.db, accountId),
     ]);
     const plan = this.ctx.plans.get(account?.plan_id ?? 'FREE');

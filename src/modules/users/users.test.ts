@@ -211,18 +211,32 @@ describe('users: invitations', () => {
     expect((await invite(owner, { name: 'Pre View', email: address })).statusCode).toBe(201);
   });
 
-  it('409 duplicate when the email is taken, and the preview says so', async () => {
-    const { admin: owner } = await team();
-    const taken = [admin.email, admin.email.toUpperCase(), other.email];
-    for (const address of taken) {
+  it('409 duplicate when the email is taken; the preview says so for its own account only', async () => {
+    const {
+      admin: owner,
+      members: [mate],
+    } = await team(1);
+    for (const address of [admin.email, admin.email.toUpperCase(), other.email]) {
       const res = await invite(owner, { name: 'Dup', email: address });
       expect(res.statusCode, address).toBe(409);
       expect(res.json().code).toBe('duplicate');
+    }
+    for (const address of [mate!.email, mate!.email.toUpperCase()]) {
       const pre = (await preview(owner, { name: 'Dup', email: address })).json();
       expect(pre).toMatchObject({ valid: false, emailAvailable: false });
       expect(pre.problems).toContainEqual(expect.objectContaining({ code: 'duplicate' }));
     }
-    expect(await count('users', owner.accountId)).toBe(1);
+    expect(await count('users', owner.accountId)).toBe(2);
+  });
+
+  it('the preview does not tell whether another account has the email', async () => {
+    const { admin: owner } = await team();
+    const strip = (body: { action: string }) => ({ ...body, action: undefined });
+    const unknown = (await preview(owner, { name: 'X', email: email('nobody') })).json();
+    for (const address of [admin.email, other.email]) {
+      const pre = (await preview(owner, { name: 'X', email: address })).json();
+      expect(strip(pre)).toEqual(strip(unknown));
+    }
   });
 
   it('422 seat_limit_reached beyond the plan’s 3 seats; the preview says valid:false', async () => {
