@@ -216,6 +216,20 @@ export const settings = {
     1024,
     1_073_741_824,
   ),
+  imageMaxPixels: int(
+    'IMAGE_MAX_PIXELS',
+    'Most pixels (width × height) an uploaded or referenced PNG, JPEG or WebP image may have; larger ones are refused with 422. Read from the image header, never decoded.',
+    40_000_000,
+    1,
+    1_000_000_000,
+  ),
+  imageMaxSide: int(
+    'IMAGE_MAX_SIDE',
+    'Most pixels on either side of an uploaded or referenced image; longer ones are refused with 422.',
+    10_000,
+    1,
+    100_000,
+  ),
   signedUrlTtlSeconds: int(
     'SIGNED_URL_TTL_SECONDS',
     'Lifetime of signed upload and download URLs, in seconds.',

@@ -1,3 +1,11 @@
+import {
+  IMAGE_HEAD_BYTES,
+  imageLimitProblem,
+  isCheckedImage,
+  readImageDimensions,
+  type ImageLimits,
+} from './image-dimensions.js';
+
 /**
  * What may be stored and how bytes are recognised (decisions §8, §9): an allow-list of
  * content types, each with a check of the bytes themselves, so a file is what it claims to be.
@@ -78,28 +86,47 @@ function headProblem(contentType: string, head: Buffer): string | undefined {
 /**
  * Checks a file's bytes against its declared content type as they stream past: the magic
  * number of the head for binary formats, and for CSV and MT940 text no NUL byte anywhere
- * (UTF-8 or any 8-bit encoding passes; binary files nearly always hold a NUL early on).
- * Keeps at most 1 KiB.
+ * (UTF-8 or any 8-bit encoding passes; binary files nearly always hold a NUL early on),
+ * and for images the dimensions their header declares. Keeps at most 1 KiB (images: 1 MiB).
  */
 export class ContentCheck {
   private head = Buffer.alloc(0);
   private nul = false;
   private readonly text: boolean;
+  private readonly keep: number;
 
-  constructor(private readonly contentType: string) {
+  /** `limits`: the caps an image's declared dimensions must fit (none: not checked). */
+  constructor(
+    private readonly contentType: string,
+    private readonly limits?: ImageLimits,
+  ) {
     this.text = contentType === 'text/csv' || contentType === 'text/plain';
+    this.keep = isCheckedImage(contentType) ? IMAGE_HEAD_BYTES : HEAD_BYTES;
   }
 
   update(chunk: Buffer): void {
-    if (this.head.length < HEAD_BYTES)
-      this.head = Buffer.concat([this.head, chunk.subarray(0, HEAD_BYTES - this.head.length)]);
+    if (this.head.length < this.keep)
+      this.head = Buffer.concat([this.head, chunk.subarray(0, this.keep - this.head.length)]);
     if (this.text && !this.nul && chunk.includes(0)) this.nul = true;
   }
 
-  /** Why the bytes do not match the declared type; undefined when they do. */
+  /**
+   * Why the bytes do not match the declared type; undefined when they do. An image must
+   * also declare readable dimensions in its header.
+   */
   problem(): string | undefined {
     if (this.nul) return 'binary content (NUL bytes) declared as text';
-    return headProblem(this.contentType, this.head);
+    const head = headProblem(this.contentType, this.head.subarray(0, HEAD_BYTES));
+    if (head !== undefined || !isCheckedImage(this.contentType)) return head;
+    const dimensions = readImageDimensions(this.contentType, this.head);
+    return typeof dimensions === 'string' ? dimensions : undefined;
+  }
+
+  /** Why a well-formed image is too large to accept (over `limits`); undefined when it fits. */
+  oversize(): string | undefined {
+    if (!this.limits || !isCheckedImage(this.contentType)) return undefined;
+    const dimensions = readImageDimensions(this.contentType, this.head);
+    return typeof dimensions === 'string' ? undefined : imageLimitProblem(dimensions, this.limits);
   }
 }
 

@@ -3,6 +3,7 @@
  * usage). Import from here; everything else in the folder is the module's own business.
  */
 export {
+  imageDataUriForPdf,
   lockUploadedFile,
   requireImageFile,
   requireUploadedFile,
@@ -19,4 +20,10 @@ export {
   UPLOAD_CONTENT_TYPES,
   type UploadContentType,
 } from './content.js';
+export {
+  assertImageFits,
+  imageLimits,
+  type ImageDimensions,
+  type ImageLimits,
+} from './image-dimensions.js';
 export type { FileView } from './files.schemas.js';

@@ -179,8 +179,12 @@ export class FilesService {
     if (!result.ok) {
       if (result.reason === 'too_large')
         throw new AppError('payload_too_large', result.detail, CLOSE);
-      if (result.reason === 'content') await settle(this.ctx, actor, row, result);
-      throw new AppError('content_mismatch', result.detail);
+      if (result.reason === 'content' || result.reason === 'image_too_large')
+        await settle(this.ctx, actor, row, result);
+      throw new AppError(
+        result.reason === 'image_too_large' ? 'file_unprocessable' : 'content_mismatch',
+        result.detail,
+      );
     }
     const after = await settle(this.ctx, actor, row, result);
     if (after.status !== 'UPLOADED' || after.sha256 !== result.sha256) {

@@ -11,12 +11,18 @@ export const SAMPLES = {
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     Buffer.from('\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0', 'latin1'),
   ]),
-  jpeg: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]),
+  // JFIF APP0, then a baseline SOF0 declaring 1 × 1: the upload check reads the dimensions.
+  jpeg: Buffer.from([
+    0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01,
+    0x00, 0x01, 0x00, 0x00, 0xff, 0xc0, 0x00, 0x0b, 0x08, 0x00, 0x01, 0x00, 0x01, 0x01, 0x01, 0x11,
+    0x00, 0xff, 0xd9,
+  ]),
+  // A lossless VP8L chunk declaring 1 × 1.
   webp: Buffer.concat([
     Buffer.from('RIFF'),
-    Buffer.from([0x1a, 0, 0, 0]),
-    Buffer.from('WEBPVP8 '),
-    Buffer.alloc(8, 1),
+    Buffer.from([18, 0, 0, 0]),
+    Buffer.from('WEBPVP8L'),
+    Buffer.from([5, 0, 0, 0, 0x2f, 0, 0, 0, 0, 0]),
   ]),
   csv: Buffer.from(
     'Buchungstag;Betrag;Verwendungszweck\n01.03.2025;-1.234,56;Miete März\n',
@@ -101,4 +107,18 @@ export function withToken(url: string, token: string): string {
   const parsed = new URL(url);
   parsed.searchParams.set('token', token);
   return parsed.toString();
+}
+
+/**
+ * A PNG signature and IHDR chunk declaring `width × height`, and nothing else: an image bomb
+ * as the upload check sees it (it reads the header and never decodes pixels).
+ */
+export function pngHeader(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(25);
+  ihdr.writeUInt32BE(13, 0);
+  ihdr.write('IHDR', 4, 'latin1');
+  ihdr.writeUInt32BE(width, 8);
+  ihdr.writeUInt32BE(height, 12);
+  ihdr.set([8, 6, 0, 0, 0], 16); // 8 bits per channel, RGBA
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr]);
 }

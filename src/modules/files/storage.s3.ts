@@ -12,6 +12,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Config } from '../../config.js';
 import { attachmentDisposition, ContentCheck } from './content.js';
+import { imageLimits, type ImageLimits } from './image-dimensions.js';
 import type { UploadGrant } from './signed-urls.js';
 import { assertKey } from './keys.js';
 import type { DownloadRequest, Expected, FileStorage, Received } from './storage.js';
@@ -37,12 +38,14 @@ export class S3FileStorage implements FileStorage {
   private readonly client: S3Client;
   /** S3 checks expiry against its own time; the service's clock only names `expiresAt`. */
   private readonly ttlSeconds: number;
+  private readonly imageLimits: ImageLimits;
 
   constructor(
     config: Config,
     private readonly bucket: string,
   ) {
     this.ttlSeconds = config.signedUrlTtlSeconds;
+    this.imageLimits = imageLimits(config);
     this.client = new S3Client({
       region: config.s3Region,
       ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}),
@@ -164,7 +167,7 @@ export class S3FileStorage implements FileStorage {
         detail: `Uploaded as ${type ?? 'no content type'}; declared ${expected.contentType}.`,
       };
     const hash = createHash('sha256');
-    const check = new ContentCheck(expected.contentType);
+    const check = new ContentCheck(expected.contentType, this.imageLimits);
     let size = 0;
     for await (const chunk of await this.open(key)) {
       const bytes = chunk as Buffer;
@@ -177,6 +180,8 @@ export class S3FileStorage implements FileStorage {
       return { ok: false, reason: 'content', detail: 'The object changed while it was checked.' };
     const problem = check.problem();
     if (problem) return { ok: false, reason: 'content', detail: `Content mismatch: ${problem}.` };
+    const oversize = check.oversize();
+    if (oversize) return { ok: false, reason: 'image_too_large', detail: oversize };
     return { ok: true, sha256: hash.digest('hex') };
   }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
 import { ContentCheck } from './content.js';
+import { imageLimits, type ImageLimits } from './image-dimensions.js';
 import { assertKey } from './keys.js';
 import { FileUrlSigner, type DownloadGrant, type UploadGrant } from './signed-urls.js';
 import { S3FileStorage } from './storage.s3.js';
@@ -23,7 +24,12 @@ export interface Expected {
 /** The outcome of checking received bytes: their SHA-256, or why they were refused. */
 export type Received =
   | { ok: true; sha256: string }
-  | { ok: false; reason: 'too_large' | 'too_small' | 'content'; detail: string };
+  | {
+      ok: false;
+      /** `image_too_large`: a well-formed image over `IMAGE_MAX_PIXELS`/`IMAGE_MAX_SIDE`. */
+      reason: 'too_large' | 'too_small' | 'content' | 'image_too_large';
+      detail: string;
+    };
 
 /**
  * Where file bytes live: local disk (embedded) or S3-compatible object storage. Keys are
@@ -100,6 +106,7 @@ export class LocalFileStorage implements FileStorage {
   readonly signer: FileUrlSigner;
   private readonly root: string;
   private readonly tmp: string;
+  private readonly imageLimits: ImageLimits;
 
   constructor(
     config: Config,
@@ -109,6 +116,7 @@ export class LocalFileStorage implements FileStorage {
     this.signer = new FileUrlSigner(appSecret);
     this.root = path.join(config.dataDir, 'files');
     this.tmp = path.join(this.root, '.tmp');
+    this.imageLimits = imageLimits(config);
   }
 
   private pathOf(key: string): string {
@@ -137,7 +145,7 @@ export class LocalFileStorage implements FileStorage {
     const temp = path.join(this.tmp, `${randomUUID()}.part`);
     const file = await fs.promises.open(temp, 'wx', 0o600);
     const hash = createHash('sha256');
-    const check = new ContentCheck(expected.contentType);
+    const check = new ContentCheck(expected.contentType, this.imageLimits);
     let received = 0;
     let tooLarge = false;
     try {
@@ -170,6 +178,8 @@ export class LocalFileStorage implements FileStorage {
         };
       const problem = check.problem();
       if (problem) return { ok: false, reason: 'content', detail: `Content mismatch: ${problem}.` };
+      const oversize = check.oversize();
+      if (oversize) return { ok: false, reason: 'image_too_large', detail: oversize };
       await file.sync();
       await file.close();
       await fs.promises.mkdir(path.dirname(final), { recursive: true });

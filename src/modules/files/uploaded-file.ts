@@ -3,12 +3,14 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/records.js';
 import { AppError, notFound, referenceNotFound, type FieldError } from '../../http/errors.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
+import { downscaleImage, PDF_IMAGE_MAX_SIDE } from '../../shared/pdf/downscale-image.js';
 import { presentFile } from './files.presenter.js';
 import * as repo from './files.repository.js';
 import type { FileView } from './files.schemas.js';
 import type { Received } from './storage.js';
 import { S3FileStorage } from './storage.s3.js';
 import { IMAGE_CONTENT_TYPES } from './content.js';
+import { assertImageFits, IMAGE_HEAD_BYTES, imageLimits } from './image-dimensions.js';
 
 /** An accepted file: its record and its bytes. */
 export interface UploadedFile {
@@ -185,10 +187,27 @@ export async function lockUploadedFile(
   return presentFile(row);
 }
 
+/** Up to `limit` leading bytes of a stream, which is then destroyed. */
+async function readHead(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= limit) break;
+    }
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(chunks, size).subarray(0, limit);
+}
+
 /**
- * A record's image reference (a product photo, a partner logo): an uploaded image of the
- * account, or 422 at `/body/<field>`. Call it before the transaction and `lockUploadedFile`
- * inside it.
+ * A record's image reference (a product photo, a partner logo, the account logo): an
+ * uploaded image of the account whose header declares at most `IMAGE_MAX_PIXELS` and
+ * `IMAGE_MAX_SIDE` (files uploaded before that check existed are checked here too), or 422
+ * at `/body/<field>`. Call it before the transaction and `lockUploadedFile` inside it.
  */
 export async function requireImageFile(
   ctx: AppContext,
@@ -197,9 +216,31 @@ export async function requireImageFile(
   field: string,
 ): Promise<void> {
   if (fileId == null) return;
-  await requireUploadedFile(ctx, actor.accountId, fileId, {
+  const image = await requireUploadedFile(ctx, actor.accountId, fileId, {
     field,
     accept: IMAGE_CONTENT_TYPES,
     actor,
   });
+  const head = await readHead(await image.open(), IMAGE_HEAD_BYTES);
+  assertImageFits(image.file.contentType, head, imageLimits(ctx.config), field);
+}
+
+/**
+ * An uploaded image of the account as a `data:` URI for a PDF (the account logo): checked
+ * against the pixel caps by its header before anything decodes it — a logo chosen before the
+ * caps existed may be an image bomb — and scaled to at most `maxSide` pixels on its longer
+ * side. Errors as `requireUploadedFile`, and 422 `file_unprocessable` over the caps.
+ */
+export async function imageDataUriForPdf(
+  ctx: AppContext,
+  accountId: string,
+  fileId: string,
+  maxSide = PDF_IMAGE_MAX_SIDE,
+): Promise<string> {
+  const file = await requireUploadedFile(ctx, accountId, fileId, { accept: IMAGE_CONTENT_TYPES });
+  const bytes = await file.read();
+  const { contentType } = file.file;
+  const size = assertImageFits(contentType, bytes, imageLimits(ctx.config));
+  const image = await downscaleImage({ contentType, bytes }, size, maxSide);
+  return `data:${image.contentType};base64,${image.bytes.toString('base64')}`;
 }
