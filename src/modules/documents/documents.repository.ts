@@ -152,8 +152,9 @@ export async function updateDocument(
 export const deleteDocument = records.remove;
 
 /**
- * Writes system-derived fields (the rendered PDF, page count, processing state) without
- * bumping `version`: they are not the client's to edit and must not make its copy stale.
+ * Writes system-derived fields (the rendered PDF, page count, processing state). They are not
+ * the client's to edit, but they change what the document answers, so `version` and
+ * `updatedAt` move with them (issue 11): an ETag or a cached copy never hides a new PDF.
  */
 export async function setDerived(
   db: Executor,
@@ -175,7 +176,11 @@ export async function setDerived(
 ): Promise<DocumentWithFigures | undefined> {
   let query = db
     .updateTable('documents')
-    .set(values)
+    .set((eb) => ({
+      ...values,
+      version: eb('version', '+', 1),
+      updated_at: systemClock.now().toISOString(),
+    }))
     .where('account_id', '=', accountId)
     .where('id', '=', id);
   if (guard.fileIdIsNull) query = query.where('file_id', 'is', null);

@@ -354,8 +354,17 @@ describe('documents: processing, rendering, sending, rasterizing', () => {
       processingStatus: 'DONE',
       pageCount: 3,
       eInvoice: null,
-      version: 1,
     });
+    // What processing changed moves version and updatedAt, so a client's copy turns stale.
+    expect(done.version).toBeGreaterThan(doc.version);
+    expect(String(done.updatedAt) > String(doc.updatedAt)).toBe(true);
+    const stale = await t.request({
+      method: 'PUT',
+      url: `${URL}/${doc.id}`,
+      token: user.token,
+      payload: { version: doc.version, name: 'Alt' },
+    });
+    expect(stale.statusCode).toBe(409);
   });
 
   it('marks processing FAILED when the uploaded XML is no e-invoice', async () => {
