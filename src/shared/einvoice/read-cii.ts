@@ -114,7 +114,8 @@ export function readCii(root: XmlNode, version: keyof typeof NAMES): EInvoice {
   const n = NAMES[version];
   const profile = text(root, n.context, 'GuidelineSpecifiedDocumentContextParameter', 'ID');
   const name = profileName(profile);
-  const en16931 = declaresEn16931(profile);
+  // ZUGFeRD 1.0's `urn:ferd:…:1p0:…` profiles predate EN 16931: its rules do not apply.
+  const en16931 = version !== 'ZUGFeRD1' && declaresEn16931(profile);
   const document = child(root, n.document);
   const documentNumber = required(text(document, 'ID'), 'invoice number (BT-1)');
   const documentType = required(text(document, 'TypeCode'), 'document type code (BT-3)');
@@ -186,6 +187,7 @@ export function readCii(root: XmlNode, version: keyof typeof NAMES): EInvoice {
   const { totals, warnings } = checkTotals({
     currency,
     en16931,
+    generation: version,
     lineTotal: amount('LineTotalAmount', 'sum of line net amounts (BT-106)'),
     allowances: amount('AllowanceTotalAmount', 'sum of allowances (BT-107)'),
     charges: amount('ChargeTotalAmount', 'sum of charges (BT-108)'),

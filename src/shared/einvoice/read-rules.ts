@@ -45,6 +45,8 @@ export interface MonetarySummary {
    * EN 16931 calculation rules apply (a plain UBL 2.1 document has its own conventions).
    */
   en16931: boolean;
+  /** The CII generation: ZUGFeRD 1.0 has rules of its own (see `checkTotals`). */
+  generation?: 'ZUGFeRD1' | 'D16B';
 }
 
 /** One invoice line's amounts as written (decimal strings), for the line calculation. */
@@ -131,15 +133,23 @@ export function checkTotals(sum: MonetarySummary): {
   if (gross === undefined) throw refuse('The e-invoice has no total with VAT (BT-112).');
   const tax = sum.tax ?? 0n;
   const f = (v: bigint) => `${formatMinor(v, c)} ${c}`;
-  const rule = (name: string, ok: boolean, detail: string) => {
-    if (!ok && sum.en16931)
-      throw refuse(`The e-invoice totals do not add up (${name}): ${detail}.`);
-  };
   // BT-131 = quantity × price is EN 16931's definition, not one of its validation rules:
   // a deviation is reported, never a reason to refuse an invoice whose totals add up.
   const warnings = (sum.en16931 ? (sum.lines ?? []) : [])
     .map((line) => checkLine(line, c))
     .filter((w): w is string => w !== undefined);
+  const rule = (name: string, ok: boolean, detail: string) => {
+    if (ok) return;
+    if (sum.en16931) throw refuse(`The e-invoice totals do not add up (${name}): ${detail}.`);
+    // ZUGFeRD 1.0 (2014) predates EN 16931: its own schema only defines GrandTotalAmount as
+    // TaxBasisTotalAmount + TaxTotalAmount; line sums and the amount due (which 1.0
+    // generators often wrote after Skonto) are reported, not refused.
+    if (sum.generation === 'ZUGFeRD1') {
+      if (name === 'BR-CO-15')
+        throw refuse(`The ZUGFeRD 1.0 totals do not add up (GrandTotalAmount): ${detail}.`);
+      warnings.push(`${name} (EN 16931, not binding for ZUGFeRD 1.0): ${detail}`);
+    }
+  };
   if (sum.lines !== undefined && sum.lines.length > 0 && sum.lineTotal !== undefined) {
     const lines = sum.lines.reduce((a, line) => a + line.net, 0n);
     rule(

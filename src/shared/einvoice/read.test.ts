@@ -194,6 +194,27 @@ describe('parseEInvoiceXml: CII', () => {
     });
   });
 
+  it('reads ZUGFeRD 1.0 by its own rules: a Skonto-reduced amount due is reported, not refused', () => {
+    // A 1.0 generator that wrote the amount due after 2 % Skonto and rounded a line sum:
+    // EN 16931's BR-CO-16 and BR-CO-10 do not bind 1.0, whose schema only sums the grand total.
+    const xml = ZUGFERD1.replace(
+      '<ram:GrandTotalAmount currencyID="EUR">119.0000</ram:GrandTotalAmount>',
+      '<ram:GrandTotalAmount currencyID="EUR">119.0000</ram:GrandTotalAmount><ram:DuePayableAmount currencyID="EUR">116.6200</ram:DuePayableAmount>',
+    ).replace(
+      '<ram:LineTotalAmount currencyID="EUR">100.0000</ram:LineTotalAmount></ram:SpecifiedTradeSettlementMonetarySummation>',
+      '<ram:LineTotalAmount currencyID="EUR">99.9900</ram:LineTotalAmount></ram:SpecifiedTradeSettlementMonetarySummation>',
+    );
+    const invoice = parseEInvoiceXml(xml);
+    expect(invoice.totals).toMatchObject({ grossMinor: 11900, dueMinor: 11662 });
+    expect(invoice.warnings.map((w) => w.split(' ')[0])).toEqual(['BR-CO-10', 'BR-CO-16']);
+    // Its own rule still holds: net + VAT must be the grand total.
+    const broken = xml.replace(
+      '119.0000</ram:GrandTotalAmount>',
+      '120.0000</ram:GrandTotalAmount>',
+    );
+    expect(refusal(broken).message).toMatch(/ZUGFeRD 1\.0 totals do not add up/);
+  });
+
   it('reports a line whose quantity × price differs, without refusing the invoice', () => {
     const invoice = parseEInvoiceXml(ciiSample({ quantity1: '2' }));
     expect(invoice.totals).toEqual(TOTALS);
