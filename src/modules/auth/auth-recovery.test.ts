@@ -51,6 +51,59 @@ async function resetMails(address: string, count = 1, timeoutMs = 3000): Promise
   }
 }
 
+/** A 429 `rate_limited` problem with a Retry-After of at most an hour. */
+function expectMailLimited(res: LightMyRequestResponse): void {
+  expect(res.statusCode).toBe(429);
+  expect(res.headers['content-type']).toContain('application/problem+json');
+  expect(problem(res)).toMatchObject({ status: 429, code: 'rate_limited' });
+  const retryAfter = Number(res.headers['retry-after']);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(3600);
+}
+
+const registration = (address: string) => ({
+  email: address,
+  password: PASSWORD,
+  name: 'Flo Oder',
+  companyName: 'Flood GmbH',
+});
+
+describe('auth: mail flooding', () => {
+  it('3 registration mails per address and hour, from any client; then 429 with Retry-After', async () => {
+    const address = email('flood');
+    for (let i = 1; i <= 3; i++) {
+      expect((await post('register', registration(address), { ip: fakeIp() })).statusCode).toBe(
+        202,
+      );
+      // Registrations racing for one new address end in one; wait for each one's mail.
+      expect(await mailsTo(t, address, i)).toHaveLength(i);
+    }
+    expectMailLimited(await post('register', registration(address), { ip: fakeIp() }));
+    expect(await mailsTo(t, address, 4, 300)).toHaveLength(3);
+    // A confirmed address is capped the same way: the 429 tells nothing about it.
+    const known = await createUser(t);
+    for (let i = 0; i < 3; i++)
+      expect((await post('register', registration(known.email), { ip: fakeIp() })).statusCode).toBe(
+        202,
+      );
+    expectMailLimited(await post('register', registration(known.email), { ip: fakeIp() }));
+  });
+
+  it('30 auth mails per client and hour; other clients are unaffected', async () => {
+    const ip = fakeIp();
+    for (let i = 0; i < 15; i++) {
+      expect((await post('register', registration(email('spray')), { ip })).statusCode).toBe(202);
+      expect((await post('forgot-password', { email: email('spray') }, { ip })).statusCode).toBe(
+        202,
+      );
+    }
+    expectMailLimited(await post('register', registration(email('spray')), { ip }));
+    expectMailLimited(await post('forgot-password', { email: email('spray') }, { ip }));
+    const elsewhere = await post('register', registration(email('fine')), { ip: fakeIp() });
+    expect(elsewhere.statusCode).toBe(202);
+  });
+});
+
 describe('auth: password recovery', () => {
   it('forgot-password answers byte-identically; only a known email gets a code', async () => {
     const user = await createUser(t);
@@ -187,15 +240,19 @@ describe('auth: password recovery', () => {
     expect(res.statusCode).toBe(200);
   });
 
-  it('mails at most 3 reset codes per address and hour, answering the same each time', async () => {
+  it('mails at most 3 reset codes per address and hour; the 4th asks to wait, known or not', async () => {
     const user = await createUser(t);
-    const bodies = new Set<string>();
-    for (let i = 0; i < 4; i++) {
-      const res = await post('forgot-password', { email: user.email });
-      expect(res.statusCode).toBe(202);
-      bodies.add(res.body);
+    const ghost = email('ghost');
+    for (const address of [user.email, ghost]) {
+      const bodies = new Set<string>();
+      for (let i = 0; i < 3; i++) {
+        const res = await post('forgot-password', { email: address }, { ip: fakeIp() });
+        expect(res.statusCode).toBe(202);
+        bodies.add(res.body);
+      }
+      expect(bodies.size).toBe(1);
+      expectMailLimited(await post('forgot-password', { email: address }, { ip: fakeIp() }));
     }
-    expect(bodies.size).toBe(1);
     expect(await resetMails(user.email, 3)).toHaveLength(3);
     expect(await resetMails(user.email, 4, 300)).toHaveLength(3);
   });

@@ -110,10 +110,11 @@ export function authRoutes(app: App, ctx: AppContext): void {
         tags,
         summary: 'Mail a single-use reset code; answers the same for unknown emails',
         body: ForgotBody,
-        response: { 202: AcceptedSchema, ...problems(400, 401) },
+        response: { 202: AcceptedSchema, ...problems(400, 401, 429) },
       },
     },
-    async (req, reply) => reply.code(202).send(recovery.forgotPassword(req.body.email, meta(req))),
+    async (req, reply) =>
+      reply.code(202).send(await recovery.forgotPassword(req.body.email, meta(req))),
   );
 
   app.post(

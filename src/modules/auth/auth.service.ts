@@ -23,7 +23,7 @@ import {
   type AuthDeps,
   type RequestMeta,
 } from './auth.support.js';
-import { FailureThrottle } from './throttle.js';
+import { FailureThrottle, MailThrottle } from './throttle.js';
 
 const ACCEPTED = {
   register: {
@@ -47,10 +47,12 @@ const tokenInvalid = () =>
  */
 export class AuthService extends AuthServiceBase {
   private readonly loginThrottle: FailureThrottle;
+  private readonly mailThrottle: MailThrottle;
 
   constructor(ctx: AppContext, deps: Partial<AuthDeps> = {}) {
     super(ctx, deps);
     this.loginThrottle = new FailureThrottle(ctx.counters, 'login');
+    this.mailThrottle = new MailThrottle(ctx.counters, 'register');
   }
 
   /**
@@ -61,6 +63,7 @@ export class AuthService extends AuthServiceBase {
   async register(input: Register, meta: RequestMeta): Promise<typeof ACCEPTED.register> {
     const email = normalizeEmail(input.email);
     checkPassword(input.password, this.ctx.config.passwordMinLength, 'password');
+    await this.mailThrottle.take(email, meta.ip);
     const passwordHash = await this.deps.hashPassword(input.password);
     this.deps.defer(() => this.completeRegistration(email, passwordHash, input, meta));
     return ACCEPTED.register;

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { appendAudit } from '../../shared/audit.js';
 import { HOUR } from '../../shared/clock.js';
-import { sha256 } from '../../shared/secrets.js';
 import type { Reset } from './auth.schemas.js';
 import {
   AuthServiceBase,
@@ -14,6 +13,7 @@ import {
 import { consumeCode, issueCode } from './codes.js';
 import { checkPassword } from './passwords.js';
 import { revokeSessions } from './sessions.js';
+import { MailThrottle } from './throttle.js';
 
 const ACCEPTED = {
   status: 'reset_code_sent',
@@ -26,21 +26,25 @@ const ACCEPTED = {
  * answer never tells whether an email is registered.
  */
 export class PasswordRecoveryService extends AuthServiceBase {
+  private readonly mailThrottle: MailThrottle;
+
   constructor(ctx: AppContext, deps: Partial<AuthDeps> = {}) {
     super(ctx, deps);
+    this.mailThrottle = new MailThrottle(ctx.counters, 'reset');
   }
 
-  /** Answers at once; the lookup and the mail happen after, so known and unknown emails look alike. */
-  forgotPassword(emailInput: string, meta: RequestMeta): typeof ACCEPTED {
+  /**
+   * Answers after the mail cap alone (429 alike for any address); the lookup and the mail
+   * happen after the answer, so known and unknown emails look alike.
+   */
+  async forgotPassword(emailInput: string, meta: RequestMeta): Promise<typeof ACCEPTED> {
     const email = normalizeEmail(emailInput);
+    await this.mailThrottle.take(email, meta.ip);
     this.deps.defer(() => this.sendResetCode(email, meta));
     return ACCEPTED;
   }
 
   private async sendResetCode(email: string, meta: RequestMeta): Promise<void> {
-    // At most 3 reset mails per address and hour, silently: the answer must not change.
-    const sent = await this.ctx.counters.hit(`forgot:${sha256(email)}`, HOUR);
-    if (sent.count > 3) return;
     const user = await this.findUserByEmail(email);
     if (!user) return;
     const now = this.ctx.clock.now();
