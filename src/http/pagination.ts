@@ -37,26 +37,19 @@ export function PageOf<T extends Parameters<typeof Type.Array>[0]>(item: T) {
   );
 }
 
+/** The opaque cursor pointing after the record `lastId`. */
 export function encodeCursor(lastId: string): string {
   return Buffer.from(JSON.stringify({ v: 1, id: lastId })).toString('base64url');
 }
 
-/** The id a cursor points after; a cursor that was not ours is a 400. */
-export function decodeCursor(cursor: string | undefined): string | undefined {
-  if (cursor === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (
-      typeof parsed === 'object' &&
-      parsed !== null &&
-      (parsed as { v?: unknown }).v === 1 &&
-      typeof (parsed as { id?: unknown }).id === 'string'
-    )
-      return (parsed as { id: string }).id;
-  } catch {
-    // fall through to the error below
-  }
-  throw new AppError('validation_failed', 'The cursor is not valid.', {
+/** A TypeID as `newId` makes them: a 3-letter prefix and 26 lower-case Crockford base32 digits. */
+const ID_SHAPE = /^[a-z]{3}_[0-9a-hjkmnp-tv-z]{26}$/;
+
+/** The position a list of numbered lines pages by: what a 32-bit `integer` column holds. */
+const INDEX_SHAPE = /^(0|[1-9]\d{0,9})$/;
+
+function invalidCursor(): AppError {
+  return new AppError('validation_failed', 'The cursor is not valid.', {
     errors: [
       {
         path: '/querystring/cursor',
@@ -65,6 +58,40 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
       },
     ],
   });
+}
+
+/** The payload of a cursor if it has the shape this API writes; else a 400. */
+function decodePayload(cursor: string, shape: RegExp): string {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (typeof parsed === 'object' && parsed !== null) {
+      const { v, id } = parsed as { v?: unknown; id?: unknown };
+      // The payload goes into a WHERE clause: only a value of the shape this API wrote does,
+      // so a forged one is a 400 rather than a driver error (NUL, out of range) or a bogus page.
+      if (v === 1 && typeof id === 'string' && shape.test(id)) return id;
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw invalidCursor();
+}
+
+/** The id a cursor points after; a cursor that was not ours is a 400. */
+export function decodeCursor(cursor: string | undefined): string | undefined {
+  return cursor === undefined ? undefined : decodePayload(cursor, ID_SHAPE);
+}
+
+/** A cursor of a list paged by a line number (`idx`) rather than by id. */
+export function encodeIndexCursor(lastIndex: number): string {
+  return encodeCursor(String(lastIndex));
+}
+
+/** The line number an index cursor points after; a cursor that was not ours is a 400. */
+export function decodeIndexCursor(cursor: string | undefined): number | undefined {
+  if (cursor === undefined) return undefined;
+  const index = Number(decodePayload(cursor, INDEX_SHAPE));
+  if (index > 2_147_483_647) throw invalidCursor();
+  return index;
 }
 
 /** Given `limit + 1` rows fetched, the page and the cursor of the next one. */

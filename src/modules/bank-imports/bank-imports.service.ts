@@ -5,7 +5,7 @@ import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { assertIsoDate, invalidField } from '../../http/field-rules.js';
-import { decodeCursor, encodeCursor } from '../../http/pagination.js';
+import { decodeIndexCursor, encodeIndexCursor } from '../../http/pagination.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { isCurrency } from '../../shared/money.js';
@@ -248,18 +248,17 @@ export class BankImportsService {
   ): Promise<{ data: ImportTransaction[]; nextCursor: string | null }> {
     if (!(await repo.findImport(this.ctx.db, accountId, id)))
       throw notFound('Bank statement import');
-    const after = decodeCursor(query.cursor);
     const limit = query.limit ?? 100;
     const rows = await repo.listTransactions(this.ctx.db, accountId, id, {
       limit,
-      afterIndex: after === undefined ? undefined : Number(after),
+      afterIndex: decodeIndexCursor(query.cursor),
       decision: query.decision,
       duplicate: query.duplicate,
     });
     const page = rows.slice(0, limit);
     return {
       data: page.map(presentTransaction),
-      nextCursor: rows.length > limit ? encodeCursor(String(page[page.length - 1]!.idx)) : null,
+      nextCursor: rows.length > limit ? encodeIndexCursor(page[page.length - 1]!.idx) : null,
     };
   }
 
@@ -429,9 +428,7 @@ export class BankImportsService {
     ]);
     const inline = rows.slice(0, INLINE_TRANSACTIONS);
     const next =
-      rows.length > INLINE_TRANSACTIONS
-        ? encodeCursor(String(inline[inline.length - 1]!.idx))
-        : null;
+      rows.length > INLINE_TRANSACTIONS ? encodeIndexCursor(inline[inline.length - 1]!.idx) : null;
     return presentImport(row, counts, inline, next);
   }
 }
