@@ -34,6 +34,8 @@ function looksLikeTimestamp(value: string): boolean {
 export function parseTimestamp(value: string): number | undefined {
   if (!looksLikeTimestamp(value) || !isIsoDate(value.slice(0, 10))) return undefined;
   const ms = Date.parse(value);
+  // An offset past ±23:59 (`+99:00`) has the shape but is no instant: Date.parse gives NaN.
+  if (Number.isNaN(ms)) return undefined;
   const zone = /(Z|([+-])(\d{2}):(\d{2}))$/i.exec(value);
   if (!zone) return undefined;
   const offsetMs =
