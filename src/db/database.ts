@@ -5,7 +5,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Config } from '../config.js';
-import type { DialectKind } from './dialect.js';
+import { DatabaseNotReady, isStorageFull, type DialectKind } from './dialect.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
 import { KontorSqliteDialect } from './sqlite-driver.js';
@@ -18,9 +18,68 @@ export interface Database {
    * has written to the file. The auth cache uses it to drop entries another process revoked.
    */
   externalChangeCounter?: () => number;
-  /** A cheap round trip; throws when the database is unreachable. */
+  /**
+   * The readiness check: a cheap round trip, and a check that writes can succeed. Throws when
+   * the database is unreachable, and `DatabaseNotReady` while its storage is full (see
+   * `reportStorageFull`).
+   */
   ping(): Promise<void>;
+  /**
+   * Called when a write failed because storage is full. SQLite: `ping` then probes the disk of
+   * the database file until a probe write fits. PostgreSQL, whose disk this process cannot
+   * probe: `ping` fails for `STORAGE_FULL_HOLD_MS` after the last such failure.
+   */
+  reportStorageFull(): void;
   close(): Promise<void>;
+}
+
+/** How long a PostgreSQL disk-full error keeps the readiness check failing. */
+export const STORAGE_FULL_HOLD_MS = 30_000;
+
+/** Bytes the SQLite readiness probe writes next to the database file: a few WAL frames. */
+const PROBE_BYTES = 64 * 1024;
+
+/**
+ * Writes and removes a small file in `dir`: fails with `ENOSPC` when the disk of the database
+ * file is full, before (and after) SQLite's own writes do.
+ */
+async function probeDisk(dir: string): Promise<void> {
+  const file = path.join(dir, `.kontor-ready-${process.pid}`);
+  try {
+    const handle = await fs.promises.open(file, 'w');
+    try {
+      await handle.write(Buffer.alloc(PROBE_BYTES));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await fs.promises.rm(file, { force: true });
+  }
+}
+
+/** The storage part of readiness, shared by both databases. */
+function storageState(probe: (() => Promise<void>) | undefined) {
+  let fullAt: number | undefined;
+  return {
+    report: () => {
+      fullAt = Date.now();
+    },
+    check: async () => {
+      if (probe) {
+        try {
+          await probe();
+        } catch (err) {
+          if (isStorageFull(err)) throw new DatabaseNotReady('Storage is full.', { cause: err });
+          throw err;
+        }
+        fullAt = undefined;
+        return;
+      }
+      if (fullAt !== undefined && Date.now() - fullAt < STORAGE_FULL_HOLD_MS)
+        throw new DatabaseNotReady('Storage was full moments ago.');
+    },
+  };
 }
 
 // int8 (COUNT(*), SUM of minor units) as a JS number: values stay far below 2^53.
@@ -53,13 +112,17 @@ export function openDatabase(config: Pick<Config, 'database'>, logger?: Logger):
       }
       return version;
     };
+    const dir = path.dirname(file);
+    const storage = storageState(file === ':memory:' ? undefined : () => probeDisk(dir));
     return {
       db,
       kind: 'sqlite',
       externalChangeCounter,
       ping: async () => {
         await sql`select 1`.execute(db);
+        await storage.check();
       },
+      reportStorageFull: storage.report,
       close: () => db.destroy(),
     };
   }
@@ -74,12 +137,15 @@ export function openDatabase(config: Pick<Config, 'database'>, logger?: Logger):
     client.on('error', (err) => logger?.error({ err }, 'PostgreSQL client failed'));
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const storage = storageState(undefined);
   return {
     db,
     kind: 'postgres',
     ping: async () => {
       await sql`select 1`.execute(db);
+      await storage.check();
     },
+    reportStorageFull: storage.report,
     close: () => db.destroy(),
   };
 }

@@ -35,6 +35,7 @@ export function isForeignKeyViolation(err: unknown): boolean {
  * server shutting down, too many clients, SQLite busy or locked. Answered with 503.
  */
 export function isUnavailable(err: unknown): boolean {
+  if (err instanceof DatabaseNotReady) return true;
   const code = errorCode(err);
   if (code === undefined) {
     return err instanceof Error &&
@@ -55,6 +56,45 @@ export function isUnavailable(err: unknown): boolean {
     code.startsWith('SQLITE_BUSY') ||
     code.startsWith('SQLITE_LOCKED')
   );
+}
+
+/**
+ * Storage is full: the disk (`ENOSPC`, `EDQUOT`), SQLite's database file (`SQLITE_FULL`) or
+ * PostgreSQL's (`53100` disk_full). Answered with 507; the failed statement changed nothing.
+ */
+export function isStorageFull(err: unknown): boolean {
+  const code = errorCode(err);
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || code === '53100';
+}
+
+/**
+ * The database refused a value it cannot hold, which request validation should have caught:
+ * PostgreSQL's untranslatable or NUL character (`22P05`, `22021`), number out of range
+ * (`22003`), invalid text for a typed column (`22P02`), bad or overflowing datetime (`22007`,
+ * `22008`), a value or nesting too big (`54000`, `54001`); SQLite's `SQLITE_TOOBIG`.
+ * Answered with 400 rather than 500: the value came from the request.
+ */
+export function isUnstorableValue(err: unknown): boolean {
+  const code = errorCode(err);
+  return (
+    code === '22P05' ||
+    code === '22021' ||
+    code === '22003' ||
+    code === '22P02' ||
+    code === '22007' ||
+    code === '22008' ||
+    code === '54000' ||
+    code === '54001' ||
+    code === 'SQLITE_TOOBIG'
+  );
+}
+
+/** Thrown by the readiness check when the database answers but cannot take writes (storage full). */
+export class DatabaseNotReady extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseNotReady';
+  }
 }
 
 /**

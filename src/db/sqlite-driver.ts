@@ -105,7 +105,13 @@ class KontorSqliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw('commit'));
   }
 
+  /**
+   * SQLite rolls a transaction back by itself after some errors (SQLITE_FULL, SQLITE_IOERR,
+   * an interrupted commit); a second `rollback` would then fail with "no transaction is
+   * active" and hide the original error, which decides the answer (507, not 500).
+   */
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!this.db.inTransaction) return;
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
