@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
 import { isoDate } from '../../shared/dates.js';
 import { analysePdf } from '../../shared/pdf/analyse.js';
-import { parseEInvoiceXml } from '../../shared/einvoice/index.js';
+import { parseEInvoiceXml, type EInvoice } from '../../shared/einvoice/index.js';
 import type { LetterInput, LogoPosition, Visibility } from '../../shared/pdf/layout.js';
 import type { RenderResult } from '../../shared/pdf/renderer.js';
 import {
@@ -41,6 +41,7 @@ import * as repo from './documents.repository.js';
 import { invoiceTableHtml, templateShowsLines } from './invoice-table.js';
 import type { FrozenBuyer, FrozenParties } from './invoice-rules.js';
 import { zugferdPdf } from './documents.einvoice.js';
+import { eInvoiceProblem, intakeValues } from './documents.intake.js';
 
 /** What an UPLOADED document may be: a PDF, an e-invoice XML, or a scan. */
 export const DOCUMENT_FILE_TYPES: readonly string[] = [
@@ -342,22 +343,47 @@ export class DocumentOutput {
         const type = uploaded.file.contentType;
         let analysis: StoredAnalysis | null = null;
         let pageCount: number | null = null;
+        let read: EInvoice | undefined;
         if (type === 'application/pdf') {
           const result = await analysePdf(bytes);
           pageCount = result.pageCount;
+          read = result.eInvoice;
           analysis = {
             eInvoice: result.eInvoice ? eInvoiceSummary(result.eInvoice) : null,
             eInvoiceFile: result.eInvoiceFile ?? null,
             eInvoiceError: result.eInvoiceError ?? null,
+            eInvoiceProblems: result.eInvoiceError
+              ? [eInvoiceProblem('file_unprocessable', result.eInvoiceError)]
+              : [],
             textExcerpt: result.text.slice(0, 2000),
           };
         } else if (type === 'application/xml' || type === 'text/xml') {
-          analysis = { eInvoice: eInvoiceSummary(parseEInvoiceXml(bytes)) };
+          try {
+            read = parseEInvoiceXml(bytes);
+          } catch (err) {
+            // The refusal is kept on the document, then processing ends FAILED below.
+            if (err instanceof AppError && err.status < 500)
+              await repo.setDerived(db, row.account_id, row.id, {
+                analysis: JSON.stringify({
+                  eInvoice: null,
+                  eInvoiceError: err.message,
+                  eInvoiceProblems: [eInvoiceProblem(err.code, err.message)],
+                } satisfies StoredAnalysis),
+              });
+            throw err;
+          }
+          analysis = { eInvoice: eInvoiceSummary(read), eInvoiceProblems: [] };
         } else pageCount = 1;
         await repo.setDerived(db, row.account_id, row.id, {
           page_count: pageCount,
           analysis: analysis && JSON.stringify(analysis),
         });
+        // The document takes number, dates, currency, totals and partner from its e-invoice.
+        if (read) {
+          const values = await intakeValues(db, row, read);
+          if (Object.keys(values).length > 0)
+            await repo.setDerived(db, row.account_id, row.id, values, { draft: true });
+        }
       }
       await repo.setDerived(db, row.account_id, row.id, { processing_status: 'DONE' });
     } catch (err) {

@@ -1,5 +1,6 @@
 import type { EInvoice } from '../../shared/einvoice/index.js';
 import { toMajor } from '../../shared/money.js';
+import { eInvoiceProblem, type EInvoiceProblem } from './documents.intake.js';
 import type { DocumentView } from './documents.schemas.js';
 import {
   todayUtc,
@@ -18,6 +19,8 @@ export interface StoredAnalysis {
   eInvoice: DocumentView['eInvoice'];
   eInvoiceFile?: string | null;
   eInvoiceError?: string | null;
+  /** Why the e-invoice was refused (issue 11); absent in analyses stored before. */
+  eInvoiceProblems?: EInvoiceProblem[];
   textExcerpt?: string | null;
 }
 
@@ -121,6 +124,11 @@ export function presentDocument(row: DocumentWithPreceding): DocumentView {
     processingError: row.processing_error,
     pageCount: row.page_count,
     eInvoice: analysis?.eInvoice ?? null,
+    eInvoiceProblems:
+      analysis?.eInvoiceProblems ??
+      (analysis?.eInvoiceError
+        ? [eInvoiceProblem('file_unprocessable', analysis.eInvoiceError)]
+        : []),
     finalizedAt: row.finalized_at,
     sentAt: row.sent_at,
     sentTo: row.sent_to ? (JSON.parse(row.sent_to) as string[]) : [],

@@ -170,9 +170,21 @@ export async function setDerived(
       | 'analysis'
       | 'processing_status'
       | 'processing_error'
+      // Filled from an uploaded e-invoice (documents.intake.ts), only on drafts:
+      | 'document_number'
+      | 'creation_date'
+      | 'due_date'
+      | 'currency'
+      | 'net_total'
+      | 'tax_total'
+      | 'gross_total'
+      | 'invoice_type'
+      | 'partner_id'
+      | 'partner_name'
+      | 'search_name'
     >
   >,
-  guard: { fileIdIsNull?: boolean } = {},
+  guard: { fileIdIsNull?: boolean; draft?: boolean } = {},
 ): Promise<DocumentWithFigures | undefined> {
   let query = db
     .updateTable('documents')
@@ -184,6 +196,7 @@ export async function setDerived(
     .where('account_id', '=', accountId)
     .where('id', '=', id);
   if (guard.fileIdIsNull) query = query.where('file_id', 'is', null);
+  if (guard.draft) query = query.where('status', '=', 'DRAFT');
   return oneWithFigures(db, accountId, await query.returningAll().executeTakeFirst());
 }
 

@@ -152,6 +152,22 @@ export const DocumentSchema = Type.Object(
     processingError: Nullable(Type.String(), 'Why processing FAILED.'),
     pageCount: Nullable(Type.Integer(), 'Pages of the PDF.'),
     eInvoice: Nullable(EInvoiceSchema, 'E-invoice data found in the file.'),
+    eInvoiceProblems: Type.Array(
+      Type.Object(
+        {
+          code: Type.String({ description: 'Problem code, e.g. `file_unprocessable`.' }),
+          message: Type.String({ description: 'Why the e-invoice was refused.' }),
+          ruleIds: Type.Array(Type.String(), {
+            description: 'EN 16931 / XRechnung / syntax rule ids named, e.g. `BR-CO-16`.',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'Uploaded documents: why an embedded or uploaded e-invoice was refused (empty when none was or it was read).',
+      },
+    ),
     finalizedAt: Nullable(Type.String(), 'When it became FINAL.'),
     sentAt: Nullable(Type.String(), 'When it was last sent.'),
     sentTo: Type.Array(Type.String(), { description: 'Recipients of the last sending.' }),

@@ -72,3 +72,49 @@ export const deletePartner = records.remove;
 
 export const replaceTags = (trx: Executor, accountId: string, partnerId: string, tags: string[]) =>
   replaceTagsOf(trx, TAGS, accountId, partnerId, tags);
+
+/**
+ * The partner an incoming e-invoice's counterparty is, by the strongest evidence first: the
+ * VAT id, then the IBAN the account booked to a partner in a bank import (the newest), then
+ * the exact (normalised) name. Undefined when nothing matches.
+ */
+export async function matchPartner(
+  db: Executor,
+  accountId: string,
+  by: { vatId?: string; iban?: string; name?: string },
+): Promise<{ id: string; name: string } | undefined> {
+  if (by.vatId) {
+    const byVat = await db
+      .selectFrom('partners')
+      .select(['id', 'name'])
+      .where('account_id', '=', accountId)
+      .where('vat_id', '=', by.vatId.replace(/[\s.-]/g, '').toUpperCase())
+      .orderBy('id')
+      .executeTakeFirst();
+    if (byVat) return byVat;
+  }
+  if (by.iban) {
+    const byIban = await db
+      .selectFrom('imported_transactions as t')
+      .innerJoin('partners as p', (join) =>
+        join.onRef('p.id', '=', 't.partner_id').onRef('p.account_id', '=', 't.account_id'),
+      )
+      .select(['p.id', 'p.name'])
+      .where('t.account_id', '=', accountId)
+      .where('t.counterparty_iban', '=', by.iban)
+      .orderBy('t.created_at', 'desc')
+      .executeTakeFirst();
+    if (byIban) return byIban;
+  }
+  if (by.name) {
+    const byName = await db
+      .selectFrom('partners')
+      .select(['id', 'name'])
+      .where('account_id', '=', accountId)
+      .where('search_name', '=', searchText(by.name))
+      .orderBy('id')
+      .executeTakeFirst();
+    if (byName) return byName;
+  }
+  return undefined;
+}

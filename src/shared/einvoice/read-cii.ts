@@ -211,6 +211,11 @@ export function readCii(root: XmlNode, version: keyof typeof NAMES): EInvoice {
     .find((d) => d !== undefined);
   const buyerReference = text(agreement, 'BuyerReference');
   const paymentReference = text(settlement, 'PaymentReference');
+  const paymentIban = children(settlement, 'SpecifiedTradeSettlementPaymentMeans')
+    .map((m) => text(m, 'PayeePartyCreditorFinancialAccount', 'IBANID'))
+    .find((iban) => iban !== undefined)
+    ?.replace(/\s+/g, '')
+    .toUpperCase();
   const sellerNode = child(agreement, 'SellerTradeParty');
   const seller = party(sellerNode, 'seller (BG-4)');
   const buyer = party(child(agreement, 'BuyerTradeParty'), 'buyer (BG-7)');
@@ -238,6 +243,7 @@ export function readCii(root: XmlNode, version: keyof typeof NAMES): EInvoice {
     lineCount: lines.length,
     ...(buyerReference !== undefined && { buyerReference }),
     ...(paymentReference !== undefined && { paymentReference }),
+    ...(paymentIban !== undefined && { paymentIban }),
     warnings,
   };
 }

@@ -60,6 +60,8 @@ export interface EInvoice {
   buyerReference?: string;
   /** Remittance information (BT-83), the text a payment should carry. */
   paymentReference?: string;
+  /** The payee's IBAN (BT-84) of the first credit transfer, upper-case without spaces. */
+  paymentIban?: string;
   /**
    * Inconsistencies that EN 16931 does not make errors, e.g. a line whose quantity × price
    * differs from its net amount while all totals add up.

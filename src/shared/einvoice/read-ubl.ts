@@ -144,6 +144,11 @@ export function readUbl(root: XmlNode, type: 'Invoice' | 'CreditNote'): EInvoice
   const paymentReference = paymentMeans
     .map((m) => text(m, 'PaymentID'))
     .find((r) => r !== undefined);
+  const paymentIban = paymentMeans
+    .map((m) => text(m, 'PayeeFinancialAccount', 'ID'))
+    .find((iban) => iban !== undefined)
+    ?.replace(/\s+/g, '')
+    .toUpperCase();
   const name = profileName(profile);
   const sellerNode = child(root, 'AccountingSupplierParty', 'Party');
   const seller = party(sellerNode, 'seller (BG-4)');
@@ -180,6 +185,7 @@ export function readUbl(root: XmlNode, type: 'Invoice' | 'CreditNote'): EInvoice
     lineCount: lines.length,
     ...(buyerReference !== undefined && { buyerReference }),
     ...(paymentReference !== undefined && { paymentReference }),
+    ...(paymentIban !== undefined && { paymentIban }),
     warnings,
   };
 }

@@ -86,7 +86,7 @@ function ublSample(
     '<cac:Contact><cbc:Name>Erika Muster</cbc:Name><cbc:Telephone>+49 221 123456</cbc:Telephone><cbc:ElectronicMail>rechnung@mueller.example</cbc:ElectronicMail></cac:Contact>',
   )}</cac:AccountingSupplierParty>
   <cac:AccountingCustomerParty>${party('Kunde AG', 'Chausseestraße 5', 'Berlin', '10115')}</cac:AccountingCustomerParty>
-  <cac:PaymentMeans><cbc:PaymentMeansCode>58</cbc:PaymentMeansCode><cbc:PaymentID>GS-7</cbc:PaymentID></cac:PaymentMeans>
+  <cac:PaymentMeans><cbc:PaymentMeansCode>58</cbc:PaymentMeansCode><cbc:PaymentID>GS-7</cbc:PaymentID><cac:PayeeFinancialAccount><cbc:ID>DE02 1203 0000 0000 2020 51</cbc:ID></cac:PayeeFinancialAccount></cac:PaymentMeans>
   <cac:TaxTotal>
     <cbc:TaxAmount currencyID="EUR">58.75</cbc:TaxAmount>
     <cac:TaxSubtotal><cbc:TaxableAmount currencyID="EUR">300.00</cbc:TaxableAmount><cbc:TaxAmount currencyID="EUR">57.00</cbc:TaxAmount></cac:TaxSubtotal>
@@ -158,6 +158,7 @@ describe('parseEInvoiceXml: CII', () => {
       lineCount: 2,
       buyerReference: '04011000-12345-03',
       paymentReference: 'RE-2025-0042',
+      paymentIban: 'DE02120300000000202051',
       warnings: [],
     });
   });
