@@ -10,8 +10,27 @@
  * - namespace prefixes are removed from element names (`removeNSPrefix`), the document
  *   element's namespace URI is reported so callers can tell camt.053.001.02 from .08;
  * - an `onClose` hook lets the caller consume a finished element (e.g. each `Ntry`) and drop
- *   it, so a large statement never holds its whole tree in memory.
+ *   it, so a large statement never holds its whole tree in memory;
+ * - linear and bounded (issue 11): every step looks at each character a fixed number of times
+ *   (duplicate attributes through a Set, references decoded in one loop, no regex that can
+ *   backtrack over input), and `CAMT_XML_LIMITS` is checked while reading, so a hostile file
+ *   is refused with `file_unprocessable` (422) naming the cap before it costs much.
  */
+
+import { XML_LIMITS, xmlLimitExceeded, type XmlLimits } from '../../../shared/pdf/xml.js';
+
+/**
+ * The caps for bank statements. Text is short in CAMT (`Ustrd` is 140 characters), so one
+ * text node or attribute value may hold 64 Ki characters; entries are consumed as they close,
+ * so 250 000 elements held at once is far beyond any statement's header and balances; a
+ * 50 000-entry file written with character references for umlauts may hold a few hundred
+ * thousand references.
+ */
+export const CAMT_XML_LIMITS: Readonly<XmlLimits> = {
+  ...XML_LIMITS,
+  textChars: 64 * 1024,
+  references: 1_000_000,
+};
 
 export interface XmlElement {
   /** Local name, namespace prefix removed. */
@@ -52,12 +71,20 @@ export interface ReadXmlOptions {
    * Answer `true` to keep the element out of its parent's children (the caller consumed it).
    */
   onClose?: (element: XmlElement, ancestors: readonly XmlElement[]) => boolean;
-  /** Deepest nesting accepted; deeper documents are refused. */
-  maxDepth?: number;
+  /** Caps that differ from `CAMT_XML_LIMITS`. */
+  limits?: Partial<XmlLimits>;
 }
 
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-const ENTITY = /&([^;&<\s]{0,12});?/g;
+/** Longest reference name looked at (`#x10FFFF` and the predefined five fit). */
+const MAX_REFERENCE = 12;
+/** Attributes compared pairwise before a Set takes over (CAMT has one, `Ccy`). */
+const FEW_ATTRIBUTES = 8;
+
+/** What is left of the document's reference budget while it is read. */
+interface Budget {
+  references: number;
+}
 
 function lineAt(text: string, position: number): number {
   let line = 1;
@@ -65,26 +92,72 @@ function lineAt(text: string, position: number): number {
   return line;
 }
 
-/** Decodes predefined entities and character references; anything else is not well-formed. */
-function decodeEntities(raw: string, source: string, position: number): string {
-  if (raw.indexOf('&') === -1) return raw;
-  return raw.replace(ENTITY, (whole: string, ref: string) => {
-    if (whole.endsWith(';')) {
-      const predefined = PREDEFINED[ref];
-      if (predefined !== undefined) return predefined;
-      const code = /^#x[0-9a-fA-F]{1,6}$/.test(ref)
-        ? parseInt(ref.slice(2), 16)
-        : /^#[0-9]{1,7}$/.test(ref)
-          ? parseInt(ref.slice(1), 10)
-          : -1;
-      if (code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff))
-        return String.fromCodePoint(code);
+/** The code point of a character reference body (`#228`, `#xE4`), or -1. */
+function characterReference(ref: string): number {
+  const hex = ref.charCodeAt(1) === 120; /* x */
+  const digits = ref.slice(hex ? 2 : 1);
+  if (digits === '' || digits.length > (hex ? 6 : 7)) return -1;
+  for (let k = 0; k < digits.length; k++) {
+    const c = digits.charCodeAt(k);
+    const ok = (c >= 48 && c <= 57) || (hex && ((c >= 65 && c <= 70) || (c >= 97 && c <= 102)));
+    if (!ok) return -1;
+  }
+  return parseInt(digits, hex ? 16 : 10);
+}
+
+/**
+ * Decodes `source[start, end)`: predefined entities and character references, anything else
+ * is not well-formed. One pass over the range (searched as its own slice, so that no search
+ * runs past it): each `&` costs at most `MAX_REFERENCE` characters and one unit of the
+ * document's reference budget.
+ */
+function decodeEntities(
+  source: string,
+  start: number,
+  end: number,
+  budget: Budget,
+  limits: XmlLimits,
+): string {
+  const raw = source.slice(start, end);
+  let amp = raw.indexOf('&');
+  if (amp === -1) return raw;
+  const n = raw.length;
+  let out = '';
+  let from = 0;
+  while (amp !== -1) {
+    if (--budget.references < 0)
+      throw xmlLimitExceeded(
+        `More than ${limits.references} character or entity references (line ${lineAt(source, start + amp)})`,
+      );
+    let j = amp + 1;
+    while (j < n && j - amp - 1 < MAX_REFERENCE) {
+      const c = raw.charCodeAt(j);
+      if (c === 59 /* ; */ || c === 38 /* & */ || c === 60 /* < */ || isWhitespace(c)) break;
+      j++;
     }
-    throw new XmlSyntaxError(
-      `Unknown or malformed entity reference "${whole.slice(0, 16)}"`,
-      lineAt(source, position),
-    );
-  });
+    const terminated = raw.charCodeAt(j) === 59;
+    let decoded: string | undefined;
+    if (terminated) {
+      const ref = raw.slice(amp + 1, j);
+      if (Object.hasOwn(PREDEFINED, ref)) decoded = PREDEFINED[ref];
+      else if (ref.charCodeAt(0) === 35 /* # */) {
+        const code = characterReference(ref);
+        if (code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff))
+          decoded = String.fromCodePoint(code);
+      }
+    }
+    if (decoded === undefined) {
+      const whole = raw.slice(amp, terminated ? j + 1 : j);
+      throw new XmlSyntaxError(
+        `Unknown or malformed entity reference "${whole.slice(0, 16)}"`,
+        lineAt(source, start + amp),
+      );
+    }
+    out += raw.slice(from, amp) + decoded;
+    from = j + 1;
+    amp = raw.indexOf('&', from);
+  }
+  return out + raw.slice(from);
 }
 
 function isWhitespace(code: number): boolean {
@@ -110,14 +183,29 @@ function fail(text: string, message: string, at: number): never {
   throw new XmlSyntaxError(message, lineAt(text, at));
 }
 
+function textTooLong(text: string, at: number, limits: XmlLimits): never {
+  throw xmlLimitExceeded(
+    `An element text longer than ${limits.textChars} characters (line ${lineAt(text, at)})`,
+  );
+}
+
 /**
  * Reads the attributes of the start tag at `lt` from `i` to its `>` or `/>`. Answers the
  * index after the tag, negated when the tag closes itself. A separate function on purpose:
  * inside `readXml` this loop kept V8 from optimising the main loop (5× slower).
  */
-function readAttributes(text: string, start: number, lt: number, element: XmlElement): number {
+function readAttributes(
+  text: string,
+  start: number,
+  lt: number,
+  element: XmlElement,
+  budget: Budget,
+  limits: XmlLimits,
+): number {
   const n = text.length;
   let i = start;
+  // Names seen so far once there are more than a few: a pairwise check would be quadratic.
+  let seen: Set<string> | undefined;
   for (;;) {
     while (i < n && isWhitespace(text.charCodeAt(i))) i++;
     if (i >= n) fail(text, 'Unterminated start tag', lt);
@@ -138,17 +226,35 @@ function readAttributes(text: string, start: number, lt: number, element: XmlEle
     if (quote !== 34 && quote !== 39) fail(text, `Attribute ${attrName} is not quoted`, i);
     const close = text.indexOf(quote === 34 ? '"' : "'", i + 1);
     if (close === -1) fail(text, 'Unterminated attribute value', i);
-    const raw = text.slice(i + 1, close);
-    if (raw.includes('<')) fail(text, `Attribute ${attrName} contains "<"`, i);
-    const value = decodeEntities(raw, text, i);
+    if (close - i - 1 > limits.textChars)
+      throw xmlLimitExceeded(
+        `An attribute value longer than ${limits.textChars} characters (line ${lineAt(text, i)})`,
+      );
+    // Only within the value: an `indexOf` from here could run far past it, once per attribute.
+    if (text.slice(i + 1, close).includes('<')) fail(text, `Attribute ${attrName} contains "<"`, i);
+    const value = decodeEntities(text, i + 1, close, budget, limits);
     i = close + 1;
     const next = text.charCodeAt(i);
     if (i < n && !isWhitespace(next) && next !== 62 && next !== 47)
       fail(text, 'Attributes must be separated by whitespace', i);
     const name = attrName.startsWith('xmlns') ? attrName : localName(attrName);
     const attributes = (element.attributes ??= []);
-    for (let k = 0; k < attributes.length; k += 2)
-      if (attributes[k] === name) fail(text, `Duplicate attribute ${attrName}`, i);
+    if (attributes.length >= 2 * limits.attributes)
+      throw xmlLimitExceeded(
+        `An element with more than ${limits.attributes} attributes (line ${lineAt(text, lt)})`,
+      );
+    if (seen !== undefined) {
+      if (seen.has(name)) fail(text, `Duplicate attribute ${attrName}`, i);
+      seen.add(name);
+    } else {
+      for (let k = 0; k < attributes.length; k += 2)
+        if (attributes[k] === name) fail(text, `Duplicate attribute ${attrName}`, i);
+      if (attributes.length >= 2 * FEW_ATTRIBUTES) {
+        seen = new Set();
+        for (let k = 0; k < attributes.length; k += 2) seen.add(attributes[k]!);
+        seen.add(name);
+      }
+    }
     attributes.push(name, value);
   }
 }
@@ -168,13 +274,23 @@ function declarations(qualified: string, attributes: string[]): { own: string; a
   return { own, all };
 }
 
-/** Parses a whole XML document (already decoded to text) into an element tree. */
+/**
+ * Parses a whole XML document (already decoded to text) into an element tree. Malformed XML is
+ * an `XmlSyntaxError`, a DOCTYPE an `XmlDoctypeError`, a document past one of the limits an
+ * `AppError` `file_unprocessable` naming the cap.
+ */
 export function readXml(text: string, options: ReadXmlOptions = {}): XmlDocument {
-  const maxDepth = options.maxDepth ?? 100;
+  const limits: XmlLimits = { ...CAMT_XML_LIMITS, ...options.limits };
+  const maxDepth = limits.depth;
+  const budget: Budget = { references: limits.references };
   const onClose = options.onClose;
   const n = text.length;
   const stack: XmlElement[] = [];
   const qualifiedNames: string[] = [];
+  // Elements held in the tree, and how many were held when each open element started: an
+  // element the caller consumes takes its whole subtree with it, so the count goes back.
+  let held = 0;
+  const heldBefore: number[] = [];
   let root: XmlElement | undefined;
   let rootNamespace = '';
   const namespaces: string[] = [];
@@ -194,7 +310,9 @@ export function readXml(text: string, options: ReadXmlOptions = {}): XmlDocument
       }
       if (!blank) {
         if (current === undefined) fail(text, 'Text outside the document element', pos);
-        else current.text += decodeEntities(text.slice(pos, end), text, pos);
+        // Checked before decoding, so an oversized node costs no more than finding its end.
+        if (current.text.length + (end - pos) > limits.textChars) textTooLong(text, pos, limits);
+        current.text += decodeEntities(text, pos, end, budget, limits);
       }
     }
     if (lt === -1) break;
@@ -215,9 +333,11 @@ export function readXml(text: string, options: ReadXmlOptions = {}): XmlDocument
         );
       }
       const element = stack.pop()!;
+      const before = heldBefore.pop()!;
       const parent = stack[stack.length - 1];
       if (parent !== undefined && !(onClose?.(element, stack) ?? false))
         parent.children.push(element);
+      else held = before;
       pos = gt + 1;
       continue;
     }
@@ -239,7 +359,9 @@ export function readXml(text: string, options: ReadXmlOptions = {}): XmlDocument
         if (close === -1) fail(text, 'Unterminated CDATA section', lt);
         const current = stack[stack.length - 1];
         if (current === undefined) fail(text, 'CDATA outside the document element', lt);
-        else current.text += text.slice(lt + 9, close);
+        if (current.text.length + (close - lt - 9) > limits.textChars)
+          textTooLong(text, lt, limits);
+        current.text += text.slice(lt + 9, close);
         pos = close + 3;
       } else if (/^!(DOCTYPE|ENTITY)/i.test(text.slice(lt + 1, lt + 9))) {
         throw new XmlDoctypeError('The XML contains a DOCTYPE or entity declaration.');
@@ -271,7 +393,7 @@ export function readXml(text: string, options: ReadXmlOptions = {}): XmlDocument
       i += 2;
       selfClosing = true;
     } else {
-      const end = readAttributes(text, i, lt, element);
+      const end = readAttributes(text, i, lt, element, budget, limits);
       selfClosing = end < 0;
       i = Math.abs(end);
       if (stack.length < 4 && element.attributes !== undefined) {
@@ -286,15 +408,23 @@ export function readXml(text: string, options: ReadXmlOptions = {}): XmlDocument
       if (root !== undefined) fail(text, 'More than one document element', lt);
       root = element;
     }
+    if (++held > limits.elements)
+      throw xmlLimitExceeded(
+        `More than ${limits.elements} elements held at once (line ${lineAt(text, lt)})`,
+      );
     if (selfClosing) {
       const parent = stack[stack.length - 1];
       if (parent !== undefined && !(onClose?.(element, stack) ?? false))
         parent.children.push(element);
+      else held--;
     } else {
       if (stack.length >= maxDepth)
-        fail(text, `Elements nested deeper than ${maxDepth} levels`, lt);
+        throw xmlLimitExceeded(
+          `Elements nested deeper than ${maxDepth} levels (line ${lineAt(text, lt)})`,
+        );
       stack.push(element);
       qualifiedNames.push(qualified);
+      heldBefore.push(held - 1);
     }
   }
 
