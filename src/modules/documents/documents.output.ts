@@ -28,7 +28,6 @@ import {
   type TemplateRow,
 } from '../document-templates/document-templates.repository.js';
 import {
-  IMAGE_CONTENT_TYPES,
   imageDataUriForPdf,
   requireUploadedFile,
   storeGeneratedFile,
