@@ -24,7 +24,13 @@ import { migrate, openDatabase } from './db/database.js';
 import { registerAuth } from './http/auth.js';
 import { AppError } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
-import { registerProblemHandlers } from './http/problem.js';
+import { boundIntegers, registerInputLimits } from './http/input-limits.js';
+import {
+  frameworkProblem,
+  registerProblemHandlers,
+  sendProblem,
+  writeClientError,
+} from './http/problem.js';
 import { registerRateLimits } from './http/rate-limit.js';
 import { AccountPlans } from './modules/plans/account-plans.js';
 import { loadPlanCatalogue } from './modules/plans/plans.catalogue.js';
@@ -95,8 +101,8 @@ function createValidators() {
   const body = addFormats(new Ajv({ ...base, coerceTypes: false }));
   const other = addFormats(new Ajv({ ...base, coerceTypes: 'array' }));
   for (const schema of SHARED_SCHEMAS) {
-    body.addSchema(schema);
-    other.addSchema(schema);
+    body.addSchema(boundIntegers(schema));
+    other.addSchema(boundIntegers(schema));
   }
   return { body, other };
 }
@@ -185,6 +191,7 @@ class AccessLog extends LogController {
 // CSPRNG call per request.
 const requestIdPrefix = randomBase62(10);
 let requestCounter = 0;
+const nextRequestId = () => `req_${requestIdPrefix}${(requestCounter++).toString(36)}`;
 
 /** Builds the app: plugins, error handling, authentication and every module. Never listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
@@ -195,13 +202,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming)
         ? incoming
-        : `req_${requestIdPrefix}${(requestCounter++).toString(36)}`;
+        : nextRequestId();
     },
     requestIdHeader: false,
     logController: new AccessLog(),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Every answer is a problem, also from the router (a path segment over maxParamLength is
+    // 414, a broken percent-encoding 400) and from Node's HTTP parser.
+    frameworkErrors: (err, req, reply) => {
+      void sendProblem(req, reply, ...(frameworkProblem(err) ?? ['bad_request', err.message]));
+    },
+    clientErrorHandler: (err, socket) => writeClientError(err, socket, nextRequestId()),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database = openDatabase(config, app.log);
@@ -272,8 +285,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   const validators = createValidators();
+  // Integers are bounded to what the database's integer columns hold (input-limits.ts).
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? validators.body : validators.other).compile(schema),
+    (httpPart === 'body' ? validators.body : validators.other).compile(boundIntegers(schema)),
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
@@ -289,7 +303,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   // Before any route: the deny-by-default check must see every route, plugins' too.
-  registerProblemHandlers(app);
+  registerProblemHandlers(app, { onStorageFull: () => database.reportStorageFull() });
+  registerInputLimits(app);
   registerAuth(app, ctx);
   registerRateLimits(app, ctx);
   registerIdempotency(app, ctx);

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   password_rejected: { status: 400, title: 'Password rejected' },
   not_a_session: { status: 400, title: 'Not a session token' },
   link_invalid: { status: 400, title: 'Invalid or expired link' },
+  value_not_storable: { status: 400, title: 'Value cannot be stored' },
   api_key_invalid: { status: 401, title: 'Invalid API key' },
   token_invalid: { status: 401, title: 'Invalid token' },
   invalid_credentials: { status: 401, title: 'Invalid credentials' },
@@ -21,6 +22,7 @@ export const ERROR_CODES = {
   route_not_found: { status: 404, title: 'Route not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   not_acceptable: { status: 406, title: 'Not acceptable' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   version_conflict: { status: 409, title: 'Version conflict' },
   state_conflict: { status: 409, title: 'State conflict' },
   duplicate: { status: 409, title: 'Duplicate' },
@@ -32,6 +34,7 @@ export const ERROR_CODES = {
   precondition_failed: { status: 412, title: 'Precondition failed' },
   precondition_required: { status: 428, title: 'Precondition required' },
   payload_too_large: { status: 413, title: 'Payload too large' },
+  uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   reference_not_found: { status: 422, title: 'Referenced record not found' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
@@ -43,8 +46,10 @@ export const ERROR_CODES = {
   file_unprocessable: { status: 422, title: 'File cannot be processed' },
   rate_limited: { status: 429, title: 'Too many requests' },
   quota_exceeded: { status: 429, title: 'Quota exceeded' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
+  insufficient_storage: { status: 507, title: 'Insufficient storage' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

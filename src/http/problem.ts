@@ -1,5 +1,6 @@
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isUnavailable } from '../db/dialect.js';
+import { isStorageFull, isUnavailable, isUnstorableValue } from '../db/dialect.js';
 import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from './errors.js';
 
 const KEYWORD_CODES: Record<string, string> = {
@@ -56,7 +57,30 @@ export function fieldErrors(context: string, validation: AjvError[]): FieldError
   return out;
 }
 
-function send(
+/** The RFC 9457 body of `code`; a 5xx body carries only the request id (decisions §5). */
+export function problemBody(
+  code: ErrorCode,
+  detail: string,
+  requestId: string,
+  extra: { errors?: FieldError[]; members?: Record<string, unknown> } = {},
+): Record<string, unknown> {
+  const { status, title } = ERROR_CODES[code];
+  const type = `https://kontor.dev/problems/${code}`;
+  if (status >= 500) return { type, title, status, code, requestId };
+  return {
+    type,
+    title,
+    status,
+    detail,
+    code,
+    requestId,
+    ...extra.members,
+    ...(extra.errors ? { errors: extra.errors } : {}),
+  };
+}
+
+/** Answers the problem `code` on `reply`; also used where Fastify's router fails (`frameworkErrors`). */
+export function sendProblem(
   req: FastifyRequest,
   reply: FastifyReply,
   code: ErrorCode,
@@ -67,23 +91,72 @@ function send(
     headers?: Record<string, string>;
   } = {},
 ) {
-  const { status, title } = ERROR_CODES[code];
   reply.header('x-request-id', req.id);
   for (const [k, v] of Object.entries(extra.headers ?? {})) reply.header(k, v);
-  const body: Record<string, unknown> =
-    status >= 500
-      ? { type: `https://kontor.dev/problems/${code}`, title, status, code, requestId: req.id }
-      : {
-          type: `https://kontor.dev/problems/${code}`,
-          title,
-          status,
-          detail,
-          code,
-          requestId: req.id,
-          ...extra.members,
-          ...(extra.errors ? { errors: extra.errors } : {}),
-        };
-  return reply.code(status).type('application/problem+json').serializer(JSON.stringify).send(body);
+  return reply
+    .code(ERROR_CODES[code].status)
+    .type('application/problem+json')
+    .serializer(JSON.stringify)
+    .send(problemBody(code, detail, req.id, extra));
+}
+
+/**
+ * Errors Fastify raises before a route runs (router, body parser), by their code: each is the
+ * client's fault and gets its own problem rather than Fastify's plain JSON.
+ */
+export function frameworkProblem(err: { code?: string }): [ErrorCode, string] | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return ['malformed_json', 'The request body is not valid JSON.'];
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return ['payload_too_large', 'The request body is larger than allowed.'];
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return ['unsupported_media_type', 'Send the body as application/json.'];
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return ['uri_too_long', 'A path segment of the URL is longer than allowed.'];
+    case 'FST_ERR_BAD_URL':
+      return ['bad_request', 'The URL is not validly percent-encoded.'];
+    case undefined:
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refused (malformed, headers too
+ * large, too slow) never reaches a route, so the problem is written to the socket directly,
+ * which is then closed as Node does.
+ */
+export function writeClientError(
+  err: Error & { code?: string },
+  socket: Duplex,
+  requestId: string,
+): void {
+  // A reset connection has no one left to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const code: ErrorCode =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'request_timeout'
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'headers_too_large'
+        : 'bad_request';
+  const detail =
+    code === 'request_timeout'
+      ? 'The request was not received in time.'
+      : code === 'headers_too_large'
+        ? 'The request headers are larger than allowed.'
+        : 'The request is not valid HTTP.';
+  const body = JSON.stringify(problemBody(code, detail, requestId));
+  const { status, title } = ERROR_CODES[code];
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  socket.destroy(err);
 }
 
 /**
@@ -91,7 +164,10 @@ function send(
  * schema failures list each field, framework errors map by their code, and anything else is
  * a 500 whose body carries only the request id (the log has the rest).
  */
-export function registerProblemHandlers(app: FastifyInstance): void {
+export function registerProblemHandlers(
+  app: FastifyInstance,
+  hooks: { onStorageFull?: () => void } = {},
+): void {
   const routes: { pattern: RegExp; method: string }[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -108,15 +184,21 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     const path = req.url.split('?')[0] ?? '/';
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
     if (allowed.length > 0)
-      return send(req, reply, 'method_not_allowed', `${req.method} is not allowed on ${path}.`, {
-        headers: { allow: allowed.join(', ') },
-      });
-    return send(req, reply, 'route_not_found', `No route serves ${req.method} ${path}.`);
+      return sendProblem(
+        req,
+        reply,
+        'method_not_allowed',
+        `${req.method} is not allowed on ${path}.`,
+        {
+          headers: { allow: allowed.join(', ') },
+        },
+      );
+    return sendProblem(req, reply, 'route_not_found', `No route serves ${req.method} ${path}.`);
   });
 
   app.setErrorHandler((err: FastifyError | AppError | Error, req, reply) => {
     if (err instanceof AppError)
-      return send(req, reply, err.code, err.message, {
+      return sendProblem(req, reply, err.code, err.message, {
         errors: err.extras.errors,
         members: err.extras.members,
         headers: err.extras.headers,
@@ -124,7 +206,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     const fe = err as FastifyError & { validationContext?: string };
     if (fe.validation) {
       const errors = fieldErrors(fe.validationContext ?? 'body', fe.validation);
-      return send(
+      return sendProblem(
         req,
         reply,
         'validation_failed',
@@ -132,30 +214,38 @@ export function registerProblemHandlers(app: FastifyInstance): void {
         { errors },
       );
     }
-    switch (fe.code) {
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return send(req, reply, 'malformed_json', 'The request body is not valid JSON.');
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return send(req, reply, 'payload_too_large', 'The request body is larger than allowed.');
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return send(req, reply, 'unsupported_media_type', 'Send the body as application/json.');
-      default:
-        break;
-    }
+    const framework = frameworkProblem(fe);
+    if (framework) return sendProblem(req, reply, ...framework);
     if (err instanceof SyntaxError && fe.statusCode === 400)
-      return send(req, reply, 'malformed_json', 'The request body is not valid JSON.');
+      return sendProblem(req, reply, 'malformed_json', 'The request body is not valid JSON.');
+    if (isStorageFull(err)) {
+      req.log.error({ err }, 'storage full');
+      hooks.onStorageFull?.();
+      return sendProblem(req, reply, 'insufficient_storage', 'Storage is full.', {
+        headers: { 'retry-after': '60' },
+      });
+    }
+    if (isUnstorableValue(err)) {
+      // The schema should have refused the value: logged so that the gap gets closed.
+      req.log.warn({ err }, 'value refused by the database');
+      return sendProblem(
+        req,
+        reply,
+        'value_not_storable',
+        'A value of the request is out of range or holds characters that cannot be stored.',
+      );
+    }
     if (isUnavailable(err)) {
       req.log.error({ err }, 'database unavailable');
-      return send(req, reply, 'service_unavailable', 'Try again shortly.', {
+      return sendProblem(req, reply, 'service_unavailable', 'Try again shortly.', {
         headers: { 'retry-after': '1' },
       });
     }
+    if (fe.statusCode === 414) return sendProblem(req, reply, 'uri_too_long', fe.message);
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-      return send(req, reply, 'bad_request', fe.message);
+      return sendProblem(req, reply, 'bad_request', fe.message);
     }
     req.log.error({ err }, 'unhandled error');
-    return send(req, reply, 'internal_error', 'Internal server error.');
+    return sendProblem(req, reply, 'internal_error', 'Internal server error.');
   });
 }
