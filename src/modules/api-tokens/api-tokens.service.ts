@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { AuthTokensTable } from '../../db/schema.js';
+import type { AuthTokensTable, DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import type { Principal } from '../../http/types.js';
@@ -45,6 +46,40 @@ function parseExpiry(value: string | undefined, now: Date): string | null {
   if (at > MAX_EXPIRY_MS) throw invalid('must be before the year 10000');
   if (at <= now.getTime()) throw invalid('must be in the future');
   return new Date(at).toISOString();
+}
+
+/**
+ * Deletes every personal API token of a user inside the caller's transaction, with one
+ * `api_token.deleted` event each (`reason` in the changes), and answers the deleted ids. The
+ * caller invalidates the credential cache once the transaction has committed.
+ */
+export async function deleteUserApiTokens(
+  trx: Transaction<DB>,
+  actor: Actor,
+  user: { accountId: string; userId: string },
+  reason: string,
+  now: Date,
+): Promise<string[]> {
+  const deleted = await trx
+    .deleteFrom('auth_tokens')
+    .where('account_id', '=', user.accountId)
+    .where('user_id', '=', user.userId)
+    .where('kind', '=', 'pat')
+    .returningAll()
+    .execute();
+  for (const row of deleted)
+    await appendAudit(
+      trx,
+      actor,
+      {
+        action: 'api_token.deleted',
+        resourceType: 'api_token',
+        resourceId: row.id,
+        changes: { ...present(row), reason },
+      },
+      now,
+    );
+  return deleted.map((row) => row.id);
 }
 
 /**

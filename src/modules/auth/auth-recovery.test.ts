@@ -189,6 +189,47 @@ describe('auth: password recovery', () => {
     expect(events.json<{ data: unknown[] }>().data).toHaveLength(1);
   });
 
+  it('a reset revokes the personal API tokens too, unless asked to keep them', async () => {
+    const user = await createUser(t);
+    const other = await createUser(t, { accountId: user.accountId, role: 'user' });
+    expect((await partners(user.token)).statusCode).toBe(200);
+    // Cached before the reset, so the revocation must reach the cache as well.
+    await post('forgot-password', { email: user.email }, { ip: fakeIp() });
+    const res = await post('reset-password', {
+      email: user.email,
+      code: await codeFor(t, user.email),
+      newPassword: NEW_PASSWORD,
+    });
+    expect(res.statusCode).toBe(200);
+    const stale = await partners(user.token);
+    expect(stale.statusCode).toBe(401);
+    expect(problem(stale).code).toBe('token_invalid');
+    expect((await partners(other.token)).statusCode).toBe(200);
+    const session = (await login(user.email, NEW_PASSWORD)).json<Tokens>();
+    const events = await t.request({
+      method: 'GET',
+      url: `/v1/audit-events?action=api_token.deleted`,
+      token: session.accessToken,
+    });
+    expect(events.json<{ data: { resourceId: string; changes: unknown }[] }>().data).toEqual([
+      expect.objectContaining({
+        resourceId: user.tokenId,
+        changes: expect.objectContaining({ reason: 'password_reset' }),
+      }),
+    ]);
+
+    // `revokeApiTokens: false` keeps them; the sessions still end.
+    await post('forgot-password', { email: other.email }, { ip: fakeIp() });
+    const keep = await post('reset-password', {
+      email: other.email,
+      code: await codeFor(t, other.email),
+      newPassword: NEW_PASSWORD,
+      revokeApiTokens: false,
+    });
+    expect(keep.statusCode).toBe(200);
+    expect((await partners(other.token)).statusCode).toBe(200);
+  });
+
   it('a wrong code and an unknown email get the same 400 code_invalid', async () => {
     const user = await createUser(t);
     await post('forgot-password', { email: user.email });

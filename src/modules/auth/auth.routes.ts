@@ -124,7 +124,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags,
         summary:
-          'Set a new password with a reset or invitation code; ends all sessions of the user',
+          'Set a new password with a reset or invitation code; ends all sessions and, by default, deletes the personal API tokens of the user',
         body: ResetBody,
         response: { 200: StatusSchema, ...problems(400, 401, 429) },
       },

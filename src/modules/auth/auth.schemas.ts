@@ -52,6 +52,13 @@ export const ResetBody = Type.Object(
     email: EmailField,
     code: Code,
     newPassword: Password('The new password; same rules as at registration.'),
+    revokeApiTokens: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          'Also delete the personal API tokens of the user (default true). A reset is how an owner takes back an account whose password leaked, and a token made with it would otherwise outlive the reset. Sessions end either way.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -12,6 +12,7 @@ import {
 } from './auth.support.js';
 import { consumeCode, issueCode } from './codes.js';
 import { checkPassword } from './passwords.js';
+import { deleteUserApiTokens } from '../api-tokens/api-tokens.service.js';
 import { revokeSessions } from './sessions.js';
 import { MailThrottle } from './throttle.js';
 
@@ -91,6 +92,14 @@ export class PasswordRecoveryService extends AuthServiceBase {
         .where('id', '=', user.id)
         .execute();
       await revokeSessions(trx, { userId: user.id }, 'password_reset', now);
+      if (input.revokeApiTokens ?? true)
+        await deleteUserApiTokens(
+          trx,
+          this.actor(user, meta),
+          { accountId: user.account_id, userId: user.id },
+          'password_reset',
+          now,
+        );
       const action = purpose === 'invite' ? 'user.invitation_accepted' : 'user.password_reset';
       await appendAudit(
         trx,
