@@ -318,12 +318,12 @@ describe('storage full', () => {
   });
 });
 
-/** A 4 MiB tmpfs for a real disk-full on SQLite: needs root (CI containers, this machine). */
-function mountTiny(): string | undefined {
-  if (dbKind !== 'sqlite' || process.getuid?.() !== 0) return undefined;
+/** A tmpfs of `size` for a real disk-full: needs root (CI containers, this machine). */
+function mountTiny(size: string): string | undefined {
+  if (process.getuid?.() !== 0) return undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-full-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dir], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
     return dir;
   } catch {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -331,56 +331,63 @@ function mountTiny(): string | undefined {
   }
 }
 
-describe('storage full, for real (SQLite on a tiny tmpfs)', () => {
-  const mount = mountTiny();
-  afterAll(() => {
-    if (!mount) return;
-    execFileSync('umount', [mount]);
-    fs.rmSync(mount, { recursive: true, force: true });
+function unmount(dir: string | undefined): void {
+  if (!dir) return;
+  execFileSync('umount', [dir]);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Fills the disk at `dir` but for a little (a ballast file, so that removing it is "space
+ * returns"), then creates partners until one fails: that answer must be a 507 problem, /ready
+ * a 503, and exactly the partners that answered 201 may exist. Returns the ballast's path.
+ */
+async function fillUntilFull(local: TestApp, dir: string): Promise<string> {
+  const owner = await createUser(local);
+  const ballast = path.join(dir, 'ballast');
+  const { bavail, bsize } = fs.statfsSync(dir);
+  fs.writeFileSync(ballast, Buffer.alloc(Math.max(0, bavail * bsize - 96 * 1024)));
+  let created = 0;
+  let full: LightMyRequestResponse | undefined;
+  for (let i = 0; i < 200 && !full; i++) {
+    const res = await local.request({
+      method: 'POST',
+      url: '/v1/partners',
+      token: owner.token,
+      payload: { name: `Partner ${i}`, description: 'x'.repeat(9_000) },
+    });
+    if (res.statusCode === 201) created++;
+    else full = res;
+  }
+  expect(full, 'the disk never filled').toBeDefined();
+  expectProblem(full!, 507, 'insufficient_storage');
+  expectProblem(await local.request({ method: 'GET', url: '/ready' }), 503, 'service_unavailable');
+  // Nothing half-written: exactly the partners that answered 201 exist.
+  const list = await local.request({
+    method: 'GET',
+    url: '/v1/partners?limit=100',
+    token: owner.token,
   });
+  expect(list.json<{ data: unknown[] }>().data).toHaveLength(created);
+  return ballast;
+}
+
+describe.runIf(dbKind === 'sqlite')('storage full, for real (SQLite on a tiny tmpfs)', () => {
+  // Collected even when skipped: mount only where the suite runs.
+  const mount = dbKind === 'sqlite' ? mountTiny('4m') : undefined;
+  afterAll(() => unmount(mount));
 
   it.runIf(mount !== undefined)(
     'writes answer 507 and change nothing, /ready answers 503 until space returns',
     async () => {
-      const dir = mount!;
       const local = await buildTestApp({
-        env: { DATABASE_URL: `sqlite:${path.join(dir, 'kontor.sqlite')}` },
+        env: { DATABASE_URL: `sqlite:${path.join(mount!, 'kontor.sqlite')}` },
       });
       try {
-        const owner = await createUser(local);
-        // Ballast: fill the disk but for a little, so freeing it is "space returns".
-        const ballast = path.join(dir, 'ballast');
-        const { bavail, bsize } = fs.statfsSync(dir);
-        fs.writeFileSync(ballast, Buffer.alloc(Math.max(0, bavail * bsize - 96 * 1024)));
-        let created = 0;
-        let full: LightMyRequestResponse | undefined;
-        for (let i = 0; i < 200 && !full; i++) {
-          const res = await local.request({
-            method: 'POST',
-            url: '/v1/partners',
-            token: owner.token,
-            payload: { name: `Partner ${i}`, description: 'x'.repeat(9_000) },
-          });
-          if (res.statusCode === 201) created++;
-          else full = res;
-        }
-        expect(full, 'the disk never filled').toBeDefined();
-        expectProblem(full!, 507, 'insufficient_storage');
-        expectProblem(
-          await local.request({ method: 'GET', url: '/ready' }),
-          503,
-          'service_unavailable',
-        );
-
+        const ballast = await fillUntilFull(local, mount!);
         fs.rmSync(ballast);
         expect((await local.request({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
-        // Nothing half-written: exactly the notes that answered 201 exist.
-        const list = await local.request({
-          method: 'GET',
-          url: '/v1/partners?limit=100',
-          token: owner.token,
-        });
-        expect(list.json<{ data: unknown[] }>().data).toHaveLength(created);
+        const owner = await createUser(local);
         const after = await local.request({
           method: 'POST',
           url: '/v1/partners',
@@ -394,3 +401,59 @@ describe('storage full, for real (SQLite on a tiny tmpfs)', () => {
     },
   );
 });
+
+/** The PostgreSQL server runs on this machine, as its own user: a tablespace can live on a tmpfs. */
+function localPostgresUid(): number | undefined {
+  if (dbKind !== 'postgres' || process.getuid?.() !== 0) return undefined;
+  const host = new URL(process.env.DATABASE_URL!).hostname;
+  if (host !== '127.0.0.1' && host !== 'localhost') return undefined;
+  try {
+    return Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  } catch {
+    return undefined;
+  }
+}
+
+describe.runIf(dbKind === 'postgres')(
+  'storage full, for real (PostgreSQL tablespace on a tmpfs)',
+  () => {
+    const uid = localPostgresUid();
+    const mount = uid === undefined ? undefined : mountTiny('16m');
+    const name = `kontor_full_${process.pid}`;
+    const admin = async (statement: string) => {
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(statement);
+      } finally {
+        await client.end();
+      }
+    };
+    afterAll(async () => {
+      if (!mount) return;
+      await admin(`drop database if exists ${name}`);
+      await admin(`drop tablespace if exists ${name}`);
+      unmount(mount);
+    });
+
+    it.runIf(mount !== undefined)(
+      'writes answer 507 (SQLSTATE 53100) and change nothing, /ready answers 503',
+      async () => {
+        const location = path.join(mount!, 'ts');
+        fs.mkdirSync(location);
+        fs.chownSync(location, uid!, fs.statSync(location).gid);
+        await admin(`create tablespace ${name} location '${location}'`);
+        await admin(`create database ${name} tablespace ${name}`);
+        const url = new URL(process.env.DATABASE_URL!);
+        url.pathname = `/${name}`;
+        const local = await buildTestApp({ env: { DATABASE_URL: url.toString() } });
+        try {
+          await fillUntilFull(local, mount!);
+        } finally {
+          await local.close();
+        }
+      },
+    );
+  },
+);
