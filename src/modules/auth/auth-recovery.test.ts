@@ -412,11 +412,11 @@ describe('auth: throttling', () => {
     expect(problem(res)).toMatchObject({ status: 429, code: 'rate_limited' });
     const retryAfter = String(res.headers['retry-after']);
     expect(retryAfter).toMatch(/^[1-9]\d*$/);
-    expect(Number(retryAfter)).toBeLessThanOrEqual(15 * 60);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(24 * 60 * 60);
     return Number(retryAfter);
   }
 
-  it('5 failed logins block the email, even with the right password; others are unaffected', async () => {
+  it('5 failed logins block that client for the email, even with the right password', async () => {
     const ip = fakeIp();
     const user = await createUser(t);
     const bystander = await createUser(t);
@@ -425,10 +425,20 @@ describe('auth: throttling', () => {
       expect(res.statusCode).toBe(401);
     }
     expectThrottled(await login(user.email, PASSWORD, { ip }));
-    // Per account: another address does not help ...
-    expectThrottled(await login(user.email, PASSWORD, { ip: fakeIp() }));
-    // ... and other accounts, from the same address, sign in as usual.
+    // Other accounts, from the same client, sign in as usual.
     expect((await login(bystander.email, PASSWORD, { ip })).statusCode).toBe(200);
+  });
+
+  it('an attacker cannot lock the owner out: the owner signs in from another client', async () => {
+    const attacker = fakeIp();
+    const owner = fakeIp();
+    const user = await createUser(t);
+    for (let i = 0; i < 5; i++)
+      expect((await login(user.email, NEW_PASSWORD, { ip: attacker })).statusCode).toBe(401);
+    expectThrottled(await login(user.email, NEW_PASSWORD, { ip: attacker }));
+    expect((await login(user.email, PASSWORD, { ip: owner })).statusCode).toBe(200);
+    // The owner's success does not lift the attacker's block.
+    expectThrottled(await login(user.email, PASSWORD, { ip: attacker }));
   });
 
   it('unknown emails are throttled the same way, revealing nothing', async () => {
@@ -488,6 +498,31 @@ describe('auth: throttling', () => {
       expect(expectThrottled(await login(user.email, PASSWORD, { app, ip }))).toBe(300);
       clock.advance(6 * MINUTE);
       expect((await login(user.email, PASSWORD, { app, ip })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it.skipIf(redis)('each further block of a client for an email lasts twice as long', async () => {
+    const clock = new ManualClock();
+    const app = await buildTestApp({ clock });
+    try {
+      const ip = fakeIp();
+      const user = await createUser(app);
+      const blockFor = async () => {
+        for (let i = 0; i < 5; i++)
+          expect((await login(user.email, NEW_PASSWORD, { app, ip })).statusCode).toBe(401);
+        return expectThrottled(await login(user.email, PASSWORD, { app, ip }));
+      };
+      expect(await blockFor()).toBe(15 * 60);
+      clock.advance(15 * MINUTE + 1000);
+      expect(await blockFor()).toBe(30 * 60);
+      clock.advance(30 * MINUTE + 1000);
+      expect(await blockFor()).toBe(60 * 60);
+      clock.advance(60 * MINUTE + 1000);
+      // A success ends the backoff for that client.
+      expect((await login(user.email, PASSWORD, { app, ip })).statusCode).toBe(200);
+      expect(await blockFor()).toBe(15 * 60);
     } finally {
       await app.close();
     }

@@ -4,14 +4,20 @@ import type { CounterStore } from '../../shared/counters.js';
 import { sha256 } from '../../shared/secrets.js';
 
 const WINDOW_MS = 15 * MINUTE;
-/** Failures allowed per email (the account) and per IP in a 15-minute window. */
-const PER_EMAIL = 5;
+/** Failures allowed per email and client IP, and per client IP alone, in a 15-minute window. */
+const PER_EMAIL_AND_IP = 5;
 const PER_IP = 30;
+/** Blocks of one email and client start at 15 minutes and double up to a day. */
+const MAX_BLOCK_MS = 24 * HOUR;
 
 /**
- * Throttles repeated failures of password and code checks (decisions §3). Counting failures,
- * not attempts, keeps a legitimate user who types correctly unaffected; the key for an
- * unknown email is built the same way as for a known one, so 429s reveal nothing either.
+ * Throttles repeated failures of password and code checks (decisions §3). Failures count per
+ * email *and* client IP, not per email alone: an email-wide block would let anyone lock the
+ * owner out by failing on purpose from elsewhere. Past 5 failures that client is blocked for
+ * that email for 15 minutes, each further block twice as long (up to a day) until a success;
+ * a client failing across many emails is blocked after 30. Counting failures, not attempts,
+ * keeps a user who types correctly unaffected; the keys for an unknown email are built the
+ * same way as for a known one, so 429s reveal nothing either.
  */
 export class FailureThrottle {
   constructor(
@@ -20,18 +26,24 @@ export class FailureThrottle {
   ) {}
 
   private keys(email: string, ip: string) {
-    return { email: `${this.scope}:e:${sha256(email)}`, ip: `${this.scope}:ip:${ip}` };
+    const pair = `${sha256(email)}:${ip}`;
+    return {
+      failures: `${this.scope}:f:${pair}`,
+      block: `${this.scope}:b:${pair}`,
+      strikes: `${this.scope}:s:${pair}`,
+      ip: `${this.scope}:ip:${ip}`,
+    };
   }
 
-  /** Throws 429 with Retry-After when the email or the IP has failed too often. */
+  /** Throws 429 with Retry-After while this client is blocked for the email, or at all. */
   async check(email: string, ip: string): Promise<void> {
     const k = this.keys(email, ip);
-    const [byEmail, byIp] = await Promise.all([
-      this.counters.peek(k.email),
+    const [block, byIp] = await Promise.all([
+      this.counters.peek(k.block),
       this.counters.peek(k.ip),
     ]);
     const blocked = [
-      byEmail.count >= PER_EMAIL ? byEmail : undefined,
+      block.count > 0 ? block : undefined,
       byIp.count >= PER_IP ? byIp : undefined,
     ].filter((s) => s !== undefined);
     if (blocked.length === 0) return;
@@ -47,11 +59,22 @@ export class FailureThrottle {
 
   async fail(email: string, ip: string): Promise<void> {
     const k = this.keys(email, ip);
-    await Promise.all([this.counters.hit(k.email, WINDOW_MS), this.counters.hit(k.ip, WINDOW_MS)]);
+    const [failures] = await Promise.all([
+      this.counters.hit(k.failures, WINDOW_MS),
+      this.counters.hit(k.ip, WINDOW_MS),
+    ]);
+    if (failures.count < PER_EMAIL_AND_IP) return;
+    // Strikes remember earlier blocks for a day, so a patient guesser waits ever longer.
+    const strikes = await this.counters.hit(k.strikes, MAX_BLOCK_MS);
+    const blockMs = Math.min(WINDOW_MS * 2 ** (strikes.count - 1), MAX_BLOCK_MS);
+    await this.counters.ensure(k.block, 1, blockMs);
+    await this.counters.reset(k.failures);
   }
 
+  /** The right secret from this client: its failures and backoff for the email start over. */
   async succeed(email: string, ip: string): Promise<void> {
-    await this.counters.reset(this.keys(email, ip).email);
+    const k = this.keys(email, ip);
+    await Promise.all([k.failures, k.strikes, k.block].map((key) => this.counters.reset(key)));
   }
 }
 
