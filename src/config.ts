@@ -256,6 +256,27 @@ export const settings = {
     1,
     10_000,
   ),
+  pdfWorkers: int(
+    'PDF_WORKERS',
+    'Worker threads that rasterize and analyse PDFs with pdf.js, off the event loop.',
+    2,
+    1,
+    32,
+  ),
+  pdfWorkerQueueLimit: int(
+    'PDF_WORKER_QUEUE_LIMIT',
+    'PDF rasterizations and analyses that may wait for a worker; more answer 503 with `Retry-After`.',
+    20,
+    0,
+    10_000,
+  ),
+  pdfWorkerMaxMemoryMb: int(
+    'PDF_WORKER_MAX_MEMORY_MB',
+    'JavaScript heap of one PDF worker, in MiB; a job that needs more is stopped with 422 and its worker replaced.',
+    512,
+    32,
+    16_384,
+  ),
   jobPollIntervalMs: int(
     'JOB_POLL_INTERVAL_MS',
     'How often this process looks for queued background jobs (document rendering and analysis), in ms; 0: it runs none (another replica does). Safe on many replicas: each job runs once at a time.',

@@ -2,6 +2,7 @@ import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { AppError } from '../../http/errors.js';
 import { looksLikeEInvoice, parseEInvoiceXml, type EInvoice } from '../einvoice/index.js';
 import { Deadline, withPdf } from './pdfjs.js';
+import { pdfWorkers } from './worker-pool.js';
 
 /**
  * What Kontor reads from an uploaded PDF: page count, text, embedded files and — for
@@ -180,11 +181,40 @@ function readEInvoice(
 }
 
 /**
- * Analyses a PDF. An unreadable, encrypted or too complex PDF → 422 `file_unprocessable`;
- * over `maxBytes` → 413. A broken embedded e-invoice does not fail the analysis: the reason
- * is in `eInvoiceError`.
+ * Analyses a PDF in a worker thread of the PDF pool, so the event loop stays free. An
+ * unreadable, encrypted or too complex PDF → 422 `file_unprocessable`; over `maxBytes` → 413;
+ * over `timeoutMs` or the worker's memory → 422 (the worker is ended); pool queue full → 503
+ * with `Retry-After`. A broken embedded e-invoice does not fail the analysis: the reason is
+ * in `eInvoiceError`.
  */
 export async function analysePdf(
+  bytes: Buffer | Uint8Array,
+  options: AnalyseOptions = {},
+): Promise<PdfAnalysis> {
+  const timeoutMs = options.timeoutMs ?? ANALYSE_DEFAULTS.timeoutMs;
+  // One exact copy, moved to the worker: the caller keeps its buffer, and a Buffer that is a
+  // view into a larger pool is not cloned whole.
+  const input = new Uint8Array(bytes);
+  const analysis = await pdfWorkers().run<PdfAnalysis>(
+    'analyse',
+    input,
+    options,
+    timeoutMs,
+    'Analysing the PDF',
+    [input.buffer],
+  );
+  // Buffers arrive as plain Uint8Arrays: make them Buffers again, without copying.
+  return {
+    ...analysis,
+    attachments: analysis.attachments.map((a) => ({
+      ...a,
+      bytes: Buffer.from(a.bytes.buffer, a.bytes.byteOffset, a.bytes.byteLength),
+    })),
+  };
+}
+
+/** `analysePdf` in the calling thread: what the PDF worker runs. */
+export async function analysePdfHere(
   bytes: Buffer | Uint8Array,
   options: AnalyseOptions = {},
 ): Promise<PdfAnalysis> {

@@ -1,6 +1,7 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { AppError } from '../../http/errors.js';
 import { Deadline, withPdf } from './pdfjs.js';
+import { pdfWorkers } from './worker-pool.js';
 
 /**
  * PDF pages → PNG with pdf.js and @napi-rs/canvas. The canvas comes from pdf.js's own canvas
@@ -78,11 +79,39 @@ function checkOptions(options: RasterizeOptions, maxPages: number): number {
 }
 
 /**
- * Renders the chosen pages of a PDF to PNG. Bad options → 400 naming the field; a page that
- * does not exist → 400 naming it; too many pages or too many pixels → 422 saying which limit;
- * an unreadable or encrypted PDF → 422 `file_unprocessable`; too large → 413.
+ * Renders the chosen pages of a PDF to PNG, in a worker thread of the PDF pool, so the event
+ * loop stays free. Bad options → 400 naming the field; a page that does not exist → 400
+ * naming it; too many pages or too many pixels → 422 saying which limit; an unreadable or
+ * encrypted PDF → 422 `file_unprocessable`; too large → 413; over `timeoutMs` or the worker's
+ * memory → 422 (the worker is ended); pool queue full → 503 with `Retry-After`.
  */
 export async function rasterizePdf(
+  pdf: Buffer | Uint8Array,
+  options: RasterizeOptions = {},
+): Promise<RasterPage[]> {
+  // Bad options answer at once, without a trip to a worker.
+  checkOptions(options, options.maxPages ?? RASTER_DEFAULTS.maxPages);
+  const timeoutMs = options.timeoutMs ?? RASTER_DEFAULTS.timeoutMs;
+  // One exact copy, moved to the worker: the caller keeps its buffer, and a Buffer that is a
+  // view into a larger pool is not cloned whole.
+  const input = new Uint8Array(pdf);
+  const pages = await pdfWorkers().run<RasterPage[]>(
+    'rasterize',
+    input,
+    options,
+    timeoutMs,
+    'Rasterizing',
+    [input.buffer],
+  );
+  // Buffers arrive as plain Uint8Arrays: make them Buffers again, without copying.
+  return pages.map((page) => ({
+    ...page,
+    png: Buffer.from(page.png.buffer, page.png.byteOffset, page.png.byteLength),
+  }));
+}
+
+/** `rasterizePdf` in the calling thread: what the PDF worker runs. */
+export async function rasterizePdfHere(
   pdf: Buffer | Uint8Array,
   options: RasterizeOptions = {},
 ): Promise<RasterPage[]> {

@@ -1,0 +1,39 @@
+import { parentPort } from 'node:worker_threads';
+import { AppError } from '../../http/errors.js';
+import { analysePdfHere, type AnalyseOptions } from './analyse.js';
+import { rasterizePdfHere, type RasterizeOptions } from './rasterize.js';
+import type { WorkerReply, WorkerRequest } from './worker-pool.js';
+
+/**
+ * The worker thread of `PdfWorkerPool`: runs pdf.js jobs one at a time and posts back the
+ * result or the error (an AppError's code, message and field errors survive the trip).
+ */
+
+async function perform(request: WorkerRequest): Promise<unknown> {
+  const bytes = request.input as Uint8Array;
+  switch (request.op) {
+    case 'rasterize':
+      return rasterizePdfHere(bytes, request.options as RasterizeOptions);
+    case 'analyse':
+      return analysePdfHere(bytes, request.options as AnalyseOptions);
+    default:
+      throw new Error(`unknown PDF job ${request.op}`);
+  }
+}
+
+parentPort?.on('message', (request: WorkerRequest) => {
+  void perform(request).then(
+    (value) => parentPort?.postMessage({ id: request.id, ok: true, value } satisfies WorkerReply),
+    (error: unknown) => {
+      const reply: WorkerReply = {
+        id: request.id,
+        ok: false,
+        error:
+          error instanceof AppError
+            ? { code: error.code, message: error.message, extras: error.extras }
+            : { message: error instanceof Error ? error.message : String(error) },
+      };
+      parentPort?.postMessage(reply);
+    },
+  );
+});
