@@ -6,8 +6,10 @@
 import { normaliseHeader } from './csv-columns.js';
 import {
   type CsvRecord,
-  type DecimalSeparator,
   balanceLabel,
+  decideColumnSeparator,
+  hasCurrencyMark,
+  looksLikeAmount,
   parseDate,
   readAmount,
 } from './csv-values.js';
@@ -28,12 +30,18 @@ export interface Group {
   currencies: Map<string, number>;
 }
 
-/** A balance row (`Anfangssaldo`, `Endsaldo`, `Kontostand vom …`) → which one and its value. */
-export function readBalanceRow(
-  row: string[],
-  layout: Layout | null,
-  separator: DecimalSeparator,
-): { kind: 'opening' | 'closing'; balance: Balance } | null {
+/** What a balance row says: its balance, or why its amount cannot be read. */
+export type BalanceRow =
+  | { kind: 'opening' | 'closing'; balance: Balance }
+  | { kind: 'opening' | 'closing'; problem: string };
+
+/**
+ * A balance row (`Anfangssaldo`, `Endsaldo`, `Kontostand vom …`) → which one and its value.
+ * The amount is a cell with a separator or a currency (`-0 EUR`); its number format is its
+ * column's (a balance row among the entries) or, in a preamble, its own — exports write the
+ * balance in another format than the amounts. A value that reads either way is a problem.
+ */
+export function readBalanceRow(row: string[], layout: Layout | null): BalanceRow | null {
   const labelIndex = row.findIndex((c) => balanceLabel(c) !== null);
   if (labelIndex < 0) return null;
   const label = row[labelIndex] ?? '';
@@ -51,14 +59,22 @@ export function readBalanceRow(
   for (let i = 0; i < labelIndex; i++) candidates.push(i);
   for (const index of candidates) {
     const cell = cellAt(row, index);
-    if (cell === '' || parseDate(cell)) continue;
-    const read = readAmount(cell, separator);
-    if (!read || !/[.,]/.test(cell)) continue;
+    if (cell === '' || parseDate(cell) || !looksLikeAmount(cell)) continue;
+    const separated = /[.,]/.test(cell);
+    if (!separated && !hasCurrencyMark(cell)) continue;
+    const decided = layout?.numberColumns.get(index)?.decided ?? decideColumnSeparator([cell]);
+    if (decided.separator === null && separated) {
+      const name = label.trim().replace(/:$/, '');
+      const problem = `balance "${name}" "${cell}" not read: its decimal separator is ambiguous (${decided.reason})`;
+      return { kind, problem };
+    }
+    const read = readAmount(cell, decided.separator ?? ',');
+    if (!read) continue;
     const minor = decimalToMinor(read.decimal, 'EUR');
     if (!minor.ok) continue;
     const marks = row.map((c) => c.trim().toUpperCase());
     const soll = read.indicator === 'S' || marks.includes('S') || marks.includes('SOLL');
-    const negative = soll ? true : read.negative;
+    const negative = (soll || read.negative) && minor.minor !== 0;
     date ??= row.map((c) => parseDate(c)).find((d) => d !== null) ?? null;
     return { kind, balance: { minor: negative ? -minor.minor : minor.minor, date } };
   }

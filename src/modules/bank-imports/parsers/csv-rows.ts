@@ -5,9 +5,12 @@
  */
 import { type ColumnMap, normaliseHeader } from './csv-columns.js';
 import {
+  type ColumnSeparator,
   type CsvRecord,
   type DecimalSeparator,
-  decideDecimalSeparator,
+  amountIndicator,
+  decideColumnSeparator,
+  looksLikeAmount,
   parseDate,
   readAmount,
   splitLabelledPurpose,
@@ -39,7 +42,14 @@ export interface Layout {
   otherBookingText: number | undefined;
   /** VR-Bank `Vorgang/Verwendungszweck`: the first line of the purpose names the booking. */
   bookingTextFirstLine: boolean;
-  separator: DecimalSeparator;
+  /** Per amount column (amount, debit, credit, running balance): its name and separator. */
+  numberColumns: Map<number, NumberColumn>;
+}
+
+/** An amount column: its header name (for problems) and its decimal separator. */
+export interface NumberColumn {
+  name: string;
+  decided: ColumnSeparator;
 }
 
 export const cellAt = (row: string[], index: number | undefined): string =>
@@ -70,9 +80,16 @@ export function decideLayout(header: Header, rows: CsvRecord[]): Layout {
   const purposes = [...(all.purpose ?? []), ...(all.purposeExtra ?? [])];
   const bookingTextAsPurpose =
     purposes.length === 0 && (all.bookingText ?? []).length > 1 && best.bookingText !== undefined;
-  const amountCells = [amount, best.debit, best.credit]
-    .filter((i): i is number => i !== undefined)
-    .flatMap(valuesOf);
+  // Each column decides its own number format: exports mix them (amounts `-12,34`, the
+  // running balance `1234.56 EUR`).
+  const numberColumns = new Map<number, NumberColumn>();
+  for (const index of [amount, best.debit, best.credit, best.runningBalance]) {
+    if (index === undefined || numberColumns.has(index)) continue;
+    numberColumns.set(index, {
+      name: normaliseSpace(header.cells[index] ?? '') || `column ${index + 1}`,
+      decided: decideColumnSeparator(valuesOf(index)),
+    });
+  }
   return {
     col: best,
     indicator,
@@ -86,17 +103,43 @@ export function decideLayout(header: Header, rows: CsvRecord[]): Layout {
       best.bookingText === undefined &&
       purposes.length === 1 &&
       normaliseHeader(header.cells[purposes[0] ?? 0] ?? '') === 'vorgang/verwendungszweck',
-    separator: decideDecimalSeparator(amountCells, header.delimiter),
+    numberColumns,
   };
 }
 
-export function amountOf(raw: string, layout: Layout, currency: string): number | string | null {
+/**
+ * A cell of an amount column → signed minor units, null for an empty cell, or the reason it
+ * cannot be read: not well formed in the column's number format, or the column's format is
+ * ambiguous and the cell has a separator (a cell without one reads alike either way).
+ */
+export function amountOf(
+  raw: string,
+  layout: Layout,
+  column: number | undefined,
+  currency: string,
+): number | string | null {
   if (raw === '') return null;
-  const read = readAmount(raw, layout.separator);
-  if (!read) return `amount "${raw}" is not readable`;
+  const known = column === undefined ? undefined : layout.numberColumns.get(column);
+  const decided = known?.decided ?? decideColumnSeparator([raw]);
+  let separator: DecimalSeparator;
+  if (decided.separator !== null) separator = decided.separator;
+  else if (!/[.,]/.test(raw)) separator = ',';
+  else {
+    const of = known ? ` of column "${known.name}"` : '';
+    return `amount "${raw}" not read: the decimal separator${of} is ambiguous (${decided.reason})`;
+  }
+  const read = readAmount(raw, separator);
+  if (!read) {
+    const format = separator === ',' ? 'decimal comma' : 'decimal point';
+    // A number in the other format says which format its column uses; text is just text.
+    const hint =
+      known && looksLikeAmount(raw) ? ` (column "${known.name}" uses the ${format})` : '';
+    return `amount "${raw}" is not readable${hint}`;
+  }
   const minor = decimalToMinor(read.decimal, currency);
   if (!minor.ok) return minor.reason;
-  return read.negative ? -minor.minor : minor.minor;
+  // `-0 EUR` is zero, not negative zero.
+  return read.negative && minor.minor !== 0 ? -minor.minor : minor.minor;
 }
 
 /** The sign-free indicator of a row: S (Soll, debit) or H (Haben, credit). */
@@ -104,7 +147,7 @@ function indicatorOf(row: string[], layout: Layout, amountCell: string): 'S' | '
   const cell = cellAt(row, layout.indicator).toUpperCase();
   if (cell.startsWith('S')) return 'S';
   if (cell.startsWith('H')) return 'H';
-  return readAmount(amountCell, layout.separator)?.indicator ?? null;
+  return amountIndicator(amountCell);
 }
 
 function currencyOf(row: string[], layout: Layout): string {
@@ -122,20 +165,20 @@ function signedAmount(
   term: 'SOLL' | 'HABEN',
 ): number | string {
   const amountCell = cellAt(row, layout.amount);
-  const amount = amountOf(amountCell, layout, currency);
+  const amount = amountOf(amountCell, layout, layout.amount, currency);
   if (typeof amount === 'string') return amount;
   if (amount !== null) {
     const sign = layout.indicator === undefined ? null : indicatorOf(row, layout, amountCell);
     if (sign === 'S') return -Math.abs(amount);
     if (sign === 'H') return Math.abs(amount);
     if (layout.indicator !== undefined) return 'Soll/Haben mark (S/H) missing';
-    const inline = readAmount(amountCell, layout.separator)?.indicator;
+    const inline = amountIndicator(amountCell);
     if (inline) return inline === 'S' ? -Math.abs(amount) : Math.abs(amount);
     // One signed column: HABEN reads positive as credit, SOLL reads positive as debit.
     return term === 'SOLL' ? -amount : amount;
   }
-  const debit = amountOf(cellAt(row, layout.col.debit), layout, currency);
-  const credit = amountOf(cellAt(row, layout.col.credit), layout, currency);
+  const debit = amountOf(cellAt(row, layout.col.debit), layout, layout.col.debit, currency);
+  const credit = amountOf(cellAt(row, layout.col.credit), layout, layout.col.credit, currency);
   if (typeof debit === 'string') return debit;
   if (typeof credit === 'string') return credit;
   if (debit !== null && debit !== 0) return -Math.abs(debit);

@@ -138,43 +138,86 @@ export function looksLikeAmount(raw: string): boolean {
   return amountParts(raw) !== null;
 }
 
+/** The S/H mark written into an amount cell (`12,50 S`), whatever the number format. */
+export function amountIndicator(raw: string): 'S' | 'H' | null {
+  return amountParts(raw)?.indicator ?? null;
+}
+
+/** True when the cell names a currency (`-0 EUR`, `12 €`): an amount even without decimals. */
+export function hasCurrencyMark(raw: string): boolean {
+  return /EUR|€|USD|\$|CHF|GBP|£/i.test(raw);
+}
+
+/** Thousands groups of the whole part, per decimal separator. */
+const GROUPED = { ',': /^\d{1,3}(?:\.\d{3})+$/, '.': /^\d{1,3}(?:,\d{3})+$/ } as const;
+
 /**
- * Decides the decimal separator of a file from its amount cells: `12,34` votes comma,
- * `12.34` votes dot, `1.234,56` and `1,234.56` vote for their last separator, `1.234` alone
- * proves nothing. Without evidence a German export uses the comma, unless the file is
- * comma-delimited.
+ * True when `number` (digits and separators, no sign) is well formed with `separator` as the
+ * decimal separator: at most one of it, followed by digits, and the other character only as a
+ * thousands separator between groups of three (`1.234.567,89`, `1,234.56`, `1234,5`).
  */
-export function decideDecimalSeparator(cells: string[], delimiter: string): DecimalSeparator {
-  let comma = 0;
-  let dot = 0;
+function wellFormed(number: string, separator: DecimalSeparator): boolean {
+  const [whole = '', fraction, ...more] = number.split(separator);
+  if (more.length > 0) return false;
+  if (fraction !== undefined && !/^\d+$/.test(fraction)) return false;
+  if (whole === '') return fraction !== undefined;
+  return /^\d+$/.test(whole) || GROUPED[separator].test(whole);
+}
+
+/**
+ * Which decimal separators read the cell as a well-formed amount: `12,34` only the comma,
+ * `1,234.56` only the dot, `1.234` and `2,500` either (a thousands separator or three
+ * decimals), `12` either alike. Null when the cell is no amount.
+ */
+export function separatorsOf(raw: string): DecimalSeparator[] | null {
+  const parts = amountParts(raw);
+  if (!parts) return null;
+  return (['.', ','] as const).filter((sep) => wellFormed(parts.number, sep));
+}
+
+/** The decimal separator of one column, or why it cannot be told. */
+export type ColumnSeparator =
+  | { separator: DecimalSeparator }
+  /** `reason` says why, with example values, for a problem naming the column. */
+  | { separator: null; reason: string };
+
+const EXAMPLES = 3;
+
+/**
+ * Decides the decimal separator of one column (or one balance cell) from its own values,
+ * never from the rest of the file: a credit-card export writes its amounts `-12,34` and its
+ * balance `1234.56 EUR`. Values only one separator reads vote for it (`12,34` comma,
+ * `1,234.56` dot); the majority wins and the values of the minority are then unreadable, not
+ * misread. A column where every value with a separator reads either way (`1.234`, `2.500`:
+ * thousands or three decimals), or where the votes tie, is ambiguous: answered with the
+ * reason, never guessed. A column without any separator (`12`, `-0 EUR`) reads alike either way.
+ */
+export function decideColumnSeparator(cells: string[]): ColumnSeparator {
+  const votes: Record<DecimalSeparator, string[]> = { ',': [], '.': [] };
+  const either: string[] = [];
   for (const raw of cells) {
-    const parts = amountParts(raw);
-    if (!parts) continue;
-    const s = parts.number;
-    const lastComma = s.lastIndexOf(',');
-    const lastDot = s.lastIndexOf('.');
-    if (lastComma >= 0 && lastDot >= 0) {
-      if (lastComma > lastDot) comma++;
-      else dot++;
-      continue;
-    }
-    const at = Math.max(lastComma, lastDot);
-    if (at < 0) continue;
-    const sep = s[at];
-    const repeated = s.indexOf(sep ?? '') !== at;
-    const decimals = s.length - at - 1;
-    if (repeated) {
-      // `1.234.567` groups thousands: the other separator is the decimal one.
-      if (sep === '.') comma++;
-      else dot++;
-    } else if (decimals !== 3) {
-      if (sep === ',') comma++;
-      else dot++;
-    }
+    const fits = separatorsOf(raw);
+    if (!fits || !/[.,]/.test(raw)) continue;
+    const [only] = fits;
+    if (fits.length === 2) either.push(raw.trim());
+    else if (only) votes[only].push(raw.trim());
   }
-  if (comma > dot) return ',';
-  if (dot > comma) return '.';
-  return delimiter === ',' ? '.' : ',';
+  const comma = votes[','].length;
+  const dot = votes['.'].length;
+  if (comma > dot) return { separator: ',' };
+  if (dot > comma) return { separator: '.' };
+  if (comma > 0) {
+    const examples = [...votes[','].slice(0, EXAMPLES), ...votes['.'].slice(0, EXAMPLES)];
+    return {
+      separator: null,
+      reason: `as many values with a decimal comma as with a decimal point: ${examples.join(', ')}`,
+    };
+  }
+  if (either.length === 0) return { separator: ',' };
+  return {
+    separator: null,
+    reason: `${either.slice(0, EXAMPLES).join(', ')} read with a decimal point as well as with a decimal comma`,
+  };
 }
 
 export interface ReadAmount {
@@ -184,13 +227,15 @@ export interface ReadAmount {
   indicator: 'S' | 'H' | null;
 }
 
-/** An amount cell in the file's number format → sign and plain decimal, or null. */
+/**
+ * An amount cell in its column's number format → sign and plain decimal, or null when the
+ * cell is no amount or not well formed in that format (`1234.5` in a comma column).
+ */
 export function readAmount(raw: string, separator: DecimalSeparator): ReadAmount | null {
   const parts = amountParts(raw);
-  if (!parts) return null;
+  if (!parts || !wellFormed(parts.number, separator)) return null;
   const grouping = separator === ',' ? '.' : ',';
   const s = parts.number.split(grouping).join('');
-  if ((s.match(new RegExp(`\\${separator}`, 'g')) ?? []).length > 1) return null;
   const decimal = separator === ',' ? s.replace(',', '.') : s;
   if (!/^\d*\.?\d*$/.test(decimal) || !/\d/.test(decimal)) return null;
   return { negative: parts.negative, decimal, indicator: parts.indicator };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../http/errors.js';
 import { assertSurvivesDamage } from './parsers.test-support.js';
 import { parseGermanCsv } from './csv.js';
-import { decideDecimalSeparator, parseDate, readRecords } from './csv-values.js';
+import { parseDate, readRecords } from './csv-values.js';
 import type { ParsedStatement } from './types.js';
 
 /** Windows-1252 bytes of a text (`€` is 0x80, Latin-1 letters as themselves). */
@@ -311,18 +311,6 @@ describe('parseGermanCsv: encodings and formats', () => {
       ['2024-02-05', null, 1200],
       ['2024-02-06', null, 100000000],
     ]);
-  });
-
-  it('decides the decimal separator per file', () => {
-    expect(decideDecimalSeparator(['1.234', '5.000'], ';')).toBe(',');
-    expect(decideDecimalSeparator(['1,234.56', '-5.00'], ';')).toBe('.');
-    expect(decideDecimalSeparator(['1.234.567', '12'], ',')).toBe(',');
-    expect(decideDecimalSeparator(['12', '5'], ',')).toBe('.');
-    expect(decideDecimalSeparator(['-9,99', '1234.5'], ';')).toBe(',');
-    const dotted = only(
-      Buffer.from('Datum;Betrag;Name\n01.01.2024;1,234.50;A\n02.01.2024;-3.20;B\n'),
-    );
-    expect(dotted.entries.map((e) => e.amountMinor)).toEqual([123450, -320]);
   });
 
   it('parses dates strictly for bookings and 30/360 for value dates', () => {

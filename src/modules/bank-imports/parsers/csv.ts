@@ -1,13 +1,15 @@
 /**
  * German online-banking CSV exports. The header row is found by its column names (after
- * any preamble), the delimiter and the number format are decided per file, the sign comes
- * from an S/H column, separate Soll/Haben amount columns or one signed column read per
- * `incomingPaymentTerm`. Balance rows (`Anfangssaldo`, `Endsaldo`, `Kontostand …`) in the
- * preamble or trailer, or a running balance column, give the statement's balances.
+ * any preamble); the delimiter is decided per file, the number format per amount column and
+ * per balance (exports mix `-12,34` and `1234.56 EUR`; what reads either way is refused).
+ * The sign comes from an S/H column, separate Soll/Haben amount columns or one signed column
+ * read per `incomingPaymentTerm`. Balance rows (`Anfangssaldo`, `Endsaldo`, `Kontostand …`)
+ * in the preamble or trailer, or a running balance column, give the statement's balances.
  */
 import { AppError } from '../../../http/errors.js';
 import {
   type Balance,
+  type BalanceRow,
   type Group,
   buildStatements,
   isBare,
@@ -66,20 +68,31 @@ export function parseGermanCsv(bytes: Buffer, options: ParseOptions = {}): Parse
   const groups = new Map<string, Group>();
   let opening: Balance | null = null;
   let closing: Balance | null = null;
+  // The first opening and the last closing count; an unreadable one is a problem, not a guess.
+  const takeBalance = (found: BalanceRow, line: number): void => {
+    if ('problem' in found) errors.push({ line, message: found.problem });
+    else if (found.kind === 'opening') opening ??= found.balance;
+    else closing = found.balance;
+  };
   for (const row of preamble) {
-    const found = readBalanceRow(row.cells, null, layout.separator);
-    if (found?.kind === 'opening') opening ??= found.balance;
-    else if (found?.kind === 'closing') closing = found.balance;
+    const found = readBalanceRow(row.cells, null);
+    if (found) takeBalance(found, row.line);
+  }
+  const running = layout.col.runningBalance;
+  const runningColumn = running === undefined ? undefined : layout.numberColumns.get(running);
+  if (runningColumn && runningColumn.decided.separator === null) {
+    errors.push({
+      message: `running balances not read: the decimal separator of column "${runningColumn.name}" is ambiguous (${runningColumn.decided.reason})`,
+    });
   }
   let dataRows = 0;
   let unreadable = 0;
   for (const record of rows) {
     const { cells, line } = record;
     if (cells.every((c) => c.trim() === '')) continue;
-    const found = isBare(cells, layout) ? readBalanceRow(cells, layout, layout.separator) : null;
+    const found = isBare(cells, layout) ? readBalanceRow(cells, layout) : null;
     if (found) {
-      if (found.kind === 'opening') opening ??= found.balance;
-      else closing = found.balance;
+      takeBalance(found, line);
       continue;
     }
     dataRows++;
@@ -102,10 +115,9 @@ export function parseGermanCsv(bytes: Buffer, options: ParseOptions = {}): Parse
     }
     group.entries.push(entry);
     group.currencies.set(entry.currency, (group.currencies.get(entry.currency) ?? 0) + 1);
-    const balanceCell = cellAt(cells, layout.col.runningBalance);
-    const running = balanceCell === '' ? null : amountOf(balanceCell, layout, entry.currency);
-    if (typeof running === 'number') {
-      group.running.push({ balance: running, amount: entry.amountMinor, date: entry.bookingDate });
+    const balance = amountOf(cellAt(cells, running), layout, running, entry.currency);
+    if (typeof balance === 'number') {
+      group.running.push({ balance, amount: entry.amountMinor, date: entry.bookingDate });
     }
   }
   if (dataRows > 0 && unreadable === dataRows) {
