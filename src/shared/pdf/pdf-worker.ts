@@ -1,12 +1,14 @@
 import { parentPort } from 'node:worker_threads';
 import { AppError } from '../../http/errors.js';
 import { analysePdfHere, type AnalyseOptions } from './analyse.js';
+import { downscaleImageHere, type ImageSize } from './downscale-image.js';
 import { rasterizePdfHere, type RasterizeOptions } from './rasterize.js';
 import type { WorkerReply, WorkerRequest } from './worker-pool.js';
 
 /**
- * The worker thread of `PdfWorkerPool`: runs pdf.js jobs one at a time and posts back the
- * result or the error (an AppError's code, message and field errors survive the trip).
+ * The worker thread of `PdfWorkerPool`: runs pdf.js jobs (and the scaling of images for PDFs)
+ * one at a time and posts back the result or the error (an AppError's code, message and field
+ * errors survive the trip).
  */
 
 async function perform(request: WorkerRequest): Promise<unknown> {
@@ -16,6 +18,14 @@ async function perform(request: WorkerRequest): Promise<unknown> {
       return rasterizePdfHere(bytes, request.options as RasterizeOptions);
     case 'analyse':
       return analysePdfHere(bytes, request.options as AnalyseOptions);
+    case 'downscale': {
+      const { contentType, size, maxSide } = request.options as {
+        contentType: string;
+        size: ImageSize;
+        maxSide: number;
+      };
+      return downscaleImageHere({ contentType, bytes: Buffer.from(bytes) }, size, maxSide);
+    }
     default:
       throw new Error(`unknown PDF job ${request.op}`);
   }
