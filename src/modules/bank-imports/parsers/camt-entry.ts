@@ -105,17 +105,23 @@ function bankTransactionCode(code: XmlElement | undefined): string | undefined {
 }
 
 /** `RmtInf/Ustrd` lines joined, plus structured creditor references not already in them. */
+/** Structured remittance blocks read per transaction (ISO 20022 allows them unbounded). */
+const MAX_STRUCTURED = 100;
+
 function remittance(tx: XmlElement | undefined): string {
   const info = child(tx, 'RmtInf');
   const lines = children(info, 'Ustrd')
     .map((line) => text(line))
     .filter((line): line is string => line !== undefined);
-  let purpose = squash(lines.join(' '));
-  for (const structured of children(info, 'Strd')) {
+  const base = squash(lines.join(' '));
+  // Creditor references not already in the text, each once, joined once: linear in the file
+  // (a hostile entry carries 20,000 of them); beyond MAX_STRUCTURED they add nothing useful.
+  const refs = new Set<string>();
+  for (const structured of children(info, 'Strd').slice(0, MAX_STRUCTURED)) {
     const ref = text(structured, 'CdtrRefInf', 'Ref') ?? text(structured, 'CdtrRefInf', 'CdtrRef');
-    if (ref !== undefined && !purpose.includes(ref)) purpose = squash(`${purpose} ${ref}`);
+    if (ref !== undefined && !base.includes(ref)) refs.add(ref);
   }
-  return purpose;
+  return refs.size === 0 ? base : squash([base, ...refs].join(' '));
 }
 
 function optionalReference(value: string | undefined): string | null {
