@@ -225,7 +225,7 @@ export function parseCamt(bytes: Buffer): ParseResult {
     return state;
   };
 
-  // Statements closed per message so far: the open statement's index is one more. Counted as
+  // Statements closed per message so far: the open statement's (0-based) index. Counted as
   // they close, so 10,000 statements cost 10,000 steps, not a scan of the siblings per entry.
   const closedStatements = new Map<XmlElement, number>();
 
@@ -241,7 +241,7 @@ export function parseCamt(bytes: Buffer): ParseResult {
     const state = stateOf(statement, message);
     const index = state.ntryCount++;
     state.entryCurrency ??= currencyCode(attribute(child(element, 'Amt'), 'Ccy'));
-    const statementIndex = (closedStatements.get(message) ?? 0) + 1;
+    const statementIndex = closedStatements.get(message) ?? 0;
     try {
       const outcome = convertEntry(element, state.context);
       if (outcome.skippedStatus !== undefined)
