@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   duplicate: { status: 409, title: 'Duplicate' },
   in_use: { status: 409, title: 'In use' },
   last_admin: { status: 409, title: 'Last admin' },
+  token_limit_reached: { status: 409, title: 'Token limit reached' },
   plan_limit_exceeded: { status: 409, title: 'Current usage exceeds the plan' },
   storage_limit_exceeded: { status: 409, title: 'Storage limit of the plan reached' },
   idempotency_in_progress: { status: 409, title: 'Request with this idempotency key in progress' },

@@ -1,14 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import type { Principal } from './types.js';
 import { MINUTE } from '../shared/clock.js';
 import { AppError } from './errors.js';
 
 /**
- * Rate limit per bearer token and minute, quota per account and month, both from the
- * account's plan (decisions §13). Every authenticated response carries `RateLimit-Limit`,
- * `RateLimit-Remaining` and `RateLimit-Reset` (the per-minute window); past the limit the
- * answer is 429 `rate_limited`, past the quota 429 `quota_exceeded`, each with `Retry-After`.
- * `RATE_LIMITS=off` lifts both. Refused requests count too.
+ * The per-minute counter of a user, shared by all their tokens and sessions; `GET /v1/usage`
+ * reads it too.
+ */
+export function userMinuteKey(principal: Pick<Principal, 'userId'>): string {
+  return `rl:u:${principal.userId}`;
+}
+
+/** The per-minute counter of an account, shared by all its users. */
+export function accountMinuteKey(principal: Pick<Principal, 'accountId'>): string {
+  return `rl:a:${principal.accountId}`;
+}
+
+/**
+ * Rate limit per minute, quota per account and month, both from the account's plan (decisions
+ * §13). The minute is counted per user and per account, never per token: a counter per token
+ * would give every new token (or session) a fresh limit, so minting tokens would multiply it.
+ * A user may make the plan's `requestsPerMinute`, an account that times its seats. Every
+ * authenticated response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`
+ * of whichever of the two is nearer its end; past a limit the answer is 429 `rate_limited`,
+ * past the quota 429 `quota_exceeded`, each with `Retry-After`. `RATE_LIMITS=off` lifts both.
+ * Refused requests count too.
  */
 export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void {
   if (ctx.config.rateLimits === 'off') return;
@@ -18,15 +35,25 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
     if (!principal) return;
     const now = ctx.clock.now();
     const plan = await ctx.accountPlans.get(principal.accountId, now.getTime());
-    const minute = await ctx.counters.hit(`rl:${principal.tokenId}`, MINUTE);
-    const reset = Math.max(1, Math.ceil(minute.resetMs / 1000));
-    reply.header('ratelimit-limit', String(plan.requestsPerMinute));
-    reply.header('ratelimit-remaining', String(Math.max(0, plan.requestsPerMinute - minute.count)));
+    const [user, account] = await Promise.all([
+      ctx.counters.hit(userMinuteKey(principal), MINUTE),
+      ctx.counters.hit(accountMinuteKey(principal), MINUTE),
+    ]);
+    const windows = [
+      { scope: 'user', limit: plan.requestsPerMinute, ...user },
+      { scope: 'account', limit: plan.requestsPerMinute * plan.seats, ...account },
+    ];
+    const tightest = windows.reduce((a, b) => (b.limit - b.count < a.limit - a.count ? b : a));
+    const reset = Math.max(1, Math.ceil(tightest.resetMs / 1000));
+    reply.header('ratelimit-limit', String(tightest.limit));
+    reply.header('ratelimit-remaining', String(Math.max(0, tightest.limit - tightest.count)));
     reply.header('ratelimit-reset', String(reset));
-    if (minute.count > plan.requestsPerMinute)
+    if (tightest.count > tightest.limit)
       throw new AppError(
         'rate_limited',
-        `The ${plan.name} plan allows ${plan.requestsPerMinute} requests per minute and token. Try again in ${reset} seconds.`,
+        tightest.scope === 'user'
+          ? `The ${plan.name} plan allows ${plan.requestsPerMinute} requests per minute and user, whatever the token. Try again in ${reset} seconds.`
+          : `The ${plan.name} plan allows ${tightest.limit} requests per minute for the account (${plan.requestsPerMinute} per seat). Try again in ${reset} seconds.`,
         {
           headers: { 'retry-after': String(reset) },
         },

@@ -38,10 +38,11 @@ export function apiTokenRoutes(app: App, ctx: AppContext): void {
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'Create a personal API token; the secret is in this response only',
+        summary:
+          'Create a personal API token (at most 50 active per user); the secret is in this response only',
         headers: IdempotencyHeaders,
         body: CreateApiTokenBody,
-        response: { 201: CreatedApiTokenSchema, ...problems(400, 401) },
+        response: { 201: CreatedApiTokenSchema, ...problems(400, 401, 409) },
       },
     },
     async (req, reply) =>

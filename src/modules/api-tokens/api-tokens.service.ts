@@ -9,9 +9,17 @@ import { appendAudit, type Actor } from '../../shared/audit.js';
 import { isIsoDate, parseTimestamp } from '../../shared/dates.js';
 import { newId } from '../../shared/ids.js';
 import { newSecret } from '../../shared/secrets.js';
+import { lockAccount } from '../account/account.repository.js';
 import type { ApiToken, CreateApiToken, ListApiTokens } from './api-tokens.schemas.js';
 
 type TokenRow = Selectable<AuthTokensTable>;
+
+/**
+ * Active personal tokens a user may hold. Limits count per user and account, so more tokens
+ * buy no more requests; the cap keeps a leaked session from minting an unbounded number of
+ * long-lived credentials and the list short enough to review.
+ */
+export const MAX_ACTIVE_TOKENS = 50;
 
 function present(row: TokenRow): ApiToken {
   return {
@@ -140,6 +148,24 @@ export class ApiTokensService {
     };
     const token = present(row);
     await this.ctx.db.transaction().execute(async (trx) => {
+      // Under the account row's lock, so two concurrent creates cannot both take the last slot.
+      await lockAccount(trx, principal.accountId);
+      const active = await trx
+        .selectFrom('auth_tokens')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('account_id', '=', principal.accountId)
+        .where('user_id', '=', principal.userId)
+        .where('kind', '=', 'pat')
+        .where('revoked_at', 'is', null)
+        .where((eb) =>
+          eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())]),
+        )
+        .executeTakeFirstOrThrow();
+      if (Number(active.n) >= MAX_ACTIVE_TOKENS)
+        throw new AppError(
+          'token_limit_reached',
+          `A user may hold ${MAX_ACTIVE_TOKENS} active personal API tokens. Delete one you no longer use with DELETE /v1/api-tokens/{tokenId}.`,
+        );
       await trx.insertInto('auth_tokens').values(row).execute();
       await appendAudit(
         trx,

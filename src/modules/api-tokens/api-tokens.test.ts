@@ -408,3 +408,26 @@ describe('api-tokens: revocation and ownership', () => {
     expect(page2.nextCursor).toBeNull();
   });
 });
+
+describe('api-tokens: a cap per user', () => {
+  it('allows 50 active tokens per user; the 51st is 409 token_limit_reached', async () => {
+    const owner = await createUser(t);
+    // The factory's own token is the first.
+    const ids: string[] = [];
+    for (let i = 2; i <= 50; i++) {
+      const res = await create(owner, { name: `t${i}` });
+      expect(res.statusCode).toBe(201);
+      ids.push(res.json<{ id: string }>().id);
+    }
+    const over = await create(owner, { name: 'one too many' });
+    expect(over.statusCode).toBe(409);
+    expect(over.headers['content-type']).toContain('application/problem+json');
+    expect(over.json()).toMatchObject({ status: 409, code: 'token_limit_reached' });
+    // A teammate has their own 50.
+    const mate = await createUser(t, { role: 'user', accountId: owner.accountId });
+    expect((await create(mate, { name: 'mine' })).statusCode).toBe(201);
+    // Deleting one makes room again.
+    expect((await remove(owner, ids[0]!)).statusCode).toBe(204);
+    expect((await create(owner, { name: 'replacement' })).statusCode).toBe(201);
+  });
+});

@@ -14,7 +14,8 @@ export const PlanSchema = Type.Object(
     seats: Type.Integer({ minimum: 1, description: 'Users the plan includes.' }),
     requestsPerMinute: Type.Integer({
       minimum: 1,
-      description: 'Requests per minute and bearer token.',
+      description:
+        'Requests per minute and user, whatever the token; the account as a whole gets this times its seats.',
     }),
     requestsPerMonth: Type.Integer({
       minimum: 1,

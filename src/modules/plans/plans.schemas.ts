@@ -66,7 +66,7 @@ export const UsageSchema = Type.Object(
       thisMinute: Type.Object({
         used: Type.Integer({
           description:
-            'Requests of the calling token in the current minute window, this one included.',
+            'Requests of the calling user (all their tokens and sessions) in the current minute window, this one included.',
         }),
         limit: Type.Integer(),
       }),

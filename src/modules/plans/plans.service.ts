@@ -12,6 +12,7 @@ import type { LicenseSchema, PlansSchema, UsageSchema } from './plans.schemas.js
 import { monthOf, msToMonthEnd } from './usage-meter.js';
 import { storageUsedBytes } from '../files/files.api.js';
 import { mailCounterKey, mailsPerDay } from './send-quota.js';
+import { userMinuteKey } from '../../http/rate-limit.js';
 
 type License = Static<typeof LicenseSchema>;
 
@@ -139,7 +140,7 @@ export class PlansService {
     const now = this.ctx.clock.now();
     const plan = await this.planOfAccount(principal.accountId);
     const [minute, month, seats, storage, documents, mails] = await Promise.all([
-      this.ctx.counters.peek(`rl:${principal.tokenId}`),
+      this.ctx.counters.peek(userMinuteKey(principal)),
       this.ctx.usage.used(principal.accountId, now),
       this.seatsUsed(this.ctx.db, principal.accountId),
       storageUsedBytes(this.ctx.db, principal.accountId),
