@@ -121,3 +121,40 @@ export async function bookedIdentities(
 export function deleteTransactions(trx: Executor, importId: string): Promise<unknown> {
   return trx.deleteFrom('bank_import_transactions').where('import_id', '=', importId).execute();
 }
+
+/** The imports made from a file: id, status and when each was finalized. */
+export function importsOfFile(
+  db: Executor,
+  accountId: string,
+  fileId: string,
+): Promise<Pick<ImportRow, 'id' | 'status' | 'finalized_at' | 'updated_at'>[]> {
+  return db
+    .selectFrom('bank_imports')
+    .select(['id', 'status', 'finalized_at', 'updated_at'])
+    .where('account_id', '=', accountId)
+    .where('file_id', '=', fileId)
+    .orderBy('id')
+    .execute();
+}
+
+/** Deletes DISCARDED imports (and any staged line left of them); answers their ids. */
+export async function deleteDiscardedImports(
+  trx: Executor,
+  accountId: string,
+  ids: string[],
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  await trx
+    .deleteFrom('bank_import_transactions')
+    .where('account_id', '=', accountId)
+    .where('import_id', 'in', ids)
+    .execute();
+  const deleted = await trx
+    .deleteFrom('bank_imports')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('status', '=', 'DISCARDED')
+    .returning('id')
+    .execute();
+  return deleted.map((r) => r.id);
+}

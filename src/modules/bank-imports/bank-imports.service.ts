@@ -30,6 +30,8 @@ import { parseStatementFile } from './parsers/index.js';
 import type { ParsedEntry, ParseResult } from './parsers/types.js';
 import { Matcher } from './suggestions.js';
 import { bookAcceptedLines } from './bank-imports.booking.js';
+// Registers which statement files imports keep (file deletes consult it).
+import './bank-imports.retention.js';
 import { presentTransaction } from './bank-imports.presenter.js';
 
 /** Content types a statement can be uploaded as (decisions §8). */
