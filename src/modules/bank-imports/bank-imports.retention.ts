@@ -11,8 +11,12 @@ import { appendAudit } from '../../shared/audit.js';
 import { onFileDelete, systemActor } from '../files/files.api.js';
 import * as repo from './bank-imports.repository.js';
 
-/** Years a booked statement is kept after the end of the calendar year of its booking. */
-export const RETENTION_YEARS = 10;
+/**
+ * Years a booked statement is kept after the end of the calendar year of its booking: a bank
+ * statement is a Buchungsbeleg, 8 years under §147 (3) AO since the Viertes
+ * Bürokratieentlastungsgesetz (from 2025; 10 years before).
+ */
+export const RETENTION_YEARS = 8;
 
 const berlinYear = new Intl.DateTimeFormat('en', { timeZone: 'Europe/Berlin', year: 'numeric' });
 

@@ -105,7 +105,7 @@ describe('statement files of bank imports', () => {
     });
     expect(done.statusCode, done.body).toBe(200);
     const finalizedAt = done.json<{ finalizedAt: string }>().finalizedAt;
-    const until = `${Number(new Intl.DateTimeFormat('en', { timeZone: 'Europe/Berlin', year: 'numeric' }).format(new Date(finalizedAt))) + 10}-12-31`;
+    const until = `${Number(new Intl.DateTimeFormat('en', { timeZone: 'Europe/Berlin', year: 'numeric' }).format(new Date(finalizedAt))) + 8}-12-31`;
 
     const refused = await deleteFile(user, fileId);
     expect(refused.statusCode).toBe(409);
@@ -121,10 +121,10 @@ describe('statement files of bank imports', () => {
     expect((await getImport(user, imp.id)).json()).toMatchObject({ status: 'FINALIZED' });
   });
 
-  it('counts ten years from the end of the German calendar year of booking', () => {
-    expect(retainedUntil('2026-11-24T10:00:00.000Z')).toBe('2036-12-31');
-    expect(retainedUntil('2026-01-01T00:00:00.000Z')).toBe('2036-12-31');
+  it('counts eight years from the end of the German calendar year of booking', () => {
+    expect(retainedUntil('2026-11-24T10:00:00.000Z')).toBe('2034-12-31');
+    expect(retainedUntil('2026-01-01T00:00:00.000Z')).toBe('2034-12-31');
     // 23:30 UTC on 31 December is 00:30 on 1 January in Berlin: booked in 2027.
-    expect(retainedUntil('2026-12-31T23:30:00.000Z')).toBe('2037-12-31');
+    expect(retainedUntil('2026-12-31T23:30:00.000Z')).toBe('2035-12-31');
   });
 });
