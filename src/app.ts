@@ -67,6 +67,7 @@ import { PdfRenderer } from './shared/pdf/renderer.js';
 import { DbJobQueue } from './shared/jobs.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './shared/counters.js';
+import { closePdfWorkers } from './shared/pdf/worker-pool.js';
 import { createMailer, type Mailer } from './shared/mail.js';
 import { randomBase62 } from './shared/secrets.js';
 
@@ -279,6 +280,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     credentials.close();
     ctx.mailer.close();
     await ctx.renderer.close();
+    // The process's PDF worker threads end with the app; a later job would start new ones.
+    await closePdfWorkers();
     await ctx.storage.close();
     redis?.disconnect();
     await database.close();
