@@ -305,6 +305,8 @@ describe('logs', () => {
     await app.inject({
       method: 'POST',
       url: '/v1/auth/register',
+      // A client of its own: per-IP mail caps live in Redis across runs.
+      remoteAddress: `10.9.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`,
       headers: { 'x-api-key': key },
       payload: { email: `log-${Date.now()}@example.com`, password, name: 'L', companyName: 'L' },
     });

@@ -89,6 +89,8 @@ describe('system templates', () => {
     const res = await t.request({
       method: 'POST',
       url: '/v1/auth/register',
+      // A client of its own: per-IP mail caps live in Redis across runs.
+      remoteAddress: `10.9.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`,
       payload: {
         email: address,
         password: PASSWORD,
