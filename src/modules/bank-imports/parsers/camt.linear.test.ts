@@ -30,8 +30,7 @@ describe('CAMT statements read in linear time', () => {
   it('reads an entry with 20,000 structured references, keeping the first ones once', () => {
     const strd = Array.from(
       { length: 20_000 },
-      (_, i) =>
-        `<Strd><CdtrRefInf><Ref>RF${String(i).padStart(5, '0')}</Ref></CdtrRefInf></Strd>`,
+      (_, i) => `<Strd><CdtrRefInf><Ref>RF${String(i).padStart(5, '0')}</Ref></CdtrRefInf></Strd>`,
     ).join('');
     const xml = HEAD + statement(1, `<Ustrd>Rechnung 4711</Ustrd>${strd}`) + TAIL;
     const result = timed('20 000 structured references', () =>
