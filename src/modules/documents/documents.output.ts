@@ -2,7 +2,8 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
 import { isoDate } from '../../shared/dates.js';
 import { analysePdf } from '../../shared/pdf/analyse.js';
-import { parseEInvoiceXml, type EInvoice } from '../../shared/einvoice/index.js';
+import type { EInvoice } from '../../shared/einvoice/index.js';
+import { readEInvoiceXml } from '../../shared/pdf/einvoice-off-thread.js';
 import type { LetterInput, LogoPosition, Visibility } from '../../shared/pdf/layout.js';
 import type { RenderResult } from '../../shared/pdf/renderer.js';
 import {
@@ -358,7 +359,7 @@ export class DocumentOutput {
           };
         } else if (type === 'application/xml' || type === 'text/xml') {
           try {
-            read = parseEInvoiceXml(bytes);
+            read = await readEInvoiceXml(bytes);
           } catch (err) {
             // The refusal is kept on the document, then processing ends FAILED below.
             if (err instanceof AppError && err.status < 500)

@@ -1,14 +1,15 @@
 import { parentPort } from 'node:worker_threads';
 import { AppError } from '../../http/errors.js';
+import { parseEInvoiceXml } from '../einvoice/index.js';
 import { analysePdfHere, type AnalyseOptions } from './analyse.js';
 import { downscaleImageHere, type ImageSize } from './downscale-image.js';
 import { rasterizePdfHere, type RasterizeOptions } from './rasterize.js';
 import type { WorkerReply, WorkerRequest } from './worker-pool.js';
 
 /**
- * The worker thread of `PdfWorkerPool`: runs pdf.js jobs (and the scaling of images for PDFs)
- * one at a time and posts back the result or the error (an AppError's code, message and field
- * errors survive the trip).
+ * The worker thread of `PdfWorkerPool`: runs pdf.js jobs, the scaling of images for PDFs and
+ * the reading of large e-invoice XML one at a time, and posts back the result or the error (an
+ * AppError's code, message and field errors survive the trip).
  */
 
 async function perform(request: WorkerRequest): Promise<unknown> {
@@ -18,6 +19,8 @@ async function perform(request: WorkerRequest): Promise<unknown> {
       return rasterizePdfHere(bytes, request.options as RasterizeOptions);
     case 'analyse':
       return analysePdfHere(bytes, request.options as AnalyseOptions);
+    case 'einvoice':
+      return parseEInvoiceXml(bytes);
     case 'downscale': {
       const { contentType, size, maxSide } = request.options as {
         contentType: string;
