@@ -9,6 +9,12 @@ export function isIsoDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
 }
 
+/** `date` (YYYY-MM-DD) plus `days` (negative: minus), across month and year ends. */
+export function addDays(date: string, days: number): string {
+  const [y, m, d] = date.split('-').map(Number);
+  return isoDate(new Date(Date.UTC(y!, m! - 1, d! + days)));
+}
+
 /** The UTC calendar date of a timestamp. */
 export function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);

@@ -2,6 +2,9 @@
  * Contract term arithmetic on ISO `YYYY-MM-DD` dates: pure functions, no clock, no database.
  * Dates are calendar dates (no time zone); all arithmetic runs on UTC midnights.
  */
+import { addDays } from '../../shared/dates.js';
+
+export { addDays };
 
 /** Renewal term when `autoRenew` is set without `renewalMonths`. */
 export const DEFAULT_RENEWAL_MONTHS = 12;
@@ -44,13 +47,6 @@ export function addMonths(date: string, months: number): string {
   const year = Math.floor(index / 12);
   const month = index - year * 12 + 1;
   return format(year, month, Math.min(d, daysInMonth(year, month)));
-}
-
-/** `date` plus `days` (negative: minus), across month and year ends. */
-export function addDays(date: string, days: number): string {
-  const [y, m, d] = parts(date);
-  const at = new Date(Date.UTC(y, m - 1, d + days));
-  return format(at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate());
 }
 
 /** Whole calendar months from `from` to `to`, ignoring the day of month (may be negative). */

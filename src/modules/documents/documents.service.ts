@@ -46,7 +46,7 @@ import { provisionalNumber, takeNumber } from './numbering.js';
 import { rasterizeDocument } from './documents.rasterize.js';
 import { sendDocument } from './documents.send.js';
 import { linesAsInputs, priceLines } from './pricing.js';
-import { isoDate } from '../../shared/dates.js';
+import { addDays, isoDate } from '../../shared/dates.js';
 import { readCompany } from '../account/company.js';
 import { ensureSystemTemplate } from '../document-templates/system-templates.js';
 import {
@@ -723,13 +723,6 @@ export const EMPTY_INVOICE_FIELDS = {
   cancelled_by_document_id: null,
   einvoice_parties: null,
 } satisfies Partial<repo.DocumentRow>;
-
-/** `date` (YYYY-MM-DD) plus `days`, in UTC. */
-function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return isoDate(d);
-}
 
 function pricedValues(p: Awaited<ReturnType<typeof priceLines>>): Partial<repo.DocumentRow> {
   return {

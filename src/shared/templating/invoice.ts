@@ -5,6 +5,7 @@
  * the amount due and the GiroCode. Kept apart from the context builder because it is the
  * one part that is about invoicing law rather than about shaping records.
  */
+import { addDays, isIsoDate } from '../dates.js';
 import type { CompanyView } from './company.js';
 import type { PartnerView, RenderContext } from './context.js';
 import type { DocumentView } from './document.js';
@@ -127,13 +128,6 @@ export function taxNotes(
   return [...new Set(notes)];
 }
 
-/** `YYYY-MM-DD` plus whole days. */
-function addDays(iso: string, days: number): string | null {
-  const ms = Date.parse(`${iso}T00:00:00Z`);
-  if (Number.isNaN(ms)) return null;
-  return new Date(ms + days * 86_400_000).toISOString().slice(0, 10);
-}
-
 /** `minor × percent / 100` rounded half away from zero, in integers (BigInt: no overflow). */
 function percentOf(minor: number, percent: number): number {
   const bp = BigInt(Math.round(percent * 100));
@@ -147,8 +141,8 @@ function skontoOf(document: DocumentView, due: number | null): SkontoView | null
   const { skontoPercent: percent, skontoDays: days, creationDate, grossTotal } = document;
   if (percent === null || days === null || creationDate === null || grossTotal === null)
     return null;
+  if (!isIsoDate(creationDate)) return null;
   const until = addDays(creationDate, days);
-  if (until === null) return null;
   const amount = percentOf(grossTotal, percent);
   return { percent, days, until, amount, payable: (due ?? grossTotal) - amount };
 }
