@@ -1,5 +1,7 @@
 import { AppError } from '../../http/errors.js';
+import { formatDate } from '../../shared/dates.js';
 import {
+  type ElectronicAddress,
   type EnInvoice,
   type InvoiceLine,
   type PostalAddress,
@@ -52,12 +54,21 @@ const opt = <K extends string, V>(key: K, value: V | null | undefined) =>
     Record<K, V>
   >;
 
+/** A party's electronic address (BT-34/BT-49): the one given, else its email (scheme EM). */
+function electronicAddress(
+  given: ElectronicAddress | null,
+  email: string | undefined,
+): ElectronicAddress | undefined {
+  return given ?? (email ? { scheme: 'EM', value: email } : undefined);
+}
+
 /** The German payment-terms text, with the XRechnung Skonto line (BR-DE-18) when agreed. */
 function paymentTerms(row: DocumentWithFigures, spec: Specification): string | undefined {
   const parts: string[] = [];
   if (row.payment_terms) parts.push(row.payment_terms);
   else if (row.invoice_type === 'CREDIT_NOTE') parts.push('Der Betrag wird Ihnen erstattet.');
-  else if (row.due_date) parts.push(`Zahlbar ohne Abzug bis ${germanDate(row.due_date)}.`);
+  else if (row.due_date)
+    parts.push(`Zahlbar ohne Abzug bis ${formatDate(row.due_date, 'DD.MM.YYYY')}.`);
   if (row.skonto_bp !== null && row.skonto_days !== null) {
     const percent = (Number(row.skonto_bp) / 100).toFixed(2);
     if (!row.payment_terms)
@@ -68,8 +79,6 @@ function paymentTerms(row: DocumentWithFigures, spec: Specification): string | u
   }
   return parts.length > 0 ? parts.join('\n') : undefined;
 }
-
-const germanDate = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
 
 /** A line; a negative price (discount) becomes a negative quantity at a positive price (BR-27). */
 function line(l: StoredLine, i: number): InvoiceLine {
@@ -167,11 +176,7 @@ export function toEnInvoice(
       ...(notSubject ? {} : opt('vatId', seller.vatId)),
       ...opt('taxNumber', seller.taxNumber),
       ...opt('legalInfo', legalInfo),
-      ...(seller.electronicAddress
-        ? { electronicAddress: seller.electronicAddress }
-        : sellerEmail
-          ? { electronicAddress: { scheme: 'EM', value: sellerEmail } }
-          : {}),
+      ...opt('electronicAddress', electronicAddress(seller.electronicAddress, sellerEmail)),
       address: postal(seller.address),
       contact: {
         name: seller.managingDirectors[0] ?? seller.legalName,
@@ -183,11 +188,7 @@ export function toEnInvoice(
       name: buyer.name,
       ...opt('identifier', buyer.id),
       ...(notSubject ? {} : opt('vatId', buyer.vatId)),
-      ...(buyer.electronicAddress
-        ? { electronicAddress: buyer.electronicAddress }
-        : buyerEmail
-          ? { electronicAddress: { scheme: 'EM', value: buyerEmail } }
-          : {}),
+      ...opt('electronicAddress', electronicAddress(buyer.electronicAddress, buyerEmail)),
       address: postal(buyer.address),
     },
     ...(row.delivery_date || intraCommunity
