@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/records.js';
 import { searchText } from '../../http/pagination.js';
+import { normalizeVatId } from '../../shared/vat-id.js';
 import type { EInvoice } from '../../shared/einvoice/index.js';
 import { findAccount } from '../account/account.repository.js';
 import { readCompany } from '../account/company.js';
@@ -42,7 +43,8 @@ export async function intakeValues(
     return {};
   const account = await findAccount(db, row.account_id);
   const ownVat = account ? readCompany(account).vatId : null;
-  const own = ownVat !== null && e.seller.vatId?.replace(/\s+/g, '').toUpperCase() === ownVat;
+  const own =
+    ownVat !== null && e.seller.vatId !== undefined && normalizeVatId(e.seller.vatId) === ownVat;
   const counterparty = own ? e.buyer : e.seller;
   const values: Partial<repo.DocumentRow> = {
     creation_date: e.issueDate,

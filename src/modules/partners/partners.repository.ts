@@ -8,6 +8,7 @@ import {
 import type { PartnersTable } from '../../db/schema.js';
 import { containsText } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
+import { normalizeVatId } from '../../shared/vat-id.js';
 
 export type PartnerRow = Selectable<PartnersTable>;
 const records = recordQueries('partners');
@@ -88,7 +89,7 @@ export async function matchPartner(
       .selectFrom('partners')
       .select(['id', 'name'])
       .where('account_id', '=', accountId)
-      .where('vat_id', '=', by.vatId.replace(/[\s.-]/g, '').toUpperCase())
+      .where('vat_id', '=', normalizeVatId(by.vatId))
       .orderBy('id')
       .executeTakeFirst();
     if (byVat) return byVat;

@@ -1,3 +1,4 @@
+import { normalizeIban } from '../iban.js';
 import { checkTotals, checkXRechnung, type LineAmounts } from './read-rules.js';
 import {
   checkCurrency,
@@ -211,11 +212,10 @@ export function readCii(root: XmlNode, version: keyof typeof NAMES): EInvoice {
     .find((d) => d !== undefined);
   const buyerReference = text(agreement, 'BuyerReference');
   const paymentReference = text(settlement, 'PaymentReference');
-  const paymentIban = children(settlement, 'SpecifiedTradeSettlementPaymentMeans')
+  const rawIban = children(settlement, 'SpecifiedTradeSettlementPaymentMeans')
     .map((m) => text(m, 'PayeePartyCreditorFinancialAccount', 'IBANID'))
-    .find((iban) => iban !== undefined)
-    ?.replace(/\s+/g, '')
-    .toUpperCase();
+    .find((iban) => iban !== undefined);
+  const paymentIban = rawIban === undefined ? undefined : normalizeIban(rawIban);
   const sellerNode = child(agreement, 'SellerTradeParty');
   const seller = party(sellerNode, 'seller (BG-4)');
   const buyer = party(child(agreement, 'BuyerTradeParty'), 'buyer (BG-7)');

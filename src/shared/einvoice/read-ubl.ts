@@ -1,3 +1,4 @@
+import { normalizeIban } from '../iban.js';
 import { checkTotals, checkXRechnung, type LineAmounts } from './read-rules.js';
 import {
   checkCurrency,
@@ -144,11 +145,10 @@ export function readUbl(root: XmlNode, type: 'Invoice' | 'CreditNote'): EInvoice
   const paymentReference = paymentMeans
     .map((m) => text(m, 'PaymentID'))
     .find((r) => r !== undefined);
-  const paymentIban = paymentMeans
+  const rawIban = paymentMeans
     .map((m) => text(m, 'PayeeFinancialAccount', 'ID'))
-    .find((iban) => iban !== undefined)
-    ?.replace(/\s+/g, '')
-    .toUpperCase();
+    .find((iban) => iban !== undefined);
+  const paymentIban = rawIban === undefined ? undefined : normalizeIban(rawIban);
   const name = profileName(profile);
   const sellerNode = child(root, 'AccountingSupplierParty', 'Party');
   const seller = party(sellerNode, 'seller (BG-4)');
