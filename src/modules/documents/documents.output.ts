@@ -81,6 +81,16 @@ export interface TrialRender {
   result: RenderResult;
 }
 
+/** A stored template as the renderer takes it. */
+function templateSources(template: TemplateRow) {
+  return {
+    headerSource: template.header_source,
+    contentSource: template.content_source,
+    footerSource: template.footer_source,
+    fields: JSON.parse(template.fields) as TemplateField[],
+  };
+}
+
 interface JobPayload {
   documentId?: unknown;
 }
@@ -134,15 +144,7 @@ export class DocumentOutput {
 
   /** Throws 422 `template_invalid` when the template cannot render this document's data. */
   async checkRenders(row: repo.DocumentRow, template: TemplateRow): Promise<RenderedTemplate> {
-    return renderTemplate(
-      {
-        headerSource: template.header_source,
-        contentSource: template.content_source,
-        footerSource: template.footer_source,
-        fields: JSON.parse(template.fields) as TemplateField[],
-      },
-      await this.renderContext(row),
-    );
+    return renderTemplate(templateSources(template), await this.renderContext(row));
   }
 
   /**
@@ -220,15 +222,7 @@ export class DocumentOutput {
     const template = await findTemplate(this.ctx.db, row.account_id, row.template_id);
     if (!template) throw new Error(`template ${row.template_id} is gone`);
     const context = await this.renderContext(row);
-    const html = renderTemplate(
-      {
-        headerSource: template.header_source,
-        contentSource: template.content_source,
-        footerSource: template.footer_source,
-        fields: JSON.parse(template.fields) as TemplateField[],
-      },
-      context,
-    );
+    const html = renderTemplate(templateSources(template), context);
     const account = await findAccount(this.ctx.db, row.account_id);
     if (!account) throw new Error(`account ${row.account_id} is gone`);
     const table = templateShowsLines([
