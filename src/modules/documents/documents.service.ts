@@ -52,6 +52,7 @@ import { ensureSystemTemplate } from '../document-templates/system-templates.js'
 import {
   assertFinalizable,
   freezeParties,
+  invalid,
   invoiceValues,
   type FrozenParties,
 } from './invoice-rules.js';
@@ -74,14 +75,6 @@ onFileDelete(async (trx, accountId, fileId) => {
       { members: { referencedBy: [`${using.length} documents`] } },
     );
 });
-
-function invalid(name: string, message: string): AppError {
-  return new AppError(
-    'validation_failed',
-    `${name} ${message}.`,
-    bodyFieldError(name, message, 'invalid'),
-  );
-}
 
 function immutable(id: string): AppError {
   return new AppError('state_conflict', `Document ${id} is FINAL and can no longer be changed.`);

@@ -1,5 +1,6 @@
 import type { FieldError } from '../../http/errors.js';
 import { AppError } from '../../http/errors.js';
+import { bodyFieldError } from '../../http/field-rules.js';
 import { ibanProblem } from '../../shared/iban.js';
 import type { Company } from '../account/company.schemas.js';
 import type { DocumentRow, StoredLine, StoredTaxLine } from './documents.repository.js';
@@ -288,8 +289,11 @@ export function invoiceValues(
   return values;
 }
 
-function invalid(name: string, message: string): AppError {
-  return new AppError('validation_failed', `${name} ${message}.`, {
-    errors: [{ path: `/body/${name}`, message, code: 'invalid' }],
-  });
+/** The documents module's 400 for a field of the body (also used by the service). */
+export function invalid(name: string, message: string): AppError {
+  return new AppError(
+    'validation_failed',
+    `${name} ${message}.`,
+    bodyFieldError(name, message, 'invalid'),
+  );
 }
