@@ -31,11 +31,15 @@ export function ibanProblem(value: string): string | undefined {
   return remainder === 1 ? undefined : 'has a wrong check sum';
 }
 
+/** In groups of four, as IBANs are printed: `DE02 1203 0000 0000 2020 51`. */
+export function groupIban(value: string): string {
+  return normalizeIban(value).replace(/(.{4})(?=.)/g, '$1 ');
+}
+
 /** `DE89 **** **** **** **30 00` style: country, check digits and the last four stay visible. */
 export function maskIban(value: string): string {
   const iban = normalizeIban(value);
-  const masked = iban.slice(0, 4) + '*'.repeat(Math.max(0, iban.length - 8)) + iban.slice(-4);
-  return masked.replace(/(.{4})/g, '$1 ').trim();
+  return groupIban(iban.slice(0, 4) + '*'.repeat(Math.max(0, iban.length - 8)) + iban.slice(-4));
 }
 
 /**

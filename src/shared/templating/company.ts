@@ -2,6 +2,7 @@
  * The `company` of the render context: the seller's master data as the account module's
  * `readCompany` answers it, with the account standing in for what is not set.
  */
+import { groupIban, normalizeIban } from '../iban.js';
 import { addressView, type AddressData, type AddressView } from './address.js';
 import { numberOrNull, objectsOf } from './values.js';
 
@@ -101,10 +102,9 @@ export function companyView(
     bankAccounts: objectsOf<BankAccountData>(c.bankAccounts)
       .filter((b) => typeof b.iban === 'string' && b.iban !== '')
       .map((b) => {
-        const iban = b.iban.replace(/\s+/g, '').toUpperCase();
         return {
-          iban,
-          ibanGrouped: iban.replace(/(.{4})(?=.)/g, '$1 '),
+          iban: normalizeIban(b.iban),
+          ibanGrouped: groupIban(b.iban),
           bic: b.bic ?? null,
           accountHolder: b.accountHolder ?? null,
           bankName: b.bankName ?? null,
