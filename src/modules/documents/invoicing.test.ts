@@ -505,6 +505,49 @@ describe('invoices: e-invoices, Storno and credit notes', () => {
     ).toBe(404);
   });
 
+  it('answers 409 for a contract document and 401 without credentials', async () => {
+    const templates = await call<{ data: { id: string }[] }>(
+      t,
+      user,
+      'GET',
+      '/v1/document-templates?systemKey=TERMINATION',
+    );
+    const contract = await call<Doc>(t, user, 'POST', '/v1/documents', {
+      documentType: 'CONTRACT',
+      name: 'Kündigung',
+      creationDate: '2026-11-20',
+      templateId: templates.data[0]!.id,
+      partnerId: partners.de,
+    });
+    const url = `/v1/documents/${contract.id}/einvoice?format=xrechnung-cii`;
+    expect((await t.request({ method: 'GET', url, token: user.token })).statusCode).toBe(409);
+    expect((await t.request({ method: 'GET', url })).statusCode).toBe(401);
+  });
+
+  it('guards cancel and credit-notes: 400 for unknown fields, 404 for another account, 401 without credentials', async () => {
+    const id = made.reverseCharge.id;
+    const other = await createUser(t);
+    for (const [path, valid] of [
+      ['cancel', {}],
+      ['credit-notes', { lineItems: [{ description: 'X', quantity: 1, unitPrice: 1 }] }],
+    ] as const) {
+      const url = `/v1/documents/${id}/${path}`;
+      const unknown = await t.request({
+        method: 'POST',
+        url,
+        token: user.token,
+        payload: { ...valid, surprise: true },
+      });
+      expect(unknown.statusCode, unknown.body).toBe(400);
+      const foreign = await t.request({ method: 'POST', url, token: other.token, payload: valid });
+      expect(foreign.statusCode).toBe(404);
+      expect((await t.request({ method: 'POST', url, payload: valid })).statusCode).toBe(401);
+    }
+    // None of these wrote anything: the invoice is still open for a Storno.
+    const invoice = await call<Doc>(t, user, 'GET', `/v1/documents/${id}`);
+    expect(invoice.cancelledByDocumentId).toBeNull();
+  });
+
   it('gives every variant in CII, UBL and ZUGFeRD that KoSIT accepts, and reads them back', async () => {
     const files: { name: string; bytes: Buffer }[] = [];
     for (const [name, doc] of Object.entries(made)) {
