@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { DB } from './schema.js';
+import { deferInsert } from './transactions.js';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -105,7 +106,29 @@ export function recordQueries<T extends RecordTable>(name: T) {
   };
 }
 
-/** Replaces a record's tags in its join table. */
+/** Adds tags to a record's join table (a new record: nothing to replace); deferred (`deferInsert`). */
+export async function insertTags(
+  db: Executor,
+  tags: TagTable,
+  accountId: string,
+  ownerId: string,
+  values: string[],
+): Promise<void> {
+  if (values.length === 0) return;
+  const ldb = db as unknown as Kysely<Record<string, Record<string, string>>>;
+  await deferInsert(
+    db,
+    ldb
+      .insertInto(tags.table)
+      .values(values.map((tag) => ({ account_id: accountId, [tags.owner]: ownerId, tag }))),
+  );
+}
+
+/**
+ * Replaces a record's tags in its join table. The delete finds the rows by the primary key
+ * `(owner, tag)`; the tag index leads with `tag`, so the planner cannot pick it and scan every
+ * tag of the account instead (migration 0015).
+ */
 export async function replaceTags(
   db: Executor,
   tags: TagTable,
@@ -116,12 +139,8 @@ export async function replaceTags(
   const ldb = db as unknown as Kysely<Record<string, Record<string, string>>>;
   await ldb
     .deleteFrom(tags.table)
-    .where('account_id', '=', accountId)
     .where(tags.owner, '=', ownerId)
+    .where('account_id', '=', accountId)
     .execute();
-  if (values.length > 0)
-    await ldb
-      .insertInto(tags.table)
-      .values(values.map((tag) => ({ account_id: accountId, [tags.owner]: ownerId, tag })))
-      .execute();
+  await insertTags(db, tags, accountId, ownerId, values);
 }

@@ -121,6 +121,9 @@ export interface AuditEventsTable {
   hash: string;
 }
 
+/** An audit event written in its write's transaction, not yet chained (PostgreSQL). */
+export type AuditPendingTable = Omit<AuditEventsTable, 'seq' | 'prev_hash' | 'hash'>;
+
 export interface IdempotencyKeysTable {
   scope: string;
   key: string;
@@ -536,6 +539,7 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   api_keys: ApiKeysTable;
   audit_heads: AuditHeadsTable;
   audit_events: AuditEventsTable;
+  audit_pending: AuditPendingTable;
   idempotency_keys: IdempotencyKeysTable;
   partners: PartnersTable;
   partner_tags: PartnerTagsTable;

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import {
   recordQueries,
+  insertTags,
   replaceTags as replaceTagsOf,
   type TagTable,
   type Executor,
@@ -21,7 +22,7 @@ export async function insertContract(
   tags: string[],
 ): Promise<void> {
   await trx.insertInto('contracts').values(row).execute();
-  await replaceTags(trx, row.account_id, row.id, tags);
+  await insertTags(trx, TAGS, row.account_id, row.id, tags);
 }
 
 export const findContract = records.find;

@@ -1,11 +1,13 @@
 import type { Selectable } from 'kysely';
 import {
   recordQueries,
+  insertTags,
   replaceTags as replaceTagsOf,
   type TagTable,
   type Executor,
 } from '../../db/records.js';
 import type { PartnersTable } from '../../db/schema.js';
+import { deferInsert } from '../../db/transactions.js';
 import { containsText } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
@@ -17,8 +19,9 @@ const TAGS: TagTable = { table: 'partner_tags', owner: 'partner_id' };
 /** Partner queries; every one is scoped by account (STYLE rule 3). */
 
 export async function insertPartner(trx: Executor, row: PartnerRow, tags: string[]): Promise<void> {
-  await trx.insertInto('partners').values(row).execute();
-  await replaceTags(trx, row.account_id, row.id, tags);
+  // Deferred: on PostgreSQL the partner, its tags and its audit event go out as one statement.
+  await deferInsert(trx, trx.insertInto('partners').values(row));
+  await insertTags(trx, TAGS, row.account_id, row.id, tags);
 }
 
 export const findPartner = records.find;

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import {
   recordQueries,
+  insertTags,
   replaceTags as replaceTagsOf,
   type TagTable,
   type Executor,
@@ -17,7 +18,7 @@ const TAGS: TagTable = { table: 'product_tags', owner: 'product_id' };
 
 export async function insertProduct(trx: Executor, row: ProductRow, tags: string[]): Promise<void> {
   await trx.insertInto('products').values(row).execute();
-  await replaceTags(trx, row.account_id, row.id, tags);
+  await insertTags(trx, TAGS, row.account_id, row.id, tags);
 }
 
 export const findProduct = records.find;
