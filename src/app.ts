@@ -21,6 +21,7 @@ import sjson from 'secure-json-parse';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { migrate, openDatabase } from './db/database.js';
+import { sealAllAudit, setAuditLogger } from './shared/audit.js';
 import { registerAuth } from './http/auth.js';
 import { AppError } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -223,6 +224,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   let subscriber: Redis | undefined;
   try {
     await migrate(database.db);
+    // Events a previous process committed but did not live to chain (audit.ts).
+    setAuditLogger(app.log);
+    await sealAllAudit(database.db);
     if (config.redisUrl) {
       const redisOptions = { maxRetriesPerRequest: 2, lazyConnect: true };
       redis = new Redis(config.redisUrl, redisOptions);

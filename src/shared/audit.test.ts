@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createUser, type TestApp, type TestUser } from '../../test/helpers.js';
-import { redact, verifyAuditChain } from './audit.js';
+import {
+  buildTestApp,
+  createUser,
+  dbKind,
+  type TestApp,
+  type TestUser,
+} from '../../test/helpers.js';
+import { newId } from './ids.js';
+import { redact, sealAllAudit, verifyAuditChain } from './audit.js';
 
 let t: TestApp;
 let admin: TestUser;
@@ -83,6 +90,96 @@ describe('audit chain', () => {
     const reasons = (await brokenFor(user.accountId)).map((b) => b.reason);
     expect(reasons.join(' ')).toMatch(/sequence gap/);
     expect(reasons.join(' ')).toMatch(/link to the previous event/);
+    // Put it back: on PostgreSQL the suite shares one database, and `kontor audit verify`
+    // (cli.test.ts) checks every account's chain.
+    await db.insertInto('audit_events').values(events[2]!).execute();
+    expect(await brokenFor(user.accountId)).toEqual([]);
+  });
+
+  it('keeps one gapless chain when two processes write for one account at once', async () => {
+    // A second app on the same database: a second replica (PostgreSQL) or the CLI (SQLite).
+    const other = await buildTestApp({
+      env: {
+        DATABASE_URL:
+          dbKind === 'postgres'
+            ? process.env.DATABASE_URL!
+            : `sqlite:${t.app.ctx.config.database.kind === 'sqlite' ? t.app.ctx.config.database.file : ''}`,
+      },
+    });
+    try {
+      const user = await createUser(t);
+      const write = (app: TestApp, i: number) =>
+        app.request({
+          method: 'POST',
+          url: '/v1/partners',
+          token: user.token,
+          payload: { name: `Replica ${i}`, tags: ['a', `t${i % 3}`] },
+        });
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => write(i % 2 === 0 ? t : other, i)),
+      );
+      expect(answers.map((r) => r.statusCode)).toEqual(Array(40).fill(201));
+      const seqs = await t.app.ctx.db
+        .selectFrom('audit_events')
+        .select('seq')
+        .where('account_id', '=', user.accountId)
+        .orderBy('seq')
+        .execute();
+      // Every write had its event chained by the time it answered.
+      expect(seqs.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect(await brokenFor(user.accountId)).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('chains what a writer committed but did not live to chain, and what it chained stays verifiable', async () => {
+    const user = await createUser(t);
+    await writeSome(user, 2);
+    const db = t.app.ctx.db;
+    const pendingOf = async () =>
+      (
+        await db
+          .selectFrom('audit_pending')
+          .select('id')
+          .where('account_id', '=', user.accountId)
+          .execute()
+      ).length;
+    expect(await pendingOf()).toBe(0);
+    // A PostgreSQL writer that committed its event and died before chaining it.
+    const orphan = newId('auditEvent');
+    await db
+      .insertInto('audit_pending')
+      .values({
+        id: orphan,
+        account_id: user.accountId,
+        occurred_at: new Date().toISOString(),
+        actor_type: 'system',
+        actor_id: null,
+        token_id: null,
+        action: 'partner.updated',
+        resource_type: 'partner',
+        resource_id: 'ptr_x',
+        changes: '{}',
+        request_id: null,
+        ip: null,
+      })
+      .execute();
+    const listed = await t.request({
+      method: 'GET',
+      url: '/v1/audit-events?limit=1',
+      token: user.token,
+    });
+    if (dbKind === 'postgres') {
+      // Reading the trail chains it first; the orphan is the newest event.
+      expect(listed.json().data[0]).toMatchObject({ id: orphan, seq: 3 });
+      expect(await pendingOf()).toBe(0);
+    } else {
+      // SQLite chains inline: nothing is ever pending, so nothing is swept (a stray row stays).
+      expect(await sealAllAudit(db)).toBe(0);
+      await db.deleteFrom('audit_pending').where('id', '=', orphan).execute();
+    }
+    expect(await brokenFor(user.accountId)).toEqual([]);
   });
 
   it('lists events for admins with filters and pages, and refuses users', async () => {

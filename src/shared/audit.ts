@@ -1,4 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
+import { afterCommit, deferInsert } from '../db/transactions.js';
+import type { Executor } from '../db/records.js';
 import type { DB } from '../db/schema.js';
 import { newId } from './ids.js';
 import { sha256 } from './secrets.js';
@@ -82,33 +84,11 @@ export function eventHash(prevHash: string, e: HashedFields): string {
   );
 }
 
-/**
- * Appends an event to the account's hash chain inside the caller's transaction, so the write
- * and its event commit or roll back together. The head row is bumped with an UPDATE first,
- * which locks it on PostgreSQL: concurrent writers of one account queue here instead of
- * forking the chain (SQLite serialises writers anyway).
- */
-export async function appendAudit(
-  trx: Transaction<DB>,
-  actor: Actor,
-  input: AuditInput,
-  at: Date,
-): Promise<void> {
-  await trx
-    .insertInto('audit_heads')
-    .values({ account_id: actor.accountId, seq: 0, hash: GENESIS })
-    .onConflict((oc) => oc.column('account_id').doNothing())
-    .execute();
-  const head = await trx
-    .updateTable('audit_heads')
-    .set((eb) => ({ seq: eb('seq', '+', 1) }))
-    .where('account_id', '=', actor.accountId)
-    .returning(['seq', 'hash'])
-    .executeTakeFirstOrThrow();
-  const event: HashedFields = {
+/** The event as written in the caller's transaction, before it is chained. */
+function pendingEvent(actor: Actor, input: AuditInput, at: Date) {
+  return {
     id: newId('auditEvent'),
     account_id: actor.accountId,
-    seq: head.seq,
     occurred_at: at.toISOString(),
     actor_type: actor.type,
     actor_id: actor.userId,
@@ -120,16 +100,237 @@ export async function appendAudit(
     request_id: actor.requestId,
     ip: actor.ip,
   };
-  const hash = eventHash(head.hash, event);
-  await trx
-    .insertInto('audit_events')
-    .values({ ...event, prev_hash: head.hash, hash })
-    .execute();
+}
+
+const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * Records an event of the caller's write, in the caller's transaction, so the write and its
+ * event commit or roll back together.
+ *
+ * SQLite serialises writers anyway: the event is chained right here (head bumped, event
+ * inserted with its hash). PostgreSQL runs writers side by side, and a chain head bumped inside
+ * every write would make all writes of an account wait for each other until they commit. There
+ * the event goes to `audit_pending` and is chained into `audit_events` right after the commit
+ * (`sealAudit`, in commit order, many events per round), before the write's transaction
+ * resolves: a caller that wrote sees its events chained, as before.
+ */
+export async function appendAudit(
+  trx: Transaction<DB>,
+  actor: Actor,
+  input: AuditInput,
+  at: Date,
+): Promise<void> {
+  const event = pendingEvent(actor, input, at);
+  if (
+    isPostgres(trx) &&
+    afterCommit(trx, (db) =>
+      sealAudit(db, actor.accountId).catch((err: unknown) =>
+        // The event is stored; the next seal of the account (or the sweep) chains it.
+        sealFailures.report(err),
+      ),
+    )
+  ) {
+    await deferInsert(trx, trx.insertInto('audit_pending').values(event));
+    return;
+  }
+  // A transaction Kysely did not open through `KontorKysely` (or SQLite): chain inline.
+  if (isPostgres(trx)) await lockChain(trx, actor.accountId);
+  const head = await bumpHead(trx, actor.accountId, 1);
+  await chain(trx, actor.accountId, head, [event]);
+}
+
+/**
+ * PostgreSQL: every writer of an account's chain head holds this lock until it commits (the
+ * seal, and the rare inline chaining), so the head is read and written by one at a time.
+ */
+async function lockChain(trx: Transaction<DB>, accountId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${ADVISORY_NAMESPACE}, hashtext(${accountId}))`.execute(
+    trx,
+  );
+}
+
+/** Takes `count` sequence numbers of the account's chain; answers the head before. */
+async function bumpHead(
+  trx: Transaction<DB>,
+  accountId: string,
+  count: number,
+): Promise<{ seq: number; hash: string }> {
+  const bump = () =>
+    trx
+      .updateTable('audit_heads')
+      .set((eb) => ({ seq: eb('seq', '+', count) }))
+      .where('account_id', '=', accountId)
+      .returning(['seq', 'hash'])
+      .executeTakeFirst();
+  let head = await bump();
+  if (!head) {
+    await trx
+      .insertInto('audit_heads')
+      .values({ account_id: accountId, seq: 0, hash: GENESIS })
+      .onConflict((oc) => oc.column('account_id').doNothing())
+      .execute();
+    head = (await bump())!;
+  }
+  return { seq: head.seq - count, hash: head.hash };
+}
+
+/** `events` linked after `head`: their sequence numbers, links and hashes. */
+function link(head: { seq: number; hash: string }, events: Omit<HashedFields, 'seq'>[]) {
+  let prev = head.hash;
+  return events.map((e, i) => {
+    const linked: HashedFields = { ...e, seq: head.seq + i + 1 };
+    const hash = eventHash(prev, linked);
+    const row = { ...linked, prev_hash: prev, hash };
+    prev = hash;
+    return row;
+  });
+}
+
+/** Links `events` after `head` and stores them and the new head. */
+async function chain(
+  trx: Transaction<DB>,
+  accountId: string,
+  head: { seq: number; hash: string },
+  events: Omit<HashedFields, 'seq'>[],
+): Promise<void> {
+  const rows = link(head, events);
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK)
+    await trx
+      .insertInto('audit_events')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute();
   await trx
     .updateTable('audit_heads')
-    .set({ hash })
-    .where('account_id', '=', actor.accountId)
+    .set({ hash: rows.at(-1)!.hash })
+    .where('account_id', '=', accountId)
     .execute();
+}
+
+const INSERT_CHUNK = 200;
+/** Events per seal statement: 15 parameters each, well below PostgreSQL's 65 535. */
+const SEAL_BATCH = 1000;
+
+/** Logs seal failures at most once a minute (a lost database fails every write anyway). */
+const sealFailures = {
+  last: 0,
+  logger: undefined as { warn: (obj: object, msg: string) => void } | undefined,
+  report(err: unknown) {
+    if (Date.now() - this.last < 60_000) return;
+    this.last = Date.now();
+    this.logger?.warn({ err }, 'audit events left pending; the next seal chains them');
+  },
+};
+
+/** Where seal failures are logged (set once at start). */
+export function setAuditLogger(logger: { warn: (obj: object, msg: string) => void }): void {
+  sealFailures.logger = logger;
+}
+
+/**
+ * One seal of an account at a time per process: a call joins the seal that has not started
+ * yet, or queues one behind the running seal, so every call is answered by a seal that began
+ * after it (and so saw its committed events), and a burst of writes shares a few seals.
+ */
+class Sealer {
+  private readonly queued = new Map<string, Promise<void>>();
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  seal(accountId: string): Promise<void> {
+    const queued = this.queued.get(accountId);
+    if (queued) return queued;
+    const previous = this.running.get(accountId);
+    let next: Promise<void> | undefined = undefined;
+    next = (async () => {
+      await previous?.catch(() => undefined);
+      this.queued.delete(accountId);
+      this.running.set(accountId, next!);
+      try {
+        while ((await this.sealBatch(accountId)) === SEAL_BATCH);
+      } finally {
+        if (this.running.get(accountId) === next) this.running.delete(accountId);
+      }
+    })();
+    this.queued.set(accountId, next);
+    return next;
+  }
+
+  /**
+   * Chains up to SEAL_BATCH pending events of the account. The advisory lock keeps other
+   * processes' seals of the account out until this one commits; the head's row lock keeps out
+   * writers chaining inline. Answers how many it chained (0: nothing was pending, and the
+   * transaction wrote nothing).
+   */
+  private sealBatch(accountId: string): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      await lockChain(trx, accountId);
+      const pending = await trx
+        .selectFrom('audit_pending as p')
+        .leftJoin('audit_heads as h', 'h.account_id', 'p.account_id')
+        .selectAll('p')
+        .select(['h.seq as head_seq', 'h.hash as head_hash'])
+        .where('p.account_id', '=', accountId)
+        // Ids grow strictly within a process (a write's events keep their order) and by time
+        // across processes.
+        .orderBy('p.id')
+        .limit(SEAL_BATCH)
+        .execute();
+      if (pending.length === 0) return 0;
+      const first = pending[0]!;
+      const rows = link(
+        { seq: first.head_seq ?? 0, hash: first.head_hash ?? GENESIS },
+        pending.map(({ head_seq: _s, head_hash: _h, ...event }) => event),
+      );
+      const last = rows.at(-1)!;
+      // One statement: the events in, the pending rows out, the head moved.
+      await trx
+        .with('chained', (db) => db.insertInto('audit_events').values(rows))
+        .with('sealed', (db) =>
+          db.deleteFrom('audit_pending').where(
+            'id',
+            'in',
+            rows.map((r) => r.id),
+          ),
+        )
+        .insertInto('audit_heads')
+        .values({ account_id: accountId, seq: last.seq, hash: last.hash })
+        .onConflict((oc) => oc.column('account_id').doUpdateSet({ seq: last.seq, hash: last.hash }))
+        .execute();
+      return pending.length;
+    });
+  }
+}
+
+/** Namespace of the seal's advisory locks (first key of `pg_advisory_xact_lock(int, int)`). */
+const ADVISORY_NAMESPACE = 0x4b41; // "KA"
+
+const sealers = new WeakMap<Kysely<DB>, Sealer>();
+
+/**
+ * Chains the account's pending events (PostgreSQL; SQLite chains inline and has none). Called
+ * after every write's commit, before reading the trail, and by the sweep.
+ */
+export function sealAudit(db: Kysely<DB>, accountId: string): Promise<void> {
+  if (!isPostgres(db)) return Promise.resolve();
+  let sealer = sealers.get(db);
+  if (!sealer) {
+    sealer = new Sealer(db);
+    sealers.set(db, sealer);
+  }
+  return sealer.seal(accountId);
+}
+
+/**
+ * Chains every account's pending events: events whose writer died between its commit and its
+ * seal, or whose seal failed. Run at start, periodically and before a verification.
+ */
+export async function sealAllAudit(db: Kysely<DB>): Promise<number> {
+  if (!isPostgres(db)) return 0;
+  const accounts = await db.selectFrom('audit_pending').select('account_id').distinct().execute();
+  for (const { account_id } of accounts) await sealAudit(db, account_id);
+  return accounts.length;
 }
 
 export interface ChainReport {
@@ -143,6 +344,7 @@ export interface ChainReport {
  * sequence numbers, and the head. Any edit, insertion or deletion shows up as a break.
  */
 export async function verifyAuditChain(db: Kysely<DB>): Promise<ChainReport> {
+  await sealAllAudit(db);
   const report: ChainReport = { accounts: 0, events: 0, broken: [] };
   const heads = await db.selectFrom('audit_heads').selectAll().orderBy('account_id').execute();
   for (const head of heads) {
@@ -156,6 +358,8 @@ export async function verifyAuditChain(db: Kysely<DB>): Promise<ChainReport> {
         .selectAll()
         .where('account_id', '=', head.account_id)
         .where('seq', '>', lastSeq)
+        // Events chained after the head was read belong to a later verification.
+        .where('seq', '<=', head.seq)
         .orderBy('seq')
         .limit(1000)
         .execute();

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../app.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
+import { sealAudit } from '../../shared/audit.js';
 import { parseTimestamp } from '../../shared/dates.js';
 import { PageOf, PageQuery, decodeCursor, toPage } from '../../http/pagination.js';
 import { Nullable, Timestamp, problems } from '../../http/schemas.js';
@@ -95,6 +96,8 @@ export function auditRoutes(app: App, ctx: AppContext): void {
         return new Date(t).toISOString();
       };
       const from = iso(q.from, 'from');
+      // Events another process committed a moment ago are chained before they are shown.
+      await sealAudit(ctx.db, req.principal!.accountId);
       const to = iso(q.to, 'to');
       let query = ctx.db
         .selectFrom('audit_events')

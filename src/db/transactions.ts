@@ -1,0 +1,60 @@
+import {
+  Kysely,
+  type Compilable,
+  type CompiledQuery,
+  type Transaction,
+  type TransactionBuilder,
+} from 'kysely';
+import { deferredInserts } from './pg-driver.js';
+
+type Hook<DB> = (db: Kysely<DB>) => Promise<void>;
+
+const hooks = new WeakMap<object, unknown[]>();
+
+/**
+ * Runs `hook` once `trx` has committed, before the transaction's `execute()` resolves, so the
+ * caller sees its effects as part of the write. Answers false (and does nothing) when `trx`
+ * was not opened by a `KontorKysely`; the caller must then do the work inside the transaction.
+ * A hook's failure is the hook's to handle: the write has committed by then.
+ */
+export function afterCommit<DB>(trx: Transaction<DB>, hook: Hook<DB>): boolean {
+  const list = hooks.get(trx);
+  if (!list) return false;
+  list.push(hook);
+  return true;
+}
+
+/** Kysely whose transactions run their `afterCommit` hooks after the commit. */
+export class KontorKysely<DB> extends Kysely<DB> {
+  override transaction(): TransactionBuilder<DB> {
+    const builder = super.transaction();
+    const execute = builder.execute.bind(builder);
+    builder.execute = async <T>(callback: (trx: Transaction<DB>) => Promise<T>): Promise<T> => {
+      const pending: Hook<DB>[] = [];
+      const result = await execute((trx) => {
+        hooks.set(trx, pending);
+        return callback(trx);
+      });
+      for (const hook of pending) await hook(this);
+      return result;
+    };
+    return builder;
+  }
+}
+
+/**
+ * Runs an insert whose answer the caller does not need (no RETURNING, no row count). On
+ * PostgreSQL inside a transaction it is sent later, together with the transaction's other
+ * deferred inserts in one statement, before the next statement or at the commit (see
+ * `LazyConnection`); elsewhere it runs at once. Its errors may surface at that later point,
+ * so defer only inserts whose failure no caller handles on its own (audit events, tags of a
+ * record written in the same transaction).
+ */
+export async function deferInsert(
+  db: { executeQuery(query: CompiledQuery): Promise<unknown> },
+  query: Compilable,
+): Promise<void> {
+  const compiled = query.compile();
+  deferredInserts.add(compiled);
+  await db.executeQuery(compiled);
+}
