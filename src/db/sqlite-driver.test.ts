@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from './database.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SQLite group commit', () => {
+  it('answers a write only after a WAL flush that began after its commit, and shares flushes', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sync-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'db.sqlite');
+    const database = openDatabase({ database: { kind: 'sqlite', file } });
+    const db = database.db;
+    await sql`create table t (n integer primary key)`.execute(db);
+    // A second connection tells what had committed when each flush began.
+    const observer = new SQLite(file, { readonly: true });
+    const committed = observer.prepare('select n from t').pluck();
+
+    const probe = await fs.promises.open(path.join(dir, 'probe'), 'w');
+    const handleProto = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+    await probe.close();
+    const realDatasync = handleProto.datasync;
+    const flushed = new Set<number>();
+    let flushes = 0;
+    vi.spyOn(handleProto, 'datasync').mockImplementation(async function (this: unknown) {
+      const seen = committed.all() as number[];
+      await realDatasync.call(this);
+      flushes += 1;
+      for (const n of seen) flushed.add(n);
+    });
+
+    const early: number[] = [];
+    await Promise.all(
+      Array.from({ length: 50 }, (_, n) =>
+        db
+          .transaction()
+          .execute(async (trx) => {
+            await sql`insert into t (n) values (${n})`.execute(trx);
+          })
+          .then(() => {
+            if (!flushed.has(n)) early.push(n);
+          }),
+      ),
+    );
+    // An autocommitted write outside a transaction waits too.
+    await sql`insert into t (n) values (${1000})`.execute(db);
+    expect(flushed.has(1000)).toBe(true);
+
+    expect(early).toEqual([]);
+    expect(flushes).toBeGreaterThan(0);
+    expect(flushes).toBeLessThan(50);
+    expect(database.db).toBe(db);
+    observer.close();
+    await database.close();
+    const pragma = new SQLite(file);
+    expect(pragma.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect((pragma.prepare('select count(*) from t').pluck().get() as number) === 51).toBe(true);
+    pragma.close();
+  });
+
+  it('does not flush for reads when nothing was committed', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sync-'));
+    dirs.push(dir);
+    const database = openDatabase({
+      database: { kind: 'sqlite', file: path.join(dir, 'db.sqlite') },
+    });
+    await sql`create table t (n integer primary key)`.execute(database.db);
+    const probe = await fs.promises.open(path.join(dir, 'probe'), 'w');
+    const handleProto = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+    await probe.close();
+    const spy = vi.spyOn(handleProto, 'datasync');
+    await Promise.all(
+      Array.from({ length: 20 }, () => sql`select count(*) from t`.execute(database.db)),
+    );
+    expect(spy).not.toHaveBeenCalled();
+    await database.close();
+  });
+});
