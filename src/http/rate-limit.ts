@@ -35,13 +35,17 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
     if (!principal) return;
     const now = ctx.clock.now();
     const plan = await ctx.accountPlans.get(principal.accountId, now.getTime());
-    const [user, account] = await Promise.all([
-      ctx.counters.hit(userMinuteKey(principal), MINUTE),
-      ctx.counters.hit(accountMinuteKey(principal), MINUTE),
+    const accountLimit = plan.requestsPerMinute * plan.seats;
+    // One round trip: both minutes always count (refused requests too); the month counts
+    // only a request neither minute refuses.
+    const [user, account, month] = await ctx.counters.hitMany([
+      { key: userMinuteKey(principal), windowMs: MINUTE, limit: plan.requestsPerMinute },
+      { key: accountMinuteKey(principal), windowMs: MINUTE, limit: accountLimit },
+      { ...(await ctx.usage.monthHit(principal.accountId, now)), onlyIfUnder: true },
     ]);
     const windows = [
-      { scope: 'user', limit: plan.requestsPerMinute, ...user },
-      { scope: 'account', limit: plan.requestsPerMinute * plan.seats, ...account },
+      { scope: 'user', limit: plan.requestsPerMinute, ...user! },
+      { scope: 'account', limit: accountLimit, ...account! },
     ];
     const tightest = windows.reduce((a, b) => (b.limit - b.count < a.limit - a.count ? b : a));
     const reset = Math.max(1, Math.ceil(tightest.resetMs / 1000));
@@ -58,9 +62,9 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
           headers: { 'retry-after': String(reset) },
         },
       );
-    const month = await ctx.usage.count(principal.accountId, now);
-    if (month.count > plan.requestsPerMonth) {
-      const retry = Math.max(1, Math.ceil(month.resetMs / 1000));
+    ctx.usage.counted(principal.accountId, now);
+    if (month!.count > plan.requestsPerMonth) {
+      const retry = Math.max(1, Math.ceil(month!.resetMs / 1000));
       throw new AppError(
         'quota_exceeded',
         `The ${plan.name} plan includes ${plan.requestsPerMonth} requests per month; the quota renews at the start of next month.`,

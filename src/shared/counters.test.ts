@@ -10,6 +10,22 @@ const stores: [string, () => CounterStore][] = [['memory', () => new MemoryCount
 if (redis) stores.push(['redis', () => new RedisCounterStore(redis, `kontor:test:${Date.now()}:`)]);
 
 describe.each(stores)('%s counters', (_name, make) => {
+  it('counts several keys in one call, and skips a gated key once an earlier one is over', async () => {
+    const store = make();
+    const hits = [
+      { key: 'm1', windowMs: 60_000, limit: 2 },
+      { key: 'm2', windowMs: 60_000, limit: 5 },
+      { key: 'month', windowMs: 120_000, onlyIfUnder: true },
+    ];
+    const first = await store.hitMany(hits);
+    expect(first.map((s) => s?.count)).toEqual([1, 1, 1]);
+    expect(first[2]!.resetMs).toBeGreaterThan(60_000);
+    await store.hitMany(hits);
+    // m1 goes past its limit: m2 still counts, the gated month does not.
+    expect((await store.hitMany(hits)).map((s) => s?.count)).toEqual([3, 3, undefined]);
+    expect((await store.peek('month')).count).toBe(2);
+  });
+
   it('counts hits in a window, peeks without counting, and resets', async () => {
     const store = make();
     expect(await store.peek('a')).toEqual({ count: 0, resetMs: 0 });

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { CounterState, CounterStore } from '../../shared/counters.js';
+import type { CounterState, CounterStore, Hit } from '../../shared/counters.js';
 
 /** `YYYY-MM` of a moment, in UTC. */
 export function monthOf(now: Date): string {
@@ -62,11 +62,23 @@ export class UsageMeter {
 
   /** Counts one request of the account and answers the month's count so far. */
   async count(accountId: string, now: Date): Promise<CounterState> {
-    const key = await this.seed(accountId, now);
-    const state = await this.counters.hit(key, msToMonthEnd(now));
+    const state = await this.counters.hit(await this.seed(accountId, now), msToMonthEnd(now));
+    this.counted(accountId, now);
+    return state;
+  }
+
+  /**
+   * The month's counter as a hit, for a caller that counts it together with others in one
+   * round trip (the rate limits); call `counted` when the hit was counted.
+   */
+  async monthHit(accountId: string, now: Date): Promise<Hit> {
+    return { key: await this.seed(accountId, now), windowMs: msToMonthEnd(now) };
+  }
+
+  /** Notes a counted request for the durable monthly total. */
+  counted(accountId: string, now: Date): void {
     const pendingKey = `${accountId}|${monthOf(now)}`;
     this.pending.set(pendingKey, (this.pending.get(pendingKey) ?? 0) + 1);
-    return state;
   }
 
   /** The month's count so far, without counting. */
