@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
+import { settleAudit } from '../src/shared/audit.js';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { DB } from '../src/db/schema.js';
@@ -75,8 +76,8 @@ export async function buildTestApp(
       await app.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
-    request({ token, key, headers, ...rest }) {
-      return app.inject({
+    async request({ token, key, headers, ...rest }) {
+      const res = await app.inject({
         ...rest,
         headers: {
           ...(key === null ? {} : { 'x-api-key': key ?? apiKey }),
@@ -84,6 +85,9 @@ export async function buildTestApp(
           ...headers,
         },
       });
+      // PostgreSQL chains audit events just after the answer; tests read the table directly.
+      await settleAudit(app.ctx.db);
+      return res;
     },
   };
 }

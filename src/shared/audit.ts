@@ -112,8 +112,8 @@ const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof Postgre
  * inserted with its hash). PostgreSQL runs writers side by side, and a chain head bumped inside
  * every write would make all writes of an account wait for each other until they commit. There
  * the event goes to `audit_pending` and is chained into `audit_events` right after the commit
- * (`sealAudit`, in commit order, many events per round), before the write's transaction
- * resolves: a caller that wrote sees its events chained, as before.
+ * (`sealAudit`, in commit order, many events per round), without holding up the write's
+ * answer. Reading the trail (the API, the verification) seals the account first.
  */
 export async function appendAudit(
   trx: Transaction<DB>,
@@ -124,12 +124,15 @@ export async function appendAudit(
   const event = pendingEvent(actor, input, at);
   if (
     isPostgres(trx) &&
-    afterCommit(trx, (db) =>
-      sealAudit(db, actor.accountId).catch((err: unknown) =>
+    afterCommit(trx, (db) => {
+      // Not awaited: the write answers at once, and the seal chains its event (with every
+      // other event committed meanwhile) a moment later. Reading the trail seals first.
+      void sealAudit(db, actor.accountId).catch((err: unknown) =>
         // The event is stored; the next seal of the account (or the sweep) chains it.
         sealFailures.report(err),
-      ),
-    )
+      );
+      return Promise.resolve();
+    })
   ) {
     await deferInsert(trx, trx.insertInto('audit_pending').values(event));
     return;
@@ -238,6 +241,12 @@ class Sealer {
 
   constructor(private readonly db: Kysely<DB>) {}
 
+  /** Resolves when every seal started or queued so far has ended. */
+  async settled(): Promise<void> {
+    while (this.queued.size > 0 || this.running.size > 0)
+      await Promise.allSettled([...this.queued.values(), ...this.running.values()]);
+  }
+
   seal(accountId: string): Promise<void> {
     const queued = this.queued.get(accountId);
     if (queued) return queued;
@@ -320,6 +329,14 @@ export function sealAudit(db: Kysely<DB>, accountId: string): Promise<void> {
     sealers.set(db, sealer);
   }
   return sealer.seal(accountId);
+}
+
+/**
+ * Waits for this process's seals under way (PostgreSQL): before the database closes, and in
+ * tests that read `audit_events` right after a write.
+ */
+export async function settleAudit(db: Kysely<DB>): Promise<void> {
+  await sealers.get(db)?.settled();
 }
 
 /**

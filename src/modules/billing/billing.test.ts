@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
+import { settleAudit } from '../../shared/audit.js';
 import { loadConfig } from '../../config.js';
 import { createApiKey } from '../api-keys/api-keys.service.js';
 import {
@@ -63,15 +64,18 @@ beforeAll(async () => {
       await app.close();
       fs.rmSync(base.dataDir, { recursive: true, force: true });
     },
-    request: ({ token, key: k, headers, ...rest }) =>
-      app.inject({
+    request: async ({ token, key: k, headers, ...rest }) => {
+      const res = await app.inject({
         ...rest,
         headers: {
           ...(k === null ? {} : { 'x-api-key': k ?? key }),
           ...(token ? { authorization: `Bearer ${token}` } : {}),
           ...headers,
         },
-      }),
+      });
+      await settleAudit(app.ctx.db);
+      return res;
+    },
   };
   admin = await createUser(t);
 });

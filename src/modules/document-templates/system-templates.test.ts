@@ -10,6 +10,7 @@ import {
   type TestUser,
 } from '../../../test/helpers.js';
 import { ensureSystemTemplate, ensureSystemTemplates } from './system-templates.js';
+import { settleAudit } from '../../shared/audit.js';
 
 let t: TestApp;
 let user: TestUser;
@@ -367,6 +368,7 @@ describe('system templates', () => {
       ensureSystemTemplates(db, owner.accountId),
     ]);
     expect([...a, ...b].map((r) => r.system_key).sort()).toEqual(['CREDIT_NOTE', 'INVOICE']);
+    await settleAudit(db);
     expect(await auditCount(t, owner.accountId)).toBe(before + 2);
     const events = await db
       .selectFrom('audit_events')
