@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import { deferInsert } from './transactions.js';
 
@@ -44,6 +44,29 @@ function loose(db: Executor): Kysely<Record<string, RecordShape>> {
 export function recordQueries<T extends RecordTable>(name: T) {
   type Row = Selectable<DB[T]>;
   const table: string = name;
+  /**
+   * The compare-and-set update: applied only when the stored version equals `version` and
+   * every `guard` column holds its value (a state transition's `status = 'DRAFT'`).
+   */
+  const update = async (
+    db: Executor,
+    accountId: string,
+    id: string,
+    version: number,
+    values: Partial<Row>,
+    guard: Guard = {},
+  ): Promise<Row | undefined> => {
+    let query = loose(db)
+      .updateTable(table)
+      .set((eb) => ({ ...(values as Partial<RecordShape>), version: eb('version', '+', 1) }))
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('version', '=', version);
+    for (const [column, value] of Object.entries(guard))
+      query = query.where(column as 'id', '=', value as string);
+    return (await query.returningAll().executeTakeFirst()) as Row | undefined;
+  };
+
   return {
     find: async (db: Executor, accountId: string, id: string): Promise<Row | undefined> =>
       (await loose(db)
@@ -63,27 +86,45 @@ export function recordQueries<T extends RecordTable>(name: T) {
           .executeTakeFirst()
       )?.version,
 
+    update,
+
     /**
-     * The compare-and-set update: applied only when the stored version equals `version` and
-     * every `guard` column holds its value (a state transition's `status = 'DRAFT'`).
+     * `update`, answering the row as it was before as well (for the audit diff). PostgreSQL:
+     * one statement — the old row joined in by `UPDATE … FROM`; when the compare-and-set
+     * matched, no one changed the row between the two (its version would differ), so the
+     * joined row is exactly what was replaced. SQLite (no round trips to save): a read first.
      */
-    update: async (
+    updateWithBefore: async (
       db: Executor,
       accountId: string,
       id: string,
       version: number,
       values: Partial<Row>,
-      guard: Guard = {},
-    ): Promise<Row | undefined> => {
-      let query = loose(db)
-        .updateTable(table)
-        .set((eb) => ({ ...(values as Partial<RecordShape>), version: eb('version', '+', 1) }))
-        .where('account_id', '=', accountId)
-        .where('id', '=', id)
-        .where('version', '=', version);
-      for (const [column, value] of Object.entries(guard))
-        query = query.where(column as 'id', '=', value as string);
-      return (await query.returningAll().executeTakeFirst()) as Row | undefined;
+    ): Promise<{ before: Row; after: Row } | undefined> => {
+      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+        const before = (await loose(db)
+          .selectFrom(table)
+          .selectAll()
+          .where('account_id', '=', accountId)
+          .where('id', '=', id)
+          .executeTakeFirst()) as Row | undefined;
+        if (!before) return undefined;
+        const after = await update(db, accountId, id, version, values);
+        return after && { before, after };
+      }
+      const sets = Object.entries(values as Record<string, unknown>).map(
+        ([column, value]) => sql`${sql.ref(column)} = ${value}`,
+      );
+      const { rows } = await sql<Row & { before_row: Row }>`
+        update ${sql.table(table)} as t
+        set ${sql.join([...sets, sql`version = t.version + 1`])}
+        from (select * from ${sql.table(table)} where account_id = ${accountId} and id = ${id}) as old
+        where t.id = old.id and t.account_id = ${accountId} and t.version = ${version}
+        returning t.*, to_json(old) as before_row`.execute(db);
+      const row = rows[0];
+      if (!row) return undefined;
+      const { before_row: before, ...after } = row;
+      return { before, after: after as unknown as Row };
     },
 
     /** Deletes when the version matches (any when undefined) and every `guard` column holds its value. */

@@ -68,8 +68,8 @@ export async function listPartners(
     .execute();
 }
 
-/** The compare-and-set update (version, then values). */
-export const updatePartner = records.update;
+/** The compare-and-set update answering the partner before and after (one statement on PostgreSQL). */
+export const updatePartnerWithBefore = records.updateWithBefore;
 
 /** Deletes when the version matches (any version when `version` is undefined). */
 export const deletePartner = records.remove;

@@ -140,12 +140,10 @@ export class PartnersService {
         expected: input.version,
         ifMatch,
         what: 'Partner',
-        run: async (version) => {
-          const before = await repo.findPartner(trx, actor.accountId, id);
-          if (!before || version === undefined) return undefined;
-          const after = await repo.updatePartner(trx, actor.accountId, id, version, values);
-          return after && { before, after };
-        },
+        run: (version) =>
+          version === undefined
+            ? Promise.resolve(undefined)
+            : repo.updatePartnerWithBefore(trx, actor.accountId, id, version, values),
         current: () => repo.partnerVersion(trx, actor.accountId, id),
       });
       if (tags !== undefined) await repo.replaceTags(trx, actor.accountId, id, tags);
