@@ -277,6 +277,13 @@ export const settings = {
     32,
     16_384,
   ),
+  databasePoolSize: int(
+    'DATABASE_POOL_SIZE',
+    'PostgreSQL connections per process. Size it with `max_connections` in mind: replicas × this, plus the job workers.',
+    20,
+    1,
+    500,
+  ),
   jobPollIntervalMs: int(
     'JOB_POLL_INTERVAL_MS',
     'How often this process looks for queued background jobs (document rendering and analysis), in ms; 0: it runs none (another replica does). Safe on many replicas: each job runs once at a time.',

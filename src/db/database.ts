@@ -90,10 +90,13 @@ pg.types.setTypeParser(20, (value) => Number(value));
 /**
  * Opens the database selected by the configuration. SQLite runs in WAL mode with group commit
  * (an answered write survives power loss; see `GroupSync`) and a busy timeout; PostgreSQL
- * runs on a pool with error listeners on the pool and on every client, so a lost connection
+ * runs on a pool (`DATABASE_POOL_SIZE`) with error listeners on the pool and on every client, so a lost connection
  * becomes a failed query (503) instead of an uncaught error that kills the process.
  */
-export function openDatabase(config: Pick<Config, 'database'>, logger?: Logger): Database {
+export function openDatabase(
+  config: Pick<Config, 'database'> & Partial<Pick<Config, 'databasePoolSize'>>,
+  logger?: Logger,
+): Database {
   if (config.database.kind === 'sqlite') {
     const file = config.database.file;
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -134,7 +137,7 @@ export function openDatabase(config: Pick<Config, 'database'>, logger?: Logger):
   }
   const pool = new pg.Pool({
     connectionString: config.database.url,
-    max: 10,
+    max: config.databasePoolSize ?? 20,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
   });
