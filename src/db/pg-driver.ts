@@ -1,3 +1,4 @@
+import pg from 'pg';
 import {
   CompiledQuery,
   InsertQueryNode,
@@ -10,8 +11,8 @@ import {
   type TransactionSettings,
 } from 'kysely';
 
-/** Inserts marked by `deferInsert` (src/db/transactions.ts). */
-export const deferredInserts = new WeakSet<CompiledQuery>();
+/** Statements marked by `deferInsert` / `deferStatement` (src/db/transactions.ts). */
+export const deferredStatements = new WeakSet<CompiledQuery>();
 
 function rowsOf(query: CompiledQuery): number {
   const node = query.query;
@@ -21,32 +22,42 @@ function rowsOf(query: CompiledQuery): number {
 }
 
 /**
- * One statement running `queries` (inserts without RETURNING) as data-modifying CTEs, their
- * `$n` placeholders renumbered. Kysely writes every value as a parameter, so a `$` followed by
- * digits in the text of an insert is always a placeholder.
+ * The statement with its parameters written in as literals, for a multi-statement simple query
+ * (one round trip for several statements; the extended protocol takes one per message). Only
+ * strings (quoted by `pg.escapeLiteral`), finite numbers and null are written in; anything
+ * else answers undefined and the statement keeps its parameters. Kysely writes every value as
+ * a parameter, so a `$` followed by digits in its SQL is always a placeholder.
  */
-function combine(queries: CompiledQuery[]): CompiledQuery {
-  if (queries.length === 1) return queries[0]!;
-  const parameters: unknown[] = [];
-  const parts = queries.map((q, i) => {
-    const offset = parameters.length;
-    parameters.push(...q.parameters);
-    const text = q.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-    return i < queries.length - 1 ? `w${i} as (${text})` : text;
-  });
-  const last = parts.pop()!;
-  return CompiledQuery.raw(`with ${parts.join(', ')} ${last}`, parameters);
+function inline(query: CompiledQuery): string | undefined {
+  const literals: string[] = [];
+  for (const value of query.parameters) {
+    if (value === null) literals.push('null');
+    else if (typeof value === 'string') literals.push(pg.escapeLiteral(value));
+    else if (typeof value === 'number' && Number.isFinite(value)) literals.push(String(value));
+    else return undefined;
+  }
+  return query.sql.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
+}
+
+function inlineAll(queries: CompiledQuery[]): string[] | undefined {
+  const out: string[] = [];
+  for (const query of queries) {
+    const text = inline(query);
+    if (text === undefined) return undefined;
+    out.push(text);
+  }
+  return out;
 }
 
 /**
  * A PostgreSQL connection whose transactions cost as few round trips as they can:
- * - `BEGIN` is sent with the transaction's first statement, not on its own;
- * - inserts marked deferred wait and go out together, as one statement, before the next
- *   statement or the COMMIT;
- * - a transaction made of deferred inserts only is that one statement, which PostgreSQL runs
- *   atomically on its own: no BEGIN and no COMMIT at all (a create with its tags and its audit
- *   event: one round trip instead of five).
- * Read-your-writes holds: deferred inserts are sent before any later statement.
+ * - `BEGIN` goes out with the transaction's first statement that needs an answer, together
+ *   with what was deferred before it;
+ * - deferred statements (inserts and locks whose answer the caller does not need) wait and go
+ *   out together, in one simple query, before the next statement or with the `COMMIT`;
+ * - a transaction made of deferred statements only is one round trip, atomic on its own (a
+ *   create with its tags and its audit event: one round trip instead of five).
+ * Read-your-writes holds: deferred statements are sent before any later statement.
  */
 class LazyConnection implements DatabaseConnection {
   private state: 'none' | 'lazy' | 'open' = 'none';
@@ -55,16 +66,16 @@ class LazyConnection implements DatabaseConnection {
   constructor(readonly inner: DatabaseConnection) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.state !== 'none' && deferredInserts.has(query)) {
+    if (this.state !== 'none' && deferredStatements.has(query)) {
       this.deferred.push(query);
       return { rows: [], numAffectedRows: BigInt(rowsOf(query)) };
     }
-    await this.open();
+    await this.send();
     return this.inner.executeQuery<R>(query);
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize?: number) {
-    await this.open();
+    await this.send();
     yield* this.inner.streamQuery<R>(query, chunkSize);
   }
 
@@ -73,41 +84,56 @@ class LazyConnection implements DatabaseConnection {
     this.deferred = [];
   }
 
-  /** Starts the transaction on the server if it has not, and sends what was deferred. */
-  private async open(): Promise<void> {
-    if (this.state === 'lazy') {
-      await this.inner.executeQuery(CompiledQuery.raw('begin'));
-      this.state = 'open';
-    }
-    await this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    if (this.deferred.length === 0) return;
-    const batch = combine(this.deferred);
-    this.deferred = [];
-    await this.inner.executeQuery(batch);
-  }
-
   /** A transaction started as asked (isolation level, access mode), on the server at once. */
   opened(): void {
     this.state = 'open';
     this.deferred = [];
   }
 
+  private raw(statements: string[]): Promise<QueryResult<unknown>> {
+    return this.inner.executeQuery(CompiledQuery.raw(statements.join('; ')));
+  }
+
+  /** Starts the transaction on the server if it has not, with what was deferred. */
+  private async send(): Promise<void> {
+    if (this.state === 'none') return;
+    const deferred = this.deferred;
+    this.deferred = [];
+    const inlined = inlineAll(deferred);
+    if (inlined) {
+      const statements = this.state === 'lazy' ? ['begin', ...inlined] : inlined;
+      if (statements.length > 0) await this.raw(statements);
+    } else {
+      if (this.state === 'lazy') await this.raw(['begin']);
+      for (const query of deferred) await this.inner.executeQuery(query);
+    }
+    this.state = 'open';
+  }
+
   async commit(): Promise<void> {
-    // 'lazy': nothing has reached the server; the deferred inserts are one atomic statement.
-    // A failure leaves the state for the rollback Kysely sends next.
-    await this.flush();
-    if (this.state === 'open') await this.inner.executeQuery(CompiledQuery.raw('commit'));
+    // A failure leaves the state as it is for the rollback Kysely sends next.
+    const inlined = inlineAll(this.deferred);
+    if (this.state === 'lazy' && this.deferred.length === 1 && !inlined) {
+      // Nothing has reached the server: one statement commits on its own.
+      await this.inner.executeQuery(this.deferred[0]!);
+    } else if (this.state === 'lazy' && inlined) {
+      // A simple query of several statements runs as one transaction.
+      if (inlined.length > 0) await this.raw(inlined);
+    } else if (inlined) {
+      await this.raw([...inlined, 'commit']);
+    } else {
+      await this.send();
+      await this.raw(['commit']);
+    }
     this.state = 'none';
+    this.deferred = [];
   }
 
   async rollback(): Promise<void> {
     this.deferred = [];
     const open = this.state === 'open';
     this.state = 'none';
-    if (open) await this.inner.executeQuery(CompiledQuery.raw('rollback'));
+    if (open) await this.raw(['rollback']);
   }
 }
 
@@ -162,7 +188,7 @@ class KontorPgDriver implements Driver {
   }
 }
 
-/** Kysely's PostgreSQL dialect with lazy BEGIN and deferred inserts (`LazyConnection`). */
+/** Kysely's PostgreSQL dialect with lazy BEGIN and deferred statements (`LazyConnection`). */
 export class KontorPostgresDialect extends PostgresDialect {
   override createDriver(): Driver {
     return new KontorPgDriver(super.createDriver() as PostgresDriver);

@@ -5,7 +5,7 @@ import {
   type Transaction,
   type TransactionBuilder,
 } from 'kysely';
-import { deferredInserts } from './pg-driver.js';
+import { deferredStatements } from './pg-driver.js';
 
 type Hook<DB> = (db: Kysely<DB>) => Promise<void>;
 
@@ -43,18 +43,21 @@ export class KontorKysely<DB> extends Kysely<DB> {
 }
 
 /**
- * Runs an insert whose answer the caller does not need (no RETURNING, no row count). On
- * PostgreSQL inside a transaction it is sent later, together with the transaction's other
- * deferred inserts in one statement, before the next statement or at the commit (see
- * `LazyConnection`); elsewhere it runs at once. Its errors may surface at that later point,
- * so defer only inserts whose failure no caller handles on its own (audit events, tags of a
- * record written in the same transaction).
+ * Runs a statement whose answer the caller does not need (an insert without RETURNING, a
+ * lock). On PostgreSQL inside a transaction it is sent later, together with the transaction's
+ * other deferred statements in one round trip, before the next statement or with the COMMIT
+ * (see `LazyConnection`); elsewhere it runs at once. Its errors may surface at that later
+ * point, so defer only statements whose failure no caller handles on its own (audit events,
+ * tags of a record written in the same transaction, the audit chain's lock).
  */
-export async function deferInsert(
+export async function deferStatement(
   db: { executeQuery(query: CompiledQuery): Promise<unknown> },
-  query: Compilable,
+  query: Compilable | CompiledQuery,
 ): Promise<void> {
-  const compiled = query.compile();
-  deferredInserts.add(compiled);
+  const compiled = 'compile' in query ? query.compile() : query;
+  deferredStatements.add(compiled);
   await db.executeQuery(compiled);
 }
+
+/** `deferStatement` for an insert (no RETURNING). */
+export const deferInsert = deferStatement;

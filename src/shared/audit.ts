@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
-import { afterCommit, deferInsert } from '../db/transactions.js';
+import { afterCommit, deferInsert, deferStatement } from '../db/transactions.js';
 import type { Executor } from '../db/records.js';
 import type { DB } from '../db/schema.js';
 import { newId } from './ids.js';
@@ -148,8 +148,10 @@ export async function appendAudit(
  * seal, and the rare inline chaining), so the head is read and written by one at a time.
  */
 async function lockChain(trx: Transaction<DB>, accountId: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${ADVISORY_NAMESPACE}, hashtext(${accountId}))`.execute(
+  // Deferred: it goes out with the seal's first read (BEGIN, lock and read: one round trip).
+  await deferStatement(
     trx,
+    sql`select pg_advisory_xact_lock(${ADVISORY_NAMESPACE}, hashtext(${accountId}))`.compile(trx),
   );
 }
 
