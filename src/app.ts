@@ -17,7 +17,6 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import { Redis } from 'ioredis';
-import pino from 'pino';
 import sjson from 'secure-json-parse';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -134,22 +133,13 @@ function loadAppSecret(config: Config): string {
   return appSecret;
 }
 
-/**
- * Standard output written asynchronously (sonic-boom): a log line never blocks the event loop
- * on a write, and lines that come while a write is under way go out together with the next
- * one. Flushed when the app closes; a crash may lose the last lines.
- */
-function stdoutLog(): pino.DestinationStream & { flushSync(): void } {
-  return pino.destination({ dest: 1, sync: false });
-}
-
 function loggerOptions(
   config: Config,
-  stream: NodeJS.WritableStream | pino.DestinationStream,
+  stream?: NodeJS.WritableStream,
 ): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    stream,
+    ...(stream ? { stream } : {}),
     // Credentials never reach the log, whatever a future serializer adds.
     redact: {
       // Fixed paths only: wildcard paths cost a walk of every logged object.
@@ -208,9 +198,8 @@ const nextRequestId = () => `req_${requestIdPrefix}${(requestCounter++).toString
 /** Builds the app: plugins, error handling, authentication and every module. Never listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock;
-  const stdout = options.logger || options.logStream ? undefined : stdoutLog();
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(config, (options.logStream ?? stdout)!),
+    logger: options.logger ?? loggerOptions(config, options.logStream),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming)
@@ -308,11 +297,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Audit events committed a moment ago are chained before the database goes.
     await settleAudit(database.db);
     await database.close();
-    try {
-      stdout?.flushSync();
-    } catch {
-      // Standard output is gone (a closed pipe): nothing left to keep.
-    }
   });
 
   const validators = createValidators();
