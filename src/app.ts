@@ -65,6 +65,7 @@ import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { bankImportRoutes } from './modules/bank-imports/bank-imports.routes.js';
 import { createStorage } from './modules/files/storage.js';
 import { PdfRenderer } from './shared/pdf/renderer.js';
+import { PgBossJobQueue } from './shared/pgboss-jobs.js';
 import { DbJobQueue } from './shared/jobs.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './shared/counters.js';
@@ -275,12 +276,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     appSecret,
     storage: createStorage(config, appSecret),
     renderer: new PdfRenderer(config, app.log),
-    jobs: new DbJobQueue({
-      db: database.db,
-      clock,
-      logger: app.log,
-      pollMs: config.jobPollIntervalMs,
-    }),
+    // PostgreSQL: pg-boss (retries, dead letters, schedules once across replicas); SQLite: the
+    // embedded `jobs` table. One interface for both.
+    jobs:
+      config.database.kind === 'postgres'
+        ? new PgBossJobQueue({
+            connectionString: config.database.url,
+            logger: app.log,
+            pollMs: config.jobPollIntervalMs,
+          })
+        : new DbJobQueue({
+            db: database.db,
+            clock,
+            logger: app.log,
+            pollMs: config.jobPollIntervalMs,
+          }),
     logger: app.log,
   };
   app.decorate('ctx', ctx);

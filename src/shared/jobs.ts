@@ -4,6 +4,7 @@ import type { Executor } from '../db/records.js';
 import type { DB } from '../db/schema.js';
 import type { Clock } from './clock.js';
 import { newId } from './ids.js';
+import { startPeriodic } from './periodic.js';
 
 /**
  * Background jobs (decisions §1: in-process in embedded mode, on PostgreSQL in production).
@@ -34,6 +35,12 @@ export interface JobQueue {
   kick(): void;
   /** Runs due jobs until none is left (tests, CLI). */
   drain(): Promise<void>;
+  /**
+   * Runs `run` every `intervalMs` (0: never); answers a stop function that waits for a run in
+   * progress. Embedded: a timer in this process. PostgreSQL: a pg-boss schedule, once per
+   * period across replicas, for whole minutes.
+   */
+  every(name: string, intervalMs: number, run: () => Promise<void>): () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -107,6 +114,10 @@ export class DbJobQueue implements JobQueue {
   kick(): void {
     if (this.closed || this.o.pollMs === 0) return;
     void this.scan();
+  }
+
+  every(name: string, intervalMs: number, run: () => Promise<void>): () => Promise<void> {
+    return startPeriodic(this.o.logger, name, intervalMs, run);
   }
 
   async drain(): Promise<void> {

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context.js';
 import { HOUR } from '../../shared/clock.js';
-import { startPeriodic } from '../../shared/periodic.js';
 import { FilesService } from './files.service.js';
 import { systemActor } from './uploaded-file.js';
 
@@ -47,9 +46,9 @@ export async function expireAbandonedUploads(
   }
 }
 
-/** `expireAbandonedUploads` every `intervalMs` in this process (see `startPeriodic`). */
+/** `expireAbandonedUploads` every `intervalMs` (see `JobQueue.every`). */
 export function startUploadExpiry(ctx: AppContext, intervalMs: number): () => Promise<void> {
-  return startPeriodic(ctx.logger, 'upload expiry', intervalMs, async () => {
+  return ctx.jobs.every('upload-expiry', intervalMs, async () => {
     const { expired } = await expireAbandonedUploads(ctx);
     if (expired > 0) ctx.logger.info({ expired }, 'abandoned uploads removed');
   });

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context.js';
 import { MINUTE } from '../../shared/clock.js';
-import { startPeriodic } from '../../shared/periodic.js';
 import { formatDate, isoDate } from '../../shared/dates.js';
 import { formatMoney, type NumberFormat } from '../../shared/money.js';
 import { monthRange } from '../budgets/budgets.repository.js';
@@ -185,9 +184,9 @@ export async function runReminders(
   return { sent };
 }
 
-/** `runReminders` every `intervalMs` in this process (see `startPeriodic`). */
+/** `runReminders` every `intervalMs` (see `JobQueue.every`: once per period across replicas). */
 export function startReminderScheduler(ctx: AppContext, intervalMs: number): () => Promise<void> {
-  return startPeriodic(ctx.logger, 'reminder run', intervalMs, async () => {
+  return ctx.jobs.every('reminders', intervalMs, async () => {
     const { sent } = await runReminders(ctx);
     if (sent > 0) ctx.logger.info({ sent }, 'reminders sent');
   });
