@@ -172,6 +172,12 @@ export class PgBossJobQueue implements JobQueue {
     await this.boss.stop({ graceful: true, wait: true, close: true, timeout: 10_000 });
   }
 
+  /** Jobs of this kind waiting in its dead-letter queue (operators, tests). */
+  async deadLetters(kind: string): Promise<number> {
+    await this.ensureQueue(kind);
+    return this.boss.getQueueSize(`${queueName(kind)}__dead`);
+  }
+
   private readonly created = new Map<string, Promise<void>>();
 
   /** Creates the kind's queue and its dead-letter queue once per process (idempotent). */
