@@ -1,293 +1,730 @@
 /**
- * `npm run bench`: request throughput of Kontor next to a bare `node:http` server measured in
- * the same run on the same machine, so the figures read as a ratio rather than as absolute
- * numbers that depend on the hardware.
- *
- * Kontor runs in-process on embedded SQLite with 10 000 partners, rate limits and quotas on (a
- * plan too large to refuse the load) and request logging on (written to /dev/null, so building
- * and writing the log lines is measured but the terminal is not flooded). autocannon runs in a worker thread so the load generator does not
- * share the server's event loop. Each target runs `BENCH_SECONDS` (default 5) with 50
- * connections, after a short warm-up.
+ * `npm run bench`: the fair HTTP comparison. Every target runs as its own process pinned to one
+ * core (`taskset -c 1`), `wrk` (1 thread, 50 connections) and this harness on the other core
+ * (`taskset -c 0`); every case gets a warm-up, then a measured run; all servers stay up for the
+ * whole run and the rounds are interleaved (A B C … A B C …); ratios are taken per round and
+ * then medianed. A measurement with over 0.5 % non-2xx answers or socket errors is left out and
+ * named. See docs/benchmarks.md for the targets, options and the size comparison.
  */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
-import { buildApp, type App } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
-import { searchText } from '../src/http/pagination.js';
-import { DEFAULT_PLANS } from '../src/modules/plans/plans.catalogue.js';
-import { newId } from '../src/shared/ids.js';
-import { seedUser } from '../test/helpers.js';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 
-const SECONDS = parsePositive(process.env.BENCH_SECONDS, 5);
-const WARMUP_SECONDS = Math.min(1, SECONDS);
-const CONNECTIONS = 50;
-const PARTNERS = 10_000;
-const BATCH = 500;
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..');
+const ALL_TARGETS = ['bare', 'fastify-min', 'kontor-sqlite', 'kontor-pg'];
 
-function parsePositive(raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new Error(`BENCH_SECONDS must be a positive number, got "${raw}"`);
-  return value;
-}
+const { values: opt } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    partners: { type: 'string', default: '10000' },
+    sizes: { type: 'string' },
+    targets: { type: 'string' },
+    endpoints: { type: 'string' },
+    pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432' },
+    redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
+    'server-cpu': { type: 'string', default: '1' },
+    'load-cpu': { type: 'string', default: '0' },
+    'kontor-log': { type: 'string', default: '/dev/null' },
+    'with-peer': { type: 'boolean', default: false },
+    out: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const ROUNDS = Number(opt.rounds);
+const SECONDS = Number(opt.seconds);
+const WARMUP = Number(opt.warmup);
+const CONNECTIONS = Number(opt.connections);
+const SIZES = opt.sizes?.split(',').map(Number);
+const PARTNERS = Number(opt.partners);
+const TARGETS = (opt.targets ?? (SIZES ? 'kontor-sqlite' : ALL_TARGETS.join(','))).split(',');
+const ENDPOINTS = (opt.endpoints ?? (SIZES ? 'get,post' : 'get,list,post,put')).split(',');
+const SERVER_CPU = opt['server-cpu'];
+const LOAD_CPU = opt['load-cpu'];
+
+if (!(ROUNDS >= 1 && ROUNDS <= 20 && SECONDS > 0 && SECONDS <= 60 && WARMUP >= 0 && WARMUP <= 10))
+  throw new Error('--rounds 1–20, --seconds 1–60, --warmup 0–10');
+for (const t of TARGETS)
+  if (!ALL_TARGETS.includes(t)) throw new Error(`unknown target ${t} (${ALL_TARGETS.join(', ')})`);
+for (const e of ENDPOINTS)
+  if (!['get', 'list', 'post', 'put'].includes(e)) throw new Error(`unknown endpoint ${e}`);
+for (const n of SIZES ?? [PARTNERS])
+  if (!(Number.isInteger(n) && n >= 1 && n <= 1_000_000)) throw new Error(`bad size ${n}`);
+if (SIZES && SIZES.length !== 2) throw new Error('--sizes takes two sizes, e.g. 10000,200000');
+
+// ---------------------------------------------------------------------------------------------
+// Processes
 
 function say(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
 
-interface Target {
-  name: string;
-  url: string;
-  headers?: Record<string, string>;
-  method?: 'GET' | 'POST';
-  body?: string;
-  /** A CommonJS file exporting autocannon's `setupRequest`, loaded in the worker thread. */
-  setupRequest?: string;
+function sh(cmd: string, args: string[]): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr || r.error?.message || r.status}`);
+  return r.stdout;
 }
 
-interface Row {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
+/** Pins this process (and so wrk's parent) to the load core. */
+function pinSelf(): void {
+  sh('taskset', ['-cp', LOAD_CPU, String(process.pid)]);
 }
 
-async function measure(target: Target, seconds: number): Promise<Row> {
-  const result = await autocannon({
-    url: target.url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    workers: 1,
-    requests: [
-      {
-        method: target.method ?? 'GET',
-        headers: {
-          ...target.headers,
-          ...(target.body ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(target.body ? { body: target.body } : {}),
-        ...(target.setupRequest ? { setupRequest: target.setupRequest } : {}),
-      },
-    ],
-  });
-  return {
-    name: target.name,
-    rps: result.requests.mean,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
-}
-
-async function run(target: Target): Promise<Row> {
-  await measure(target, WARMUP_SECONDS);
-  return measure(target, SECONDS);
-}
-
-/** A bare `node:http` server answering `{"status":"ok"}`: the ceiling of this machine. */
-async function startBare(): Promise<{ url: string; close: () => Promise<void> }> {
-  const body = JSON.stringify({ status: 'ok' });
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
     });
-    res.end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
-  };
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Server {
+  name: string;
+  child: ChildProcess;
+  base: string;
+  exited: boolean;
+  prefix: string;
+  wrkEnv: Record<string, string>;
+  ids?: string[];
+  idsFile?: string;
+  putState?: string;
+}
+
+const children: ChildProcess[] = [];
+
+function startProcess(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  logFile: string,
+): Server {
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn('taskset', ['-c', SERVER_CPU, process.execPath, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  children.push(child);
+  const server: Server = {
+    name,
+    child,
+    base: `http://127.0.0.1:${port}`,
+    exited: false,
+    prefix: '',
+    wrkEnv: {},
+  };
+  child.on('exit', () => (server.exited = true));
+  return server;
+}
+
+async function waitHttp(server: Server, pathName: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (server.exited) throw new Error(`${server.name} exited while starting`);
+    try {
+      await fetch(`${server.base}${pathName}`);
+      return;
+    } catch {
+      await sleep(100);
+    }
+  }
+  throw new Error(`${server.name} did not answer within 30 s`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await gone;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Targets
 
 const NAMES = ['Müller', 'Schäfer', 'Weiß', 'Becker', 'Hoffmann', 'Köhler', 'Zimmermann', 'Braun'];
 const FORMS = ['GmbH', 'AG', 'KG', 'e.K.', 'GmbH & Co. KG'];
 const TAGS = ['supplier', 'office', 'it', 'logistics', 'consulting', 'key-account'];
 
-/**
- * `count` partners shaped as `PartnersService.create` writes them (search name, JSON columns,
- * tag rows), inserted in batches in one transaction. No audit events: the bench seeds data,
- * it does not replay history.
- */
-async function seedPartners(app: App, accountId: string, count: number): Promise<string[]> {
+function partnerBody(i: number) {
+  const tags = [TAGS[i % TAGS.length]!, TAGS[(i * 7 + 3) % TAGS.length]!];
+  return {
+    name: `${NAMES[i % NAMES.length]!} ${i} ${FORMS[i % FORMS.length]!}`,
+    type: i % 3 === 0 ? 'VENDOR' : 'CUSTOMER',
+    ...(i % 2 === 0 ? { description: `Seeded partner number ${i}.` } : {}),
+    ...(i % 4 === 0 ? { website: `https://partner-${i}.example` } : {}),
+    addresses: [
+      {
+        type: 'BILLING',
+        street: `Hauptstraße ${(i % 200) + 1}`,
+        postalCode: String(10_000 + (i % 89_999)),
+        city: 'Berlin',
+        country: 'DE',
+      },
+    ],
+    tags: tags.filter((t, k) => tags.indexOf(t) === k),
+  };
+}
+
+const tsxImport = ['--import', 'tsx'];
+
+async function startBare(runDir: string): Promise<Server> {
+  const port = await freePort();
+  const s = startProcess(
+    'bare',
+    [...tsxImport, path.join(HERE, 'targets', 'bare.ts')],
+    { PORT: String(port) },
+    port,
+    path.join(runDir, 'bare.log'),
+  );
+  await waitHttp(s, '/');
+  return s;
+}
+
+async function startFastifyMin(runDir: string, count: number): Promise<Server> {
+  const file = path.join(runDir, 'fastify-min.sqlite');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec(`create table partners (id text primary key, account_id text not null, name text not null,
+    search_name text not null, type text not null, description text, website text, logo_file_id text,
+    addresses text not null, tags text not null, version integer not null, created_at text not null,
+    updated_at text not null)`);
+  const insert = db.prepare(
+    'insert into partners values (?, ?, ?, ?, ?, ?, ?, null, ?, ?, 1, ?, ?)',
+  );
   const ids: string[] = [];
   const now = new Date().toISOString();
-  await app.ctx.db.transaction().execute(async (trx) => {
-    for (let offset = 0; offset < count; offset += BATCH) {
-      const partners = [];
-      const tags = [];
-      for (let i = offset; i < Math.min(count, offset + BATCH); i++) {
-        const id = newId('partner');
-        const name = `${NAMES[i % NAMES.length]!} ${i} ${FORMS[i % FORMS.length]!}`;
-        const partnerTags = [TAGS[i % TAGS.length]!, TAGS[(i * 7 + 3) % TAGS.length]!].filter(
-          (tag, index, all) => all.indexOf(tag) === index,
-        );
-        ids.push(id);
-        partners.push({
-          id,
-          account_id: accountId,
-          name,
-          search_name: searchText(name),
-          type: i % 3 === 0 ? 'VENDOR' : 'CUSTOMER',
-          description: i % 2 === 0 ? `Seeded partner number ${i}.` : null,
-          website: i % 4 === 0 ? `https://partner-${i}.example` : null,
-          logo_file_id: null,
-          addresses: JSON.stringify([
-            {
-              type: 'BILLING',
-              street: `Hauptstraße ${(i % 200) + 1}`,
-              postalCode: String(10_000 + (i % 89_999)),
-              city: 'Berlin',
-              country: 'DE',
-            },
-          ]),
-          tags: JSON.stringify(partnerTags),
-          version: 1,
-          created_at: now,
-          updated_at: now,
-        });
-        for (const tag of partnerTags) tags.push({ account_id: accountId, partner_id: id, tag });
-      }
-      await trx.insertInto('partners').values(partners).execute();
-      await trx.insertInto('partner_tags').values(tags).execute();
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const b = partnerBody(i);
+      const id = `ptr_${crypto.randomBytes(12).toString('hex')}`;
+      ids.push(id);
+      insert.run(
+        id,
+        'acc_bench',
+        b.name,
+        b.name.toLowerCase(),
+        b.type,
+        b.description ?? null,
+        b.website ?? null,
+        JSON.stringify(b.addresses),
+        JSON.stringify(b.tags),
+        now,
+        now,
+      );
     }
-  });
-  return ids;
-}
-
-/** A `setupRequest` module that sends each request to a random partner of `ids`. */
-function writeRandomIdSetup(dir: string, ids: string[]): string {
-  const file = path.join(dir, 'random-partner.cjs');
-  fs.writeFileSync(
-    file,
-    `const ids = ${JSON.stringify(ids)};\n` +
-      'module.exports = (request) => ({ ...request, path: `/v1/partners/${ids[Math.floor(Math.random() * ids.length)]}` });\n',
+  })();
+  db.close();
+  const token = crypto.randomBytes(20).toString('hex');
+  const port = await freePort();
+  const s = startProcess(
+    'fastify-min',
+    [...tsxImport, path.join(HERE, 'targets', 'fastify-sqlite.ts')],
+    { PORT: String(port), DB_FILE: file, TOKEN: token },
+    port,
+    path.join(runDir, 'fastify-min.log'),
   );
-  return file;
+  await waitHttp(s, '/partners/x');
+  s.prefix = '/partners';
+  s.wrkEnv = { AUTH: `Bearer ${token}` };
+  s.ids = ids;
+  return s;
 }
 
-function printTable(rows: Row[]): void {
-  const bare = rows[0]!.rps;
-  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', 'non-2xx', 'errors'];
-  const lines = rows.map((r) => [
-    r.name,
-    r.rps.toFixed(0),
-    r.p50.toFixed(1),
-    r.p99.toFixed(1),
-    `${((r.rps / bare) * 100).toFixed(1)} %`,
-    String(r.non2xx),
-    String(r.errors),
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const format = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  say(format(header));
-  say(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const line of lines) say(format(line));
+/** The environment Kontor runs with: production, request log on, limits it cannot reach. */
+function kontorEnv(dataDir: string, apiKey: string, databaseUrl?: string): Record<string, string> {
+  const plansFile = path.join(dataDir, 'plans.json');
+  const huge = { requestsPerMinute: 100_000_000, requestsPerMonth: 2_000_000_000 };
+  fs.writeFileSync(
+    plansFile,
+    JSON.stringify([
+      {
+        id: 'FREE',
+        name: 'Bench',
+        seats: 100,
+        ...huge,
+        storageBytes: 10_000_000_000,
+        currency: 'EUR',
+        monthlyPrice: 0,
+      },
+    ]),
+  );
+  return {
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    API_KEYS: apiKey,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    PLANS_FILE: plansFile,
+    REMINDER_INTERVAL_MS: '0',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, REDIS_URL: opt.redis } : {}),
+  };
+}
+
+interface InjectResponse {
+  statusCode: number;
+  body: string;
+}
+interface KontorApp {
+  inject(req: {
+    method: string;
+    url: string;
+    headers?: Record<string, string>;
+    payload?: unknown;
+  }): Promise<InjectResponse>;
+  close(): Promise<void>;
+  ctx: { db: unknown };
+}
+interface KontorDist {
+  buildApp(config: unknown, options?: { logStream?: NodeJS.WritableStream }): Promise<KontorApp>;
+  loadConfig(env: NodeJS.ProcessEnv): unknown;
+  verifyAuditChain(db: unknown): Promise<Record<string, unknown>>;
+}
+
+async function loadDist(): Promise<KontorDist> {
+  const dist = path.join(ROOT, 'dist');
+  if (!fs.existsSync(path.join(dist, 'server.js')))
+    throw new Error('dist/ missing: run `npm run build`');
+  const app = (await import(path.join(dist, 'app.js'))) as Pick<KontorDist, 'buildApp'>;
+  const config = (await import(path.join(dist, 'config.js'))) as Pick<KontorDist, 'loadConfig'>;
+  const audit = (await import(path.join(dist, 'shared', 'audit.js'))) as Pick<
+    KontorDist,
+    'verifyAuditChain'
+  >;
+  return { ...app, ...config, ...audit };
+}
+
+/**
+ * Seeds a Kontor database through its own HTTP routes, driven in-process with `inject` by the
+ * built app (dist/) on the same DATA_DIR / DATABASE_URL the server will use: the account is made
+ * by register → code from the outbox mail → confirm → login → POST /v1/api-tokens, and every
+ * partner by POST /v1/partners, so partners, tags and audit events are exactly what the API
+ * writes (the audit chain is verified at the end). No socket, so 200 000 take minutes, not an hour.
+ */
+async function seedKontor(
+  name: string,
+  env: Record<string, string>,
+  count: number,
+): Promise<{ token: string; ids: string[] }> {
+  const dist = await loadDist();
+  const config = dist.loadConfig({ ...env, PORT: '0' });
+  const app = await dist.buildApp(config, { logStream: fs.createWriteStream('/dev/null') });
+  const apiKey = env.API_KEYS!;
+  const call = async (method: string, url: string, payload?: unknown, auth?: string) => {
+    const res = await app.inject({
+      method,
+      url,
+      headers: {
+        'x-api-key': apiKey,
+        ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+    if (res.statusCode >= 300)
+      throw new Error(
+        `${name}: ${method} ${url} answered ${res.statusCode}: ${res.body.slice(0, 300)}`,
+      );
+    return (res.body ? JSON.parse(res.body) : {}) as Record<string, unknown>;
+  };
+  try {
+    const email = `bench-${Date.now()}@example.com`;
+    const password = 'a long passphrase for the bench';
+    await call('POST', '/v1/auth/register', {
+      email,
+      password,
+      name: 'Bench',
+      companyName: 'Bench GmbH',
+    });
+    const outbox = path.join(env.DATA_DIR!, 'outbox');
+    let code: string | undefined;
+    for (let i = 0; i < 120 && !code; i++) {
+      await sleep(250);
+      if (!fs.existsSync(outbox)) continue;
+      for (const f of fs.readdirSync(outbox).filter((n) => n.endsWith('.eml')))
+        code ??= /code: (\d{6})/.exec(fs.readFileSync(path.join(outbox, f), 'utf8'))?.[1];
+    }
+    if (!code) throw new Error(`${name}: no confirmation mail in ${outbox}`);
+    await call('POST', '/v1/auth/confirm', { email, code });
+    const { accessToken } = (await call('POST', '/v1/auth/login', { email, password })) as {
+      accessToken: string;
+    };
+    const { token } = (await call('POST', '/v1/api-tokens', { name: 'bench' }, accessToken)) as {
+      token: string;
+    };
+    if (!token.startsWith('kpat_')) throw new Error(`${name}: unexpected api-token answer`);
+
+    const ids: string[] = new Array<string>(count);
+    const started = Date.now();
+    let next = 0;
+    let lastReport = started;
+    const worker = async () => {
+      while (next < count) {
+        const i = next++;
+        const { id } = (await call('POST', '/v1/partners', partnerBody(i), token)) as {
+          id: string;
+        };
+        ids[i] = id;
+        if (Date.now() - lastReport > 10_000) {
+          lastReport = Date.now();
+          say(`   ${name}: ${i + 1} / ${count} partners`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, worker));
+    const seconds = (Date.now() - started) / 1000;
+    const report = await dist.verifyAuditChain(app.ctx.db);
+    say(
+      `   ${name}: seeded ${count} partners through POST /v1/partners in ${seconds.toFixed(0)} s ` +
+        `(${Math.round(count / seconds)}/s); audit chain: ${JSON.stringify(report)}`,
+    );
+    return { token, ids };
+  } finally {
+    await app.close();
+  }
+}
+
+async function startKontor(
+  name: string,
+  runDir: string,
+  count: number,
+  databaseUrl?: string,
+): Promise<Server> {
+  const dataDir = path.join(runDir, name);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const apiKey = `bench-key-${crypto.randomBytes(12).toString('hex')}`;
+  const env = kontorEnv(dataDir, apiKey, databaseUrl);
+  const { token, ids } = await seedKontor(name, env, count);
+  const port = await freePort();
+  const logFile = opt['kontor-log'] === '/dev/null' ? '/dev/null' : path.resolve(opt['kontor-log']);
+  const s = startProcess(
+    name,
+    [path.join(ROOT, 'dist', 'server.js')],
+    { ...env, PORT: String(port) },
+    port,
+    logFile,
+  );
+  await waitHttp(s, '/health');
+  s.prefix = '/v1/partners';
+  s.wrkEnv = { API_KEY: apiKey, AUTH: `Bearer ${token}` };
+  s.ids = ids;
+  return s;
+}
+
+function pgArgs(): string[] {
+  const u = new URL(opt.pg);
+  return [
+    '-h',
+    u.hostname,
+    '-p',
+    u.port || '5432',
+    '-U',
+    decodeURIComponent(u.username || 'postgres'),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+interface Case {
+  target: string;
+  endpoint: 'hello' | 'get' | 'list' | 'post' | 'put';
+  size?: number;
+}
+interface Row extends Case {
+  round: number;
+  rps: number;
+  requests: number;
+  p50: number;
+  p99: number;
+  bad: number;
+}
+
+function runWrk(
+  url: string,
+  env: Record<string, string>,
+  seconds: number,
+): Promise<Omit<Row, keyof Case | 'round'>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'taskset',
+      [
+        '-c',
+        LOAD_CPU,
+        'wrk',
+        '-t1',
+        `-c${CONNECTIONS}`,
+        `-d${seconds}s`,
+        '--latency',
+        '-s',
+        path.join(HERE, 'bench.lua'),
+        url,
+      ],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = /RESULT (\{.*\})/.exec(out)?.[1];
+      if (code !== 0 || !line) return reject(new Error(`wrk failed (${code}): ${out.slice(-500)}`));
+      const r = JSON.parse(line) as Record<string, number>;
+      resolve({
+        rps: r.requests! / (r.duration_us! / 1e6),
+        requests: r.requests!,
+        p50: r.p50! / 1000,
+        p99: r.p99! / 1000,
+        bad: r.errors! + r.status!,
+      });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run
+
+const servers = new Map<string, Server>();
+const databases: string[] = [];
+const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+const outDir = path.resolve(opt.out ?? path.join(HERE, 'results', stamp));
+const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-'));
+
+function log(line: string): void {
+  say(line);
+  fs.appendFileSync(path.join(outDir, 'log.txt'), `${line}\n`);
+}
+
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.all(children.map(stopChild));
+    if (opt.keep) return say(`kept ${runDir} and databases ${databases.join(', ') || '–'}`);
+    for (const db of databases)
+      try {
+        sh('dropdb', [...pgArgs(), '--if-exists', '--force', db]);
+      } catch (err) {
+        say(`!! could not drop ${db}: ${(err as Error).message}`);
+      }
+    fs.rmSync(runDir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => {
+    say(`\n${sig}: stopping servers, removing temp data`);
+    void cleanup().finally(() => process.exit(130));
+  });
+
+const key = (target: string, size?: number) => (size === undefined ? target : `${target}@${size}`);
+
+async function setUp(): Promise<Case[]> {
+  const cases: Case[] = [];
+  const sizes = SIZES ?? [PARTNERS];
+  if (TARGETS.includes('bare')) {
+    servers.set('bare', await startBare(runDir));
+    cases.push({ target: 'bare', endpoint: 'hello' });
+  }
+  if (TARGETS.includes('fastify-min')) {
+    servers.set('fastify-min', await startFastifyMin(runDir, sizes[0]!));
+    cases.push({ target: 'fastify-min', endpoint: 'get' });
+  }
+  const apps: { target: string; size?: number }[] = [];
+  for (const target of ['kontor-sqlite', 'kontor-pg'].filter((t) => TARGETS.includes(t)))
+    for (const size of sizes) {
+      const name = key(target, SIZES ? size : undefined);
+      let url: string | undefined;
+      if (target === 'kontor-pg') {
+        const db = `kontor_bench_${stamp.replace(/-/g, '').toLowerCase()}_${size}`;
+        sh('createdb', [...pgArgs(), db]);
+        databases.push(db);
+        const u = new URL(opt.pg);
+        u.pathname = `/${db}`;
+        url = u.toString();
+      }
+      log(`${name}: seeding ${size} partners`);
+      servers.set(name, await startKontor(name.replace('@', '-'), runDir, size, url));
+      apps.push({ target, size: SIZES ? size : undefined });
+    }
+  for (const endpoint of ENDPOINTS as Case['endpoint'][])
+    for (const a of apps) cases.push({ target: a.target, endpoint, size: a.size });
+  for (const [name, s] of servers) {
+    if (!s.ids) continue;
+    s.idsFile = path.join(runDir, `${name}-ids.txt`);
+    fs.writeFileSync(s.idsFile, `${s.ids.join('\n')}\n`);
+    s.putState = path.join(runDir, `${name}-put.txt`);
+    fs.writeFileSync(s.putState, s.ids.map((id) => `${id} 1\n`).join(''));
+  }
+  return cases;
+}
+
+async function measure(c: Case, round: number, seconds: number) {
+  const s = servers.get(key(c.target, c.size))!;
+  const env: Record<string, string> = { ...s.wrkEnv, TAG: `r${round}-${Date.now()}` };
+  let url = `${s.base}/`;
+  if (c.endpoint === 'get')
+    Object.assign(env, { MODE: 'getid', PREFIX: `${s.prefix}/`, IDS_FILE: s.idsFile });
+  else if (c.endpoint === 'list') {
+    env.MODE = 'get';
+    url = `${s.base}${s.prefix}?limit=25`;
+  } else if (c.endpoint === 'post') Object.assign(env, { MODE: 'post', PREFIX: s.prefix });
+  else if (c.endpoint === 'put')
+    Object.assign(env, {
+      MODE: 'put',
+      PREFIX: `${s.prefix}/`,
+      IDS_FILE: s.putState,
+      STATE_OUT: `${s.putState}.next`,
+    });
+  else env.MODE = 'get';
+  const r = await runWrk(url, env, seconds);
+  if (c.endpoint === 'put') fs.renameSync(`${s.putState}.next`, s.putState!);
+  if (s.exited) throw new Error(`${s.name} died during ${c.endpoint}`);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const valid = (r: Row) => r.bad <= 0.005 * r.requests;
+
+interface Stats {
+  median: number;
+  min: number;
+  max: number;
+}
+function stats(values: number[]): Stats | undefined {
+  const v = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const m = Math.floor(v.length / 2);
+  return {
+    median: v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2,
+    min: v[0]!,
+    max: v[v.length - 1]!,
+  };
+}
+
+const LABEL: Record<Case['endpoint'], string> = {
+  hello: 'GET / (small JSON)',
+  get: 'GET /partners/{id}',
+  list: 'GET /partners?limit=25',
+  post: 'POST /partners',
+  put: 'PUT /partners/{id}',
+};
+const f0 = (x?: number) => (x === undefined ? '–' : Math.round(x).toLocaleString('en-US'));
+const f1 = (x?: number) => (x === undefined ? '–' : x.toFixed(1));
+const fr = (s?: Stats) => (s === undefined ? '–' : s.median.toFixed(s.median < 0.1 ? 3 : 2));
+
+function table(cases: Case[], rows: Row[]): string {
+  const ok = rows.filter(valid);
+  const find = (target: string, endpoint: string, round: number, size?: number) =>
+    ok.find(
+      (r) => r.target === target && r.endpoint === endpoint && r.round === round && r.size === size,
+    );
+  const lines = [
+    `| target | request | req/s median (min–max), ${ROUNDS} rounds | p99 ms median (min–max) | × bare | × minimal | left out |`,
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const c of cases) {
+    const all = rows.filter(
+      (r) => r.target === c.target && r.endpoint === c.endpoint && r.size === c.size,
+    );
+    const mine = all.filter(valid);
+    const rps = stats(mine.map((r) => r.rps));
+    const p99 = stats(mine.map((r) => r.p99));
+    const ratio = (t: string, e: string) =>
+      stats(mine.map((r) => r.rps / (find(t, e, r.round)?.rps ?? NaN)));
+    const out = all
+      .filter((r) => !valid(r))
+      .map((r) => `round ${r.round} (${r.bad} of ${r.requests} bad)`);
+    lines.push(
+      `| ${key(c.target, c.size)} | ${LABEL[c.endpoint]} | ${f0(rps?.median)} (${f0(rps?.min)}–${f0(rps?.max)}) | ` +
+        `${f1(p99?.median)} (${f1(p99?.min)}–${f1(p99?.max)}) | ${fr(ratio('bare', 'hello'))} | ` +
+        `${fr(ratio('fastify-min', 'get'))} | ${out.join(', ') || '–'} |`,
+    );
+  }
+  lines.push(
+    '',
+    '× bare: against bare node:http GET / of the same round; × minimal: against the minimal Fastify + SQLite',
+    'GET by id of the same round; medians of the per-round ratios. A measurement with over 0.5 % non-2xx',
+    "answers or socket errors is left out (with its round's ratios).",
+  );
+  if (SIZES) {
+    lines.push(
+      '',
+      `| target | request | ${SIZES[1]} / ${SIZES[0]} partners, median (min–max) of per-round ratios | goal |`,
+      '|---|---|---|---|',
+    );
+    for (const c of cases.filter((c) => c.size === SIZES[1])) {
+      const big = ok.filter(
+        (r) => r.target === c.target && r.endpoint === c.endpoint && r.size === SIZES[1],
+      );
+      const s = stats(
+        big.map((r) => r.rps / (find(c.target, c.endpoint, r.round, SIZES[0])?.rps ?? NaN)),
+      );
+      lines.push(
+        `| ${c.target} | ${LABEL[c.endpoint]} | ${fr(s)} (${fr(s && { ...s, median: s.min })}–${fr(s && { ...s, median: s.max })}) | ≥ 0.80${s ? (s.median >= 0.8 ? ' ✓' : ' ✗') : ''} |`,
+      );
+    }
+  }
+  return lines.join('\n');
 }
 
 async function main(): Promise<void> {
   const started = Date.now();
-  say(
-    `Kontor bench: ${SECONDS} s per target (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections, ` +
-      `Node ${process.version}, ${os.cpus().length} CPU(s)`,
+  fs.mkdirSync(outDir, { recursive: true });
+  pinSelf();
+  log(
+    `node ${process.version}, ${os.cpus().length} CPUs, servers on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}, ` +
+      `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per case, ${ROUNDS} rounds` +
+      (SIZES ? `, sizes ${SIZES.join(' vs ')}` : `, ${PARTNERS} partners`),
   );
+  const cases = await setUp();
+  log(`servers: ${[...servers].map(([n, s]) => `${n} pid ${s.child.pid}`).join(', ')}`);
   const rows: Row[] = [];
-
-  const bare = await startBare();
-  try {
-    rows.push(await run({ name: 'bare node:http', url: `${bare.url}/` }));
-  } finally {
-    await bare.close();
+  for (let round = 1; round <= ROUNDS; round++) {
+    const load = fs.readFileSync('/proc/loadavg', 'utf8').trim();
+    log(`round ${round}/${ROUNDS} (loadavg ${load})`);
+    for (const c of cases) {
+      if (WARMUP > 0) await measure(c, round, WARMUP);
+      const r: Row = { ...c, round, ...(await measure(c, round, SECONDS)) };
+      rows.push(r);
+      fs.appendFileSync(path.join(outDir, 'rounds.jsonl'), `${JSON.stringify(r)}\n`);
+      log(
+        `  ${key(c.target, c.size).padEnd(22)} ${c.endpoint.padEnd(5)} ${f0(r.rps).padStart(7)} req/s  ` +
+          `p99 ${f1(r.p99)} ms${r.bad ? `  ${r.bad} bad` : ''}`,
+      );
+    }
   }
-
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-'));
-  let app: App | undefined;
-  try {
-    // Rate limits and quotas stay on (their counting is part of every request); the bench
-    // account's plan, from an operator catalogue, is large enough never to refuse the load.
-    const plansFile = path.join(dataDir, 'plans.json');
-    fs.writeFileSync(
-      plansFile,
-      JSON.stringify(
-        DEFAULT_PLANS.map((p) => ({
-          ...p,
-          requestsPerMinute: 10_000_000,
-          requestsPerMonth: 1_000_000_000,
-        })),
-      ),
-    );
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      DATABASE_URL: `sqlite:${path.join(dataDir, 'kontor.sqlite')}`,
-      PLANS_FILE: plansFile,
-      LOG_LEVEL: 'info',
-    });
-    // The production logger (redaction, serializers), one line per request, into /dev/null.
-    app = await buildApp(config, {
-      logStream: fs.createWriteStream('/dev/null'),
-    });
-    const address = await app.listen({ host: '127.0.0.1', port: 0 });
-    const { key } = await createApiKey(app.ctx.db, 'bench');
-    const { accountId, token } = await seedUser(app.ctx.db);
-    const seedStart = Date.now();
-    const ids = await seedPartners(app, accountId, PARTNERS);
-    say(`seeded ${ids.length} partners in ${Date.now() - seedStart} ms (SQLite in ${dataDir})`);
-    const headers = { 'x-api-key': key, authorization: `Bearer ${token}` };
-
-    rows.push(
-      await run({
-        name: 'GET /v1/partners/{id}',
-        url: `${address}/v1/partners/${ids[0]!}`,
-        headers,
-        setupRequest: writeRandomIdSetup(dataDir, ids),
-      }),
-    );
-    rows.push(
-      await run({
-        name: 'GET /v1/partners?limit=25',
-        url: `${address}/v1/partners?limit=25`,
-        headers,
-      }),
-    );
-    rows.push(
-      await run({
-        name: 'POST /v1/partners',
-        url: `${address}/v1/partners`,
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ name: 'Bench Müller GmbH', type: 'VENDOR', tags: ['bench'] }),
-      }),
-    );
-  } finally {
-    await app?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-
+  const md = table(cases, rows);
+  fs.writeFileSync(path.join(outDir, 'summary.md'), `${md}\n`);
   say();
-  printTable(rows);
+  say(md);
   say();
-  const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
-  for (const r of failed)
-    say(
-      `WARNING: ${r.name}: ${r.non2xx} non-2xx responses, ${r.errors} errors; figures are not valid`,
-    );
-  say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  say(
+    `results in ${path.relative(ROOT, outDir)}; done in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
 }
 
-await main();
+try {
+  await main();
+} finally {
+  await cleanup();
+}
