@@ -723,8 +723,29 @@ async function main(): Promise<void> {
   );
 }
 
-try {
-  await main();
-} finally {
-  await cleanup();
+/**
+ * `--with-peer`: the NestJS peer is not part of the project; when `../shared/bench` (built) sits
+ * beside the checkout, its harness runs the same method with the peer added to the targets.
+ */
+function runWithPeer(): number {
+  const harness = path.resolve(ROOT, '..', 'shared', 'bench', 'bench.mjs');
+  if (!fs.existsSync(harness)) throw new Error(`--with-peer: ${harness} not found`);
+  const targets = [...TARGETS, 'nest-pg', 'nest-sqlite'].filter(
+    (t, i, all) => all.indexOf(t) === i,
+  );
+  const args = [harness, '--kontor', ROOT, '--rounds', opt.rounds, '--seconds', opt.seconds];
+  args.push('--warmup', opt.warmup, '--partners', opt.partners, '--targets', targets.join(','));
+  args.push('--endpoints', ENDPOINTS.join(','), '--pg', opt.pg, '--redis', opt.redis);
+  say(`delegating to ${harness}`);
+  return spawnSync(process.execPath, args, { stdio: 'inherit' }).status ?? 1;
 }
+
+if (opt['with-peer']) {
+  fs.rmSync(runDir, { recursive: true, force: true });
+  process.exitCode = runWithPeer();
+} else
+  try {
+    await main();
+  } finally {
+    await cleanup();
+  }
