@@ -145,7 +145,7 @@ export function openDatabase(
   pool.on('connect', (client) => {
     client.on('error', (err) => logger?.error({ err }, 'PostgreSQL client failed'));
   });
-  const db = new KontorKysely<DB>({ dialect: new KontorPostgresDialect({ pool }) });
+  const db = new KontorKysely<DB>({ dialect: new KontorPostgresDialect(pool) });
   const storage = storageState(undefined);
   return {
     db,

@@ -1,17 +1,16 @@
-import pg from 'pg';
 import {
-  CompiledQuery,
+  type CompiledQuery,
   InsertQueryNode,
   PostgresDialect,
-  type PostgresDriver,
   ValuesNode,
   type DatabaseConnection,
   type Driver,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import pg from 'pg';
 
-/** Statements marked by `deferInsert` / `deferStatement` (src/db/transactions.ts). */
+/** Statements marked by `deferStatement` (src/db/transactions.ts). */
 export const deferredStatements = new WeakSet<CompiledQuery>();
 
 function rowsOf(query: CompiledQuery): number {
@@ -23,17 +22,19 @@ function rowsOf(query: CompiledQuery): number {
 
 /**
  * The statement with its parameters written in as literals, for a multi-statement simple query
- * (one round trip for several statements; the extended protocol takes one per message). Only
- * strings (quoted by `pg.escapeLiteral`), finite numbers and null are written in; anything
- * else answers undefined and the statement keeps its parameters. Kysely writes every value as
- * a parameter, so a `$` followed by digits in its SQL is always a placeholder.
+ * (one round trip for several statements; the extended protocol takes one per statement).
+ * Strings and finite numbers become quoted literals (`pg.escapeLiteral`), which PostgreSQL
+ * types from their context as it types parameters; null stays null. Anything else answers
+ * undefined and the statement keeps its parameters. Kysely writes every value as a parameter,
+ * so a `$` followed by digits in its SQL is always a placeholder.
  */
 function inline(query: CompiledQuery): string | undefined {
   const literals: string[] = [];
   for (const value of query.parameters) {
     if (value === null) literals.push('null');
     else if (typeof value === 'string') literals.push(pg.escapeLiteral(value));
-    else if (typeof value === 'number' && Number.isFinite(value)) literals.push(String(value));
+    else if (typeof value === 'number' && Number.isFinite(value))
+      literals.push(`'${String(value)}'`);
     else return undefined;
   }
   return query.sql.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
@@ -49,34 +50,57 @@ function inlineAll(queries: CompiledQuery[]): string[] | undefined {
   return out;
 }
 
+function toResult<R>(raw: pg.QueryResult | pg.QueryResult[]): QueryResult<R> {
+  // A simple query of several statements answers one result each: the last one is asked for.
+  const result = Array.isArray(raw) ? raw.at(-1)! : raw;
+  const { command, rowCount, rows } = result;
+  return {
+    rows: (rows ?? []) as R[],
+    numAffectedRows:
+      command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
+        ? BigInt(rowCount ?? 0)
+        : undefined,
+  };
+}
+
 /**
  * A PostgreSQL connection whose transactions cost as few round trips as they can:
- * - `BEGIN` goes out with the transaction's first statement that needs an answer, together
- *   with what was deferred before it;
+ * - `BEGIN` goes out with the transaction's first statement, in one simple query;
  * - deferred statements (inserts and locks whose answer the caller does not need) wait and go
- *   out together, in one simple query, before the next statement or with the `COMMIT`;
+ *   out together with the next statement or with the `COMMIT`;
  * - a transaction made of deferred statements only is one round trip, atomic on its own (a
  *   create with its tags and its audit event: one round trip instead of five).
+ * What cannot be written as literals (see `inline`) goes out on its own, with parameters.
  * Read-your-writes holds: deferred statements are sent before any later statement.
  */
 class LazyConnection implements DatabaseConnection {
   private state: 'none' | 'lazy' | 'open' = 'none';
   private deferred: CompiledQuery[] = [];
 
-  constructor(readonly inner: DatabaseConnection) {}
+  constructor(readonly client: pg.PoolClient) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.state !== 'none' && deferredStatements.has(query)) {
+    if (this.state === 'none')
+      return toResult(await this.client.query(query.sql, [...query.parameters]));
+    if (deferredStatements.has(query)) {
       this.deferred.push(query);
       return { rows: [], numAffectedRows: BigInt(rowsOf(query)) };
     }
+    // BEGIN, what was deferred and this statement, in one round trip when they can be inlined.
+    const ahead = this.state === 'lazy' ? ['begin'] : [];
+    const inlined = inlineAll([...this.deferred, query]);
+    if (inlined) {
+      // Open from here on even if a statement fails: BEGIN has run, and the rollback must go.
+      this.deferred = [];
+      this.state = 'open';
+      return toResult(await this.client.query([...ahead, ...inlined].join('; ')));
+    }
     await this.send();
-    return this.inner.executeQuery<R>(query);
+    return toResult(await this.client.query(query.sql, [...query.parameters]));
   }
 
-  async *streamQuery<R>(query: CompiledQuery, chunkSize?: number) {
-    await this.send();
-    yield* this.inner.streamQuery<R>(query, chunkSize);
+  streamQuery(): AsyncIterableIterator<QueryResult<never>> {
+    throw new Error('Kontor does not stream PostgreSQL queries');
   }
 
   begin(): void {
@@ -90,40 +114,33 @@ class LazyConnection implements DatabaseConnection {
     this.deferred = [];
   }
 
-  private raw(statements: string[]): Promise<QueryResult<unknown>> {
-    return this.inner.executeQuery(CompiledQuery.raw(statements.join('; ')));
-  }
-
-  /** Starts the transaction on the server if it has not, with what was deferred. */
+  /** Starts the transaction on the server if it has not, and sends what was deferred. */
   private async send(): Promise<void> {
-    if (this.state === 'none') return;
     const deferred = this.deferred;
     this.deferred = [];
-    const inlined = inlineAll(deferred);
-    if (inlined) {
-      const statements = this.state === 'lazy' ? ['begin', ...inlined] : inlined;
-      if (statements.length > 0) await this.raw(statements);
-    } else {
-      if (this.state === 'lazy') await this.raw(['begin']);
-      for (const query of deferred) await this.inner.executeQuery(query);
-    }
+    const inlined = inlineAll(deferred) ?? [];
+    const ahead = this.state === 'lazy' ? ['begin'] : [];
     this.state = 'open';
+    if (ahead.length + inlined.length > 0)
+      await this.client.query([...ahead, ...inlined].join('; '));
+    if (inlined.length < deferred.length)
+      for (const query of deferred) await this.client.query(query.sql, [...query.parameters]);
   }
 
   async commit(): Promise<void> {
     // A failure leaves the state as it is for the rollback Kysely sends next.
     const inlined = inlineAll(this.deferred);
-    if (this.state === 'lazy' && this.deferred.length === 1 && !inlined) {
-      // Nothing has reached the server: one statement commits on its own.
-      await this.inner.executeQuery(this.deferred[0]!);
-    } else if (this.state === 'lazy' && inlined) {
-      // A simple query of several statements runs as one transaction.
-      if (inlined.length > 0) await this.raw(inlined);
-    } else if (inlined) {
-      await this.raw([...inlined, 'commit']);
+    if (this.state === 'lazy' && inlined) {
+      // Nothing has reached the server: a simple query of several statements is one
+      // transaction by itself.
+      if (inlined.length > 0) await this.client.query(inlined.join('; '));
+    } else if (this.state === 'lazy' && this.deferred.length === 1) {
+      await this.client.query(this.deferred[0]!.sql, [...this.deferred[0]!.parameters]);
+    } else if (this.state === 'open' && inlined) {
+      await this.client.query([...inlined, 'commit'].join('; '));
     } else {
       await this.send();
-      await this.raw(['commit']);
+      await this.client.query('commit');
     }
     this.state = 'none';
     this.deferred = [];
@@ -133,25 +150,23 @@ class LazyConnection implements DatabaseConnection {
     this.deferred = [];
     const open = this.state === 'open';
     this.state = 'none';
-    if (open) await this.raw(['rollback']);
+    if (open) await this.client.query('rollback');
   }
 }
 
 class KontorPgDriver implements Driver {
-  private readonly connections = new WeakMap<DatabaseConnection, LazyConnection>();
+  private readonly connections = new WeakMap<pg.PoolClient, LazyConnection>();
 
-  constructor(private readonly inner: PostgresDriver) {}
+  constructor(private readonly pool: pg.Pool) {}
 
-  init(): Promise<void> {
-    return this.inner.init();
-  }
+  async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const raw = await this.inner.acquireConnection();
-    let connection = this.connections.get(raw);
+    const client = await this.pool.connect();
+    let connection = this.connections.get(client);
     if (!connection) {
-      connection = new LazyConnection(raw);
-      this.connections.set(raw, connection);
+      connection = new LazyConnection(client);
+      this.connections.set(client, connection);
     }
     return connection;
   }
@@ -163,7 +178,10 @@ class KontorPgDriver implements Driver {
     const lazy = connection as LazyConnection;
     // A transaction with an isolation level or access mode starts as asked, at once.
     if (settings.isolationLevel || settings.accessMode) {
-      await this.inner.beginTransaction(lazy.inner, settings);
+      const parts = ['start transaction'];
+      if (settings.isolationLevel) parts.push(`isolation level ${settings.isolationLevel}`);
+      if (settings.accessMode) parts.push(settings.accessMode);
+      await lazy.client.query(parts.join(' '));
       lazy.opened();
       return;
     }
@@ -179,18 +197,25 @@ class KontorPgDriver implements Driver {
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {
-    const raw = (connection as LazyConnection).inner;
-    return this.inner.releaseConnection(raw as Parameters<PostgresDriver['releaseConnection']>[0]);
+    (connection as LazyConnection).client.release();
+    return Promise.resolve();
   }
 
   destroy(): Promise<void> {
-    return this.inner.destroy();
+    return this.pool.end();
   }
 }
 
-/** Kysely's PostgreSQL dialect with lazy BEGIN and deferred statements (`LazyConnection`). */
+/**
+ * Kysely's PostgreSQL dialect (its query compiler and adapter) on Kontor's driver: lazy BEGIN
+ * and deferred statements (`LazyConnection`).
+ */
 export class KontorPostgresDialect extends PostgresDialect {
+  constructor(private readonly pool: pg.Pool) {
+    super({ pool });
+  }
+
   override createDriver(): Driver {
-    return new KontorPgDriver(super.createDriver() as PostgresDriver);
+    return new KontorPgDriver(this.pool);
   }
 }

@@ -104,6 +104,52 @@ describe(`transactions (${dbKind})`, () => {
     expect(await count(id)).toBe(1);
   });
 
+  it('keeps values exact when they travel as literals: quotes, backslashes, placeholders, numbers', async () => {
+    const id = newId('partner');
+    const nasty = [`it's`, 'back\\slash\\', '$1 and $2', "'); drop table x; --", 'Grüße 🧾', ''];
+    const read = await probe()
+      .transaction()
+      .execute(async (trx) => {
+        for (const [i, text] of nasty.entries())
+          await deferInsert(trx, trx.insertInto(table).values({ id: `${id}${i}${text}`, n: i }));
+        // The first statement that needs an answer goes out with BEGIN and the inserts.
+        return trx
+          .selectFrom(table)
+          .select(['id', 'n'])
+          .where('id', 'like', `${id}%`)
+          .where('n', '<', 100)
+          .orderBy('n')
+          .limit(10)
+          .execute();
+      });
+    expect(read).toEqual(nasty.map((text, i) => ({ id: `${id}${i}${text}`, n: i })));
+  });
+
+  it('rolls back a transaction whose first statement fails, and leaves the connection clean', async () => {
+    const id = newId('partner');
+    await probe().insertInto(table).values({ id, n: 1 }).execute();
+    for (let i = 0; i < 3; i++)
+      await expect(
+        probe()
+          .transaction()
+          .execute(async (trx) => {
+            await deferInsert(trx, trx.insertInto(table).values({ id: `${id}x${i}`, n: 2 }));
+            // Collides: BEGIN and the deferred insert went out with it and must be undone.
+            await trx.insertInto(table).values({ id, n: 3 }).execute();
+          }),
+      ).rejects.toThrow();
+    expect(await count(`${id}x`)).toBe(0);
+    // Every pooled connection still works (none was returned inside an aborted transaction).
+    const reads = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        probe()
+          .transaction()
+          .execute((trx) => trx.selectFrom(table).select('id').where('id', '=', id).execute()),
+      ),
+    );
+    expect(reads.every((r) => r.length === 1)).toBe(true);
+  });
+
   it('runs a deferred insert at once outside a transaction', async () => {
     const id = newId('partner');
     await deferInsert(database.db, probe().insertInto(table).values({ id, n: 1 }));
