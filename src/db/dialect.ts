@@ -1,10 +1,15 @@
-import { sql, type RawBuilder } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 
 /**
  * The few places where SQLite and PostgreSQL differ, kept in one file. Driver errors are
  * recognised by their codes (SQLite `SQLITE_*`, PostgreSQL SQLSTATE), never by message text.
  */
 export type DialectKind = 'sqlite' | 'postgres';
+
+/** Whether `db` (a Kysely instance or transaction) runs on PostgreSQL. */
+export function isPostgres(db: Pick<Kysely<unknown>, 'getExecutor'>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
 
 function errorCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err) {

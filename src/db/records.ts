@@ -1,11 +1,5 @@
-import {
-  CompiledQuery,
-  PostgresAdapter,
-  sql,
-  type Kysely,
-  type Selectable,
-  type Transaction,
-} from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { isPostgres } from './dialect.js';
 import type { DB } from './schema.js';
 import { deferInsert } from './transactions.js';
 
@@ -121,13 +115,8 @@ export function recordQueries<T extends RecordTable>(name: T) {
       version: number,
       values: Partial<Row>,
     ): Promise<{ before: Row; after: Row } | undefined> => {
-      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
-        const before = (await loose(db)
-          .selectFrom(table)
-          .selectAll()
-          .where('account_id', '=', accountId)
-          .where('id', '=', id)
-          .executeTakeFirst()) as Row | undefined;
+      if (!isPostgres(db)) {
+        const before = await find(db, accountId, id);
         if (!before) return undefined;
         const after = await update(db, accountId, id, version, values);
         return after && { before, after };

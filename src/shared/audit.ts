@@ -1,6 +1,6 @@
-import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { isPostgres } from '../db/dialect.js';
 import { afterCommit, deferInsert, deferStatement } from '../db/transactions.js';
-import type { Executor } from '../db/records.js';
 import type { DB } from '../db/schema.js';
 import { newId } from './ids.js';
 import { sha256 } from './secrets.js';
@@ -101,8 +101,6 @@ function pendingEvent(actor: Actor, input: AuditInput, at: Date) {
     ip: actor.ip,
   };
 }
-
-const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
  * Records an event of the caller's write, in the caller's transaction, so the write and its

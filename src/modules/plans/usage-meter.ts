@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { CounterState, CounterStore, Hit } from '../../shared/counters.js';
+import type { CounterStore, Hit } from '../../shared/counters.js';
 
 /** `YYYY-MM` of a moment, in UTC. */
 export function monthOf(now: Date): string {
@@ -58,13 +58,6 @@ export class UsageMeter {
     if (this.seeded.size > 100_000) this.seeded.clear();
     this.seeded.add(key);
     return key;
-  }
-
-  /** Counts one request of the account and answers the month's count so far. */
-  async count(accountId: string, now: Date): Promise<CounterState> {
-    const state = await this.counters.hit(await this.seed(accountId, now), msToMonthEnd(now));
-    this.counted(accountId, now);
-    return state;
   }
 
   /**
