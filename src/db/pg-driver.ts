@@ -2,6 +2,7 @@ import {
   type CompiledQuery,
   InsertQueryNode,
   PostgresDialect,
+  SelectQueryNode,
   ValuesNode,
   type DatabaseConnection,
   type Driver,
@@ -9,6 +10,9 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
+
+/** Prepared statements kept per connection (see `LazyConnection.statement`). */
+const MAX_PREPARED = 100;
 
 /** Statements marked by `deferStatement` (src/db/transactions.ts). */
 export const deferredStatements = new WeakSet<CompiledQuery>();
@@ -76,12 +80,13 @@ function toResult<R>(raw: pg.QueryResult | pg.QueryResult[]): QueryResult<R> {
 class LazyConnection implements DatabaseConnection {
   private state: 'none' | 'lazy' | 'open' = 'none';
   private deferred: CompiledQuery[] = [];
+  /** Names of the statements this connection has prepared on the server, by SQL text. */
+  private readonly prepared = new Map<string, string>();
 
   constructor(readonly client: pg.PoolClient) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.state === 'none')
-      return toResult(await this.client.query(query.sql, [...query.parameters]));
+    if (this.state === 'none') return toResult(await this.client.query(this.statement(query)));
     if (deferredStatements.has(query)) {
       this.deferred.push(query);
       return { rows: [], numAffectedRows: BigInt(rowsOf(query)) };
@@ -97,6 +102,23 @@ class LazyConnection implements DatabaseConnection {
     }
     await this.send();
     return toResult(await this.client.query(query.sql, [...query.parameters]));
+  }
+
+  /**
+   * A read outside a transaction runs as a named prepared statement: PostgreSQL parses and
+   * plans it once per connection instead of once per request (the point reads and credential
+   * lookups every request makes). Bounded per connection, so a stream of one-off texts (IN
+   * lists of every length) cannot fill the server's memory; those run unnamed.
+   */
+  private statement(query: CompiledQuery): pg.QueryConfig {
+    const values = [...query.parameters];
+    if (!SelectQueryNode.is(query.query)) return { text: query.sql, values };
+    let name = this.prepared.get(query.sql);
+    if (name === undefined && this.prepared.size < MAX_PREPARED) {
+      name = `k${this.prepared.size}`;
+      this.prepared.set(query.sql, name);
+    }
+    return name === undefined ? { text: query.sql, values } : { name, text: query.sql, values };
   }
 
   streamQuery(): AsyncIterableIterator<QueryResult<never>> {

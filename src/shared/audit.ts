@@ -1,6 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import { isPostgres } from '../db/dialect.js';
-import { afterCommit, deferInsert, deferStatement } from '../db/transactions.js';
+import { afterCommit, deferStatement } from '../db/transactions.js';
 import type { DB } from '../db/schema.js';
 import { newId } from './ids.js';
 import { sha256 } from './secrets.js';
@@ -132,7 +132,13 @@ export async function appendAudit(
       return Promise.resolve();
     })
   ) {
-    await deferInsert(trx, trx.insertInto('audit_pending').values(event));
+    await deferStatement(
+      trx,
+      CompiledQuery.raw(
+        PENDING_INSERT,
+        PENDING_COLUMNS.map((c) => event[c]),
+      ),
+    );
     return;
   }
   // A transaction Kysely did not open through `KontorKysely` (or SQLite): chain inline.
@@ -211,7 +217,9 @@ async function chain(
 }
 
 const INSERT_CHUNK = 200;
-/** Events per seal statement: 15 parameters each, well below PostgreSQL's 65 535. */
+/** How long a seal waits for more events before it starts (see `Sealer.seal`). */
+const SEAL_GATHER_MS = 20;
+/** Events per seal. */
 const SEAL_BATCH = 1000;
 
 /** Logs seal failures at most once a minute (a lost database fails every write anyway). */
@@ -254,6 +262,9 @@ class Sealer {
     let next: Promise<void> | undefined = undefined;
     next = (async () => {
       await previous?.catch(() => undefined);
+      // A short wait gathers the burst: under load one seal chains the events of many writes
+      // (its queries and its commit are shared), instead of one seal per write or two.
+      await new Promise((resolve) => setTimeout(resolve, SEAL_GATHER_MS));
       this.queued.delete(accountId);
       this.running.set(accountId, next!);
       try {
@@ -275,17 +286,9 @@ class Sealer {
   private sealBatch(accountId: string): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
       await lockChain(trx, accountId);
-      const pending = await trx
-        .selectFrom('audit_pending as p')
-        .leftJoin('audit_heads as h', 'h.account_id', 'p.account_id')
-        .selectAll('p')
-        .select(['h.seq as head_seq', 'h.hash as head_hash'])
-        .where('p.account_id', '=', accountId)
-        // Ids grow strictly within a process (a write's events keep their order) and by time
-        // across processes.
-        .orderBy('p.id')
-        .limit(SEAL_BATCH)
-        .execute();
+      const { rows: pending } = await trx.executeQuery<PendingRow>(
+        CompiledQuery.raw(SEAL_READ, [accountId, SEAL_BATCH]),
+      );
       if (pending.length === 0) return 0;
       const first = pending[0]!;
       const rows = link(
@@ -293,24 +296,61 @@ class Sealer {
         pending.map(({ head_seq: _s, head_hash: _h, ...event }) => event),
       );
       const last = rows.at(-1)!;
-      // One statement: the events in, the pending rows out, the head moved.
-      await trx
-        .with('chained', (db) => db.insertInto('audit_events').values(rows))
-        .with('sealed', (db) =>
-          db.deleteFrom('audit_pending').where(
-            'id',
-            'in',
-            rows.map((r) => r.id),
-          ),
-        )
-        .insertInto('audit_heads')
-        .values({ account_id: accountId, seq: last.seq, hash: last.hash })
-        .onConflict((oc) => oc.column('account_id').doUpdateSet({ seq: last.seq, hash: last.hash }))
-        .execute();
+      const links = rows.map(({ id, seq, prev_hash, hash }) => ({ id, seq, prev_hash, hash }));
+      // One statement, sent with the COMMIT: the events in, the pending rows out, the head moved.
+      await deferStatement(
+        trx,
+        CompiledQuery.raw(SEAL_WRITE, [JSON.stringify(links), accountId, last.seq, last.hash]),
+      );
       return pending.length;
     });
   }
 }
+
+/** The fields of a pending event, in the order of its insert. */
+const PENDING_COLUMNS = [
+  'id',
+  'account_id',
+  'occurred_at',
+  'actor_type',
+  'actor_id',
+  'token_id',
+  'action',
+  'resource_type',
+  'resource_id',
+  'changes',
+  'request_id',
+  'ip',
+] as const;
+
+type PendingRow = ReturnType<typeof pendingEvent> & {
+  head_seq: number | null;
+  head_hash: string | null;
+};
+
+// The statements of the PostgreSQL path, written out once: every write sends the first, and
+// building them through the query builder cost more than the database's work on them.
+const PENDING_INSERT = `insert into audit_pending (${PENDING_COLUMNS.join(', ')}) values (${PENDING_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
+// Ids grow strictly within a process (a write's events keep their order) and by time across
+// processes.
+const SEAL_READ = `select ${PENDING_COLUMNS.map((c) => `p.${c}`).join(', ')}, h.seq as head_seq, h.hash as head_hash
+  from audit_pending p left join audit_heads h on h.account_id = p.account_id
+  where p.account_id = $1 order by p.id limit $2`;
+
+// The links computed here (sequence number and hashes per event id) join the pending rows they
+// were computed from: the event's fields go from table to table without a round trip.
+const SEAL_WRITE = `with link as (
+    select * from json_to_recordset($1::json) as l(id text, seq integer, prev_hash text, hash text)
+  ), chained as (
+    insert into audit_events (${PENDING_COLUMNS.join(', ')}, seq, prev_hash, hash)
+    select ${PENDING_COLUMNS.map((c) => `p.${c}`).join(', ')}, link.seq, link.prev_hash, link.hash
+    from link join audit_pending p on p.id = link.id
+  ), sealed as (
+    delete from audit_pending p using link where p.id = link.id
+  )
+  insert into audit_heads (account_id, seq, hash) values ($2, $3, $4)
+  on conflict (account_id) do update set seq = excluded.seq, hash = excluded.hash`;
 
 /** Namespace of the seal's advisory locks (first key of `pg_advisory_xact_lock(int, int)`). */
 const ADVISORY_NAMESPACE = 0x4b41; // "KA"
