@@ -15,7 +15,7 @@ import { loadConfig } from '../../config.js';
 import { createApiKey } from '../api-keys/api-keys.service.js';
 import { DEFAULT_PLANS } from '../plans/plans.catalogue.js';
 import { ManualClock } from '../../shared/clock.js';
-import type { Actor } from '../../shared/audit.js';
+import { settleAudit, type Actor } from '../../shared/audit.js';
 import { AppError } from '../../http/errors.js';
 import {
   IMAGE_CONTENT_TYPES,
@@ -188,6 +188,8 @@ describe('the API for other modules (embedded storage)', () => {
     const chunks: Buffer[] = [];
     for await (const chunk of await got.open()) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).equals(SAMPLES.pdf)).toBe(true);
+    // PostgreSQL chains events just after the commit: wait for it before reading the trail.
+    await settleAudit(t.app.ctx.db);
     const event = await t.app.ctx.db
       .selectFrom('audit_events')
       .select('action')

@@ -14,6 +14,7 @@ import { insertAccount, newAccountRow } from '../account/account.repository.js';
 import { DEFAULT_PLAN } from '../plans/plans.catalogue.js';
 import { newId } from '../../shared/ids.js';
 import { seedTaxRates } from './tax-rates.repository.js';
+import { settleAudit } from '../../shared/audit.js';
 
 interface Rate {
   id: string;
@@ -199,6 +200,8 @@ describe('tax rates: seeding', () => {
         ['USt 7 %', 700, 0, 'S'],
       ].sort(),
     );
+    // PostgreSQL chains events just after the commit: wait for it before reading the trail.
+    await settleAudit(t.app.ctx.db);
     const events = await t.app.ctx.db
       .selectFrom('audit_events')
       .select(['action', 'resource_id', 'actor_id'])
