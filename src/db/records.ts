@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { DB } from './schema.js';
 import { deferInsert } from './transactions.js';
@@ -42,6 +42,55 @@ function loose(db: Executor): Kysely<Record<string, RecordShape>> {
   return db as unknown as Kysely<Record<string, RecordShape>>;
 }
 
+/** The columns a compare-and-set writes, in a stable order; undefined values are not written. */
+function assigned(values: object): [string, unknown][] {
+  return Object.entries(values).filter(([, v]) => v !== undefined);
+}
+
+const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Update statements by table and columns, written once: an update is the hottest write, and
+ * building it through the query builder on every call cost more than the database's work.
+ * Column names come from the code, never from a request; the set of combinations is small.
+ */
+const statementTexts = new Map<string, string>();
+function cachedText(key: string, build: () => string): string {
+  let text = statementTexts.get(key);
+  if (text === undefined) {
+    if (statementTexts.size >= 2_000) statementTexts.clear();
+    text = build();
+    statementTexts.set(key, text);
+  }
+  return text;
+}
+
+/** `update … set <columns>, version + 1 where account_id, id, version and guards … returning *`. */
+function updateText(pg: boolean, table: string, columns: string[], guards: string[]): string {
+  return cachedText(`u|${pg ? 'p' : 's'}|${table}|${columns.join()}|${guards.join()}`, () => {
+    let n = 0;
+    const next = () => (pg ? `$${++n}` : '?');
+    const sets = columns.map((c) => `${ident(c)} = ${next()}`);
+    const where = ['account_id', 'id', 'version', ...guards].map((c) => `${ident(c)} = ${next()}`);
+    return `update ${ident(table)} set ${[...sets, '"version" = "version" + 1'].join(', ')} where ${where.join(' and ')} returning *`;
+  });
+}
+
+/**
+ * PostgreSQL: the update that also answers the replaced row, joined in by `UPDATE … FROM`;
+ * parameters: the columns' values, then account, id, account, version.
+ */
+function updateWithBeforeText(table: string, columns: string[]): string {
+  return cachedText(`b|${table}|${columns.join()}`, () => {
+    const sets = columns.map((c, i) => `${ident(c)} = $${i + 1}`);
+    const n = columns.length;
+    return `update ${ident(table)} as t set ${[...sets, 'version = t.version + 1'].join(', ')}
+      from (select * from ${ident(table)} where account_id = $${n + 1} and id = $${n + 2}) as old
+      where t.id = old.id and t.account_id = $${n + 3} and t.version = $${n + 4}
+      returning t.*, to_json(old) as before_row`;
+  });
+}
+
 export function recordQueries<T extends RecordTable>(name: T) {
   type Row = Selectable<DB[T]>;
   const table: string = name;
@@ -57,15 +106,23 @@ export function recordQueries<T extends RecordTable>(name: T) {
     values: Partial<Row>,
     guard: Guard = {},
   ): Promise<Row | undefined> => {
-    let query = loose(db)
-      .updateTable(table)
-      .set((eb) => ({ ...(values as Partial<RecordShape>), version: eb('version', '+', 1) }))
-      .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .where('version', '=', version);
-    for (const [column, value] of Object.entries(guard))
-      query = query.where(column as 'id', '=', value as string);
-    return (await query.returningAll().executeTakeFirst()) as Row | undefined;
+    const sets = assigned(values);
+    const guards = Object.entries(guard);
+    const text = updateText(
+      isPostgres(db),
+      table,
+      sets.map(([c]) => c),
+      guards.map(([c]) => c),
+    );
+    const parameters = [
+      ...sets.map(([, v]) => v),
+      accountId,
+      id,
+      version,
+      ...guards.map(([, v]) => v),
+    ];
+    const { rows } = await db.executeQuery<Row>(CompiledQuery.raw(text, parameters));
+    return rows[0];
   };
 
   // The point read is the hottest query of all: built and compiled once per dialect, then run
@@ -121,15 +178,16 @@ export function recordQueries<T extends RecordTable>(name: T) {
         const after = await update(db, accountId, id, version, values);
         return after && { before, after };
       }
-      const sets = Object.entries(values as Record<string, unknown>).map(
-        ([column, value]) => sql`${sql.ref(column)} = ${value}`,
+      const sets = assigned(values);
+      const { rows } = await db.executeQuery<Row & { before_row: Row }>(
+        CompiledQuery.raw(
+          updateWithBeforeText(
+            table,
+            sets.map(([c]) => c),
+          ),
+          [...sets.map(([, v]) => v), accountId, id, accountId, version],
+        ),
       );
-      const { rows } = await sql<Row & { before_row: Row }>`
-        update ${sql.table(table)} as t
-        set ${sql.join([...sets, sql`version = t.version + 1`])}
-        from (select * from ${sql.table(table)} where account_id = ${accountId} and id = ${id}) as old
-        where t.id = old.id and t.account_id = ${accountId} and t.version = ${version}
-        returning t.*, to_json(old) as before_row`.execute(db);
       const row = rows[0];
       if (!row) return undefined;
       const { before_row: before, ...after } = row;

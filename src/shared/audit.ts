@@ -143,8 +143,8 @@ export async function appendAudit(
   }
   // A transaction Kysely did not open through `KontorKysely` (or SQLite): chain inline.
   if (isPostgres(trx)) await lockChain(trx, actor.accountId);
-  const head = await bumpHead(trx, actor.accountId, 1);
-  await chain(trx, actor.accountId, head, [event]);
+  const head = await bumpHead(trx, actor.accountId);
+  await chain(trx, actor.accountId, head, event);
 }
 
 /**
@@ -159,29 +159,20 @@ async function lockChain(trx: Transaction<DB>, accountId: string): Promise<void>
   );
 }
 
-/** Takes `count` sequence numbers of the account's chain; answers the head before. */
+/** Takes the account's next sequence number; answers the head before. */
 async function bumpHead(
   trx: Transaction<DB>,
   accountId: string,
-  count: number,
 ): Promise<{ seq: number; hash: string }> {
-  const bump = () =>
-    trx
-      .updateTable('audit_heads')
-      .set((eb) => ({ seq: eb('seq', '+', count) }))
-      .where('account_id', '=', accountId)
-      .returning(['seq', 'hash'])
-      .executeTakeFirst();
+  const bump = async () =>
+    (await trx.executeQuery<{ seq: number; hash: string }>(raw(trx, HEAD_BUMP, [accountId])))
+      .rows[0];
   let head = await bump();
   if (!head) {
-    await trx
-      .insertInto('audit_heads')
-      .values({ account_id: accountId, seq: 0, hash: GENESIS })
-      .onConflict((oc) => oc.column('account_id').doNothing())
-      .execute();
+    await trx.executeQuery(raw(trx, HEAD_CREATE, [accountId, GENESIS]));
     head = (await bump())!;
   }
-  return { seq: head.seq - count, hash: head.hash };
+  return { seq: head.seq - 1, hash: head.hash };
 }
 
 /** `events` linked after `head`: their sequence numbers, links and hashes. */
@@ -196,27 +187,24 @@ function link(head: { seq: number; hash: string }, events: Omit<HashedFields, 's
   });
 }
 
-/** Links `events` after `head` and stores them and the new head. */
+/** Links the event after `head` and stores it and the new head. */
 async function chain(
   trx: Transaction<DB>,
   accountId: string,
   head: { seq: number; hash: string },
-  events: Omit<HashedFields, 'seq'>[],
+  event: Omit<HashedFields, 'seq'>,
 ): Promise<void> {
-  const rows = link(head, events);
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK)
-    await trx
-      .insertInto('audit_events')
-      .values(rows.slice(i, i + INSERT_CHUNK))
-      .execute();
-  await trx
-    .updateTable('audit_heads')
-    .set({ hash: rows.at(-1)!.hash })
-    .where('account_id', '=', accountId)
-    .execute();
+  const [row] = link(head, [event]);
+  await trx.executeQuery(
+    raw(
+      trx,
+      EVENT_INSERT,
+      EVENT_COLUMNS.map((c) => row![c]),
+    ),
+  );
+  await trx.executeQuery(raw(trx, HEAD_MOVE, [row!.hash, accountId]));
 }
 
-const INSERT_CHUNK = 200;
 /** How long a seal waits for more events before it starts (see `Sealer.seal`). */
 const SEAL_GATHER_MS = 20;
 /** Events per seal. */
@@ -331,6 +319,29 @@ type PendingRow = ReturnType<typeof pendingEvent> & {
 // The statements of the PostgreSQL path, written out once: every write sends the first, and
 // building them through the query builder cost more than the database's work on them.
 const PENDING_INSERT = `insert into audit_pending (${PENDING_COLUMNS.join(', ')}) values (${PENDING_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
+// Chaining inline (SQLite, and PostgreSQL transactions not opened through `KontorKysely`).
+const EVENT_COLUMNS = [...PENDING_COLUMNS, 'seq', 'prev_hash', 'hash'] as const;
+const EVENT_INSERT = `insert into audit_events (${EVENT_COLUMNS.join(', ')}) values (${EVENT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+const HEAD_BUMP = 'update audit_heads set seq = seq + 1 where account_id = $1 returning seq, hash';
+const HEAD_CREATE =
+  'insert into audit_heads (account_id, seq, hash) values ($1, 0, $2) on conflict (account_id) do nothing';
+const HEAD_MOVE = 'update audit_heads set hash = $1 where account_id = $2';
+
+/**
+ * One of the statements above for the transaction's database: written with PostgreSQL's
+ * numbered placeholders, each used once and in order, so SQLite's `?` take their places.
+ */
+const sqliteText = new Map<string, string>();
+function raw(trx: Transaction<DB>, text: string, parameters: unknown[]): CompiledQuery {
+  if (isPostgres(trx)) return CompiledQuery.raw(text, parameters);
+  let sqlite = sqliteText.get(text);
+  if (sqlite === undefined) {
+    sqlite = text.replace(/\$\d+/g, '?');
+    sqliteText.set(text, sqlite);
+  }
+  return CompiledQuery.raw(sqlite, parameters);
+}
 
 // Ids grow strictly within a process (a write's events keep their order) and by time across
 // processes.
