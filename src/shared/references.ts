@@ -18,10 +18,17 @@ const registry = new Map<string, Reference[]>();
  * `in_use` naming the referencing records (decisions §6). A foreign key backs each reference,
  * so a reference added concurrently still cannot leave a dangling id.
  */
-export function registerReference(target: string, ref: Reference): void {
+export function registerReference(target: string, ref: Reference): () => void {
   const refs = registry.get(target) ?? [];
-  if (!refs.some((r) => r.table === ref.table && r.column === ref.column)) refs.push(ref);
+  const known = refs.find((r) => r.table === ref.table && r.column === ref.column);
+  if (!known) refs.push(ref);
   registry.set(target, refs);
+  // Answers how to take it back (tests that declare a reference to a table of their own).
+  return () => {
+    if (known) return;
+    const index = refs.indexOf(ref);
+    if (index >= 0) refs.splice(index, 1);
+  };
 }
 
 /** Throws 409 `in_use` when any registered reference points at the record. */

@@ -120,6 +120,8 @@ describe('system templates', () => {
     ]);
     expect(rows[3]!.compiled_content_html).toContain('Muster Handwerk GmbH');
     expect(rows[1]!.compiled_content_html).toContain('Muster Handwerk GmbH');
+    // The account is made after the answer; PostgreSQL chains its events just after that.
+    await settleAudit(t.app.ctx.db);
     const events = await t.app.ctx.db
       .selectFrom('audit_events')
       .select(['action', 'resource_id', 'actor_type'])

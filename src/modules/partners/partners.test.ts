@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   auditCount as countAudit,
   buildTestApp,
@@ -484,11 +484,13 @@ describe('partners: audit and references', () => {
     await sql`create table if not exists test_partner_refs (id text primary key, account_id text not null, partner_id text not null references partners(id))`.execute(
       t.app.ctx.db,
     );
-    registerReference('partner', {
+    const unregister = registerReference('partner', {
       table: 'test_partner_refs',
       column: 'partner_id',
       label: 'test references',
     });
+    // Other test files may share this worker's module registry: take the reference back.
+    onTestFinished(unregister);
     const p = (await create(admin, { name: 'Referenced' })).json();
     await sql`insert into test_partner_refs (id, account_id, partner_id) values (${`ref_${p.id}`}, ${admin.accountId}, ${p.id})`.execute(
       t.app.ctx.db,

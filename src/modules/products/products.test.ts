@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   auditCount as countAudit,
   buildTestApp,
@@ -750,11 +750,13 @@ describe('products: audit and references', () => {
     await sql`create table if not exists test_product_refs (id text primary key, account_id text not null, product_id text not null references products(id))`.execute(
       t.app.ctx.db,
     );
-    registerReference('product', {
+    const unregister = registerReference('product', {
       table: 'test_product_refs',
       column: 'product_id',
       label: 'test references',
     });
+    // Other test files may share this worker's module registry: take the reference back.
+    onTestFinished(unregister);
     const p = (await create(admin, minimal('Referenced'))).json();
     await sql`insert into test_product_refs (id, account_id, product_id) values (${`ref_${p.id}`}, ${admin.accountId}, ${p.id})`.execute(
       t.app.ctx.db,
