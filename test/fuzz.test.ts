@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mt940, uploadStatement } from '../src/modules/bank-imports/bank-imports.test-support.js';
 import { buildTestApp, createUser, dbKind, type TestApp, type TestUser } from './helpers.js';
+import { report } from './report.js';
 
 /**
  * "Bad input gets a 4xx problem, never a 500" (issue 11), driven by the generated OpenAPI
@@ -109,9 +110,7 @@ class Tally {
       .map(([s, n]) => `${s}×${n}`)
       .join(' ');
     const fivexx = [...this.statuses].filter(([s]) => s >= 500).reduce((a, [, n]) => a + n, 0);
-    process.stdout.write(
-      `fuzz ${name} (${dbKind}): ${this.requests} requests, ${fivexx} 5xx; ${by}\n`,
-    );
+    report(`fuzz ${name} (${dbKind}): ${this.requests} requests, ${fivexx} 5xx; ${by}\n`);
   }
 }
 

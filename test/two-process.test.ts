@@ -10,6 +10,7 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { DEFAULT_PLANS } from '../src/modules/plans/plans.catalogue.js';
 import { seedUser, type TestUser } from './helpers.js';
+import { report } from './report.js';
 
 /**
  * Production mode end to end (issue 12): two real Kontor processes on one PostgreSQL database
@@ -214,7 +215,7 @@ describe.runIf(enabled)('two Kontor processes on one PostgreSQL and one Redis', 
     expect(rows).toHaveLength(N);
     expect(new Set(rows.map((r) => r.id)).size).toBe(N);
     expect(rows.every((r) => r.state === 'completed' && r.retry_count === 0)).toBe(true);
-    process.stdout.write(
+    report(
       `two processes: ${N} invoices finalized concurrently in ${elapsed.toFixed(0)} ms, numbers 2026-0001…${numbers[N - 1]}, ${rows.length} render jobs, each once\n`,
     );
   }, 120_000);
@@ -271,9 +272,7 @@ describe.runIf(enabled)('two Kontor processes on one PostgreSQL and one Redis', 
     const latency = performance.now() - t0;
     expect(status).toBe(401);
     expect((await call(a, 'GET', '/v1/partners', victim.token)).status).toBe(401);
-    process.stdout.write(
-      `two processes: revocation reached the other process in ${latency.toFixed(0)} ms\n`,
-    );
+    report(`two processes: revocation reached the other process in ${latency.toFixed(0)} ms\n`);
   });
 });
 

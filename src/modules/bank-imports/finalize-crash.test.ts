@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createUser, dbKind, type TestApp } from '../../../test/helpers.js';
 import type { ImportView } from './bank-imports.schemas.js';
 import { generated, mt940, uploadStatement } from './bank-imports.test-support.js';
+import { report } from '../../../test/report.js';
 
 /**
  * All or nothing (decisions §11): a process killed with SIGKILL in the middle of finalizing
@@ -137,9 +138,7 @@ describe('bank statement imports: crash during finalize', () => {
       token: user.token,
       payload: { version: imp.version },
     });
-    process.stdout.write(
-      `finalize of ${LINES} accepted lines (${dbKind}): ${Date.now() - started} ms\n`,
-    );
+    report(`finalize of ${LINES} accepted lines (${dbKind}): ${Date.now() - started} ms\n`);
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json()).toMatchObject({
       status: 'FINALIZED',

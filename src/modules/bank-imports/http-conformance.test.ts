@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
 import { upload } from '../files/files.test-support.js';
+import { report } from '../../../test/report.js';
 
 /**
  * The conformance run through the API (`../shared/testdata`, when present): every statement
@@ -105,9 +106,7 @@ describe.runIf(existsSync(ROOT))('bank statement imports: conformance through th
         }
       }
     }
-    process.stdout.write(
-      `${rows.join('\n')}\nAPI conformance: imported ${imported}, refused ${refused}\n`,
-    );
+    report(`${rows.join('\n')}\nAPI conformance: imported ${imported}, refused ${refused}\n`);
     expect(imported).toBeGreaterThan(0);
   }, 300_000);
 });

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createUser, type TestApp } from '../../../test/helpers.js';
 import { uploadStatement } from './bank-imports.test-support.js';
+import { report } from '../../../test/report.js';
 
 /**
  * Issue 11 end to end: a CAMT file with one element carrying 80 000 attributes kept the event
@@ -69,7 +70,7 @@ describe('a hostile CAMT upload', () => {
     await Promise.all(pollers);
 
     const worst = Math.max(...health.map((h) => h.ms));
-    process.stdout.write(
+    report(
       `80 000-attribute CAMT: import answered ${res.status} in ${importMs.toFixed(0)} ms; ` +
         `${health.length} /health requests, worst latency ${worst.toFixed(0)} ms\n`,
     );

@@ -17,6 +17,7 @@ import {
   type Series,
   type TestPayment,
 } from './dashboard.test-support.js';
+import { report } from '../../../test/report.js';
 
 /**
  * Figures for the closing note (issue 5): the time series over five years of daily data. The
@@ -111,7 +112,7 @@ async function measure(label: string, perDay: number): Promise<void> {
   const parts = Object.entries(timings).map(
     ([name, r]) => `${name} ${r.ms.toFixed(1)} ms (service ${r.serviceMs.toFixed(1)} ms)`,
   );
-  process.stdout.write(
+  report(
     `[dashboard timeseries, ${dbKind}] ${label}: ${payments.length} payments over 5 years: ` +
       `${parts.join(', ')}; median of 9, HTTP through app.inject, service = SQL + bucketing\n`,
   );

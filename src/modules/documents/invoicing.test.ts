@@ -15,6 +15,7 @@ import {
 } from '../../shared/einvoice/validator.test-support.js';
 import { analysePdf } from '../../shared/pdf/analyse.js';
 import { call, type Body } from './documents.test-support.js';
+import { report } from '../../../test/report.js';
 
 /**
  * Lawful invoices end to end over HTTP (issue 10): finalize checks, the frozen parties, the
@@ -596,7 +597,7 @@ describe('invoices: e-invoices, Storno and credit notes', () => {
     const invalid = results.filter((r) => !r.valid);
     expect(invalid.map((r) => `${r.file}\n${describeErrors(r)}`).join('\n\n')).toBe('');
     expect(results).toHaveLength(files.length);
-    process.stdout.write(
+    report(
       `e-invoice variants validated through the API: ${results.length}, valid: ${results.length - invalid.length}\n`,
     );
   }, 120_000);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../http/errors.js';
 import { analysePdf } from '../pdf/analyse.js';
 import { parseEInvoiceXml, type EInvoice } from './read.js';
+import { report } from '../../../test/report.js';
 
 /**
  * Conformance run over real e-invoices written by others (`../shared/testdata/einvoice`:
@@ -86,7 +87,7 @@ describe.skipIf(!existsSync(ROOT))('e-invoice conformance (../shared/testdata/ei
         expect(outcome.refused.length, name).toBeGreaterThan(10);
       }
     }
-    process.stdout.write(`einvoice: parsed ${parsed}, refused ${refused}\n`);
+    report(`einvoice: parsed ${parsed}, refused ${refused}\n`);
     // The official KoSIT suite is valid throughout: all of it must be read.
     const kosit = all.filter((f) => f.includes('kosit-testsuite'));
     expect(kosit.length).toBeGreaterThan(80);

@@ -5,6 +5,7 @@ import { parseEInvoiceXml } from './read.js';
 import type { EnInvoice } from './model.js';
 import { toUbl } from './ubl.js';
 import { canValidate, describeErrors, validateAll } from './validator.test-support.js';
+import { report } from '../../../test/report.js';
 
 /**
  * Every scenario in CII and UBL as XRechnung, and in CII also as plain EN 16931 (what a
@@ -46,7 +47,7 @@ describe.skipIf(!canValidate())('KoSIT validation (XRechnung 3.0.2 configuration
       (r) =>
         `${r.valid ? 'VALID  ' : 'INVALID'} ${r.file} (${r.errors} errors, ${r.warnings} warnings) ${r.scenario ?? ''}`,
     );
-    process.stdout.write(`${verdicts.join('\n')}\n`);
+    report(`${verdicts.join('\n')}\n`);
     for (const [i, result] of results.entries()) {
       const { name, invoice } = rendered[i]!;
       expect(result.valid, `${name}:\n${describeErrors(result)}`).toBe(true);

@@ -4,6 +4,7 @@ import { AppError } from '../../http/errors.js';
 import { parseEInvoiceXml, toCii } from '../einvoice/index.js';
 import { buildEnInvoice } from '../einvoice/fixtures.test-support.js';
 import { INLINE_EINVOICE_BYTES, readEInvoiceXml } from './einvoice-off-thread.js';
+import { report } from '../../../test/report.js';
 
 /**
  * Issue 11: a large e-invoice XML (megabytes of note text or embedded attachments) is read in
@@ -24,7 +25,7 @@ describe('reading a large e-invoice off the event loop', () => {
     delay.enable();
     const read = await readEInvoiceXml(bytes);
     delay.disable();
-    process.stdout.write(
+    report(
       `e-invoice of ${(bytes.length / 1e6).toFixed(1)} MB read off-thread; worst event-loop delay ${(delay.max / 1e6).toFixed(0)} ms\n`,
     );
     expect(read).toEqual(parseEInvoiceXml(bytes));

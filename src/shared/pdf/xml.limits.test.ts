@@ -3,6 +3,7 @@ import { AppError } from '../../http/errors.js';
 import { parseEInvoiceXml } from '../einvoice/read.js';
 import { ciiSample } from './pdf.test-support.js';
 import { parseXml, XML_LIMITS } from './xml.js';
+import { report } from '../../../test/report.js';
 
 /**
  * Issue 11: the e-invoice XML reader is linear and bounded. Each hostile shape goes through
@@ -30,7 +31,7 @@ function refusal(xml: string): { error: AppError; ms: number } {
 
 function expectRefused(label: string, xml: string, cap: RegExp): void {
   const { error, ms } = refusal(xml);
-  process.stdout.write(
+  report(
     `e-invoice ${label}: ${(xml.length / 1e6).toFixed(1)} M chars refused in ${ms.toFixed(0)} ms\n`,
   );
   expect(error.code).toBe('file_unprocessable');

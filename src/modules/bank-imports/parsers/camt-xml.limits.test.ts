@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../http/errors.js';
 import { CAMT_XML_LIMITS, readXml } from './camt-xml.js';
 import { parseStatementFile } from './index.js';
+import { report } from '../../../../test/report.js';
 
 /**
  * Issue 11: the CAMT reader is linear and bounded. Each hostile shape goes through
@@ -39,7 +40,7 @@ function refusal(xml: string): { error: AppError; ms: number } {
 
 function expectRefused(label: string, xml: string, cap: RegExp): void {
   const { error, ms } = refusal(xml);
-  process.stdout.write(
+  report(
     `camt ${label}: ${(xml.length / 1e6).toFixed(1)} M chars refused in ${ms.toFixed(0)} ms\n`,
   );
   expect(error.code).toBe('file_unprocessable');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseStatementFile } from './index.js';
+import { report } from '../../../../test/report.js';
 
 /**
  * Issue 11: reading a CAMT statement stays linear in the file beyond the XML reader too. Two
@@ -22,7 +23,7 @@ function statement(id: number, remittance: string): string {
 function timed<T>(label: string, run: () => T): T {
   const started = performance.now();
   const result = run();
-  process.stdout.write(`camt ${label}: ${(performance.now() - started).toFixed(0)} ms\n`);
+  report(`camt ${label}: ${(performance.now() - started).toFixed(0)} ms\n`);
   return result;
 }
 

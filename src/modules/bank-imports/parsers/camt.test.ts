@@ -5,6 +5,7 @@ import { parseCamt } from './camt.js';
 import { readXml } from './camt-xml.js';
 import { parseStatementFile } from './index.js';
 import type { ParsedStatement } from './types.js';
+import { report } from '../../../../test/report.js';
 
 /** Self-written CAMT fixtures, shaped like the German banks' (DK) files of each version. */
 
@@ -694,7 +695,7 @@ describe('parseCamt: size', () => {
     const result = parseStatementFile(xml);
     const used = process.cpuUsage(cpu);
     const elapsed = performance.now() - started;
-    process.stdout.write(
+    report(
       `camt.053 with 50 000 entries (${(xml.length / 1e6).toFixed(1)} MB): parsed in ${elapsed.toFixed(0)} ms (CPU ${((used.user + used.system) / 1000).toFixed(0)} ms)\n`,
     );
     expect(result.errors).toEqual([]);

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../http/errors.js';
 import { parseStatementFile } from './index.js';
 import type { ParseResult } from './types.js';
+import { report } from '../../../../test/report.js';
 
 /**
  * Conformance run over real statements written by others (`../shared/testdata`, see its
@@ -116,7 +117,7 @@ describe.skipIf(!existsSync(ROOT))('statement conformance (../shared/testdata)',
     const statements = parsed.flatMap((r) =>
       r.outcome.kind === 'parsed' ? r.outcome.balances : [],
     );
-    process.stdout.write(
+    report(
       `${rows.map(describeRow).join('\n')}\n` +
         `statements: ${statements.length}, balance ok ${statements.filter((b) => b === 'ok').length}, broken ${statements.filter((b) => b === 'broken').length}, n.a. ${statements.filter((b) => b === 'n.a.').length}${crashed > 0 ? `; CRASHED ${crashed}` : ''}\n` +
         `parsed ${parsed.length}, refused ${refused}, balance ok ${balanceOk}\n`,

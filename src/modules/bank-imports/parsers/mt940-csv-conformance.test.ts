@@ -14,6 +14,7 @@ import { isIsoDate } from '../../../shared/dates.js';
 import { parseGermanCsv } from './csv.js';
 import { parseMt940 } from './mt940.js';
 import type { ParseResult, ParsedStatement } from './types.js';
+import { report } from '../../../../test/report.js';
 
 const ROOT = resolve(process.cwd(), '../shared/testdata');
 
@@ -113,7 +114,7 @@ function checkAndReport(folder: string, outcomes: Outcome[]): Map<string, ParseR
     );
   }
   const summary = `${folder}: parsed ${parsed}, refused ${refused}, balance ok ${balanced} of ${checkable}`;
-  process.stdout.write(`${lines.join('\n')}\n${summary}\n`);
+  report(`${lines.join('\n')}\n${summary}\n`);
   return results;
 }
 

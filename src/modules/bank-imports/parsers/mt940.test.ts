@@ -3,6 +3,7 @@ import { AppError } from '../../../http/errors.js';
 import { assertSurvivesDamage } from './parsers.test-support.js';
 import { parseMt940 } from './mt940.js';
 import type { ParseResult, ParsedStatement } from './types.js';
+import { report } from '../../../../test/report.js';
 
 /** Windows-1252 bytes of a text (`€` is 0x80, Latin-1 letters as themselves). */
 function cp1252(text: string): Buffer {
@@ -384,7 +385,7 @@ describe('parseMt940: speed', () => {
     const result = parseMt940(bytes);
     const ms = performance.now() - started;
     const cpuMs = process.cpuUsage(cpu).user / 1000;
-    process.stdout.write(
+    report(
       `mt940 speed: 50000 entries (${(bytes.length / 1e6).toFixed(1)} MB) parsed in ${ms.toFixed(0)} ms (${cpuMs.toFixed(0)} ms CPU)\n`,
     );
     const [statement] = result.statements as [ParsedStatement];
