@@ -1,0 +1,60 @@
+/**
+ * The walls between Kontor's rooms (docs/architecture.md, "Boundaries"), checked by
+ * `npm run boundaries` in `npm run check` and CI. Tests may reach inside what they test.
+ */
+const notTests = '(\\.test\\.ts|/test/.*)$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle makes two files one: neither can change or be tested alone.',
+      from: { pathNot: notTests },
+      to: { circular: true },
+    },
+    {
+      name: 'shared-and-db-stay-below',
+      severity: 'error',
+      comment:
+        'src/shared and src/db are the floor: they know neither HTTP nor any module, nor the app that assembles them.',
+      from: { path: '^src/(shared|db)/', pathNot: notTests },
+      to: { path: '^src/(http/|modules/|app\\.ts$|context\\.ts$|server\\.ts$|cli\\.ts$)' },
+    },
+    {
+      name: 'http-knows-no-module',
+      severity: 'error',
+      comment:
+        'The HTTP layer maps requests and errors; what a module offers reaches it through the context.',
+      from: { path: '^src/http/', pathNot: notTests },
+      to: { path: '^src/(modules/|app\\.ts$)' },
+    },
+    {
+      name: 'module-only-through-its-index',
+      severity: 'error',
+      comment:
+        "A module's index.ts is its only face: another module imports that, never the files behind it.",
+      from: { path: '^src/modules/([^/]+)/', pathNot: notTests },
+      to: {
+        path: '^src/modules/[^/]+/',
+        pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'],
+      },
+    },
+    {
+      name: 'modules-do-not-import-the-app',
+      severity: 'error',
+      comment:
+        'The app assembles the modules; a module that imports it back closes a cycle (routes take App from http/types).',
+      from: { path: '^src/modules/', pathNot: notTests },
+      to: { path: '^src/(app|server|cli)\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules|clients|bench|scripts)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};
