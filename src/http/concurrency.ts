@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from './errors.js';
 
 /**
  * Optimistic locking (decisions §6, STYLE rule 7). Records carry an integer `version`; a write
@@ -7,7 +6,9 @@ import { AppError } from './errors.js';
  * compare-and-set statement. When no row matched, a re-read decides: gone → 404, else 409
  * `version_conflict` with the current version, or 412 when the `If-Match` precondition failed.
  */
-export type IfMatch = number | '*' | undefined;
+import type { IfMatch } from '../shared/concurrency.js';
+
+export type { IfMatch };
 
 /** Parses `If-Match`: `"3"`, `W/"3"` is not a strong match and never matches, `*` any version. */
 export function readIfMatch(req: FastifyRequest): IfMatch {
@@ -24,49 +25,5 @@ export function setEtag(reply: FastifyReply, version: number): void {
   reply.header('etag', `"${version}"`);
 }
 
-export interface CasOptions<R> {
-  /** The version the client read (body `version`); undefined for writes without one (DELETE). */
-  expected: number | undefined;
-  ifMatch: IfMatch;
-  what: string;
-  /** The compare-and-set: applies the write only where the version equals `version` (if given). */
-  run: (version: number | undefined) => Promise<R | undefined>;
-  /** The stored version, or undefined when the record does not exist. */
-  current: () => Promise<number | undefined>;
-}
-
-/** Runs a versioned write and turns "no row matched" into the right problem. */
-export async function compareAndSet<R>(opts: CasOptions<R>): Promise<R> {
-  const explicit = typeof opts.ifMatch === 'number' ? opts.ifMatch : undefined;
-  if (explicit !== undefined && opts.expected !== undefined && explicit !== opts.expected) {
-    // Body and header disagree: at most one can be current, and nothing is written.
-    const current = await opts.current();
-    if (current === undefined) throw new AppError('not_found', `${opts.what} not found.`);
-    if (current !== explicit) throw preconditionFailed(current);
-    throw versionConflict(opts.what, current);
-  }
-  const result = await opts.run(opts.expected ?? explicit);
-  if (result !== undefined) return result;
-  const current = await opts.current();
-  if (current === undefined) throw new AppError('not_found', `${opts.what} not found.`);
-  if (explicit !== undefined && explicit !== current) throw preconditionFailed(current);
-  throw versionConflict(opts.what, current);
-}
-
-export function versionConflict(what: string, currentVersion: number): AppError {
-  return new AppError(
-    'version_conflict',
-    `${what} was changed by someone else (current version ${currentVersion}). Re-read it and apply your change again.`,
-    { members: { currentVersion } },
-  );
-}
-
-function preconditionFailed(currentVersion: number): AppError {
-  return new AppError(
-    'precondition_failed',
-    `If-Match does not match the current version ${currentVersion}.`,
-    {
-      members: { currentVersion },
-    },
-  );
-}
+// The compare-and-set itself is a fact of the data, not of HTTP: it lives below, in shared.
+export { compareAndSet, versionConflict, type CasOptions } from '../shared/concurrency.js';

@@ -1,9 +1,9 @@
-import type { Transaction } from 'kysely';
-import type { AppContext } from '../context.js';
+import type { Kysely, Transaction } from 'kysely';
 import { isForeignKeyViolation } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
-import { compareAndSet, type IfMatch } from '../http/concurrency.js';
+import { compareAndSet, type IfMatch } from './concurrency.js';
 import { appendAudit, type Actor } from './audit.js';
+import type { Clock } from './clock.js';
 import { assertUnreferenced, inUseByForeignKey } from './references.js';
 
 export interface DeleteRecord<R> {
@@ -30,7 +30,7 @@ export interface DeleteRecord<R> {
  * `<resource>.deleted` audit event with the last values.
  */
 export async function deleteRecord<R>(
-  ctx: AppContext,
+  ctx: { db: Kysely<DB>; clock: Clock },
   actor: Actor,
   d: DeleteRecord<R>,
 ): Promise<void> {

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from './errors.js';
 
 /** A column of another table that points at a record of the target resource. */
 export interface Reference {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { analysePdf } from '../pdf/analyse.js';
 import { parseEInvoiceXml, type EInvoice } from './read.js';
 import { report } from '../../../test/report.js';

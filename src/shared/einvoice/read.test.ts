@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { parseEInvoiceXml, type EInvoice } from './read.js';
 import { ciiSample } from '../pdf/pdf.test-support.js';
 

@@ -1,5 +1,5 @@
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { looksLikeEInvoice, parseEInvoiceXml, type EInvoice } from '../einvoice/index.js';
 import { Deadline, withPdf } from './pdfjs.js';
 import { pdfWorkers } from './worker-pool.js';

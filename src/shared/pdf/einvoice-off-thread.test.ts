@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { parseEInvoiceXml, toCii } from '../einvoice/index.js';
 import { buildEnInvoice } from '../einvoice/fixtures.test-support.js';
 import { INLINE_EINVOICE_BYTES, readEInvoiceXml } from './einvoice-off-thread.js';

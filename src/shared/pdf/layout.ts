@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 
 /**
  * Page composition of a letter on A4, separate from the browser so it can be tested alone.

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { parseEInvoiceXml } from '../einvoice/index.js';
 import { analysePdfHere, type AnalyseOptions } from './analyse.js';
 import { downscaleImageHere, type ImageSize } from './downscale-image.js';

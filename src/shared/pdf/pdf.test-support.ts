@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { analysePdf } from './analyse.js';
 
 /** Helpers shared by the PDF tests (not part of the build). */

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as Pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 
 /**
  * pdf.js in Node for reading untrusted PDFs: no worker (the worker module runs in this

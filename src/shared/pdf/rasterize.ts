@@ -1,5 +1,5 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { Deadline, withPdf } from './pdfjs.js';
 import { pdfWorkers } from './worker-pool.js';
 

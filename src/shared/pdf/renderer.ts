@@ -3,7 +3,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import { PDFDocument } from 'pdf-lib';
 import type { Browser, BrowserContext, HTTPRequest, PDFOptions } from 'puppeteer-core';
 import type { Config } from '../../config.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { launchChromium, prepareFonts } from './browser.js';
 import { composeLetter, type LetterInput, type LetterLayout } from './layout.js';
 

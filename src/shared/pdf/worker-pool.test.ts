@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PDFDocument, rgb } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { rasterizePdf } from './rasterize.js';
 import { PdfWorkerPool, pdfWorkers } from './worker-pool.js';
 

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { settings } from '../../config.js';
-import { AppError, type ErrorCode } from '../../http/errors.js';
+import { AppError, type ErrorCode } from '../errors.js';
 
 /**
  * A bounded pool of worker threads for pdf.js (issue: rasterizing a heavy PDF blocked the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { parseEInvoiceXml } from '../einvoice/read.js';
 import { ciiSample } from './pdf.test-support.js';
 import { parseXml, XML_LIMITS } from './xml.js';

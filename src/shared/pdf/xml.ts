@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { TextDecoder } from 'node:util';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 
 /**
  * Safe XML reading for e-invoices: size-capped, DOCTYPE refused (so no entity can expand and

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import { compileTemplate, renderTemplate, type TemplateSources } from './compile.js';
 import { buildRenderContext, type AccountData } from './context.js';
 

@@ -6,7 +6,7 @@
  * document from a template that cannot render.
  */
 import { isoDate } from '../dates.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../errors.js';
 import {
   buildRenderContext,
   type AccountData,
