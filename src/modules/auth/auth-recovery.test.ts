@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settleAudit } from '../../shared/audit.js';
 import {
   PASSWORD,
   buildTestApp,
@@ -129,6 +130,8 @@ describe('auth: password recovery', () => {
     const user = await createUser(t);
     await post('forgot-password', { email: user.email });
     expect(await resetMails(user.email)).toHaveLength(1);
+    // The code is issued in the background; PostgreSQL chains its event just after.
+    await settleAudit(t.app.ctx.db);
     const events = await t.app.ctx.db
       .selectFrom('audit_events')
       .selectAll()
