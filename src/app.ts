@@ -9,12 +9,7 @@ import Fastify, {
   LogController,
   type FastifyReply,
   type FastifyRequest,
-  type FastifyBaseLogger,
-  type FastifyInstance,
   type FastifyServerOptions,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
 } from 'fastify';
 import { Redis } from 'ioredis';
 import sjson from 'secure-json-parse';
@@ -72,14 +67,9 @@ import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './shar
 import { closePdfWorkers } from './shared/pdf/worker-pool.js';
 import { createMailer, type Mailer } from './shared/mail.js';
 import { randomBase62 } from './shared/secrets.js';
+import type { App } from './http/types.js';
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type { App } from './http/types.js';
 
 /** Schemas referenced by `$ref` from routes: one definition, one OpenAPI component each. */
 const SHARED_SCHEMAS = [

@@ -1,4 +1,21 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import type { Actor } from '../shared/audit.js';
+
+/** The Fastify instance routes register on: TypeBox schemas type requests and replies. */
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 /** Who may call a route (STYLE rule 4). Every route declares one; none is the default. */
 export type Access = 'public' | 'apiKey' | 'user' | 'admin';

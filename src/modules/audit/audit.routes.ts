@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import type { App } from '../../app.js';
+import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
 import { sealAudit } from '../../shared/audit.js';

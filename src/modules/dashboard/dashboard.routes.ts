@@ -1,4 +1,4 @@
-import type { App } from '../../app.js';
+import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { readIfMatch, setEtag } from '../../http/concurrency.js';
 import { IfMatchHeaders, problems } from '../../http/schemas.js';

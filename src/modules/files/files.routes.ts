@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { App } from '../../app.js';
+import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { PageOf } from '../../http/pagination.js';
 import { IdempotencyHeaders, problems } from '../../http/schemas.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app.js';
+import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
 import { problems } from '../../http/schemas.js';

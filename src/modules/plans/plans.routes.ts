@@ -1,4 +1,4 @@
-import type { App } from '../../app.js';
+import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { IdempotencyHeaders, problems } from '../../http/schemas.js';
 import { actorOf } from '../../http/types.js';

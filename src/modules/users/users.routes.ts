@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { App } from '../../app.js';
+import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { readIfMatch, setEtag } from '../../http/concurrency.js';
 import { PageOf } from '../../http/pagination.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
-import type { App } from '../../app.js';
+import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
 import { problems } from '../../http/schemas.js';
