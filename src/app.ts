@@ -39,6 +39,7 @@ import { auditRoutes } from './modules/audit/audit.routes.js';
 import { BankAccountSchema, CardSchema } from './modules/billing/billing.schemas.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { CredentialCache } from './modules/auth/credential-cache.js';
+import { credentialLookup } from './modules/auth/credentials.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { contractRoutes } from './modules/contracts/contracts.routes.js';
@@ -58,7 +59,7 @@ import { fileRoutes } from './modules/files/files.routes.js';
 import { paymentRoutes } from './modules/payments/payments.routes.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { bankImportRoutes } from './modules/bank-imports/bank-imports.routes.js';
-import { createStorage } from './modules/files/storage.js';
+import { createStorage } from './modules/files/create-storage.js';
 import { PdfRenderer } from './shared/pdf/renderer.js';
 import { PgBossJobQueue } from './shared/pgboss-jobs.js';
 import { DbJobQueue } from './shared/jobs.js';
@@ -320,7 +321,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Before any route: the deny-by-default check must see every route, plugins' too.
   registerProblemHandlers(app, { onStorageFull: () => database.reportStorageFull() });
   registerInputLimits(app);
-  registerAuth(app, ctx);
+  registerAuth(app, ctx, credentialLookup);
   registerRateLimits(app, ctx);
   registerIdempotency(app, ctx);
 

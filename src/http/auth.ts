@@ -1,10 +1,21 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
-import { findApiKey, findBearer, touchToken } from '../modules/auth/credentials.repository.js';
+import type { DB } from '../db/schema.js';
 import { MINUTE } from '../shared/clock.js';
 import { safeEqual, sha256 } from '../shared/secrets.js';
 import { AppError } from './errors.js';
 import type { Access, Principal } from './types.js';
+
+/** Where credentials are looked up: the auth module's repository, handed in by the app. */
+export interface CredentialLookup {
+  /** The id of an active client API key with this SHA-256 hash. */
+  findApiKey: (db: Kysely<DB>, hash: string) => Promise<string | undefined>;
+  /** The principal behind a live bearer token with this hash at `now`. */
+  findBearer: (db: Kysely<DB>, hash: string, now: string) => Promise<Principal | undefined>;
+  /** Records that a personal token was used. */
+  touchToken: (db: Kysely<DB>, tokenId: string, at: string) => Promise<void>;
+}
 
 export interface RouteAccess {
   method: string;
@@ -33,7 +44,11 @@ const tokenInvalid = (detail: string) =>
  * every request is checked against its route's level before validation runs: `apiKey` needs a
  * known `x-api-key`; `user` also a live bearer; `admin` also the admin role.
  */
-export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+export function registerAuth(
+  app: FastifyInstance,
+  ctx: AppContext,
+  { findApiKey, findBearer, touchToken }: CredentialLookup,
+): void {
   const envKeyHashes = ctx.config.apiKeys.map((k) => sha256(k));
   const touched = new Map<string, number>();
 

@@ -64,3 +64,6 @@ export async function findApiKey(db: Kysely<DB>, hash: string): Promise<string |
 export async function touchToken(db: Kysely<DB>, tokenId: string, at: string): Promise<void> {
   await db.updateTable('auth_tokens').set({ last_used_at: at }).where('id', '=', tokenId).execute();
 }
+
+/** The lookups the HTTP layer's access check runs (`registerAuth`). */
+export const credentialLookup = { findApiKey, findBearer, touchToken };

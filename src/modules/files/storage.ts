@@ -7,7 +7,6 @@ import { ContentCheck } from './content.js';
 import { imageLimits, type ImageLimits } from './image-dimensions.js';
 import { assertKey } from './keys.js';
 import { FileUrlSigner, type DownloadGrant, type UploadGrant } from './signed-urls.js';
-import { S3FileStorage } from './storage.s3.js';
 
 /** A download URL's grant plus what the response should say about the file. */
 export interface DownloadRequest extends DownloadGrant {
@@ -232,11 +231,4 @@ export class LocalFileStorage implements FileStorage {
   close(): Promise<void> {
     return Promise.resolve();
   }
-}
-
-/** S3-compatible storage when `S3_BUCKET` is set; local disk under `DATA_DIR/files` otherwise. */
-export function createStorage(config: Config, appSecret: string): FileStorage {
-  return config.s3Bucket
-    ? new S3FileStorage(config, config.s3Bucket)
-    : new LocalFileStorage(config, appSecret);
 }

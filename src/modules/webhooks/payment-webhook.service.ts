@@ -4,7 +4,7 @@ import { fromNativePayment } from './payment-events.js';
 import { fromStripePaymentEvent } from './stripe-payment-events.js';
 import type { PaymentWebhookAck } from './payment-webhook.schemas.js';
 import { verifyDelivery } from './signatures.js';
-import type { WebhookDelivery } from './webhooks.service.js';
+import type { WebhookDelivery } from './signatures.js';
 
 /**
  * `POST /v1/webhooks/provider` (decisions §10): the signature is checked against the raw body

@@ -2,7 +2,16 @@ import Stripe from 'stripe';
 import { AppError } from '../../http/errors.js';
 import type { AppContext } from '../../context.js';
 import { hmac, safeEqual } from '../../shared/secrets.js';
-import type { WebhookDelivery } from './webhooks.service.js';
+
+/** A provider's webhook as it arrived: the raw body is what the signature covers. */
+export interface WebhookDelivery {
+  rawBody: string;
+  body: unknown;
+  providerSignature: string | undefined;
+  stripeSignature: string | undefined;
+  requestId: string;
+  ip: string;
+}
 
 /** Clock skew a signed delivery may have, either way (decisions §10). */
 export const TOLERANCE_SECONDS = 300;

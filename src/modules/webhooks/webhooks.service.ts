@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
 import { fieldErrors } from '../../http/problem.js';
 import { applySubscriptionChange } from './apply-subscription-change.command.js';
-import { verifyDelivery } from './signatures.js';
+import { verifyDelivery, type WebhookDelivery } from './signatures.js';
 import { fromNativeEvent, fromStripeEvent } from './subscription-change.js';
 import { SubscriptionEventBody, type WebhookAck } from './webhooks.schemas.js';
 
@@ -14,15 +14,6 @@ const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
 const validateNative = addFormats(
   new Ajv({ allErrors: true, strict: false, removeAdditional: false, coerceTypes: false }),
 ).compile<SubscriptionEventBody>(SubscriptionEventBody);
-
-export interface WebhookDelivery {
-  rawBody: string;
-  body: unknown;
-  providerSignature: string | undefined;
-  stripeSignature: string | undefined;
-  requestId: string;
-  ip: string;
-}
 
 /** Inbound provider webhooks (decisions §10): signature first, then the event. */
 export class WebhooksService {

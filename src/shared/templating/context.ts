@@ -16,10 +16,12 @@ import {
 import { documentView, type DocumentData, type DocumentView } from './document.js';
 import type { DateFormat, NumberFormat } from './format.js';
 import { invoiceView, type InvoiceView } from './invoice.js';
-import { invoiceLanguage, type InvoiceLanguage } from './invoice-labels.js';
+import { invoiceLanguage } from './invoice-labels.js';
+import type { PartnerView } from './partner.js';
 import { minorOf, stringOrNull } from './values.js';
 
 export type { AddressData, AddressView } from './address.js';
+export type { PartnerView } from './partner.js';
 export type {
   BankAccountData,
   BankAccountView,
@@ -116,22 +118,6 @@ export interface AccountView {
   /** The office address, else the billing address, else the first one. */
   address: AddressView;
   addresses: AddressView[];
-}
-
-export interface PartnerView {
-  name: string;
-  type: string | null;
-  description: string | null;
-  website: string | null;
-  /** The billing address, else the office address, else the first one. */
-  address: AddressView;
-  addresses: AddressView[];
-  vatId: string | null;
-  buyerReference: string | null;
-  electronicAddress: ElectronicAddressData | null;
-  einvoiceFormat: string | null;
-  /** `de` or `en`; null when the partner names none (the invoice is then German). */
-  language: InvoiceLanguage | null;
 }
 
 export interface ContractView {

@@ -7,7 +7,7 @@
  */
 import { addDays, isIsoDate } from '../dates.js';
 import type { CompanyView } from './company.js';
-import type { PartnerView, RenderContext } from './context.js';
+import type { PartnerView } from './partner.js';
 import type { DocumentView } from './document.js';
 import {
   INVOICE_LABELS,
@@ -204,7 +204,11 @@ export interface GiroCodeRequest {
  * credit note) in EUR with a number and an amount due, when the seller has an IBAN. The
  * EPC QR code transfers euros only, and a draft has no number to pay against.
  */
-export function giroCodeRequest(context: RenderContext): GiroCodeRequest | null {
+export function giroCodeRequest(context: {
+  document: DocumentView | null;
+  invoice: InvoiceView | null;
+  company: CompanyView;
+}): GiroCodeRequest | null {
   const { document, invoice, company } = context;
   if (!document || !invoice || invoice.creditNote || document.invoiceType !== 'INVOICE')
     return null;
