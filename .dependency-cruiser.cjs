@@ -2,7 +2,7 @@
  * The walls between Kontor's rooms (docs/architecture.md, "Boundaries"), checked by
  * `npm run boundaries` in `npm run check` and CI. Tests may reach inside what they test.
  */
-const notTests = '(\\.test\\.ts|/test/.*)$';
+const notTests = '(\\.test(-support)?\\.ts|/test/.*)$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -40,6 +40,14 @@ module.exports = {
         path: '^src/modules/[^/]+/',
         pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'],
       },
+    },
+    {
+      name: 'the-app-assembles-module-faces',
+      severity: 'error',
+      comment:
+        "The app, the server and the CLI wire modules through their index.ts like any other caller. (src/context.ts declares the services' types and imports the files that define them.)",
+      from: { path: '^src/(app|server|cli)\\.ts$' },
+      to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/index\\.ts$' },
     },
     {
       name: 'modules-do-not-import-the-app',

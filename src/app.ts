@@ -28,38 +28,35 @@ import {
   writeClientError,
 } from './http/problem.js';
 import { registerRateLimits } from './http/rate-limit.js';
-import { AccountPlans } from './modules/plans/account-plans.js';
-import { loadPlanCatalogue } from './modules/plans/plans.catalogue.js';
-import { UsageMeter } from './modules/plans/usage-meter.js';
+import { AccountPlans, loadPlanCatalogue, UsageMeter, planRoutes } from './modules/plans/index.js';
 import { ProblemSchema } from './http/schemas.js';
-import { AddressSchema, DashboardWidgetSettingsSchema } from './modules/account/account.schemas.js';
-import { accountRoutes } from './modules/account/account.routes.js';
-import { apiTokenRoutes } from './modules/api-tokens/api-tokens.routes.js';
-import { auditRoutes } from './modules/audit/audit.routes.js';
-import { BankAccountSchema, CardSchema } from './modules/billing/billing.schemas.js';
-import { billingRoutes } from './modules/billing/billing.routes.js';
-import { CredentialCache } from './modules/auth/credential-cache.js';
-import { credentialLookup } from './modules/auth/credentials.repository.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
-import { healthRoutes } from './modules/health/health.routes.js';
-import { contractRoutes } from './modules/contracts/contracts.routes.js';
-import { newsletterRoutes } from './modules/newsletter/newsletter.routes.js';
-import { noteRoutes } from './modules/notes/notes.routes.js';
-import { partnerRoutes } from './modules/partners/partners.routes.js';
-import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
-import { planRoutes } from './modules/plans/plans.routes.js';
-import { productRoutes } from './modules/products/products.routes.js';
-import { taxRateRoutes } from './modules/tax-rates/tax-rates.routes.js';
-import { userRoutes } from './modules/users/users.routes.js';
-import { budgetRoutes } from './modules/budgets/budgets.routes.js';
-import { documentTemplateRoutes } from './modules/document-templates/document-templates.routes.js';
-import { TemplateFieldSchema } from './modules/document-templates/document-templates.schemas.js';
-import { documentRoutes } from './modules/documents/documents.routes.js';
-import { fileRoutes } from './modules/files/files.routes.js';
-import { paymentRoutes } from './modules/payments/payments.routes.js';
-import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
-import { bankImportRoutes } from './modules/bank-imports/bank-imports.routes.js';
-import { createStorage } from './modules/files/create-storage.js';
+import {
+  AddressSchema,
+  DashboardWidgetSettingsSchema,
+  accountRoutes,
+  findAccount,
+  lockAccount,
+} from './modules/account/index.js';
+import { apiTokenRoutes } from './modules/api-tokens/index.js';
+import { auditRoutes } from './modules/audit/index.js';
+import { BankAccountSchema, CardSchema, billingRoutes } from './modules/billing/index.js';
+import { CredentialCache, credentialLookup, authRoutes } from './modules/auth/index.js';
+import { healthRoutes } from './modules/health/index.js';
+import { contractRoutes } from './modules/contracts/index.js';
+import { newsletterRoutes } from './modules/newsletter/index.js';
+import { noteRoutes } from './modules/notes/index.js';
+import { partnerRoutes } from './modules/partners/index.js';
+import { webhookRoutes } from './modules/webhooks/index.js';
+import { productRoutes } from './modules/products/index.js';
+import { taxRateRoutes } from './modules/tax-rates/index.js';
+import { userRoutes } from './modules/users/index.js';
+import { budgetRoutes } from './modules/budgets/index.js';
+import { documentTemplateRoutes, TemplateFieldSchema } from './modules/document-templates/index.js';
+import { documentRoutes } from './modules/documents/index.js';
+import { fileRoutes, createStorage } from './modules/files/index.js';
+import { paymentRoutes } from './modules/payments/index.js';
+import { dashboardRoutes } from './modules/dashboard/index.js';
+import { bankImportRoutes } from './modules/bank-imports/index.js';
 import { PdfRenderer } from './shared/pdf/renderer.js';
 import { PgBossJobQueue } from './shared/pgboss-jobs.js';
 import { DbJobQueue } from './shared/jobs.js';
@@ -256,7 +253,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const ctx: AppContext = {
     config,
     plans,
-    accountPlans: new AccountPlans(database.db, plans),
+    accountPlans: new AccountPlans(database.db, plans, { findAccount, lockAccount }),
     usage: new UsageMeter(database.db, counters, app.log),
     database,
     db: database.db,

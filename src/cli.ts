@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { migrate, openDatabase, type Database } from './db/database.js';
-import { createApiKey, listApiKeys, revokeApiKey } from './modules/api-keys/api-keys.service.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './modules/api-keys/index.js';
 import { verifyAuditChain } from './shared/audit.js';
 
 const USAGE = `Usage: kontor <command>

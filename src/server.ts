@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { countActiveApiKeys, createApiKey } from './modules/api-keys/api-keys.service.js';
+import { countActiveApiKeys, createApiKey } from './modules/api-keys/index.js';
 import type { AppContext } from './context.js';
-import { startReminderScheduler } from './modules/notes/reminders.job.js';
-import { startUploadExpiry } from './modules/files/expire-uploads.job.js';
+import { startReminderScheduler } from './modules/notes/index.js';
+import { startUploadExpiry } from './modules/files/index.js';
 
 /**
  * Embedded first start: no client key exists yet, so create one, keep it in

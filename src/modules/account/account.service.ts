@@ -5,7 +5,7 @@ import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
-import { lockUploadedFile, onFileDelete, requireImageFile } from '../files/files.api.js';
+import { lockUploadedFile, onFileDelete, requireImageFile } from '../files/index.js';
 import { findAccount, updateAccount, type AccountRow } from './account.repository.js';
 import { checkCompany, readCompany } from './company.js';
 import type { Company, PutCompany } from './company.schemas.js';

@@ -9,7 +9,7 @@ import { appendAudit, type Actor } from '../../shared/audit.js';
 import { isIsoDate, parseTimestamp } from '../../shared/dates.js';
 import { newId } from '../../shared/ids.js';
 import { newSecret } from '../../shared/secrets.js';
-import { lockAccount } from '../account/account.repository.js';
+import { lockAccount } from '../account/index.js';
 import type { ApiToken, CreateApiToken, ListApiTokens } from './api-tokens.schemas.js';
 
 type TokenRow = Selectable<AuthTokensTable>;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { EmailField, UserSchema } from '../users/users.schemas.js';
+import { EmailField, UserSchema } from '../users/index.js';
 
 const Password = (description: string) =>
   Type.String({ minLength: 1, maxLength: 1024, description });

@@ -6,20 +6,31 @@ import { appendAudit } from '../../shared/audit.js';
 import { DAY } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { sha256 } from '../../shared/secrets.js';
-import { findAccount, insertAccount, newAccountRow } from '../account/account.repository.js';
-import { DEFAULT_PLAN } from '../plans/plans.catalogue.js';
-import { seedAccountTaxRates } from '../tax-rates/tax-rates.service.js';
-import { seedSystemTemplates } from '../document-templates/system-templates.js';
-import { presentUser, type UserRow } from '../users/users.presenter.js';
+import { findAccount, insertAccount, newAccountRow } from '../account/index.js';
+import { DEFAULT_PLAN } from '../plans/index.js';
+import { seedAccountTaxRates } from '../tax-rates/index.js';
+import { seedSystemTemplates } from '../document-templates/index.js';
+import { normalizeEmail } from '../../shared/email-address.js';
+import {
+  confirmUser,
+  consumeCode,
+  findUserById,
+  insertUser,
+  issueCode,
+  recordLogin,
+  presentUser,
+  revokeSessions,
+  rotateRefresh,
+  startSession,
+  type IssuedTokens,
+  type UserRow,
+} from '../users/index.js';
 import type { Confirm, Login, Register, Tokens } from './auth.schemas.js';
-import { consumeCode, issueCode } from './codes.js';
 import { burnVerify, checkPassword, verifyPassword } from './passwords.js';
-import { revokeSessions, rotateRefresh, startSession, type IssuedTokens } from './sessions.js';
 import {
   AuthServiceBase,
   NO_USER,
   codeInvalid,
-  normalizeEmail,
   type AuthDeps,
   type RequestMeta,
 } from './auth.support.js';
@@ -98,7 +109,7 @@ export class AuthService extends AuthServiceBase {
     try {
       code = await this.ctx.db.transaction().execute(async (trx) => {
         await insertAccount(trx, account);
-        await trx.insertInto('users').values(user).execute();
+        await insertUser(trx, user);
         const issued = await issueCode(trx, this.ctx.appSecret, user, 'confirm', now, DAY);
         const actor = this.actor(user, meta);
         await appendAudit(
@@ -186,16 +197,7 @@ export class AuthService extends AuthServiceBase {
       );
       // A confirmation only confirms: it never carries credentials, whoever asked for it.
       if (!spent || user?.status !== 'UNCONFIRMED') return false;
-      await trx
-        .updateTable('users')
-        .set((eb) => ({
-          status: 'ACTIVE',
-          email_confirmed_at: now.toISOString(),
-          updated_at: now.toISOString(),
-          version: eb('version', '+', 1),
-        }))
-        .where('id', '=', user.id)
-        .execute();
+      await confirmUser(trx, user.id, now.toISOString());
       await appendAudit(
         trx,
         this.actor(user, meta),
@@ -238,11 +240,7 @@ export class AuthService extends AuthServiceBase {
     const now = this.ctx.clock.now();
     const tokens = await this.ctx.db.transaction().execute(async (trx) => {
       const issued = await startSession(trx, user, now, { ip: meta.ip, userAgent: meta.userAgent });
-      await trx
-        .updateTable('users')
-        .set({ last_login_at: now.toISOString() })
-        .where('id', '=', user.id)
-        .execute();
+      await recordLogin(trx, user.id, now.toISOString());
       await appendAudit(
         trx,
         this.actor(user, meta),
@@ -325,11 +323,8 @@ export class AuthService extends AuthServiceBase {
   }
 
   private async tokensResponse(tokens: IssuedTokens, userId: string): Promise<Tokens> {
-    const user = await this.ctx.db
-      .selectFrom('users')
-      .selectAll()
-      .where('id', '=', userId)
-      .executeTakeFirstOrThrow();
+    const user = await findUserById(this.ctx.db, userId);
+    if (!user) throw new Error(`user ${userId} vanished while signing in`);
     const account = await findAccount(this.ctx.db, user.account_id);
     return {
       accessToken: tokens.accessToken,

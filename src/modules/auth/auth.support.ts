@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import type { MailMessage } from '../../shared/mail.js';
-import type { UserRow } from '../users/users.presenter.js';
+import { findUserByEmail, type UserRow } from '../users/index.js';
 import { hashPassword } from './passwords.js';
 import { FailureThrottle } from './throttle.js';
 
@@ -19,10 +19,6 @@ export const codeInvalid = () =>
 
 /** A user id no user has: code lookups for unknown emails run the same query and find nothing. */
 export const NO_USER = 'usr_none';
-
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 /**
  * The two steps whose shape keeps known and unknown emails alike: the slow password hash,
@@ -61,11 +57,7 @@ export abstract class AuthServiceBase {
   }
 
   protected findUserByEmail(email: string): Promise<UserRow | undefined> {
-    return this.ctx.db
-      .selectFrom('users')
-      .selectAll()
-      .where('email', '=', email)
-      .executeTakeFirst();
+    return findUserByEmail(this.ctx.db, email);
   }
 
   protected actor(

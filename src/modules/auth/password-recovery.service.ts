@@ -6,14 +6,13 @@ import {
   AuthServiceBase,
   NO_USER,
   codeInvalid,
-  normalizeEmail,
   type AuthDeps,
   type RequestMeta,
 } from './auth.support.js';
-import { consumeCode, issueCode } from './codes.js';
+import { normalizeEmail } from '../../shared/email-address.js';
+import { consumeCode, issueCode, revokeSessions, setPassword } from '../users/index.js';
 import { checkPassword } from './passwords.js';
-import { deleteUserApiTokens } from '../api-tokens/api-tokens.service.js';
-import { revokeSessions } from './sessions.js';
+import { deleteUserApiTokens } from '../api-tokens/index.js';
 import { MailThrottle } from './throttle.js';
 
 const ACCEPTED = {
@@ -80,17 +79,7 @@ export class PasswordRecoveryService extends AuthServiceBase {
       );
       if (!spent || !user) return false;
       const purpose = spent.purpose;
-      await trx
-        .updateTable('users')
-        .set((eb) => ({
-          password_hash: passwordHash,
-          status: 'ACTIVE',
-          email_confirmed_at: user.email_confirmed_at ?? now.toISOString(),
-          updated_at: now.toISOString(),
-          version: eb('version', '+', 1),
-        }))
-        .where('id', '=', user.id)
-        .execute();
+      await setPassword(trx, user, passwordHash, now.toISOString());
       await revokeSessions(trx, { userId: user.id }, 'password_reset', now);
       if (input.revokeApiTokens ?? true)
         await deleteUserApiTokens(

@@ -2,7 +2,7 @@ import type { Insertable, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
-import { paymentSearchText } from '../payments/payments.api.js';
+import { paymentSearchText } from '../payments/index.js';
 import * as repo from './bank-imports.repository.js';
 import type { Suggestion } from './bank-imports.schemas.js';
 import { USE_SCORE } from './suggestions.js';

@@ -8,7 +8,7 @@
  */
 import { AppError } from '../../http/errors.js';
 import { appendAudit } from '../../shared/audit.js';
-import { onFileDelete, systemActor } from '../files/files.api.js';
+import { onFileDelete, systemActor } from '../files/index.js';
 import * as repo from './bank-imports.repository.js';
 
 /**

@@ -9,8 +9,8 @@ import { decodeIndexCursor, encodeIndexCursor } from '../../http/pagination.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { isCurrency } from '../../shared/money.js';
-import { findAccount } from '../account/account.repository.js';
-import { requireUploadedFile } from '../files/files.api.js';
+import { findAccount } from '../account/index.js';
+import { requireUploadedFile } from '../files/index.js';
 import {
   presentImport,
   type StoredProblems,

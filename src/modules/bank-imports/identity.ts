@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { foldForMatch } from '../budgets/keywords.js';
+import { foldForMatch } from '../budgets/index.js';
 import type { ParsedEntry } from './parsers/types.js';
 
 /**

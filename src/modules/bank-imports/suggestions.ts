@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/records.js';
-import { foldForMatch, matchCategories, type KeywordCategory } from '../budgets/keywords.js';
+import { foldForMatch, matchCategories, type KeywordCategory } from '../budgets/index.js';
 import type { Suggestion } from './bank-imports.schemas.js';
 import type { ParsedEntry } from './parsers/types.js';
 

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { IsoDate, Nullable, RecordMeta, TagsSchema, VersionField } from '../../http/schemas.js';
 import { CURRENCIES } from '../../shared/money.js';
-import { PARTNER_TYPES } from '../partners/partners.schemas.js';
+import { PARTNER_TYPES } from '../partners/index.js';
 
 export const CONTRACT_STATUSES = ['DRAFT', 'ACTIVE'] as const;
 export type ContractStatus = (typeof CONTRACT_STATUSES)[number];

@@ -10,8 +10,8 @@ import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { isoDate } from '../../shared/dates.js';
 import { newId } from '../../shared/ids.js';
 import { registerReference } from '../../shared/references.js';
-import { findAccount } from '../account/account.repository.js';
-import { findPartner, type PartnerRow } from '../partners/partners.repository.js';
+import { findAccount } from '../account/index.js';
+import { findPartner, type PartnerRow } from '../partners/index.js';
 import { advancedOf, presentContract } from './contracts.presenter.js';
 import * as repo from './contracts.repository.js';
 import {

@@ -1,4 +1,4 @@
-import { addDays, addMonths } from '../contracts/contract-terms.js';
+import { addDays, addMonths } from '../contracts/index.js';
 
 /**
  * Calendar arithmetic of the dashboard on ISO `YYYY-MM-DD` dates: pure functions, no clock, no

@@ -4,7 +4,7 @@ import { AppError } from '../../http/errors.js';
 import { assertIsoDate, invalidField, minorAmount } from '../../http/field-rules.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { isoDate } from '../../shared/dates.js';
-import { findAccount, lockAccount } from '../account/account.repository.js';
+import { findAccount, lockAccount } from '../account/index.js';
 import { addDays } from './buckets.js';
 import { presentAnchor } from './dashboard.presenter.js';
 import * as repo from './dashboard.repository.js';

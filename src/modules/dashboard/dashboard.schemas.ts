@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IsoDate, Nullable, Timestamp } from '../../http/schemas.js';
-import { NOTE_PARENT_TYPES } from '../notes/notes.schemas.js';
+import { NOTE_PARENT_TYPES } from '../notes/index.js';
 import { INTERVALS } from './buckets.js';
 
 /** The largest opening balance in major units; keeps minor units of every currency safe. */

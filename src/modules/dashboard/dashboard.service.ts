@@ -3,10 +3,9 @@ import { AppError } from '../../http/errors.js';
 import { assertIsoDate, invalidField } from '../../http/field-rules.js';
 import { isoDate } from '../../shared/dates.js';
 import { toMajor } from '../../shared/money.js';
-import { findAccount, type AccountRow } from '../account/account.repository.js';
-import { monthRange } from '../budgets/budgets.repository.js';
-import { computeTerms } from '../contracts/contract-terms.js';
-import type { ContractAdvanced } from '../contracts/contracts.schemas.js';
+import { findAccount, type AccountRow } from '../account/index.js';
+import { monthRange } from '../budgets/index.js';
+import { computeTerms, type ContractAdvanced } from '../contracts/index.js';
 import { applicableAnchor, balanceOn } from './balance.js';
 import {
   addDays,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { containsText } from '../../db/dialect.js';
 import type { Executor } from '../../db/records.js';
-import { BILLING_CYCLES } from '../contracts/contracts.schemas.js';
+import { BILLING_CYCLES } from '../contracts/index.js';
 
 /**
  * The stats' queries over budgets, contracts and notes: aggregates computed by the database,

@@ -3,8 +3,8 @@ import { Nullable, TagsSchema } from '../../http/schemas.js';
 import { ISO_DATE_PATTERN } from '../../shared/dates.js';
 import { CURRENCIES } from '../../shared/money.js';
 import { PROBLEM_CODES, TEMPLATE_PARTS } from '../../shared/templating/index.js';
-import { AddressesSchema } from '../account/account.schemas.js';
-import { ContractAdvancedSchema } from '../contracts/contracts.schemas.js';
+import { AddressesSchema } from '../account/index.js';
+import { ContractAdvancedSchema } from '../contracts/index.js';
 import { bodyFields } from './document-templates.schemas.js';
 
 /** `POST /v1/document-templates/compile`: the template body plus optional data, and its answer. */

@@ -4,8 +4,7 @@ import type {
   NumberFormat,
   TemplateField,
 } from '../../shared/templating/index.js';
-import type { Address } from '../account/account.schemas.js';
-import type { AccountRow } from '../account/account.repository.js';
+import type { Address, AccountRow } from '../account/index.js';
 import type { DocumentTemplate } from './document-templates.schemas.js';
 import type { TemplateRow } from './document-templates.repository.js';
 

@@ -13,8 +13,7 @@ import {
   type CompileData,
   type CompiledTemplate,
 } from '../../shared/templating/index.js';
-import { findAccount } from '../account/account.repository.js';
-import { readCompany } from '../account/company.js';
+import { findAccount, readCompany } from '../account/index.js';
 import type { CompileDocumentTemplate } from './document-templates-compile.schemas.js';
 import {
   accountRenderData,

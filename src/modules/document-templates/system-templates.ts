@@ -14,8 +14,7 @@ import { appendAudit, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { compileTemplate, type TemplateField } from '../../shared/templating/index.js';
 import { searchText } from '../../http/pagination.js';
-import { findAccount, type AccountRow } from '../account/account.repository.js';
-import { readCompany } from '../account/company.js';
+import { findAccount, type AccountRow, readCompany } from '../account/index.js';
 import { accountRenderData, auditedTemplate } from './document-templates.presenter.js';
 import {
   findSystemTemplate,

@@ -7,7 +7,7 @@ import { searchText } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { isoDate } from '../../shared/dates.js';
 import { newId } from '../../shared/ids.js';
-import { ensureSystemTemplate } from '../document-templates/system-templates.js';
+import { ensureSystemTemplate } from '../document-templates/index.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type { TrialRender } from './documents.output.js';

@@ -2,9 +2,8 @@ import type { Executor } from '../../db/records.js';
 import { searchText } from '../../http/pagination.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
 import type { EInvoice } from '../../shared/einvoice/index.js';
-import { findAccount } from '../account/account.repository.js';
-import { readCompany } from '../account/company.js';
-import { matchPartner } from '../partners/partners.repository.js';
+import { findAccount, readCompany } from '../account/index.js';
+import { matchPartner } from '../partners/index.js';
 import * as repo from './documents.repository.js';
 
 /**

@@ -20,22 +20,16 @@ import {
 } from '../../shared/templating/index.js';
 import { giroCodeDataUri, giroCodePayload } from '../../shared/girocode.js';
 import { toMajor } from '../../shared/money.js';
-import { findAccount } from '../account/account.repository.js';
-import { readCompany } from '../account/company.js';
-import { findContract } from '../contracts/contracts.repository.js';
-import { presentContract } from '../contracts/contracts.presenter.js';
-import {
-  findTemplate,
-  type TemplateRow,
-} from '../document-templates/document-templates.repository.js';
+import { findAccount, readCompany } from '../account/index.js';
+import { findContract, presentContract } from '../contracts/index.js';
+import { findTemplate, type TemplateRow } from '../document-templates/index.js';
 import {
   imageDataUriForPdf,
   requireUploadedFile,
   storeGeneratedFile,
   systemActor,
-} from '../files/files.api.js';
-import { findPartner } from '../partners/partners.repository.js';
-import { presentPartner } from '../partners/partners.presenter.js';
+} from '../files/index.js';
+import { findPartner, presentPartner } from '../partners/index.js';
 import { eInvoiceSummary, presentDocument, type StoredAnalysis } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import { invoiceTableHtml, templateShowsLines } from './invoice-table.js';

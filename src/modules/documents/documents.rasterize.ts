@@ -4,7 +4,7 @@ import { AppError, referenceNotFound } from '../../http/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import type { Actor } from '../../shared/audit.js';
 import { rasterizePdf } from '../../shared/pdf/rasterize.js';
-import { requireUploadedFile, storeGeneratedFile } from '../files/files.api.js';
+import { requireUploadedFile, storeGeneratedFile } from '../files/index.js';
 import * as repo from './documents.repository.js';
 import type { Rasterize, Rasterized } from './documents.schemas.js';
 

@@ -6,7 +6,7 @@ import { PageOf } from '../../http/pagination.js';
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, problems } from '../../http/schemas.js';
 import { actorOf } from '../../http/types.js';
 import { createHash } from 'node:crypto';
-import { attachmentDisposition } from '../files/files.api.js';
+import { attachmentDisposition } from '../files/index.js';
 import {
   CancelDocumentBody,
   CreateDocumentBody,

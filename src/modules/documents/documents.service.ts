@@ -11,14 +11,15 @@ import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { newId } from '../../shared/ids.js';
 import { registerReference } from '../../shared/references.js';
-import { findAccount } from '../account/account.repository.js';
-import { findContract } from '../contracts/contracts.repository.js';
+import { findAccount, readCompany } from '../account/index.js';
+import { findContract } from '../contracts/index.js';
 import {
   findTemplate,
   type TemplateRow,
-} from '../document-templates/document-templates.repository.js';
-import { lockUploadedFile, onFileDelete, requireUploadedFile } from '../files/files.api.js';
-import { findPartner } from '../partners/partners.repository.js';
+  ensureSystemTemplate,
+} from '../document-templates/index.js';
+import { lockUploadedFile, onFileDelete, requireUploadedFile } from '../files/index.js';
+import { findPartner } from '../partners/index.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type {
@@ -47,8 +48,6 @@ import { rasterizeDocument } from './documents.rasterize.js';
 import { sendDocument } from './documents.send.js';
 import { linesAsInputs, priceLines } from './pricing.js';
 import { addDays, isoDate } from '../../shared/dates.js';
-import { readCompany } from '../account/company.js';
-import { ensureSystemTemplate } from '../document-templates/system-templates.js';
 import {
   assertFinalizable,
   freezeParties,

@@ -2,7 +2,7 @@ import type { FieldError } from '../../http/errors.js';
 import { AppError } from '../../http/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { ibanProblem } from '../../shared/iban.js';
-import type { Company } from '../account/company.schemas.js';
+import type { Company } from '../account/index.js';
 import type { DocumentRow, StoredLine, StoredTaxLine } from './documents.repository.js';
 import type { CreateDocument, UpdateDocument } from './documents.schemas.js';
 

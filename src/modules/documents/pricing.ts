@@ -1,8 +1,8 @@
 import type { Executor } from '../../db/records.js';
 import { AppError, referenceNotFound, type FieldError } from '../../http/errors.js';
 import { minorDigits, toMinor } from '../../shared/money.js';
-import { findProduct } from '../products/products.repository.js';
-import { findDefaultTaxRate, findTaxRate } from '../tax-rates/tax-rates.repository.js';
+import { findProduct } from '../products/index.js';
+import { findDefaultTaxRate, findTaxRate } from '../tax-rates/index.js';
 import type { StoredLine, StoredTaxLine } from './documents.repository.js';
 import type { CreateDocument } from './documents.schemas.js';
 import { computeTotals, scaled } from './totals.js';

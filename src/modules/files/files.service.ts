@@ -98,7 +98,7 @@ export class FilesService {
       updated_at: now.toISOString(),
     };
     await this.ctx.db.transaction().execute(async (trx) => {
-      await assertStorageFits(trx, this.ctx.plans, actor.accountId, input.size, 'size');
+      await assertStorageFits(trx, this.ctx.accountPlans, actor.accountId, input.size, 'size');
       await repo.insertFile(trx, row);
       await appendAudit(
         trx,

@@ -65,7 +65,7 @@ export async function storeGeneratedFile(
   };
   const record = async (t: Transaction<DB>) => {
     if (input.enforceLimit !== false)
-      await assertStorageFits(t, ctx.plans, actor.accountId, row.size);
+      await assertStorageFits(t, ctx.accountPlans, actor.accountId, row.size);
     await repo.insertFile(t, row);
     await appendAudit(
       t,

@@ -1,11 +1,17 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
-import { findAccount, lockAccount } from '../account/account.repository.js';
-import { DEFAULT_PLAN, type PlanCatalogue } from '../plans/plans.catalogue.js';
 import { storageUsedBytes } from './files.repository.js';
 
 export { storageUsedBytes };
+
+/** The plans module's answer (`AccountPlans.lockedPlan`): the account locked, its plan read. */
+export interface StoragePlans {
+  lockedPlan(
+    trx: Transaction<DB>,
+    accountId: string,
+  ): Promise<{ name: string; storageBytes: number }>;
+}
 
 /**
  * Refuses with 409 `storage_limit_exceeded` when `size` more bytes would take the account past
@@ -14,14 +20,12 @@ export { storageUsedBytes };
  */
 export async function assertStorageFits(
   trx: Transaction<DB>,
-  plans: PlanCatalogue,
+  plans: StoragePlans,
   accountId: string,
   size: number,
   field?: string,
 ): Promise<void> {
-  await lockAccount(trx, accountId);
-  const account = await findAccount(trx, accountId);
-  const plan = plans.get(account?.plan_id ?? DEFAULT_PLAN);
+  const plan = await plans.lockedPlan(trx, accountId);
   const used = await storageUsedBytes(trx, accountId);
   if (used + size <= plan.storageBytes) return;
   const errors: FieldError[] = field

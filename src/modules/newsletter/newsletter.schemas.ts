@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { EmailField } from '../users/users.schemas.js';
+import { EmailField } from '../users/index.js';
 
 export const SUBSCRIPTION_STATUSES = ['PENDING', 'SUBSCRIBED', 'UNSUBSCRIBED'] as const;
 

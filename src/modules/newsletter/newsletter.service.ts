@@ -4,7 +4,7 @@ import { appendAudit, type Actor } from '../../shared/audit.js';
 import { HOUR } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { sha256 } from '../../shared/secrets.js';
-import { normalizeEmail } from '../auth/auth.support.js';
+import { normalizeEmail } from '../../shared/email-address.js';
 import { LinkSigner, type LinkPurpose } from './newsletter.links.js';
 import * as repo from './newsletter.repository.js';
 import type {

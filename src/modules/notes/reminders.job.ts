@@ -2,10 +2,9 @@ import type { AppContext } from '../../context.js';
 import { MINUTE } from '../../shared/clock.js';
 import { formatDate, isoDate } from '../../shared/dates.js';
 import { formatMoney, type NumberFormat } from '../../shared/money.js';
-import { monthRange } from '../budgets/budgets.repository.js';
-import { findAccount } from '../account/account.repository.js';
-import { addDays, computeTerms } from '../contracts/contract-terms.js';
-import type { ContractAdvanced } from '../contracts/contracts.schemas.js';
+import { monthRange } from '../budgets/index.js';
+import { findAccount } from '../account/index.js';
+import { addDays, computeTerms, type ContractAdvanced } from '../contracts/index.js';
 import * as repo from './reminders.repository.js';
 
 /**

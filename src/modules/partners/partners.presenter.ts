@@ -1,5 +1,4 @@
-import type { Address } from '../account/account.schemas.js';
-import type { ElectronicAddress } from '../account/company.schemas.js';
+import type { Address, ElectronicAddress } from '../account/index.js';
 import type { Partner } from './partners.schemas.js';
 import type { PartnerRow } from './partners.repository.js';
 

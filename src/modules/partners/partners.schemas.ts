@@ -1,8 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { Nullable, RecordMeta, TagsSchema, VersionField } from '../../http/schemas.js';
-import { AddressesSchema } from '../account/account.schemas.js';
-import { ElectronicAddressSchema } from '../account/company.schemas.js';
+import { AddressesSchema, ElectronicAddressSchema } from '../account/index.js';
 
 export const PARTNER_TYPES = ['CUSTOMER', 'VENDOR'] as const;
 

@@ -7,11 +7,11 @@ import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { leitwegIdProblem, looksLikeLeitwegId } from '../../shared/leitweg-id.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
-import { electronicAddressError, throwFieldErrors, vatIdError } from '../account/company.js';
+import { electronicAddressError, throwFieldErrors, vatIdError } from '../account/index.js';
 import { presentPartner } from './partners.presenter.js';
 import * as repo from './partners.repository.js';
 import type { CreatePartner, ListPartners, Partner, UpdatePartner } from './partners.schemas.js';
-import { lockUploadedFile, requireImageFile } from '../files/files.api.js';
+import { lockUploadedFile, requireImageFile } from '../files/index.js';
 
 /**
  * The buyer's e-invoicing fields checked beyond their schema, all problems in one 400: the VAT

@@ -1,9 +1,9 @@
 import type { Executor } from '../../db/records.js';
 import { AppError } from '../../http/errors.js';
 import { invalidField } from '../../http/field-rules.js';
-import { findContract, type ContractRow } from '../contracts/contracts.repository.js';
-import { findDocument } from '../documents/documents.repository.js';
-import { findPartner } from '../partners/partners.repository.js';
+import { findContract, type ContractRow } from '../contracts/index.js';
+import { findDocument } from '../documents/index.js';
+import { findPartner } from '../partners/index.js';
 
 /**
  * A payment's links as the client (or the provider) names them. `undefined` leaves a link open

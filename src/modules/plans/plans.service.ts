@@ -6,11 +6,12 @@ import { AppError } from '../../http/errors.js';
 import type { Principal } from '../../http/types.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { toMajor } from '../../shared/money.js';
-import { findAccount, lockAccount } from '../account/account.repository.js';
+import { findAccount, lockAccount } from '../account/index.js';
 import type { Plan } from './plans.catalogue.js';
 import type { LicenseSchema, PlansSchema, UsageSchema } from './plans.schemas.js';
 import { monthOf, msToMonthEnd } from './usage-meter.js';
-import { storageUsedBytes } from '../files/files.api.js';
+import { storageUsedBytes } from '../files/index.js';
+import { countUsers } from '../users/index.js';
 import { mailCounterKey, mailsPerDay } from './send-quota.js';
 import { userMinuteKey } from '../../http/rate-limit.js';
 
@@ -33,13 +34,8 @@ export class PlansService {
     return this.ctx.plans.get(account?.plan_id ?? 'FREE');
   }
 
-  private async seatsUsed(db: Kysely<DB> | Transaction<DB>, accountId: string): Promise<number> {
-    const row = await db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  private seatsUsed(db: Kysely<DB> | Transaction<DB>, accountId: string): Promise<number> {
+    return countUsers(db, accountId);
   }
 
   async list(accountId: string): Promise<Static<typeof PlansSchema>> {

@@ -8,7 +8,7 @@ import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { minorDigits, toMajor, toMinor } from '../../shared/money.js';
 import { registerReference } from '../../shared/references.js';
-import { lockUploadedFile, requireImageFile } from '../files/files.api.js';
+import { lockUploadedFile, requireImageFile } from '../files/index.js';
 import { presentProduct } from './products.presenter.js';
 import * as repo from './products.repository.js';
 import type { CreateProduct, ListProducts, Product, UpdateProduct } from './products.schemas.js';

@@ -8,7 +8,7 @@ import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { registerReference } from '../../shared/references.js';
-import { lockAccount } from '../account/account.repository.js';
+import { lockAccount } from '../account/index.js';
 import { presentTaxRate } from './tax-rates.presenter.js';
 import * as repo from './tax-rates.repository.js';
 import type {

@@ -7,11 +7,12 @@ import { decodeCursor, toPage } from '../../http/pagination.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { DAY } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { findAccount, lockAccount } from '../account/account.repository.js';
-import { normalizeEmail } from '../auth/auth.support.js';
-import { issueCode } from '../auth/codes.js';
-import { revokeSessions } from '../auth/sessions.js';
+import { findAccount, lockAccount } from '../account/index.js';
+import { normalizeEmail } from '../../shared/email-address.js';
+import { issueCode } from './codes.js';
+import { revokeSessions } from './sessions.js';
 import { presentUser, type UserRow } from './users.presenter.js';
+import * as repo from './users.repository.js';
 import type { InviteUser, ListUsers, User } from './users.schemas.js';
 
 const INVITE_TTL_MS = 7 * DAY;
@@ -29,38 +30,20 @@ export class UsersService {
     q: ListUsers,
   ): Promise<{ data: User[]; nextCursor: string | null }> {
     const limit = q.limit ?? 25;
-    let query = this.ctx.db.selectFrom('users').selectAll().where('account_id', '=', accountId);
-    const after = decodeCursor(q.cursor);
-    if (after !== undefined) query = query.where('id', '<', after);
-    if (q.role !== undefined) query = query.where('role', '=', q.role);
-    if (q.status !== undefined) query = query.where('status', '=', q.status);
-    const page = toPage(
-      await query
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute(),
-      limit,
-    );
+    const rows = await repo.listUsers(this.ctx.db, accountId, {
+      after: decodeCursor(q.cursor),
+      role: q.role,
+      status: q.status,
+      limit: limit + 1,
+    });
+    const page = toPage(rows, limit);
     return { data: page.rows.map(presentUser), nextCursor: page.nextCursor };
   }
 
   async get(accountId: string, userId: string): Promise<User> {
-    const row = await this.find(this.ctx.db, accountId, userId);
+    const row = await repo.findUser(this.ctx.db, accountId, userId);
     if (!row) throw notFound('User');
     return presentUser(row);
-  }
-
-  private find(
-    db: AppContext['db'] | Transaction<DB>,
-    accountId: string,
-    userId: string,
-  ): Promise<UserRow | undefined> {
-    return db
-      .selectFrom('users')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('id', '=', userId)
-      .executeTakeFirst();
   }
 
   /**
@@ -72,13 +55,8 @@ export class UsersService {
     const email = normalizeEmail(input.email);
     const [account, taken, used] = await Promise.all([
       findAccount(this.ctx.db, accountId),
-      this.ctx.db
-        .selectFrom('users')
-        .select('id')
-        .where('account_id', '=', accountId)
-        .where('email', '=', email)
-        .executeTakeFirst(),
-      this.seatsUsed(this.ctx.db, accountId),
+      repo.emailTakenInAccount(this.ctx.db, accountId, email),
+      repo.countUsers(this.ctx.db, accountId),
     ]);
     const plan = this.ctx.plans.get(account?.plan_id ?? 'FREE');
     const problems: { code: string; message: string }[] = [];
@@ -122,12 +100,12 @@ export class UsersService {
         await lockAccount(trx, actor.accountId);
         const account = await findAccount(trx, actor.accountId);
         const plan = this.ctx.plans.get(account?.plan_id ?? 'FREE');
-        if ((await this.seatsUsed(trx, actor.accountId)) >= plan.seats)
+        if ((await repo.countUsers(trx, actor.accountId)) >= plan.seats)
           throw new AppError(
             'seat_limit_reached',
             `The ${plan.name} plan includes ${plan.seats} seats, all in use.`,
           );
-        await trx.insertInto('users').values(row).execute();
+        await repo.insertUser(trx, row);
         const issued = await issueCode(trx, this.ctx.appSecret, row, 'invite', now, INVITE_TTL_MS);
         await appendAudit(
           trx,
@@ -169,7 +147,7 @@ export class UsersService {
     const now = this.ctx.clock.now();
     const user = await this.ctx.db.transaction().execute(async (trx) => {
       await lockAccount(trx, actor.accountId);
-      const before = await this.find(trx, actor.accountId, userId);
+      const before = await repo.findUser(trx, actor.accountId, userId);
       if (!before) throw notFound('User');
       if (typeof ifMatch === 'number' && ifMatch !== before.version)
         throw new AppError(
@@ -181,13 +159,7 @@ export class UsersService {
         );
       if (before.role === role) return before;
       if (before.role === 'admin') await this.assertAnotherAdmin(trx, actor.accountId, userId);
-      const after = await trx
-        .updateTable('users')
-        .set((eb) => ({ role, updated_at: now.toISOString(), version: eb('version', '+', 1) }))
-        .where('account_id', '=', actor.accountId)
-        .where('id', '=', userId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const after = await repo.setUserRole(trx, actor.accountId, userId, role, now.toISOString());
       await appendAudit(
         trx,
         actor,
@@ -210,21 +182,11 @@ export class UsersService {
     const now = this.ctx.clock.now();
     await this.ctx.db.transaction().execute(async (trx) => {
       await lockAccount(trx, actor.accountId);
-      const user = await this.find(trx, actor.accountId, userId);
+      const user = await repo.findUser(trx, actor.accountId, userId);
       if (!user) throw notFound('User');
       if (user.role === 'admin') await this.assertAnotherAdmin(trx, actor.accountId, userId);
       await revokeSessions(trx, { userId }, 'user_deleted', now);
-      for (const table of ['auth_tokens', 'sessions', 'auth_codes'] as const)
-        await trx
-          .deleteFrom(table)
-          .where('account_id', '=', actor.accountId)
-          .where('user_id', '=', userId)
-          .execute();
-      await trx
-        .deleteFrom('users')
-        .where('account_id', '=', actor.accountId)
-        .where('id', '=', userId)
-        .execute();
+      await repo.deleteUser(trx, actor.accountId, userId);
       await appendAudit(
         trx,
         actor,
@@ -245,30 +207,10 @@ export class UsersService {
     accountId: string,
     exceptUserId: string,
   ): Promise<void> {
-    const other = await trx
-      .selectFrom('users')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('role', '=', 'admin')
-      .where('status', '=', 'ACTIVE')
-      .where('id', '!=', exceptUserId)
-      .executeTakeFirst();
-    if (!other)
+    if (!(await repo.hasAnotherActiveAdmin(trx, accountId, exceptUserId)))
       throw new AppError(
         'last_admin',
         'The account needs at least one active admin. Make another user admin first.',
       );
-  }
-
-  private async seatsUsed(
-    db: AppContext['db'] | Transaction<DB>,
-    accountId: string,
-  ): Promise<number> {
-    const row = await db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
   }
 }

@@ -13,8 +13,8 @@ import {
   updatePaymentRecord,
   type Links,
   type PaymentRow,
-} from '../payments/payments.api.js';
-import type { PaymentMethod } from '../payments/payments.schemas.js';
+  type PaymentMethod,
+} from '../payments/index.js';
 import { assertSameAccount, attribute } from './payment-event-accounts.js';
 import type { PaymentWebhookAck } from './payment-webhook.schemas.js';
 import type { ProviderEvent, ProviderPaymentEvent, ProviderRefundEvent } from './payment-events.js';

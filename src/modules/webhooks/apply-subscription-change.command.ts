@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
-import { findAccount, lockAccount } from '../account/account.repository.js';
+import { findAccount, lockAccount } from '../account/index.js';
 import type { SubscriptionChange } from './subscription-change.js';
 import type { WebhookAck } from './webhooks.schemas.js';
 import {

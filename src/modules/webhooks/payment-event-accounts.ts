@@ -2,8 +2,12 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { invalidField } from '../../http/field-rules.js';
-import type { FieldPath, PaymentRow } from '../payments/payments.api.js';
-import { accountExists, accountOfPartner } from '../payments/payments.repository.js';
+import {
+  type FieldPath,
+  type PaymentRow,
+  accountExists,
+  accountOfPartner,
+} from '../payments/index.js';
 import type { Origin } from './payment-events.js';
 
 /** Which account a provider payment event belongs to (decisions §10). */

@@ -3,13 +3,15 @@ import addFormatsImport from 'ajv-formats';
 import { AppError } from '../../http/errors.js';
 import { assertIsoDate, invalidField, minorAmount } from '../../http/field-rules.js';
 import { fieldErrors } from '../../http/problem.js';
-import { bodyPath, type FieldPath, type LinkInput } from '../payments/payments.api.js';
 import {
+  bodyPath,
+  type FieldPath,
+  type LinkInput,
   CreatePaymentBody,
   type CreatePayment,
   type PaymentDirection,
   type PaymentMethod,
-} from '../payments/payments.schemas.js';
+} from '../payments/index.js';
 
 /**
  * Provider payment deliveries, whichever format they came in, as one event the command

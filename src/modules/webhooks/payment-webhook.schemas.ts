@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CreatePaymentBody } from '../payments/payments.schemas.js';
+import { CreatePaymentBody } from '../payments/index.js';
 
 /** Stripe's event envelope for payments; only what the service reads is described. */
 export const StripePaymentEventEnvelope = Type.Object(

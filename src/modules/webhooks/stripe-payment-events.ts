@@ -2,8 +2,7 @@ import type Stripe from 'stripe';
 import { AppError } from '../../http/errors.js';
 import { invalidField } from '../../http/field-rules.js';
 import { isCurrency } from '../../shared/money.js';
-import type { FieldPath } from '../payments/payments.api.js';
-import type { PaymentDirection, PaymentMethod } from '../payments/payments.schemas.js';
+import type { FieldPath, PaymentDirection, PaymentMethod } from '../payments/index.js';
 import type { Origin, ProviderEvent } from './payment-events.js';
 
 /** Stripe's `payment_intent.*` and `charge.refunded` events as provider events. */

@@ -1,0 +1,4 @@
+/** The auth module's face: what the app and other modules may use. */
+export { authRoutes } from './auth.routes.js';
+export { CredentialCache } from './credential-cache.js';
+export { credentialLookup } from './credentials.repository.js';

@@ -1,0 +1,8 @@
+/** The contracts module's face: what the app and other modules may use. */
+export { addDays, addMonths, computeTerms } from './contract-terms.js';
+export { presentContract } from './contracts.presenter.js';
+export { findContract } from './contracts.repository.js';
+export type { ContractRow } from './contracts.repository.js';
+export { contractRoutes } from './contracts.routes.js';
+export { BILLING_CYCLES, ContractAdvancedSchema } from './contracts.schemas.js';
+export type { ContractAdvanced } from './contracts.schemas.js';

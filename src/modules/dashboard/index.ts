@@ -1,0 +1,2 @@
+/** The dashboard module's face: what the app and other modules may use. */
+export { dashboardRoutes } from './dashboard.routes.js';

@@ -1,0 +1,6 @@
+/** The document-templates module's face: what the app and other modules may use. */
+export { findTemplate } from './document-templates.repository.js';
+export type { TemplateRow } from './document-templates.repository.js';
+export { documentTemplateRoutes } from './document-templates.routes.js';
+export { TemplateFieldSchema } from './document-templates.schemas.js';
+export { ensureSystemTemplate, seedSystemTemplates } from './system-templates.js';

@@ -1,0 +1,3 @@
+/** The documents module's face: what the app and other modules may use. */
+export { findDocument } from './documents.repository.js';
+export { documentRoutes } from './documents.routes.js';

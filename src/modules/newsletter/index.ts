@@ -1,0 +1,2 @@
+/** The newsletter module's face: what the app and other modules may use. */
+export { newsletterRoutes } from './newsletter.routes.js';

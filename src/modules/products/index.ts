@@ -1,0 +1,3 @@
+/** The products module's face: what the app and other modules may use. */
+export { findProduct } from './products.repository.js';
+export { productRoutes } from './products.routes.js';

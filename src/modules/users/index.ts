@@ -1,0 +1,16 @@
+/** The users module's face: what the app and other modules may use. */
+export { consumeCode, issueCode } from './codes.js';
+export { presentUser } from './users.presenter.js';
+export type { UserRow } from './users.presenter.js';
+export { userRoutes } from './users.routes.js';
+export { EmailField, UserSchema } from './users.schemas.js';
+export { revokeSessions, rotateRefresh, startSession, type IssuedTokens } from './sessions.js';
+export {
+  confirmUser,
+  countUsers,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  recordLogin,
+  setPassword,
+} from './users.repository.js';
