@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { createCanvas } from '@napi-rs/canvas';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { AppError } from '../src/http/errors.js';
+import { AppError } from '../src/shared/errors.js';
 import { AccountService } from '../src/modules/account/account.service.js';
 import { DocumentTemplatesService } from '../src/modules/document-templates/document-templates.service.js';
 import { findDocument } from '../src/modules/documents/documents.repository.js';

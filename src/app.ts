@@ -18,7 +18,7 @@ import type { AppContext } from './context.js';
 import { migrate, openDatabase } from './db/database.js';
 import { sealAllAudit, setAuditLogger, settleAudit } from './shared/audit.js';
 import { registerAuth } from './http/auth.js';
-import { AppError } from './http/errors.js';
+import { AppError } from './shared/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { boundIntegers, registerInputLimits } from './http/input-limits.js';
 import {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../src/http/errors.js';
+import { ERROR_CODES } from '../src/shared/errors.js';
 
 describe('docs', () => {
   it('docs/api-conventions.md lists every error code the API answers', () => {

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
 import { MINUTE } from '../shared/clock.js';
 import { safeEqual, sha256 } from '../shared/secrets.js';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 import type { Access, Principal } from './types.js';
 
 /** Where credentials are looked up: the auth module's repository, handed in by the app. */

@@ -24,6 +24,3 @@ export function readIfMatch(req: FastifyRequest): IfMatch {
 export function setEtag(reply: FastifyReply, version: number): void {
   reply.header('etag', `"${version}"`);
 }
-
-// The compare-and-set itself is a fact of the data, not of HTTP: it lives below, in shared.
-export { compareAndSet, versionConflict, type CasOptions } from '../shared/concurrency.js';

@@ -1,6 +1,6 @@
 import { isIsoDate } from '../shared/dates.js';
 import { minorDigits, toMinor } from '../shared/money.js';
-import { AppError, type FieldError } from './errors.js';
+import { AppError, type FieldError } from '../shared/errors.js';
 
 /**
  * Field rules the JSON schema cannot express, shared by every resource: a 400

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/dialect.js';
 import { DAY, HOUR, MINUTE } from '../shared/clock.js';
 import { deriveKey, seal, sha256, unseal } from '../shared/secrets.js';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 
 const TTL_MS = DAY;
 /** A `running` key older than this belongs to a request that died; a retry may take it over. */

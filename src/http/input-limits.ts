@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, type FieldError } from './errors.js';
+import { AppError, type FieldError } from '../shared/errors.js';
 
 /**
  * Limits every request input obeys whatever its route's schema says, checked in one place so

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 
 /**
  * Keyset pagination (decisions §6). Ids are time-ordered, so "newest first, then id" is simply

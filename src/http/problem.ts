@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStorageFull, isUnavailable, isUnstorableValue } from '../db/dialect.js';
-import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from './errors.js';
+import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from '../shared/errors.js';
 
 const KEYWORD_CODES: Record<string, string> = {
   required: 'required',

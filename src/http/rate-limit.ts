@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Principal } from './types.js';
 import { MINUTE } from '../shared/clock.js';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 
 /**
  * The per-minute counter of a user, shared by all their tokens and sessions; `GET /v1/usage`

@@ -1,6 +1,6 @@
 import { ISO_DATE_PATTERN } from '../shared/dates.js';
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
-import { ERROR_CODES } from './errors.js';
+import { ERROR_CODES } from '../shared/errors.js';
 
 /** The RFC 9457 problem body every error answers (decisions §5). */
 export const ProblemSchema = Type.Object(

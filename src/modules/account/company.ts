@@ -1,4 +1,4 @@
-import { AppError, type FieldError } from '../../http/errors.js';
+import { AppError, type FieldError } from '../../shared/errors.js';
 import { COUNTRY_CODES } from '../../shared/countries.js';
 import { electronicAddressProblem } from '../../shared/eas.js';
 import { ibanProblem, normalizeIban } from '../../shared/iban.js';

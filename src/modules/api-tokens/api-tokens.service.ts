@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { AuthTokensTable, DB } from '../../db/schema.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import type { Principal } from '../../http/types.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { sealAudit } from '../../shared/audit.js';
 import { parseTimestamp } from '../../shared/dates.js';
 import { PageOf, PageQuery, decodeCursor, toPage } from '../../http/pagination.js';

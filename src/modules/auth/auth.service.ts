@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { Principal } from '../../http/types.js';
 import { appendAudit } from '../../shared/audit.js';
 import { DAY } from '../../shared/clock.js';

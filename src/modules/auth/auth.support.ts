@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import type { MailMessage } from '../../shared/mail.js';
 import { findUserByEmail, type UserRow } from '../users/index.js';

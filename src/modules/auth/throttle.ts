@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { HOUR, MINUTE } from '../../shared/clock.js';
 import type { CounterStore } from '../../shared/counters.js';
 import { sha256 } from '../../shared/secrets.js';

@@ -6,7 +6,7 @@
  * year it was booked in; the file of a DISCARDED import goes, and the discarded import with
  * it (the foreign key would refuse the delete, and its staged data is the file's content).
  */
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { appendAudit } from '../../shared/audit.js';
 import { onFileDelete, systemActor } from '../files/index.js';
 import * as repo from './bank-imports.repository.js';

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { readIfMatch, setEtag } from '../../http/concurrency.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { IfMatchHeaders, problems } from '../../http/schemas.js';
 import { actorOf } from '../../http/types.js';
 import { looksLikeCardNumber } from '../../shared/iban.js';

@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { invalidField as invalid } from '../../http/field-rules.js';
 import { minorDigits, toMajor, toMinor } from '../../shared/money.js';
 export { assertIsoDate, minorAmount } from '../../http/field-rules.js';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
-import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
-import { AppError } from '../../http/errors.js';
+import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
+import { AppError } from '../../shared/errors.js';
 import { assertIsoDate, invalidField, minorAmount } from '../../http/field-rules.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { isoDate } from '../../shared/dates.js';

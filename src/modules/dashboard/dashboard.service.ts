@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { assertIsoDate, invalidField } from '../../http/field-rules.js';
 import { isoDate } from '../../shared/dates.js';
 import { toMajor } from '../../shared/money.js';

@@ -2,7 +2,7 @@
  * The rules of document templates that are not HTTP and not SQL: defaults, the checks a body
  * must pass beyond its schema, what may be saved after compiling, and how an update merges.
  */
-import { AppError, type FieldError } from '../../http/errors.js';
+import { AppError, type FieldError } from '../../shared/errors.js';
 import { searchText } from '../../http/pagination.js';
 import {
   BLOCKING_PROBLEMS,

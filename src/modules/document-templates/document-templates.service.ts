@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
-import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { isoDate } from '../../shared/dates.js';

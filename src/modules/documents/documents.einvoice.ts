@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { formatDate } from '../../shared/dates.js';
 import {
   type ElectronicAddress,

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { isoDate } from '../../shared/dates.js';
 import { analysePdf } from '../../shared/pdf/analyse.js';
 import type { EInvoice } from '../../shared/einvoice/index.js';

@@ -1,6 +1,6 @@
 import { PDFDocument } from 'pdf-lib';
 import type { AppContext } from '../../context.js';
-import { AppError, referenceNotFound } from '../../http/errors.js';
+import { AppError, referenceNotFound } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import type { Actor } from '../../shared/audit.js';
 import { rasterizePdf } from '../../shared/pdf/rasterize.js';

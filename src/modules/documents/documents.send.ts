@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { findAccount, type Address } from '../account/index.js';

@@ -1,5 +1,5 @@
-import type { FieldError } from '../../http/errors.js';
-import { AppError } from '../../http/errors.js';
+import type { FieldError } from '../../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { ibanProblem } from '../../shared/iban.js';
 import type { Company } from '../account/index.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/records.js';
-import { AppError, referenceNotFound, type FieldError } from '../../http/errors.js';
+import { AppError, referenceNotFound, type FieldError } from '../../shared/errors.js';
 import { minorDigits, toMinor } from '../../shared/money.js';
 import { findProduct } from '../products/index.js';
 import { findDefaultTaxRate, findTaxRate } from '../tax-rates/index.js';

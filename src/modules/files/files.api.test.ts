@@ -16,7 +16,7 @@ import { createApiKey } from '../api-keys/api-keys.service.js';
 import { DEFAULT_PLANS } from '../plans/plans.catalogue.js';
 import { ManualClock } from '../../shared/clock.js';
 import { settleAudit, type Actor } from '../../shared/audit.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import {
   IMAGE_CONTENT_TYPES,
   lockUploadedFile,

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { isForeignKeyViolation } from '../../db/dialect.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';

@@ -1,6 +1,6 @@
 import { imageSize } from 'image-size';
 import type { Config } from '../../config.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 
 /**
  * Image dimensions read from the header bytes, never by decoding (issue 11: a 16000 × 16000

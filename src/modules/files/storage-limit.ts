@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { AppError, type FieldError } from '../../http/errors.js';
+import { AppError, type FieldError } from '../../shared/errors.js';
 import { storageUsedBytes } from './files.repository.js';
 
 export { storageUsedBytes };

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/records.js';
-import { AppError, notFound, referenceNotFound, type FieldError } from '../../http/errors.js';
+import { AppError, notFound, referenceNotFound, type FieldError } from '../../shared/errors.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { downscaleImage, PDF_IMAGE_MAX_SIDE } from '../../shared/pdf/downscale-image.js';
 import { presentFile } from './files.presenter.js';

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { problems } from '../../http/schemas.js';
 import { actorOf } from '../../http/types.js';
 import { page, PAGE_HEADERS, prefersJson } from './newsletter.pages.js';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { HOUR } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
-import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
-import type { AppError } from '../../http/errors.js';
-import { notFound, referenceNotFound } from '../../http/errors.js';
+import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
+import type { AppError } from '../../shared/errors.js';
+import { notFound, referenceNotFound } from '../../shared/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';

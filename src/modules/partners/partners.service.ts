@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
-import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
-import { notFound } from '../../http/errors.js';
+import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
+import { notFound } from '../../shared/errors.js';
 import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/records.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { invalidField } from '../../http/field-rules.js';
 import { findContract, type ContractRow } from '../contracts/index.js';
 import { findDocument } from '../documents/index.js';

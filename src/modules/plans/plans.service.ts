@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.js';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { Principal } from '../../http/types.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { toMajor } from '../../shared/money.js';

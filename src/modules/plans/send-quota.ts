@@ -1,5 +1,5 @@
 import type { CounterStore } from '../../shared/counters.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { DEFAULT_MAILS_PER_DAY, type Plan } from './plans.catalogue.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
-import { compareAndSet, type IfMatch } from '../../http/concurrency.js';
-import { AppError, notFound, type FieldError } from '../../http/errors.js';
+import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
+import { AppError, notFound, type FieldError } from '../../shared/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';

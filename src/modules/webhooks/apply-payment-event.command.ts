@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { Actor } from '../../shared/audit.js';
 import {
   assertDocumentCurrency,

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { findAccount, lockAccount } from '../account/index.js';
 import type { SubscriptionChange } from './subscription-change.js';

@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { assertIsoDate, invalidField, minorAmount } from '../../http/field-rules.js';
 import { fieldErrors } from '../../http/problem.js';
 import {

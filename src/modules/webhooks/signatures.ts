@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { AppContext } from '../../context.js';
 import { hmac, safeEqual } from '../../shared/secrets.js';
 

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { invalidField } from '../../http/field-rules.js';
 import { isCurrency } from '../../shared/money.js';
 import type { FieldPath, PaymentDirection, PaymentMethod } from '../payments/index.js';

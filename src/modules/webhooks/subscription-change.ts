@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { SubscriptionEventBody } from './webhooks.schemas.js';
 import { MAX_UNIX_SECONDS } from './webhooks.schemas.js';
 

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { problems } from '../../http/schemas.js';
 import { SubscriptionWebhookBody, WebhookAck, WebhookHeaders } from './webhooks.schemas.js';
 import { WebhooksService } from './webhooks.service.js';

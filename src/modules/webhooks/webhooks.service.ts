@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { fieldErrors } from '../../http/problem.js';
 import { applySubscriptionChange } from './apply-subscription-change.command.js';
 import { verifyDelivery, type WebhookDelivery } from './signatures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import { CAMT_XML_LIMITS, readXml } from './camt-xml.js';
 import { parseStatementFile } from './index.js';
 import { report } from '../../../../test/report.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import { parseCamt } from './camt.js';
 import { readXml } from './camt-xml.js';
 import { parseStatementFile } from './index.js';

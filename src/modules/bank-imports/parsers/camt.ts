@@ -1,4 +1,4 @@
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import { decodeXml } from '../../../shared/pdf/xml.js';
 import { convertEntry, type EntryContext } from './camt-entry.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import { parseGermanCsv } from './csv.js';
 import { decideColumnSeparator } from './csv-values.js';
 import type { ParsedStatement } from './types.js';

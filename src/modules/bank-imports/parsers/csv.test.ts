@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import { assertSurvivesDamage } from './parsers.test-support.js';
 import { parseGermanCsv } from './csv.js';
 import { parseDate, readRecords } from './csv-values.js';

@@ -6,7 +6,7 @@
  * read per `incomingPaymentTerm`. Balance rows (`Anfangssaldo`, `Endsaldo`, `Kontostand …`)
  * in the preamble or trailer, or a running balance column, give the statement's balances.
  */
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import {
   type Balance,
   type BalanceRow,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import { detectFormat } from './detect.js';
 import { parseStatementFile } from './index.js';
 

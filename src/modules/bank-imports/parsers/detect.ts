@@ -1,4 +1,4 @@
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import { CAMT_MAX_VERSION, CAMT_MIN_VERSION, camtMessageKind, camtNamespace } from './camt.js';
 import type { StatementFormat } from './types.js';
 

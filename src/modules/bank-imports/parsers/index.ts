@@ -1,4 +1,4 @@
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import { parseCamt } from './camt.js';
 import { parseGermanCsv } from './csv.js';
 import { detectFormat } from './detect.js';

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import { isCurrency, toMinor } from '../../../shared/money.js';
 import { isIsoDate } from '../../../shared/dates.js';
 import { parseGermanCsv } from './csv.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import { assertSurvivesDamage } from './parsers.test-support.js';
 import { parseMt940 } from './mt940.js';
 import type { ParseResult, ParsedStatement } from './types.js';

@@ -5,7 +5,7 @@
  * (tags out of order, no opening balance) is left out with an error; a file without any
  * usable statement is refused with `file_unprocessable`.
  */
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import {
   type Balance,
   type EntryDraft,

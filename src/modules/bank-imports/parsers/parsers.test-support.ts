@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import type { ParseResult } from './types.js';
 
 /**
