@@ -1,4 +1,10 @@
-import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  type Insertable,
+  type Kysely,
+  type Selectable,
+  type Transaction,
+} from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { DB } from './schema.js';
 import { deferInsert } from './transactions.js';
@@ -251,4 +257,22 @@ export async function replaceTags(
     .where('account_id', '=', accountId)
     .execute();
   await insertTags(db, tags, accountId, ownerId, values);
+}
+
+/** Rows per multi-row INSERT: well inside SQLite's and PostgreSQL's parameter limits. */
+const CHUNK = 500;
+
+/** Inserts `rows` as multi-row INSERTs of at most ~10,000 parameters (`columns` per row). */
+export async function insertChunked<T extends keyof DB>(
+  trx: Executor,
+  table: T,
+  rows: Insertable<DB[T]>[],
+  columns: number,
+): Promise<void> {
+  const size = Math.max(1, Math.floor((CHUNK * 20) / columns));
+  for (let i = 0; i < rows.length; i += size)
+    await trx
+      .insertInto(table)
+      .values(rows.slice(i, i + size))
+      .execute();
 }

@@ -2,7 +2,13 @@ import type { Insertable, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
-import { paymentSearchText } from '../payments/index.js';
+import { insertBudgetEntries } from '../budgets/index.js';
+import {
+  insertImportedPayments,
+  markPaymentImported,
+  newPaymentRow,
+  type PaymentRow,
+} from '../payments/index.js';
 import * as repo from './bank-imports.repository.js';
 import type { Suggestion } from './bank-imports.schemas.js';
 import { USE_SCORE } from './suggestions.js';
@@ -23,13 +29,7 @@ export async function bookAcceptedLines(
   imp: repo.ImportRow,
   at: string,
 ): Promise<{ paymentsCreated: number; paymentsMarked: number; budgetEntries: number }> {
-  const lines = await trx
-    .selectFrom('bank_import_transactions')
-    .selectAll()
-    .where('import_id', '=', imp.id)
-    .where('decision', '=', 'ACCEPTED')
-    .orderBy('idx')
-    .execute();
+  const lines = await repo.acceptedLines(trx, imp.id);
   const parsed = lines.map((l) => ({
     line: l,
     suggestions: JSON.parse(l.suggestions) as Suggestion[],
@@ -40,7 +40,8 @@ export async function bookAcceptedLines(
     parsed.flatMap((p) => p.suggestions),
   );
 
-  const payments: Insertable<DB['payments']>[] = [];
+  const bookedAt = new Date(at);
+  const payments: PaymentRow[] = [];
   const entries: Insertable<DB['budget_entries']>[] = [];
   const ledger: Insertable<DB['imported_transactions']>[] = [];
   const usedPayments = new Set<string>();
@@ -51,20 +52,7 @@ export async function bookAcceptedLines(
     let paymentId: string | undefined;
     const open = best(suggestions, 'PAYMENT');
     if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
-      const hit = await trx
-        .updateTable('payments')
-        .set((eb) => ({
-          status: 'MARKED',
-          marked_at: at,
-          import_id: imp.id,
-          updated_at: at,
-          version: eb('version', '+', 1),
-        }))
-        .where('account_id', '=', actor.accountId)
-        .where('id', '=', open.id)
-        .where('status', '=', 'PENDING')
-        .executeTakeFirst();
-      if (Number(hit.numUpdatedRows) === 1) {
+      if (await markPaymentImported(trx, actor.accountId, open.id, imp.id, at)) {
         paymentId = open.id;
         usedPayments.add(open.id);
         marked++;
@@ -73,36 +61,33 @@ export async function bookAcceptedLines(
     if (paymentId === undefined) {
       const invoice = line.amount > 0 ? best(suggestions, 'INVOICE') : undefined;
       const documentId = invoice && exists.has(invoice.id) ? invoice.id : null;
-      paymentId = newId('payment');
-      payments.push({
-        id: paymentId,
-        account_id: actor.accountId,
-        direction: line.amount >= 0 ? 'INCOMING' : 'OUTGOING',
-        document_id: documentId,
-        document_number: documentId ? invoice!.label : null,
-        contract_id: null,
-        contract_name: null,
-        partner_id: partnerId,
-        partner_name: partnerId ? partner!.label : line.counterparty_name,
-        amount: Math.abs(line.amount),
-        currency: line.currency,
-        payment_date: line.booking_date,
-        status: 'MARKED',
-        payment_method: 'BANK_TRANSFER',
-        provider_payment_intent_id: null,
-        failure_reason: null,
-        marked_at: at,
-        source: 'IMPORT',
-        import_id: imp.id,
-        search_text: paymentSearchText({
-          partner_name: partnerId ? partner!.label : line.counterparty_name,
-          contract_name: null,
-          document_number: documentId ? invoice!.label : null,
-        }),
-        version: 1,
-        created_at: at,
-        updated_at: at,
-      });
+      const partnerName = partnerId ? partner!.label : line.counterparty_name;
+      const row = newPaymentRow(
+        {
+          accountId: actor.accountId,
+          direction: line.amount >= 0 ? 'INCOMING' : 'OUTGOING',
+          links: {
+            document_id: documentId,
+            document_number: documentId ? invoice!.label : null,
+            contract_id: null,
+            contract_name: null,
+            partner_id: partnerId,
+            partner_name: partnerName,
+          },
+          amountMinor: Math.abs(line.amount),
+          currency: line.currency,
+          paymentDate: line.booking_date,
+          status: 'MARKED',
+          paymentMethod: 'BANK_TRANSFER',
+          providerPaymentIntentId: null,
+          failureReason: null,
+          source: 'IMPORT',
+          importId: imp.id,
+        },
+        bookedAt,
+      );
+      paymentId = row.id;
+      payments.push(row);
     }
     const category = line.amount < 0 ? best(suggestions, 'BUDGET_CATEGORY') : undefined;
     if (category && exists.has(category.id))
@@ -132,9 +117,9 @@ export async function bookAcceptedLines(
       created_at: at,
     });
   }
-  await repo.insertChunked(trx, 'payments', payments, 23);
-  await repo.insertChunked(trx, 'budget_entries', entries, 13);
-  await repo.insertChunked(trx, 'imported_transactions', ledger, 8);
+  await insertImportedPayments(trx, payments);
+  await insertBudgetEntries(trx, entries);
+  await repo.insertLedger(trx, ledger);
   return {
     paymentsCreated: payments.length,
     paymentsMarked: marked,
@@ -158,17 +143,7 @@ async function existing(
     BUDGET_CATEGORY: 'budget_categories',
   } as const;
   const found = new Set<string>();
-  for (const [type, ids] of byType) {
-    const list = [...ids];
-    for (let i = 0; i < list.length; i += 500) {
-      const rows = await trx
-        .selectFrom(tables[type])
-        .select('id')
-        .where('account_id', '=', accountId)
-        .where('id', 'in', list.slice(i, i + 500))
-        .execute();
-      for (const r of rows) found.add(r.id);
-    }
-  }
+  for (const [type, ids] of byType)
+    for (const id of await repo.existingIds(trx, tables[type], accountId, [...ids])) found.add(id);
   return found;
 }

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import { recordQueries, type Executor } from '../../db/records.js';
+import type { Transaction } from 'kysely';
+import { insertChunked, recordQueries, type Executor } from '../../db/records.js';
 import type { BankImportsTable, BankImportTransactionsTable, DB } from '../../db/schema.js';
 
 export type ImportRow = Selectable<BankImportsTable>;
@@ -7,21 +8,57 @@ export type TransactionRow = Selectable<BankImportTransactionsTable>;
 
 const imports = recordQueries('bank_imports');
 
-/** Rows per multi-row INSERT: well inside SQLite's and PostgreSQL's parameter limits. */
+/** Ids per `IN (…)` list. */
 const CHUNK = 500;
 
-export async function insertChunked<T extends keyof DB>(
+/** The staged lines of an import. */
+export async function insertLines(
   trx: Executor,
-  table: T,
-  rows: Insertable<DB[T]>[],
-  columns: number,
+  rows: Insertable<DB['bank_import_transactions']>[],
 ): Promise<void> {
-  const size = Math.max(1, Math.floor((CHUNK * 20) / columns));
-  for (let i = 0; i < rows.length; i += size)
-    await trx
-      .insertInto(table)
-      .values(rows.slice(i, i + size))
+  await insertChunked(trx, 'bank_import_transactions', rows, 22);
+}
+
+/** The ledger of imported lines (what makes a re-import of the same line a duplicate). */
+export async function insertLedger(
+  trx: Executor,
+  rows: Insertable<DB['imported_transactions']>[],
+): Promise<void> {
+  await insertChunked(trx, 'imported_transactions', rows, 8);
+}
+
+/** The lines the user accepted, in statement order. */
+export function acceptedLines(
+  trx: Transaction<DB>,
+  importId: string,
+): Promise<Selectable<BankImportTransactionsTable>[]> {
+  return trx
+    .selectFrom('bank_import_transactions')
+    .selectAll()
+    .where('import_id', '=', importId)
+    .where('decision', '=', 'ACCEPTED')
+    .orderBy('idx')
+    .execute();
+}
+
+/** Which of `ids` still exist in the account's `table` (suggested records may be gone). */
+export async function existingIds(
+  trx: Transaction<DB>,
+  table: 'partners' | 'payments' | 'documents' | 'budget_categories',
+  accountId: string,
+  ids: string[],
+): Promise<string[]> {
+  const found: string[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await trx
+      .selectFrom(table)
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids.slice(i, i + CHUNK))
       .execute();
+    for (const r of rows) found.push(r.id);
+  }
+  return found;
 }
 
 export const findImport = imports.find;

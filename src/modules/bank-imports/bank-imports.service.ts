@@ -203,7 +203,7 @@ export class BankImportsService {
     try {
       await this.ctx.db.transaction().execute(async (trx) => {
         await trx.insertInto('bank_imports').values(row).execute();
-        await repo.insertChunked(trx, 'bank_import_transactions', rows, 22);
+        await repo.insertLines(trx, rows);
         await appendAudit(
           trx,
           actor,

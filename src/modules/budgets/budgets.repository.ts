@@ -1,7 +1,7 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { containsText } from '../../db/dialect.js';
-import { recordQueries, type Executor } from '../../db/records.js';
-import type { BudgetCategoriesTable, BudgetEntriesTable } from '../../db/schema.js';
+import { insertChunked, recordQueries, type Executor } from '../../db/records.js';
+import type { BudgetCategoriesTable, BudgetEntriesTable, DB } from '../../db/schema.js';
 import { searchText } from '../../http/pagination.js';
 
 export type BudgetCategoryRow = Selectable<BudgetCategoriesTable>;
@@ -144,3 +144,11 @@ export function listEntries(
 
 export const entryVersion = entries.version;
 export const deleteEntry = entries.remove;
+
+/** Many new entries at once (a bank statement's categorised debits). */
+export async function insertEntries(
+  db: Executor,
+  rows: Insertable<DB['budget_entries']>[],
+): Promise<void> {
+  await insertChunked(db, 'budget_entries', rows, 13);
+}

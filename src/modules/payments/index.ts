@@ -4,6 +4,8 @@ export {
   bodyPath,
   createPaymentRecord,
   findPaymentByProviderId,
+  insertImportedPayments,
+  markPaymentImported,
   newPaymentRow,
   paymentSearchText,
   resolveLinks,

@@ -139,3 +139,26 @@ export async function updatePaymentRecord(
   );
   return { before, after };
 }
+
+/**
+ * A bank statement's booking (bank imports' finalize): new MARKED payments for its lines,
+ * inserted together. No event per line: the import's `bank_import.finalized` event counts
+ * them, and each payment names its import (`import_id`).
+ */
+export async function insertImportedPayments(
+  trx: Transaction<DB>,
+  rows: repo.PaymentRow[],
+): Promise<void> {
+  await repo.insertPayments(trx, rows);
+}
+
+/** An imported line pays an open payment: PENDING → MARKED; false when it is no longer open. */
+export function markPaymentImported(
+  trx: Transaction<DB>,
+  accountId: string,
+  paymentId: string,
+  importId: string,
+  at: string,
+): Promise<boolean> {
+  return repo.markImported(trx, accountId, paymentId, importId, at);
+}

@@ -1,6 +1,6 @@
 import { type ColumnType, type Kysely, type Selectable } from 'kysely';
 import { containsText } from '../../db/dialect.js';
-import { recordQueries, type Executor, type Guard } from '../../db/records.js';
+import { insertChunked, recordQueries, type Executor, type Guard } from '../../db/records.js';
 import type { DB, PaymentsTable } from '../../db/schema.js';
 import { searchText } from '../../http/pagination.js';
 
@@ -33,6 +33,35 @@ export function paymentSearchText(
 
 export async function insertPayment(trx: Executor, row: PaymentRow): Promise<void> {
   await typed(trx).insertInto('payments').values(row).execute();
+}
+
+/** Many new rows at once (a bank statement's lines). */
+export async function insertPayments(trx: Executor, rows: PaymentRow[]): Promise<void> {
+  await insertChunked(trx, 'payments', rows, 23);
+}
+
+/** Marks a PENDING payment as paid by an imported line; false when it is no longer PENDING. */
+export async function markImported(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  importId: string,
+  at: string,
+): Promise<boolean> {
+  const hit = await trx
+    .updateTable('payments')
+    .set((eb) => ({
+      status: 'MARKED',
+      marked_at: at,
+      import_id: importId,
+      updated_at: at,
+      version: eb('version', '+', 1),
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .executeTakeFirst();
+  return Number(hit.numUpdatedRows) === 1;
 }
 
 export const findPayment = (db: Executor, accountId: string, id: string) =>
