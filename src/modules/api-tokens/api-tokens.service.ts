@@ -1,7 +1,6 @@
-import type { Selectable } from 'kysely';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { AuthTokensTable, DB } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import type { Principal } from '../../http/types.js';
@@ -10,9 +9,14 @@ import { isIsoDate, parseTimestamp } from '../../shared/dates.js';
 import { newId } from '../../shared/ids.js';
 import { newSecret } from '../../shared/secrets.js';
 import { lockAccount } from '../account/index.js';
+import {
+  countActivePersonalTokens,
+  deletePersonalTokens,
+  insertTokens,
+  listPersonalTokens,
+  type TokenRow,
+} from '../users/index.js';
 import type { ApiToken, CreateApiToken, ListApiTokens } from './api-tokens.schemas.js';
-
-type TokenRow = Selectable<AuthTokensTable>;
 
 /**
  * Active personal tokens a user may hold. Limits count per user and account, so more tokens
@@ -68,13 +72,7 @@ export async function deleteUserApiTokens(
   reason: string,
   now: Date,
 ): Promise<string[]> {
-  const deleted = await trx
-    .deleteFrom('auth_tokens')
-    .where('account_id', '=', user.accountId)
-    .where('user_id', '=', user.userId)
-    .where('kind', '=', 'pat')
-    .returningAll()
-    .execute();
+  const deleted = await deletePersonalTokens(trx, user.accountId, { userId: user.userId });
   for (const row of deleted)
     await appendAudit(
       trx,
@@ -97,29 +95,20 @@ export async function deleteUserApiTokens(
 export class ApiTokensService {
   constructor(private readonly ctx: AppContext) {}
 
-  private scoped(principal: Principal) {
-    let query = this.ctx.db
-      .selectFrom('auth_tokens')
-      .selectAll()
-      .where('account_id', '=', principal.accountId)
-      .where('kind', '=', 'pat');
-    if (principal.role !== 'admin') query = query.where('user_id', '=', principal.userId);
-    return query;
-  }
-
   async list(
     principal: Principal,
     q: ListApiTokens,
   ): Promise<{ data: ApiToken[]; nextCursor: string | null }> {
     const limit = q.limit ?? 25;
-    let query = this.scoped(principal);
-    const after = decodeCursor(q.cursor);
-    if (after !== undefined) query = query.where('id', '<', after);
-    if (q.userId !== undefined) query = query.where('user_id', '=', q.userId);
-    const rows = await query
-      .orderBy('id', 'desc')
-      .limit(limit + 1)
-      .execute();
+    // A user sees their own tokens; an admin every token, or one user's with `userId`.
+    const own = principal.role !== 'admin';
+    if (own && q.userId !== undefined && q.userId !== principal.userId)
+      return { data: [], nextCursor: null };
+    const rows = await listPersonalTokens(this.ctx.db, principal.accountId, {
+      userId: own ? principal.userId : q.userId,
+      after: decodeCursor(q.cursor),
+      limit: limit + 1,
+    });
     const page = toPage(rows, limit);
     return { data: page.rows.map(present), nextCursor: page.nextCursor };
   }
@@ -150,23 +139,18 @@ export class ApiTokensService {
     await this.ctx.db.transaction().execute(async (trx) => {
       // Under the account row's lock, so two concurrent creates cannot both take the last slot.
       await lockAccount(trx, principal.accountId);
-      const active = await trx
-        .selectFrom('auth_tokens')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where('account_id', '=', principal.accountId)
-        .where('user_id', '=', principal.userId)
-        .where('kind', '=', 'pat')
-        .where('revoked_at', 'is', null)
-        .where((eb) =>
-          eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())]),
-        )
-        .executeTakeFirstOrThrow();
-      if (Number(active.n) >= MAX_ACTIVE_TOKENS)
+      const active = await countActivePersonalTokens(
+        trx,
+        principal.accountId,
+        principal.userId,
+        now.toISOString(),
+      );
+      if (active >= MAX_ACTIVE_TOKENS)
         throw new AppError(
           'token_limit_reached',
           `A user may hold ${MAX_ACTIVE_TOKENS} active personal API tokens. Delete one you no longer use with DELETE /v1/api-tokens/{tokenId}.`,
         );
-      await trx.insertInto('auth_tokens').values(row).execute();
+      await insertTokens(trx, [row]);
       await appendAudit(
         trx,
         actor,
@@ -186,13 +170,10 @@ export class ApiTokensService {
   async remove(actor: Actor, principal: Principal, tokenId: string): Promise<void> {
     const now = this.ctx.clock.now();
     await this.ctx.db.transaction().execute(async (trx) => {
-      let query = trx
-        .deleteFrom('auth_tokens')
-        .where('account_id', '=', principal.accountId)
-        .where('kind', '=', 'pat')
-        .where('id', '=', tokenId);
-      if (principal.role !== 'admin') query = query.where('user_id', '=', principal.userId);
-      const deleted = await query.returningAll().executeTakeFirst();
+      const [deleted] = await deletePersonalTokens(trx, principal.accountId, {
+        tokenId,
+        userId: principal.role === 'admin' ? undefined : principal.userId,
+      });
       if (!deleted) throw notFound('API token');
       await appendAudit(
         trx,

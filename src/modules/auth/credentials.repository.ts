@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Principal, Role } from '../../http/types.js';
+import { touchToken } from '../users/index.js';
 
 /**
  * The lookups behind every authenticated request. These are the only unscoped finders in
@@ -59,10 +60,6 @@ export async function findApiKey(db: Kysely<DB>, hash: string): Promise<string |
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return row?.id;
-}
-
-export async function touchToken(db: Kysely<DB>, tokenId: string, at: string): Promise<void> {
-  await db.updateTable('auth_tokens').set({ last_used_at: at }).where('id', '=', tokenId).execute();
 }
 
 /** The lookups the HTTP layer's access check runs (`registerAuth`). */

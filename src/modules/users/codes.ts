@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { newId } from '../../shared/ids.js';
 import { hmac, safeEqual, sixDigitCode } from '../../shared/secrets.js';
+import * as repo from './credentials.repository.js';
 
 export type CodePurpose = 'confirm' | 'reset' | 'invite';
 
@@ -27,28 +28,19 @@ export async function issueCode(
   payload: string | null = null,
 ): Promise<string> {
   const code = sixDigitCode();
-  await trx
-    .updateTable('auth_codes')
-    .set({ used_at: now.toISOString() })
-    .where('user_id', '=', user.id)
-    .where('purpose', '=', purpose)
-    .where('used_at', 'is', null)
-    .execute();
-  await trx
-    .insertInto('auth_codes')
-    .values({
-      id: newId('authCode'),
-      account_id: user.account_id,
-      user_id: user.id,
-      purpose,
-      code_hash: codeHash(secret, user.id, purpose, code),
-      payload,
-      attempts: 0,
-      expires_at: new Date(now.getTime() + ttlMs).toISOString(),
-      used_at: null,
-      created_at: now.toISOString(),
-    })
-    .execute();
+  await repo.retireCodes(trx, user.id, purpose, now.toISOString());
+  await repo.insertCode(trx, {
+    id: newId('authCode'),
+    account_id: user.account_id,
+    user_id: user.id,
+    purpose,
+    code_hash: codeHash(secret, user.id, purpose, code),
+    payload,
+    attempts: 0,
+    expires_at: new Date(now.getTime() + ttlMs).toISOString(),
+    used_at: null,
+    created_at: now.toISOString(),
+  });
   return code;
 }
 
@@ -65,37 +57,18 @@ export async function consumeCode(
   code: string,
   now: Date,
 ): Promise<{ purpose: CodePurpose; payload: string | null } | undefined> {
-  const live = await trx
-    .selectFrom('auth_codes')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('purpose', 'in', purposes)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now.toISOString())
-    .where('attempts', '<', MAX_ATTEMPTS)
-    .execute();
+  const live = await repo.liveCodes(trx, userId, purposes, now.toISOString(), MAX_ATTEMPTS);
   for (const row of live) {
     if (safeEqual(row.code_hash, codeHash(secret, userId, row.purpose as CodePurpose, code))) {
-      const spent = await trx
-        .updateTable('auth_codes')
-        .set({ used_at: now.toISOString() })
-        .where('id', '=', row.id)
-        .where('used_at', 'is', null)
-        .executeTakeFirst();
-      return spent.numUpdatedRows > 0n
+      return (await repo.spendCode(trx, row.id, now.toISOString()))
         ? { purpose: row.purpose as CodePurpose, payload: row.payload }
         : undefined;
     }
   }
   if (live.length > 0)
-    await trx
-      .updateTable('auth_codes')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where(
-        'id',
-        'in',
-        live.map((r) => r.id),
-      )
-      .execute();
+    await repo.countAttempt(
+      trx,
+      live.map((r) => r.id),
+    );
   return undefined;
 }

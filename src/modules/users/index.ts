@@ -14,3 +14,11 @@ export {
   recordLogin,
   setPassword,
 } from './users.repository.js';
+export {
+  countActivePersonalTokens,
+  deletePersonalTokens,
+  insertTokens,
+  listPersonalTokens,
+  touchToken,
+  type TokenRow,
+} from './credentials.repository.js';

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.js';
 import { DAY, MINUTE } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { newSecret } from '../../shared/secrets.js';
+import * as repo from './credentials.repository.js';
 
 export const ACCESS_TTL_MS = 15 * MINUTE;
 export const REFRESH_TTL_MS = 30 * DAY;
@@ -34,33 +35,26 @@ async function issuePair(
     used_at: null,
     revoked_at: null,
   };
-  await trx
-    .insertInto('auth_tokens')
-    .values([
-      {
-        ...base,
-        id: newId('apiToken'),
-        kind: 'access',
-        prefix: access.display,
-        token_hash: access.hash,
-        expires_at: new Date(now.getTime() + ACCESS_TTL_MS).toISOString(),
-      },
-      {
-        ...base,
-        id: newId('apiToken'),
-        kind: 'refresh',
-        prefix: refresh.display,
-        token_hash: refresh.hash,
-        expires_at: refreshExpiresAt,
-      },
-    ])
-    .execute();
+  await repo.insertTokens(trx, [
+    {
+      ...base,
+      id: newId('apiToken'),
+      kind: 'access',
+      prefix: access.display,
+      token_hash: access.hash,
+      expires_at: new Date(now.getTime() + ACCESS_TTL_MS).toISOString(),
+    },
+    {
+      ...base,
+      id: newId('apiToken'),
+      kind: 'refresh',
+      prefix: refresh.display,
+      token_hash: refresh.hash,
+      expires_at: refreshExpiresAt,
+    },
+  ]);
   // The session lives as long as its newest refresh token (sliding 30 days).
-  await trx
-    .updateTable('sessions')
-    .set({ expires_at: refreshExpiresAt })
-    .where('id', '=', sessionId)
-    .execute();
+  await repo.extendSession(trx, sessionId, refreshExpiresAt);
   return {
     sessionId,
     accessToken: access.secret,
@@ -78,20 +72,17 @@ export async function startSession(
   meta: { ip: string | null; userAgent: string | null },
 ): Promise<IssuedTokens> {
   const sessionId = newId('session');
-  await trx
-    .insertInto('sessions')
-    .values({
-      id: sessionId,
-      account_id: user.account_id,
-      user_id: user.id,
-      ip: meta.ip,
-      user_agent: meta.userAgent?.slice(0, 300) ?? null,
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + REFRESH_TTL_MS).toISOString(),
-      revoked_at: null,
-      revoked_reason: null,
-    })
-    .execute();
+  await repo.insertSession(trx, {
+    id: sessionId,
+    account_id: user.account_id,
+    user_id: user.id,
+    ip: meta.ip,
+    user_agent: meta.userAgent?.slice(0, 300) ?? null,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + REFRESH_TTL_MS).toISOString(),
+    revoked_at: null,
+    revoked_reason: null,
+  });
   return issuePair(trx, user, sessionId, now);
 }
 
@@ -110,24 +101,7 @@ export async function rotateRefresh(
   hash: string,
   now: Date,
 ): Promise<RefreshOutcome> {
-  const row = await trx
-    .selectFrom('auth_tokens as t')
-    .innerJoin('sessions as s', 's.id', 't.session_id')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .select([
-      't.id',
-      't.account_id',
-      't.user_id',
-      't.session_id',
-      't.expires_at',
-      't.used_at',
-      't.revoked_at',
-      's.revoked_at as session_revoked_at',
-      'u.status',
-    ])
-    .where('t.token_hash', '=', hash)
-    .where('t.kind', '=', 'refresh')
-    .executeTakeFirst();
+  const row = await repo.findRefreshToken(trx, hash);
   if (!row || row.session_id === null) return { kind: 'invalid' };
   if (row.session_revoked_at !== null || row.revoked_at !== null || row.status !== 'ACTIVE')
     return { kind: 'invalid' };
@@ -139,13 +113,7 @@ export async function rotateRefresh(
       accountId: row.account_id,
     };
   if (row.expires_at !== null && row.expires_at <= now.toISOString()) return { kind: 'invalid' };
-  const spent = await trx
-    .updateTable('auth_tokens')
-    .set({ used_at: now.toISOString() })
-    .where('id', '=', row.id)
-    .where('used_at', 'is', null)
-    .executeTakeFirst();
-  if (spent.numUpdatedRows === 0n)
+  if (!(await repo.spendToken(trx, row.id, now.toISOString())))
     return {
       kind: 'reused',
       sessionId: row.session_id,
@@ -168,23 +136,5 @@ export async function revokeSessions(
   reason: string,
   now: Date,
 ): Promise<string[]> {
-  const at = now.toISOString();
-  let query = trx
-    .updateTable('sessions')
-    .set({ revoked_at: at, revoked_reason: reason })
-    .where('revoked_at', 'is', null);
-  query =
-    'sessionId' in where
-      ? query.where('id', '=', where.sessionId)
-      : query.where('user_id', '=', where.userId);
-  const revoked = await query.returning('id').execute();
-  const ids = revoked.map((r) => r.id);
-  if (ids.length > 0)
-    await trx
-      .updateTable('auth_tokens')
-      .set({ revoked_at: at })
-      .where('session_id', 'in', ids)
-      .where('revoked_at', 'is', null)
-      .execute();
-  return ids;
+  return repo.revokeSessionRows(trx, where, reason, now.toISOString());
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { deleteUserCredentials } from './credentials.repository.js';
 import type { UserRow } from './users.presenter.js';
 
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -149,12 +150,7 @@ export async function deleteUser(
   accountId: string,
   userId: string,
 ): Promise<void> {
-  for (const table of ['auth_tokens', 'sessions', 'auth_codes'] as const)
-    await trx
-      .deleteFrom(table)
-      .where('account_id', '=', accountId)
-      .where('user_id', '=', userId)
-      .execute();
+  await deleteUserCredentials(trx, accountId, userId);
   await trx
     .deleteFrom('users')
     .where('account_id', '=', accountId)
