@@ -454,3 +454,30 @@ export async function verifyAuditChain(db: Kysely<DB>): Promise<ChainReport> {
   }
   return report;
 }
+
+/** Filters of the audit trail's list (`GET /v1/audit-events`); all optional. */
+export interface AuditEventFilter {
+  after: string | undefined;
+  resourceType?: string;
+  resourceId?: string;
+  actorId?: string;
+  action?: string;
+  /** Inclusive lower bound of `occurred_at`. */
+  from?: string;
+  /** Exclusive upper bound of `occurred_at`. */
+  to?: string;
+  limit: number;
+}
+
+/** The account's chained events, newest first. */
+export function listAuditEvents(db: Kysely<DB>, accountId: string, f: AuditEventFilter) {
+  let query = db.selectFrom('audit_events').selectAll().where('account_id', '=', accountId);
+  if (f.after !== undefined) query = query.where('id', '<', f.after);
+  if (f.resourceType !== undefined) query = query.where('resource_type', '=', f.resourceType);
+  if (f.resourceId !== undefined) query = query.where('resource_id', '=', f.resourceId);
+  if (f.actorId !== undefined) query = query.where('actor_id', '=', f.actorId);
+  if (f.action !== undefined) query = query.where('action', '=', f.action);
+  if (f.from !== undefined) query = query.where('occurred_at', '>=', f.from);
+  if (f.to !== undefined) query = query.where('occurred_at', '<', f.to);
+  return query.orderBy('id', 'desc').limit(f.limit).execute();
+}

@@ -74,3 +74,28 @@ export async function lockAccount(trx: Transaction<DB>, accountId: string): Prom
     .where('id', '=', accountId)
     .execute();
 }
+
+/** Whether the file is the account's logo. */
+export async function usesLogo(db: Executor, accountId: string, fileId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('id', '=', accountId)
+    .where('logo_file_id', '=', fileId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The account's plan (a plan change, or the payment provider's subscription event). */
+export async function setAccountPlan(
+  trx: Executor,
+  accountId: string,
+  planId: string,
+  at: string,
+): Promise<void> {
+  await trx
+    .updateTable('accounts')
+    .set({ plan_id: planId, updated_at: at })
+    .where('id', '=', accountId)
+    .execute();
+}

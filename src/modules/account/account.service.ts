@@ -6,7 +6,7 @@ import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { lockUploadedFile, onFileDelete, requireImageFile } from '../files/index.js';
-import { findAccount, updateAccount, type AccountRow } from './account.repository.js';
+import { findAccount, updateAccount, usesLogo, type AccountRow } from './account.repository.js';
 import { checkCompany, readCompany } from './company.js';
 import type { Company, PutCompany } from './company.schemas.js';
 import type {
@@ -22,13 +22,7 @@ type AccountSettings = Static<typeof AccountSettingsSchema>;
 // fit (it matches `account_id`, and the accounts table's key is `id`), so a delete hook checks
 // it, under the file row's lock that `lockUploadedFile` also takes when the logo is set.
 onFileDelete(async (trx, accountId, fileId) => {
-  const using = await trx
-    .selectFrom('accounts')
-    .select('id')
-    .where('id', '=', accountId)
-    .where('logo_file_id', '=', fileId)
-    .executeTakeFirst();
-  if (using)
+  if (await usesLogo(trx, accountId, fileId))
     throw new AppError('in_use', 'The file is still referenced by the account settings (logo).', {
       members: { referencedBy: ['account settings'] },
     });

@@ -1,5 +1,11 @@
 /** The account module's face: what the app and other modules may use. */
-export { findAccount, insertAccount, lockAccount, newAccountRow } from './account.repository.js';
+export {
+  findAccount,
+  insertAccount,
+  lockAccount,
+  newAccountRow,
+  setAccountPlan,
+} from './account.repository.js';
 export type { AccountRow } from './account.repository.js';
 export { accountRoutes } from './account.routes.js';
 export {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { newId } from '../../shared/ids.js';
 import { newSecret } from '../../shared/secrets.js';
+import * as repo from './api-keys.repository.js';
 
 /**
  * Client API keys (`x-api-key`) identify the application calling Kontor. They belong to the
@@ -31,7 +32,7 @@ export async function createApiKey(
     last_used_at: null,
     revoked_at: null,
   };
-  await db.insertInto('api_keys').values(row).execute();
+  await repo.insertApiKey(db, row);
   return {
     id: row.id,
     name,
@@ -44,7 +45,7 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(db: Kysely<DB>): Promise<ApiKeyInfo[]> {
-  const rows = await db.selectFrom('api_keys').selectAll().orderBy('id').execute();
+  const rows = await repo.listApiKeyRows(db);
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
@@ -56,21 +57,10 @@ export async function listApiKeys(db: Kysely<DB>): Promise<ApiKeyInfo[]> {
 }
 
 /** Revokes a key; answers false when no active key has that id. */
-export async function revokeApiKey(db: Kysely<DB>, id: string, now = new Date()): Promise<boolean> {
-  const result = await db
-    .updateTable('api_keys')
-    .set({ revoked_at: now.toISOString() })
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export function revokeApiKey(db: Kysely<DB>, id: string, now = new Date()): Promise<boolean> {
+  return repo.revokeApiKeyRow(db, id, now.toISOString());
 }
 
-export async function countActiveApiKeys(db: Kysely<DB>): Promise<number> {
-  const row = await db
-    .selectFrom('api_keys')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('revoked_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+export function countActiveApiKeys(db: Kysely<DB>): Promise<number> {
+  return repo.countActiveApiKeyRows(db);
 }

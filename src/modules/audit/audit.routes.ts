@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../shared/errors.js';
-import { sealAudit } from '../../shared/audit.js';
+import { listAuditEvents, sealAudit } from '../../shared/audit.js';
 import { parseTimestamp } from '../../shared/dates.js';
 import { PageOf, PageQuery, decodeCursor, toPage } from '../../http/pagination.js';
 import { Nullable, Timestamp, problems } from '../../http/schemas.js';
@@ -99,25 +99,17 @@ export function auditRoutes(app: App, ctx: AppContext): void {
       // Events another process committed a moment ago are chained before they are shown.
       await sealAudit(ctx.db, req.principal!.accountId);
       const to = iso(q.to, 'to');
-      let query = ctx.db
-        .selectFrom('audit_events')
-        .selectAll()
-        .where('account_id', '=', req.principal!.accountId);
-      const after = decodeCursor(q.cursor);
-      if (after !== undefined) query = query.where('id', '<', after);
-      if (q.resourceType !== undefined) query = query.where('resource_type', '=', q.resourceType);
-      if (q.resourceId !== undefined) query = query.where('resource_id', '=', q.resourceId);
-      if (q.actorId !== undefined) query = query.where('actor_id', '=', q.actorId);
-      if (q.action !== undefined) query = query.where('action', '=', q.action);
-      if (from !== undefined) query = query.where('occurred_at', '>=', from);
-      if (to !== undefined) query = query.where('occurred_at', '<', to);
-      const page = toPage(
-        await query
-          .orderBy('id', 'desc')
-          .limit(limit + 1)
-          .execute(),
-        limit,
-      );
+      const rows = await listAuditEvents(ctx.db, req.principal!.accountId, {
+        after: decodeCursor(q.cursor),
+        resourceType: q.resourceType,
+        resourceId: q.resourceId,
+        actorId: q.actorId,
+        action: q.action,
+        from,
+        to,
+        limit: limit + 1,
+      });
+      const page = toPage(rows, limit);
       return {
         data: page.rows.map((e) => ({
           id: e.id,

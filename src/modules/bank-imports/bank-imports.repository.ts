@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Transaction } from 'kysely';
 import { insertChunked, recordQueries, type Executor } from '../../db/records.js';
 import type { BankImportsTable, BankImportTransactionsTable, DB } from '../../db/schema.js';
@@ -194,4 +194,114 @@ export async function deleteDiscardedImports(
     .returning('id')
     .execute();
   return deleted.map((r) => r.id);
+}
+
+/**
+ * What a statement's lines are matched against (suggestions.ts): the account's partners, the
+ * IBANs earlier imports booked to a partner (oldest first), open payments, open invoices with
+ * what is paid of them, and active budget categories.
+ */
+export async function matchingCandidates(db: Executor, accountId: string) {
+  const [partners, ibans, payments, invoices, categories] = await Promise.all([
+    db.selectFrom('partners').select(['id', 'name']).where('account_id', '=', accountId).execute(),
+    db
+      .selectFrom('imported_transactions as t')
+      .innerJoin('partners as p', 'p.id', 't.partner_id')
+      .select(['t.counterparty_iban', 'p.id', 'p.name', 't.created_at'])
+      .where('t.account_id', '=', accountId)
+      .where('t.counterparty_iban', 'is not', null)
+      .orderBy('t.created_at')
+      .execute(),
+    db
+      .selectFrom('payments')
+      .select([
+        'id',
+        'direction',
+        'amount',
+        'currency',
+        'partner_id',
+        'partner_name',
+        'document_number',
+        'payment_date',
+      ])
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'PENDING')
+      .execute(),
+    db
+      .selectFrom('documents as d')
+      .select([
+        'd.id',
+        'd.document_number',
+        'd.currency',
+        'd.partner_id',
+        'd.partner_name',
+        'd.gross_total',
+        (eb) =>
+          eb
+            .selectFrom('payments as p')
+            .select(sql<number | string>`coalesce(sum(p.amount), 0)`.as('paid'))
+            .whereRef('p.document_id', '=', 'd.id')
+            .where('p.account_id', '=', accountId)
+            .where('p.status', '=', 'MARKED')
+            .where('p.direction', '=', 'INCOMING')
+            .as('paid'),
+      ])
+      .where('d.account_id', '=', accountId)
+      .where('d.document_type', '=', 'INVOICE')
+      // Credit notes and cancelled invoices (Storno) are not open receivables.
+      .where('d.invoice_type', '=', 'INVOICE')
+      .where('d.cancelled_by_document_id', 'is', null)
+      .where('d.status', '=', 'FINAL')
+      .where('d.document_number', 'is not', null)
+      .execute(),
+    db
+      .selectFrom('budget_categories')
+      .select(['id', 'name', 'keywords', 'currency'])
+      .where('account_id', '=', accountId)
+      .where('active', '=', 1)
+      .execute(),
+  ]);
+  return { partners, ibans, payments, invoices, categories };
+}
+
+export async function insertImport(trx: Executor, row: ImportRow): Promise<void> {
+  await trx.insertInto('bank_imports').values(row).execute();
+}
+
+/** A staged line's decision so far (null: undecided), or undefined when there is no such line. */
+export function findLine(
+  trx: Executor,
+  importId: string,
+  idx: number,
+): Promise<{ decision: string | null } | undefined> {
+  return trx
+    .selectFrom('bank_import_transactions')
+    .select('decision')
+    .where('import_id', '=', importId)
+    .where('idx', '=', idx)
+    .executeTakeFirst();
+}
+
+export async function decideLine(
+  trx: Executor,
+  importId: string,
+  idx: number,
+  decision: string,
+): Promise<void> {
+  await trx
+    .updateTable('bank_import_transactions')
+    .set({ decision })
+    .where('import_id', '=', importId)
+    .where('idx', '=', idx)
+    .execute();
+}
+
+/** What finalize booked, kept on the import. */
+export function setImportResult(trx: Executor, id: string, result: unknown): Promise<ImportRow> {
+  return trx
+    .updateTable('bank_imports')
+    .set({ result: JSON.stringify(result) })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -202,7 +202,7 @@ export class BankImportsService {
     };
     try {
       await this.ctx.db.transaction().execute(async (trx) => {
-        await trx.insertInto('bank_imports').values(row).execute();
+        await repo.insertImport(trx, row);
         await repo.insertLines(trx, rows);
         await appendAudit(
           trx,
@@ -281,19 +281,9 @@ export class BankImportsService {
           const before = await repo.findImport(trx, actor.accountId, id);
           if (!before || version === undefined || before.version !== version) return undefined;
           if (before.status !== 'ACTIVE') throw notActive(before);
-          const line = await trx
-            .selectFrom('bank_import_transactions')
-            .select('decision')
-            .where('import_id', '=', id)
-            .where('idx', '=', index)
-            .executeTakeFirst();
+          const line = await repo.findLine(trx, id, index);
           if (!line) throw notFound(`Transaction ${index} of the import`);
-          await trx
-            .updateTable('bank_import_transactions')
-            .set({ decision: input.decision })
-            .where('import_id', '=', id)
-            .where('idx', '=', index)
-            .execute();
+          await repo.decideLine(trx, id, index, input.decision);
           const after = await repo.updateImport(trx, actor.accountId, id, version, {
             undecided_count: before.undecided_count - (line.decision === null ? 1 : 0),
             updated_at: now.toISOString(),
@@ -393,12 +383,7 @@ export class BankImportsService {
           current: () => repo.importVersion(trx, actor.accountId, id),
         });
         const result = await bookAcceptedLines(trx, actor, closed, at);
-        const finished = await trx
-          .updateTable('bank_imports')
-          .set({ result: JSON.stringify(result) })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const finished = await repo.setImportResult(trx, id, result);
         await appendAudit(
           trx,
           actor,

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../db/records.js';
 import { foldForMatch, matchCategories, type KeywordCategory } from '../budgets/index.js';
+import { matchingCandidates } from './bank-imports.repository.js';
 import type { Suggestion } from './bank-imports.schemas.js';
 import type { ParsedEntry } from './parsers/types.js';
 
@@ -70,69 +70,10 @@ export class Matcher {
 
   static async load(db: Executor, accountId: string): Promise<Matcher> {
     const m = new Matcher();
-    const [partners, ibans, payments, invoices, categories] = await Promise.all([
-      db
-        .selectFrom('partners')
-        .select(['id', 'name'])
-        .where('account_id', '=', accountId)
-        .execute(),
-      db
-        .selectFrom('imported_transactions as t')
-        .innerJoin('partners as p', 'p.id', 't.partner_id')
-        .select(['t.counterparty_iban', 'p.id', 'p.name', 't.created_at'])
-        .where('t.account_id', '=', accountId)
-        .where('t.counterparty_iban', 'is not', null)
-        .orderBy('t.created_at')
-        .execute(),
-      db
-        .selectFrom('payments')
-        .select([
-          'id',
-          'direction',
-          'amount',
-          'currency',
-          'partner_id',
-          'partner_name',
-          'document_number',
-          'payment_date',
-        ])
-        .where('account_id', '=', accountId)
-        .where('status', '=', 'PENDING')
-        .execute(),
-      db
-        .selectFrom('documents as d')
-        .select([
-          'd.id',
-          'd.document_number',
-          'd.currency',
-          'd.partner_id',
-          'd.partner_name',
-          'd.gross_total',
-          (eb) =>
-            eb
-              .selectFrom('payments as p')
-              .select(sql<number | string>`coalesce(sum(p.amount), 0)`.as('paid'))
-              .whereRef('p.document_id', '=', 'd.id')
-              .where('p.account_id', '=', accountId)
-              .where('p.status', '=', 'MARKED')
-              .where('p.direction', '=', 'INCOMING')
-              .as('paid'),
-        ])
-        .where('d.account_id', '=', accountId)
-        .where('d.document_type', '=', 'INVOICE')
-        // Credit notes and cancelled invoices (Storno) are not open receivables.
-        .where('d.invoice_type', '=', 'INVOICE')
-        .where('d.cancelled_by_document_id', 'is', null)
-        .where('d.status', '=', 'FINAL')
-        .where('d.document_number', 'is not', null)
-        .execute(),
-      db
-        .selectFrom('budget_categories')
-        .select(['id', 'name', 'keywords', 'currency'])
-        .where('account_id', '=', accountId)
-        .where('active', '=', 1)
-        .execute(),
-    ]);
+    const { partners, ibans, payments, invoices, categories } = await matchingCandidates(
+      db,
+      accountId,
+    );
     for (const p of partners) {
       const norm = normaliseName(p.name);
       if (norm.length === 0) continue;

@@ -1,15 +1,17 @@
-import type { Selectable, Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { AccountBillingTable, DB } from '../../db/schema.js';
 import { compareAndSet, versionConflict, type IfMatch } from '../../shared/concurrency.js';
 import { AppError } from '../../shared/errors.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { ibanProblem, maskIban, normalizeIban } from '../../shared/iban.js';
 import { deriveKey, seal } from '../../shared/secrets.js';
 import type { BankAccount, Billing, Card } from './billing.schemas.js';
-
-type BillingRow = Selectable<AccountBillingTable>;
+import {
+  findBilling,
+  insertBilling,
+  updateBilling,
+  type BillingRow,
+} from './billing.repository.js';
 
 /** Before anything is set, an account answers NONE at version 1; the first PUT names 1. */
 const INITIAL_VERSION = 1;
@@ -42,16 +44,8 @@ export class BillingService {
     this.key = deriveKey(ctx.appSecret, 'billing-bank-account');
   }
 
-  private find(db: AppContext['db'] | Transaction<DB>, accountId: string) {
-    return db
-      .selectFrom('account_billing')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-  }
-
   async get(accountId: string): Promise<Billing> {
-    return present(await this.find(this.ctx.db, accountId));
+    return present(await findBilling(this.ctx.db, accountId));
   }
 
   setCard(actor: Actor, card: Card, version: number, ifMatch: IfMatch): Promise<Billing> {
@@ -118,7 +112,7 @@ export class BillingService {
           what: 'Billing',
           run: async (v) => {
             if (v === undefined) return undefined;
-            const existing = await this.find(trx, actor.accountId);
+            const existing = await findBilling(trx, actor.accountId);
             if (!existing) {
               if (v !== INITIAL_VERSION) return undefined;
               const inserted: BillingRow = {
@@ -128,18 +122,13 @@ export class BillingService {
                 created_at: now,
                 updated_at: now,
               };
-              await trx.insertInto('account_billing').values(inserted).execute();
+              await insertBilling(trx, inserted);
               return inserted;
             }
-            return trx
-              .updateTable('account_billing')
-              .set((eb) => ({ ...values, updated_at: now, version: eb('version', '+', 1) }))
-              .where('account_id', '=', actor.accountId)
-              .where('version', '=', v)
-              .returningAll()
-              .executeTakeFirst();
+            return updateBilling(trx, actor.accountId, v, values, now);
           },
-          current: async () => (await this.find(trx, actor.accountId))?.version ?? INITIAL_VERSION,
+          current: async () =>
+            (await findBilling(trx, actor.accountId))?.version ?? INITIAL_VERSION,
         });
         await appendAudit(
           trx,

@@ -152,3 +152,18 @@ export async function insertEntries(
 ): Promise<void> {
   await insertChunked(db, 'budget_entries', rows, 13);
 }
+
+export async function categoryHasEntries(
+  db: Executor,
+  accountId: string,
+  categoryId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('budget_entries')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('category_id', '=', categoryId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -306,14 +306,7 @@ export class BudgetsService {
     accountId: string,
     categoryId: string,
   ): Promise<boolean> {
-    const row = await trx
-      .selectFrom('budget_entries')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('category_id', '=', categoryId)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
+    return repo.categoryHasEntries(trx, accountId, categoryId);
   }
 
   private async withSpending(

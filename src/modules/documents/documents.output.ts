@@ -127,11 +127,7 @@ export class DocumentOutput {
     jobId: string,
   ): Promise<repo.DocumentRow | undefined> {
     if (typeof payload.documentId !== 'string') return undefined;
-    const row = await this.ctx.db
-      .selectFrom('documents')
-      .selectAll()
-      .where('id', '=', payload.documentId)
-      .executeTakeFirst();
+    const row = await repo.findDocumentOfJob(this.ctx.db, payload.documentId);
     if (!row) this.ctx.logger.info({ jobId, documentId: payload.documentId }, 'document is gone');
     return row;
   }

@@ -380,3 +380,8 @@ export async function sequenceValue(
     .executeTakeFirst();
   return Number(row?.last_value ?? 0);
 }
+
+/** Unscoped: a background job's document, by the id its payload carries (the job is the account's). */
+export function findDocumentOfJob(db: Executor, id: string): Promise<DocumentRow | undefined> {
+  return db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { HOUR } from '../../shared/clock.js';
+import { abandonedUploads } from './files.repository.js';
 import { FilesService } from './files.service.js';
 import { systemActor } from './uploaded-file.js';
 
@@ -24,15 +25,7 @@ export async function expireAbandonedUploads(
   for (;;) {
     // Every account's abandoned uploads: the job finds work across accounts, and each
     // removal below is scoped by the file's own account.
-    const rows = await ctx.db
-      .selectFrom('files')
-      .select(['id', 'account_id'])
-      .where('status', '=', 'PENDING')
-      .where('upload_expires_at', '<', before)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(BATCH)
-      .execute();
+    const rows = await abandonedUploads(ctx.db, before, after, BATCH);
     for (const row of rows) {
       after = row.id;
       try {

@@ -114,3 +114,24 @@ export async function storageUsedBytes(db: Executor, accountId: string): Promise
     .executeTakeFirst();
   return Number(row?.total ?? 0);
 }
+
+/**
+ * Uploads of every account still PENDING after `before`, in id order after `after`: the expiry
+ * job finds work across accounts, and each removal is scoped by the file's own account.
+ */
+export function abandonedUploads(
+  db: Executor,
+  before: string,
+  after: string,
+  limit: number,
+): Promise<{ id: string; account_id: string }[]> {
+  return db
+    .selectFrom('files')
+    .select(['id', 'account_id'])
+    .where('status', '=', 'PENDING')
+    .where('upload_expires_at', '<', before)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}

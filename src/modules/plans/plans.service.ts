@@ -6,13 +6,14 @@ import { AppError } from '../../shared/errors.js';
 import type { Principal } from '../../http/types.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { toMajor } from '../../shared/money.js';
-import { findAccount, lockAccount } from '../account/index.js';
+import { findAccount, lockAccount, setAccountPlan } from '../account/index.js';
 import type { Plan } from './plans.catalogue.js';
 import type { LicenseSchema, PlansSchema, UsageSchema } from './plans.schemas.js';
 import { monthOf, msToMonthEnd } from './usage-meter.js';
 import { storageUsedBytes } from '../files/index.js';
 import { countUsers } from '../users/index.js';
 import { mailCounterKey, mailsPerDay } from './send-quota.js';
+import * as repo from './plans.repository.js';
 import { userMinuteKey } from '../../http/rate-limit.js';
 
 type License = Static<typeof LicenseSchema>;
@@ -87,11 +88,7 @@ export class PlansService {
             members: { exceeded },
           },
         );
-      await trx
-        .updateTable('accounts')
-        .set({ plan_id: planId, updated_at: now.toISOString() })
-        .where('id', '=', actor.accountId)
-        .execute();
+      await setAccountPlan(trx, actor.accountId, planId, now.toISOString());
       await appendAudit(
         trx,
         actor,
@@ -111,11 +108,7 @@ export class PlansService {
   async license(accountId: string): Promise<License> {
     const [plan, row] = await Promise.all([
       this.planOfAccount(accountId),
-      this.ctx.db
-        .selectFrom('licenses')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .executeTakeFirst(),
+      repo.findLicense(this.ctx.db, accountId),
     ]);
     const now = this.ctx.clock.now();
     const start = `${monthOf(now)}-01`;
@@ -140,11 +133,7 @@ export class PlansService {
       this.ctx.usage.used(principal.accountId, now),
       this.seatsUsed(this.ctx.db, principal.accountId),
       storageUsedBytes(this.ctx.db, principal.accountId),
-      this.ctx.db
-        .selectFrom('documents')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where('account_id', '=', principal.accountId)
-        .executeTakeFirstOrThrow(),
+      repo.countDocuments(this.ctx.db, principal.accountId),
       this.ctx.counters.peek(mailCounterKey(principal.accountId, now)),
     ]);
     return {
@@ -159,7 +148,7 @@ export class PlansService {
       },
       storage: { usedBytes: storage, limitBytes: plan.storageBytes },
       seats: { used: seats, included: plan.seats },
-      documents: { count: Number(documents.n) },
+      documents: { count: documents },
       mailsToday: { used: mails.count, limit: mailsPerDay(plan) },
       rateLimits: this.ctx.config.rateLimits,
     };

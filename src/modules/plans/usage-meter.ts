@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { CounterStore, Hit } from '../../shared/counters.js';
+import { addMonthlyRequests, monthlyRequests } from './plans.repository.js';
 
 /** `YYYY-MM` of a moment, in UTC. */
 export function monthOf(now: Date): string {
@@ -44,15 +45,10 @@ export class UsageMeter {
     const month = monthOf(now);
     const key = this.key(accountId, month);
     if (this.seeded.has(key)) return key;
-    const row = await this.db
-      .selectFrom('usage_monthly')
-      .select('requests')
-      .where('account_id', '=', accountId)
-      .where('month', '=', month)
-      .executeTakeFirst();
+    const stored = await monthlyRequests(this.db, accountId, month);
     await this.counters.ensure(
       key,
-      Number(row?.requests ?? 0) + (this.pending.get(`${accountId}|${month}`) ?? 0),
+      stored + (this.pending.get(`${accountId}|${month}`) ?? 0),
       msToMonthEnd(now),
     );
     if (this.seeded.size > 100_000) this.seeded.clear();
@@ -87,15 +83,7 @@ export class UsageMeter {
     for (const [pendingKey, delta] of batch) {
       const [accountId, month] = pendingKey.split('|') as [string, string];
       try {
-        await this.db
-          .insertInto('usage_monthly')
-          .values({ account_id: accountId, month, requests: delta })
-          .onConflict((oc) =>
-            oc.columns(['account_id', 'month']).doUpdateSet((eb) => ({
-              requests: eb('usage_monthly.requests', '+', eb.ref('excluded.requests')),
-            })),
-          )
-          .execute();
+        await addMonthlyRequests(this.db, accountId, month, delta);
       } catch (err) {
         // Keep the delta for the next flush rather than lose it.
         this.pending.set(pendingKey, (this.pending.get(pendingKey) ?? 0) + delta);

@@ -1,15 +1,10 @@
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../shared/errors.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
-import { findAccount, lockAccount } from '../account/index.js';
+import { findAccount, lockAccount, setAccountPlan } from '../account/index.js';
 import type { SubscriptionChange } from './subscription-change.js';
 import type { WebhookAck } from './webhooks.schemas.js';
-import {
-  findLicense,
-  recordWebhookEvent,
-  saveLicense,
-  setAccountPlan,
-} from './webhooks.repository.js';
+import { findLicense, recordWebhookEvent, saveLicense } from './webhooks.repository.js';
 
 /** A delivery arriving later than a newer state it would overwrite. */
 function isStale(

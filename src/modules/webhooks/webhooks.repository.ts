@@ -64,16 +64,3 @@ export async function saveLicense(
     .values({ account_id: accountId, ...values, version: 1, created_at: at, updated_at: at })
     .execute();
 }
-
-export async function setAccountPlan(
-  trx: Transaction<DB>,
-  accountId: string,
-  planId: string,
-  at: string,
-): Promise<void> {
-  await trx
-    .updateTable('accounts')
-    .set({ plan_id: planId, updated_at: at })
-    .where('id', '=', accountId)
-    .execute();
-}
