@@ -24,10 +24,11 @@ import {
   type ImportTransaction,
   type ImportView,
   type ListTransactions,
+  type Suggestion,
 } from './bank-imports.schemas.js';
 import { identities } from './identity.js';
 import { parseStatementFile } from './parsers/index.js';
-import type { ParsedEntry, ParseResult } from './parsers/types.js';
+import type { ParsedEntry, ParsedStatement, ParseResult } from './parsers/types.js';
 import { Matcher } from './suggestions.js';
 import { bookAcceptedLines } from './bank-imports.booking.js';
 // Registers which statement files imports keep (file deletes consult it).
@@ -82,6 +83,86 @@ function knownCurrencies(parsed: ParseResult): ParseResult {
   return { ...parsed, statements, errors };
 }
 
+/** Each statement's figures, and whether its lines add up from opening to closing balance. */
+function summarize(statements: ParsedStatement[]): StoredStatement[] {
+  return statements.map((s, index) => {
+    const sum = s.entries.reduce((total, e) => total + e.amountMinor, 0);
+    return {
+      index,
+      statementId: s.statementId,
+      account: s.account,
+      currency: s.currency,
+      openingMinor: s.openingBalanceMinor,
+      openingDate: s.openingDate,
+      closingMinor: s.closingBalanceMinor,
+      closingDate: s.closingDate,
+      entries: s.entries.length,
+      balanceOk:
+        s.openingBalanceMinor === null || s.closingBalanceMinor === null
+          ? null
+          : s.openingBalanceMinor + sum === s.closingBalanceMinor,
+    };
+  });
+}
+
+/** The lines booked within the import's period (inclusive), and how many fell outside. */
+function withinPeriod(statements: ParsedStatement[], from: string, to: string) {
+  const kept: Array<{ entry: ParsedEntry; statement: number }> = [];
+  let outsidePeriod = 0;
+  statements.forEach((s, statement) => {
+    for (const entry of s.entries)
+      if (entry.bookingDate >= from && entry.bookingDate <= to) kept.push({ entry, statement });
+      else outsidePeriod++;
+  });
+  return { kept, outsidePeriod };
+}
+
+/** A statement line as staged for review: its data, identity, decision and suggestions. */
+function stagedLine(
+  entry: ParsedEntry,
+  line: {
+    importId: string;
+    idx: number;
+    accountId: string;
+    statement: number;
+    identity: string;
+    decision: 'ACCEPTED' | 'REJECTED' | null;
+    duplicate: { import_id: string; idx: number; payment_id: string | null } | undefined;
+    suggestions: Suggestion[];
+  },
+): Insertable<DB['bank_import_transactions']> {
+  const { duplicate } = line;
+  return {
+    import_id: line.importId,
+    idx: line.idx,
+    account_id: line.accountId,
+    statement_index: line.statement,
+    booking_date: entry.bookingDate,
+    value_date: entry.valueDate,
+    amount: entry.amountMinor,
+    currency: entry.currency,
+    counterparty_name: entry.counterpartyName,
+    counterparty_iban: entry.counterpartyIban,
+    counterparty_bic: entry.counterpartyBic,
+    purpose: entry.purpose,
+    end_to_end_id: entry.endToEndId,
+    mandate_reference: entry.mandateReference,
+    bank_reference: entry.bankReference,
+    booking_text: entry.bookingText,
+    reversal: entry.reversal ? 1 : 0,
+    identity: line.identity,
+    decision: line.decision,
+    duplicate_of: duplicate
+      ? JSON.stringify({
+          importId: duplicate.import_id,
+          index: duplicate.idx,
+          paymentId: duplicate.payment_id,
+        })
+      : null,
+    suggestions: JSON.stringify(line.suggestions),
+  };
+}
+
 /**
  * Bank statement imports (decisions §11): parse and stage, review line by line, finalize in
  * one database transaction. The import is one record with one version: every decision and
@@ -110,32 +191,12 @@ export class BankImportsService {
       }),
     );
 
-    const statements: StoredStatement[] = parsed.statements.map((s, index) => {
-      const sum = s.entries.reduce((total, e) => total + e.amountMinor, 0);
-      return {
-        index,
-        statementId: s.statementId,
-        account: s.account,
-        currency: s.currency,
-        openingMinor: s.openingBalanceMinor,
-        openingDate: s.openingDate,
-        closingMinor: s.closingBalanceMinor,
-        closingDate: s.closingDate,
-        entries: s.entries.length,
-        balanceOk:
-          s.openingBalanceMinor === null || s.closingBalanceMinor === null
-            ? null
-            : s.openingBalanceMinor + sum === s.closingBalanceMinor,
-      };
-    });
-    const kept: Array<{ entry: ParsedEntry; statement: number }> = [];
-    let outsidePeriod = 0;
-    parsed.statements.forEach((s, statement) => {
-      for (const entry of s.entries)
-        if (entry.bookingDate >= input.periodFrom && entry.bookingDate <= input.periodTo)
-          kept.push({ entry, statement });
-        else outsidePeriod++;
-    });
+    const statements = summarize(parsed.statements);
+    const { kept, outsidePeriod } = withinPeriod(
+      parsed.statements,
+      input.periodFrom,
+      input.periodTo,
+    );
     const ids = identities(kept.map((k) => k.entry));
     const booked = await repo.bookedIdentities(this.ctx.db, actor.accountId, ids);
     const matcher = await Matcher.load(this.ctx.db, actor.accountId);
@@ -143,42 +204,21 @@ export class BankImportsService {
     const importId = newId('bankImport');
     const auto = input.autoApprove === true;
     let undecided = 0;
-    const rows: Insertable<DB['bank_import_transactions']>[] = kept.map(
-      ({ entry, statement }, idx) => {
-        const duplicate = booked.get(ids[idx]!);
-        const decision = auto ? (duplicate ? 'REJECTED' : 'ACCEPTED') : null;
-        if (decision === null) undecided++;
-        return {
-          import_id: importId,
-          idx,
-          account_id: actor.accountId,
-          statement_index: statement,
-          booking_date: entry.bookingDate,
-          value_date: entry.valueDate,
-          amount: entry.amountMinor,
-          currency: entry.currency,
-          counterparty_name: entry.counterpartyName,
-          counterparty_iban: entry.counterpartyIban,
-          counterparty_bic: entry.counterpartyBic,
-          purpose: entry.purpose,
-          end_to_end_id: entry.endToEndId,
-          mandate_reference: entry.mandateReference,
-          bank_reference: entry.bankReference,
-          booking_text: entry.bookingText,
-          reversal: entry.reversal ? 1 : 0,
-          identity: ids[idx]!,
-          decision,
-          duplicate_of: duplicate
-            ? JSON.stringify({
-                importId: duplicate.import_id,
-                index: duplicate.idx,
-                paymentId: duplicate.payment_id,
-              })
-            : null,
-          suggestions: JSON.stringify(matcher.suggest(entry)),
-        };
-      },
-    );
+    const rows = kept.map(({ entry, statement }, idx) => {
+      const duplicate = booked.get(ids[idx]!);
+      const decision = auto ? (duplicate ? 'REJECTED' : 'ACCEPTED') : null;
+      if (decision === null) undecided++;
+      return stagedLine(entry, {
+        importId,
+        idx,
+        accountId: actor.accountId,
+        statement,
+        identity: ids[idx]!,
+        decision,
+        duplicate,
+        suggestions: matcher.suggest(entry),
+      });
+    });
     const problems: StoredProblems = { parser: parsed.errors, outsidePeriod };
     const row: repo.ImportRow = {
       id: importId,
