@@ -99,6 +99,99 @@ interface Links {
   partner_name: string | null;
 }
 
+/** The file an UPLOADED document is made of. */
+interface NewDocumentFile {
+  id: string;
+  contentType: string;
+  sha256: string | null;
+}
+
+/**
+ * GENERATED (from a template) or UPLOADED (a file), as given or implied, and the fields that
+ * only one source or only invoices take. An invoice without template or file is GENERATED from
+ * the account's system invoice layout.
+ */
+function sourceOf(input: CreateDocument): 'GENERATED' | 'UPLOADED' {
+  const source =
+    input.source ??
+    (input.templateId
+      ? 'GENERATED'
+      : input.fileId
+        ? 'UPLOADED'
+        : input.documentType === 'INVOICE'
+          ? 'GENERATED'
+          : undefined);
+  if (source === undefined)
+    throw new AppError(
+      'validation_failed',
+      'Give templateId (GENERATED) or fileId (UPLOADED).',
+      bodyFieldError('source', 'needs templateId or fileId', 'required'),
+    );
+  if (source === 'GENERATED' && input.fileId !== undefined)
+    throw invalid('fileId', 'is only for UPLOADED documents');
+  if (source === 'UPLOADED' && input.templateId !== undefined)
+    throw invalid('templateId', 'is only for GENERATED documents');
+  if (input.lineItems !== undefined && input.documentType !== 'INVOICE')
+    throw invalid('lineItems', 'are only for INVOICE documents');
+  if (input.dueDate !== undefined && input.documentType !== 'INVOICE')
+    throw invalid('dueDate', 'is only for INVOICE documents');
+  return source;
+}
+
+/** A new DRAFT document row at version 1 (finalizing in the same request fills the rest). */
+function newDocumentRow(
+  input: CreateDocument,
+  p: {
+    accountId: string;
+    source: 'GENERATED' | 'UPLOADED';
+    template: TemplateRow | undefined;
+    file: NewDocumentFile | undefined;
+    links: Awaited<ReturnType<DocumentsService['resolveLinks']>>;
+    currency: string;
+    priced: Awaited<ReturnType<typeof priceLines>>;
+    invoice: ReturnType<typeof invoiceValues>;
+    processing: boolean;
+    now: Date;
+  },
+): repo.DocumentRow {
+  return {
+    id: newId('document'),
+    account_id: p.accountId,
+    document_type: input.documentType,
+    name: input.name,
+    search_name: searchText(input.name),
+    document_number: input.documentNumber ?? null,
+    ...p.links,
+    creation_date: input.creationDate,
+    due_date: input.dueDate ?? null,
+    status: 'DRAFT',
+    source: p.source,
+    template_id: p.template?.id ?? null,
+    file_id: p.file?.id ?? null,
+    file_type: p.file?.contentType ?? null,
+    pdf_sha256: null,
+    currency: p.currency,
+    line_items: JSON.stringify(p.priced.lines),
+    tax_breakdown: JSON.stringify(p.priced.taxes),
+    net_total: p.priced.netMinor,
+    tax_total: p.priced.taxMinor,
+    gross_total: p.priced.grossMinor,
+    fields: JSON.stringify(input.fields ?? {}),
+    processing_status: p.processing ? 'QUEUED' : null,
+    processing_error: null,
+    page_count: null,
+    analysis: null,
+    finalized_at: null,
+    sent_at: null,
+    sent_to: null,
+    ...EMPTY_INVOICE_FIELDS,
+    ...p.invoice,
+    version: 1,
+    created_at: p.now.toISOString(),
+    updated_at: p.now.toISOString(),
+  };
+}
+
 /**
  * Documents (decisions §7, §9): contract documents and invoices, generated from a template or
  * uploaded; a FINAL document is numbered, keeps its PDF and never changes again.
@@ -147,49 +240,18 @@ export class DocumentsService {
     return { data: page.rows.map(presentDocument), nextCursor: page.nextCursor };
   }
 
-  // ---- create ------------------------------------------------------------------------------
-
-  /** `POST /v1/documents`; with `processing`, the 202 variant that queues `document.process`. */
-  async create(
+  /** What a new document is made of: its template (GENERATED) or its uploaded file. */
+  private async contentOf(
     actor: Actor,
     input: CreateDocument,
-    opts: { processing?: boolean } = {},
-  ): Promise<DocumentView> {
+    source: 'GENERATED' | 'UPLOADED',
+  ): Promise<{ template?: TemplateRow; file?: NewDocumentFile }> {
     const { accountId } = actor;
-    const db = this.ctx.db;
-    const account = await findAccount(db, accountId);
-    if (!account) throw notFound('Account');
-    // An invoice without template or file is GENERATED from the account's system invoice layout.
-    const source =
-      input.source ??
-      (input.templateId
-        ? 'GENERATED'
-        : input.fileId
-          ? 'UPLOADED'
-          : input.documentType === 'INVOICE'
-            ? 'GENERATED'
-            : undefined);
-    if (source === undefined)
-      throw new AppError(
-        'validation_failed',
-        'Give templateId (GENERATED) or fileId (UPLOADED).',
-        bodyFieldError('source', 'needs templateId or fileId', 'required'),
-      );
-    if (source === 'GENERATED' && input.fileId !== undefined)
-      throw invalid('fileId', 'is only for UPLOADED documents');
-    if (source === 'UPLOADED' && input.templateId !== undefined)
-      throw invalid('templateId', 'is only for GENERATED documents');
-    if (input.lineItems !== undefined && input.documentType !== 'INVOICE')
-      throw invalid('lineItems', 'are only for INVOICE documents');
-    if (input.dueDate !== undefined && input.documentType !== 'INVOICE')
-      throw invalid('dueDate', 'is only for INVOICE documents');
-    const invoice = invoiceValues(input, input.documentType);
-
     let template: TemplateRow | undefined;
-    let file: { id: string; contentType: string; sha256: string | null } | undefined;
+    let file: NewDocumentFile | undefined;
     if (source === 'GENERATED') {
       if (input.templateId === undefined && input.documentType === 'INVOICE')
-        template = await ensureSystemTemplate(db, accountId, 'INVOICE');
+        template = await ensureSystemTemplate(this.ctx.db, accountId, 'INVOICE');
       else if (input.templateId === undefined)
         throw new AppError(
           'business_rule_violated',
@@ -215,6 +277,25 @@ export class DocumentsService {
         sha256: uploaded.file.sha256 ?? null,
       };
     }
+    return { template, file };
+  }
+
+  // ---- create ------------------------------------------------------------------------------
+
+  /** `POST /v1/documents`; with `processing`, the 202 variant that queues `document.process`. */
+  async create(
+    actor: Actor,
+    input: CreateDocument,
+    opts: { processing?: boolean } = {},
+  ): Promise<DocumentView> {
+    const { accountId } = actor;
+    const db = this.ctx.db;
+    const account = await findAccount(db, accountId);
+    if (!account) throw notFound('Account');
+    const source = sourceOf(input);
+    const invoice = invoiceValues(input, input.documentType);
+
+    const { template, file } = await this.contentOf(actor, input, source);
 
     const links = await this.resolveLinks(accountId, {
       contractId: input.contractId,
@@ -225,42 +306,18 @@ export class DocumentsService {
     const currency = input.currency ?? account.currency;
     const priced = await priceLines(db, accountId, currency, input.lineItems ?? []);
     const now = this.ctx.clock.now();
-    const row: repo.DocumentRow = {
-      id: newId('document'),
-      account_id: accountId,
-      document_type: input.documentType,
-      name: input.name,
-      search_name: searchText(input.name),
-      document_number: input.documentNumber ?? null,
-      ...links,
-      creation_date: input.creationDate,
-      due_date: input.dueDate ?? null,
-      status: 'DRAFT',
+    const row = newDocumentRow(input, {
+      accountId,
       source,
-      template_id: template?.id ?? null,
-      file_id: file?.id ?? null,
-      file_type: file?.contentType ?? null,
-      pdf_sha256: null,
+      template,
+      file,
+      links,
       currency,
-      line_items: JSON.stringify(priced.lines),
-      tax_breakdown: JSON.stringify(priced.taxes),
-      net_total: priced.netMinor,
-      tax_total: priced.taxMinor,
-      gross_total: priced.grossMinor,
-      fields: JSON.stringify(input.fields ?? {}),
-      processing_status: opts.processing ? 'QUEUED' : null,
-      processing_error: null,
-      page_count: null,
-      analysis: null,
-      finalized_at: null,
-      sent_at: null,
-      sent_to: null,
-      ...EMPTY_INVOICE_FIELDS,
-      ...invoice,
-      version: 1,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    };
+      priced,
+      invoice,
+      processing: opts.processing === true,
+      now,
+    });
     // A generated document must render with its data: checked now, the PDF comes later.
     if (template) await this.output.checkRenders(row, template);
 
