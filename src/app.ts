@@ -27,6 +27,7 @@ import {
   sendProblem,
   writeClientError,
 } from './http/problem.js';
+import { refineOpenApi } from './http/openapi.js';
 import { registerRateLimits } from './http/rate-limit.js';
 import { AccountPlans, loadPlanCatalogue, UsageMeter, planRoutes } from './modules/plans/index.js';
 import { ProblemSchema } from './http/schemas.js';
@@ -343,6 +344,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       buildLocalReference: (json, _base, _fragment, i) =>
         (json.$id as string | undefined) ?? `def-${i}`,
     },
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? (refineOpenApi(
+            document.openapiObject as Record<string, unknown>,
+          ) as typeof document.openapiObject)
+        : document.swaggerObject,
     transform: ({ schema, url, route }) => {
       const access = route.config?.access;
       const security =

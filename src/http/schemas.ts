@@ -109,7 +109,10 @@ export const IdempotencyHeaders = Type.Object({
 
 export const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(
-    Type.String({ description: 'The ETag (`"<version>"`) you read; a mismatch answers 412.' }),
+    Type.String({
+      maxLength: 64,
+      description: 'The ETag (`"<version>"`) you read; a mismatch answers 412.',
+    }),
   ),
 });
 

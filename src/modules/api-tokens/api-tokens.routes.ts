@@ -45,8 +45,10 @@ export function apiTokenRoutes(app: App, ctx: AppContext): void {
         response: { 201: CreatedApiTokenSchema, ...problems(400, 401, 409) },
       },
     },
-    async (req, reply) =>
-      reply.code(201).send(await service.create(actorOf(req), req.principal!, req.body)),
+    async (req, reply) => {
+      const token = await service.create(actorOf(req), req.principal!, req.body);
+      return reply.code(201).header('location', `/v1/api-tokens/${token.id}`).send(token);
+    },
   );
 
   app.delete(

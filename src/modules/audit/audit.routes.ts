@@ -55,10 +55,14 @@ const Query = Type.Object(
       Type.String({ maxLength: 80, description: 'Only this action, e.g. `partner.deleted`.' }),
     ),
     from: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Events at or after this time.' }),
+      Type.String({
+        format: 'date-time',
+        maxLength: 40,
+        description: 'Events at or after this time.',
+      }),
     ),
     to: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Events before this time.' }),
+      Type.String({ format: 'date-time', maxLength: 40, description: 'Events before this time.' }),
     ),
   },
   { additionalProperties: false },

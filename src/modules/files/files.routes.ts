@@ -64,7 +64,10 @@ export function fileRoutes(app: App, ctx: AppContext): void {
         response: { 201: UploadUrlSchema, ...problems(400, 401, 409, 413) },
       },
     },
-    async (req, reply) => reply.code(201).send(await service.requestUpload(actorOf(req), req.body)),
+    async (req, reply) => {
+      const upload = await service.requestUpload(actorOf(req), req.body);
+      return reply.code(201).header('location', `/v1/files/${upload.fileId}`).send(upload);
+    },
   );
 
   app.get(

@@ -5,9 +5,11 @@ import { CreatePaymentBody } from '../payments/index.js';
 export const StripePaymentEventEnvelope = Type.Object(
   {
     id: Type.String({
+      maxLength: 255,
       description: 'Stripe event id (`evt_…`); a second delivery is answered, not applied.',
     }),
     type: Type.String({
+      maxLength: 255,
       description:
         '`payment_intent.succeeded`, `payment_intent.payment_failed` and `charge.refunded` are applied; other types are acknowledged and ignored.',
     }),

@@ -34,7 +34,7 @@ export const SubscriptionEventBody = Type.Object(
     }),
     currentPeriodEnd: Type.Union(
       [
-        Type.String({ format: 'date-time' }),
+        Type.String({ format: 'date-time', maxLength: 40 }),
         Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS }),
       ],
       { description: 'End of the paid period: RFC 3339 timestamp or unix seconds.' },
@@ -47,8 +47,9 @@ export type SubscriptionEventBody = Static<typeof SubscriptionEventBody>;
 /** Stripe's event envelope; only what the service reads is described. */
 export const StripeEventEnvelope = Type.Object(
   {
-    id: Type.String({ description: 'Stripe event id (`evt_…`).' }),
+    id: Type.String({ maxLength: 255, description: 'Stripe event id (`evt_…`).' }),
     type: Type.String({
+      maxLength: 255,
       description:
         '`customer.subscription.created|updated|deleted` are applied; other types are acknowledged and ignored.',
     }),
@@ -81,12 +82,14 @@ export const WebhookHeaders = Type.Object(
   {
     'provider-signature': Type.Optional(
       Type.String({
+        maxLength: 4096,
         description:
           '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with `PROVIDER_WEBHOOK_SECRET`; at most 5 minutes of clock skew.',
       }),
     ),
     'stripe-signature': Type.Optional(
       Type.String({
+        maxLength: 4096,
         description:
           'Stripe’s signature header, checked with `STRIPE_WEBHOOK_SECRET`; when present the body is read as a Stripe event.',
       }),

@@ -1,0 +1,357 @@
+/**
+ * Turns the document @fastify/swagger builds from the routes into one a generator can use
+ * (docs/openapi.md): an `operationId` on every operation, named component schemas for
+ * resources, request bodies and list pages, errors as `application/problem+json`, the status
+ * codes every operation can answer, and the headers the service sends. The routes stay as
+ * they are; this runs once when the document is built (`npm run openapi`, `/openapi.json`).
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { INT32_MAX, INT32_MIN } from './input-limits.js';
+
+type Json = Record<string, unknown>;
+interface Operation extends Json {
+  operationId?: string;
+  parameters?: { name: string; in: string }[];
+  requestBody?: { content?: Record<string, { schema?: Json }> };
+  responses?: Record<string, Response>;
+  security?: Record<string, unknown>[];
+  description?: string;
+}
+interface Response extends Json {
+  description: string;
+  headers?: Record<string, Json>;
+  content?: Record<string, { schema?: Json }>;
+}
+interface Document extends Json {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Json>; responses?: Record<string, Json> } & Json;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/**
+ * Operations whose id the CRUD rule would name badly: actions, singletons, auth flows. Keyed
+ * by `METHOD path`; a route that neither the rule nor this table names fails `openapi:check`.
+ */
+const OPERATION_IDS: Record<string, string> = {
+  'GET /health': 'getHealth',
+  'GET /ready': 'getReadiness',
+  'POST /v1/auth/register': 'register',
+  'POST /v1/auth/confirm': 'confirmEmail',
+  'POST /v1/auth/login': 'login',
+  'POST /v1/auth/refresh': 'refreshSession',
+  'POST /v1/auth/logout': 'logout',
+  'POST /v1/auth/forgot-password': 'requestPasswordReset',
+  'POST /v1/auth/reset-password': 'resetPassword',
+  'POST /v1/users': 'inviteUser',
+  'POST /v1/users/confirm': 'previewInvitation',
+  'GET /v1/account/addresses': 'getAccountSettings',
+  'PUT /v1/account/addresses': 'replaceAccountSettings',
+  'PATCH /v1/account/addresses': 'updateAccountSettings',
+  'GET /v1/account/company': 'getCompany',
+  'PUT /v1/account/company': 'updateCompany',
+  'GET /v1/account/billing': 'getBilling',
+  'PUT /v1/account/billing/card': 'setBillingCard',
+  'PUT /v1/account/billing/bank-account': 'setBillingBankAccount',
+  'GET /v1/plans': 'listPlans',
+  'PATCH /v1/plans': 'changePlan',
+  'GET /v1/licenses': 'getLicense',
+  'GET /v1/usage': 'getUsage',
+  'POST /v1/newsletter/signup': 'signUpForNewsletter',
+  'GET /v1/newsletter/confirm': 'confirmNewsletter',
+  'GET /v1/newsletter/unsubscribe': 'showNewsletterUnsubscribe',
+  'POST /v1/newsletter/unsubscribe': 'unsubscribeFromNewsletter',
+  'PATCH /v1/me/newsletter-subscription': 'updateMyNewsletterSubscription',
+  'POST /v1/files/upload-url': 'createUploadUrl',
+  'PUT /v1/files/upload': 'uploadFile',
+  'GET /v1/files/download-url': 'createDownloadUrl',
+  'GET /v1/files/download': 'downloadFile',
+  'POST /v1/document-templates/compile': 'compileDocumentTemplate',
+  'POST /v1/documents/processing': 'createDocumentForProcessing',
+  'POST /v1/documents/rasterize': 'rasterizeDocument',
+  'GET /v1/documents/{documentId}/einvoice': 'getDocumentEinvoice',
+  'POST /v1/documents/{documentId}/cancel': 'cancelDocument',
+  'POST /v1/documents/{documentId}/send': 'sendDocument',
+  'GET /v1/dashboard/cash-anchor': 'getCashAnchor',
+  'PUT /v1/dashboard/cash-anchor': 'setCashAnchor',
+  'GET /v1/dashboard/stats': 'getDashboardStats',
+  'GET /v1/dashboard/timeseries': 'getDashboardTimeseries',
+  'POST /v1/bank-statement-imports': 'createBankStatementImport',
+  'GET /v1/bank-statement-imports/active': 'getActiveBankStatementImport',
+  'POST /v1/bank-statement-imports/{importId}/finalize': 'finalizeBankStatementImport',
+  'PATCH /v1/bank-statement-imports/{importId}/transactions/{index}':
+    'decideBankStatementTransaction',
+  'POST /v1/webhooks/provider-subscriptions': 'receiveSubscriptionWebhook',
+  'POST /v1/webhooks/provider': 'receivePaymentWebhook',
+};
+
+const pascal = (word: string) =>
+  word
+    .split('-')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+
+function singular(word: string): string {
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (/(ss|x|ch|sh)es$/.test(word) || word.endsWith('sses')) return word.slice(0, -2);
+  if (word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
+  return word;
+}
+
+const isParam = (segment: string) => segment.startsWith('{');
+
+/**
+ * `listPartners`, `createPartner`, `getPartner`, `updatePartner`, `deletePartner`, and for
+ * nested collections the parent in the name (`listBankStatementImportTransactions`).
+ */
+export function operationIdOf(method: string, path: string, methods: string[]): string {
+  const explicit = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
+  if (explicit) return explicit;
+  const segments = path.split('/').filter((s) => s.length > 0 && s !== 'v1');
+  const statics = segments.filter((s) => !isParam(s));
+  const last = segments.at(-1) ?? '';
+  const parents = statics.slice(0, -1).map((s) => pascal(singular(s)));
+  const lastStatic = statics.at(-1) ?? '';
+  if (isParam(last)) {
+    const noun = [...parents, pascal(singular(lastStatic))].join('');
+    const verb =
+      method === 'get'
+        ? 'get'
+        : method === 'delete'
+          ? 'delete'
+          : method === 'patch' && methods.includes('put')
+            ? 'patch'
+            : 'update';
+    return `${verb}${noun}`;
+  }
+  if (method === 'get') return `list${parents.join('')}${pascal(lastStatic)}`;
+  if (method === 'post') return `create${parents.join('')}${pascal(singular(lastStatic))}`;
+  throw new Error(`Name the operation ${method.toUpperCase()} ${path} in OPERATION_IDS`);
+}
+
+/** The noun of a CRUD operation id (`getPartner` → `Partner`), else undefined. */
+function resourceOf(operationId: string): { verb: string; noun: string } | undefined {
+  const m = /^(list|create|get|update|patch|replace|delete)([A-Z]\w*)$/.exec(operationId);
+  return m ? { verb: m[1]!, noun: m[2]! } : undefined;
+}
+
+const jsonSchemaOf = (r: { content?: Record<string, { schema?: Json }> } | undefined) =>
+  r?.content?.['application/json']?.schema;
+
+/** Registers `schema` as `name` (or finds it registered as is) and answers a `$ref` to it. */
+function named(doc: Document, name: string, schema: Json, fallback?: string): Json {
+  if (typeof schema.$ref === 'string') return schema;
+  const schemas = doc.components.schemas;
+  for (const [existing, registered] of Object.entries(schemas))
+    if (isDeepStrictEqual(registered, schema)) return { $ref: `#/components/schemas/${existing}` };
+  let unique = name in schemas && fallback ? fallback : name;
+  for (let i = 2; unique in schemas; i++) unique = `${name}${i}`;
+  schemas[unique] = schema;
+  return { $ref: `#/components/schemas/${unique}` };
+}
+
+function nameSchemas(doc: Document, op: Operation): void {
+  const id = op.operationId!;
+  const crud = resourceOf(id);
+  const body = jsonSchemaOf(op.requestBody);
+  if (body && op.requestBody?.content?.['application/json'])
+    op.requestBody.content['application/json'].schema = named(
+      doc,
+      crud && crud.verb !== 'list' && crud.verb !== 'get'
+        ? `${pascal(crud.verb)}${crud.noun}`
+        : `${pascal(id)}Request`,
+      body,
+    );
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    if (!status.startsWith('2')) continue;
+    const schema = jsonSchemaOf(response);
+    if (!schema || !response.content?.['application/json']) continue;
+    let name = `${pascal(id)}Response`;
+    if (crud?.verb === 'list') {
+      const items = (schema.properties as Json | undefined)?.data as Json | undefined;
+      const item = items?.items as Json | undefined;
+      if (item) items!.items = named(doc, singular(crud.noun), item);
+      name = `${singular(crud.noun)}Page`;
+    } else if (crud) name = crud.noun;
+    response.content['application/json'].schema = named(doc, name, schema, `${pascal(id)}Response`);
+  }
+}
+
+/** `application/json` errors become `application/problem+json`, as they are sent. */
+function problemJson(op: Operation): void {
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    if (!/^[45]/.test(status) || !response.content?.['application/json']) continue;
+    const { ['application/json']: problem, ...rest } = response.content;
+    response.content = { 'application/problem+json': problem, ...rest };
+  }
+}
+
+const PROBLEM = {
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+};
+const header = (description: string, schema: Json = { type: 'string' }) => ({
+  description,
+  schema,
+});
+const RATE_HEADERS = {
+  'RateLimit-Limit': header(
+    'Requests allowed in the current window (user or account, whichever is nearer its end).',
+    { type: 'integer' },
+  ),
+  'RateLimit-Remaining': header('Requests left in that window.', { type: 'integer' }),
+  'RateLimit-Reset': header('Seconds until that window ends.', { type: 'integer' }),
+};
+
+/** The answers any operation of its kind can give, declared where the route left them out. */
+function commonResponses(path: string, op: Operation): void {
+  const responses = (op.responses ??= {});
+  const authenticated = (op.security ?? []).some((s) => 'bearer' in s);
+  const withKey = (op.security ?? []).some((s) => 'apiKey' in s);
+  const params = op.parameters ?? [];
+  const add = (status: string, description: string) => {
+    responses[status] ??= { description, ...PROBLEM };
+  };
+  if (withKey)
+    add('401', 'The API key or the bearer token is missing, unknown, expired or revoked.');
+  if (/Needs the admin role/.test(op.description ?? '')) add('403', 'Needs the admin role.');
+  if (path.includes('{'))
+    add('404', 'No such record in the account (or not visible to the caller).');
+  if (params.some((p) => p.in === 'header' && p.name === 'if-match'))
+    add('412', 'If-Match names another version than the current one.');
+  if (params.some((p) => p.in === 'header' && p.name === 'idempotency-key'))
+    add('409', 'A request with this Idempotency-Key is still running (idempotency_in_progress).');
+  if (authenticated) {
+    add('429', 'Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded).');
+    const tooMany = responses['429']!;
+    tooMany.headers = {
+      ...tooMany.headers,
+      'Retry-After': header('Seconds to wait.', { type: 'integer' }),
+      ...RATE_HEADERS,
+    };
+  }
+}
+
+/** ETag, Location and Idempotent-Replayed where the service sends them. */
+function successHeaders(doc: Document, op: Operation): void {
+  const idempotent = (op.parameters ?? []).some(
+    (p) => p.in === 'header' && p.name === 'idempotency-key',
+  );
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    if (!status.startsWith('2')) continue;
+    const headers: Record<string, Json> = { ...response.headers };
+    const ref = jsonSchemaOf(response)?.$ref;
+    const schema =
+      typeof ref === 'string'
+        ? doc.components.schemas[ref.split('/').at(-1)!]
+        : jsonSchemaOf(response);
+    const required = (schema?.required as string[] | undefined) ?? [];
+    if (required.includes('version'))
+      headers.ETag = header(
+        'The version as a strong entity tag (`"3"`); send it back in If-Match.',
+      );
+    if (status === '201') headers.Location = header('Path of the created record.');
+    if (idempotent)
+      headers['Idempotent-Replayed'] = header(
+        '`true` when this is a stored answer replayed for a repeated Idempotency-Key.',
+        { type: 'string', enum: ['true'] },
+      );
+    if (Object.keys(headers).length > 0) response.headers = headers;
+  }
+}
+
+/**
+ * The rate limit runs once the bearer is known: every answer of an authenticated operation
+ * carries RateLimit-* except those given before it (401 unknown credential, 403 role).
+ */
+function rateLimitHeaders(op: Operation): void {
+  if (!(op.security ?? []).some((s) => 'bearer' in s)) return;
+  for (const [status, response] of Object.entries(op.responses ?? {}))
+    if (/^[24]/.test(status) && status !== '401' && status !== '403')
+      response.headers = { ...response.headers, ...RATE_HEADERS };
+}
+
+/**
+ * Integers as they are checked and sent: what a client sends is bounded to PostgreSQL's
+ * `integer` (`boundIntegers`, int32); what Kontor sends is a JavaScript number (int64 within
+ * ±2^53 − 1).
+ */
+function integerBounds(schema: unknown, input: boolean): void {
+  if (Array.isArray(schema)) return schema.forEach((s) => integerBounds(s, input));
+  if (typeof schema !== 'object' || schema === null) return;
+  const s = schema as Json;
+  const types = [s.type].flat();
+  if (types.includes('integer')) {
+    const [lo, hi] = input
+      ? [INT32_MIN, INT32_MAX]
+      : [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+    s.format ??= input ? 'int32' : 'int64';
+    s.minimum = typeof s.minimum === 'number' ? Math.max(s.minimum, lo) : lo;
+    s.maximum = typeof s.maximum === 'number' ? Math.min(s.maximum, hi) : hi;
+  }
+  for (const value of Object.values(s)) if (typeof value === 'object') integerBounds(value, input);
+}
+
+/** Short descriptions of the tags (the modules), in the order the docs list them. */
+const TAGS: Record<string, string> = {
+  auth: 'Registration, sign-in, sessions and password recovery.',
+  users: 'The users of the account: invitations, roles, removal.',
+  'api-tokens': 'Personal API tokens.',
+  account: 'Account settings, company data and addresses.',
+  billing: 'How the account pays for Kontor.',
+  plans: 'Plans, licenses and usage.',
+  partners: 'Customers and vendors.',
+  contracts: 'Contracts with partners.',
+  products: 'Products and services with prices.',
+  'tax-rates': 'Tax rates and categories.',
+  documents: 'Invoices, credit notes and letters; e-invoices.',
+  'document-templates': 'Templates documents are generated from.',
+  payments: 'Incoming and outgoing payments.',
+  'bank-statement-imports': 'Bank statements: import, review, book.',
+  budgets: 'Budget categories and entries.',
+  dashboard: 'Cash position and figures.',
+  notes: 'Notes and reminders on records.',
+  files: 'Uploaded and generated files.',
+  newsletter: 'Newsletter sign-up and subscriptions.',
+  audit: 'The tamper-evident audit trail.',
+  webhooks: 'Events from the payment provider.',
+  health: 'Liveness and readiness.',
+};
+
+/** The finished document: run by @fastify/swagger's `transformObject`. */
+export function refineOpenApi(input: Json): Json {
+  // A copy: the routes' schemas stay as Fastify compiled them.
+  const doc = structuredClone(input) as Document;
+  doc.components.schemas ??= {};
+  doc.servers ??= [
+    {
+      url: '/',
+      description:
+        'The server that serves this document: local (embedded), staging or production alike.',
+      'x-internal': false,
+    },
+  ];
+  doc.tags = Object.entries(TAGS).map(([name, description]) => ({ name, description }));
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const methods = METHODS.filter((m) => item[m]);
+    for (const method of methods) {
+      const op = item[method]!;
+      op.operationId = operationIdOf(method, path, methods);
+      problemJson(op);
+      commonResponses(path, op);
+    }
+  }
+  // Names after ids: a schema is named by the first operation (in path order) that answers it.
+  for (const item of Object.values(doc.paths))
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      integerBounds(op.parameters, true);
+      integerBounds(op.requestBody, true);
+      integerBounds(op.responses, false);
+      nameSchemas(doc, op);
+      successHeaders(doc, op);
+      rateLimitHeaders(op);
+    }
+  integerBounds(doc.components.schemas, false);
+  return doc;
+}
