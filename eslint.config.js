@@ -35,6 +35,13 @@ export default tseslint.config(
     },
   },
   {
+    // Build and start scripts: plain Node ESM, run before any TypeScript is compiled.
+    files: ['scripts/**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    rules: { 'no-console': 'off' },
+  },
+  {
     // Tests read JSON answers (`res.json()` is `any`): asserting on them is the point.
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: {

@@ -1,0 +1,96 @@
+/**
+ * `npm start` as an operator runs it: from the build, and stopped cleanly by SIGTERM (a
+ * process manager) or SIGINT (Ctrl-C) sent to npm itself. Before, npm died and left the
+ * server running with nobody to stop it.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { report } from './report.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function healthy(port: number, deadline: number): Promise<boolean> {
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+async function refused(port: number): Promise<boolean> {
+  try {
+    await fetch(`http://127.0.0.1:${port}/health`);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+beforeAll(async () => {
+  // The build `npm ci` made (prepare); rebuilt here only when the sources changed since.
+  const { ensureBuilt } = (await import(path.join(root, 'scripts', 'build.mjs'))) as {
+    ensureBuilt: () => boolean;
+  };
+  ensureBuilt();
+}, 180_000);
+
+describe('npm start', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'starts from the build and stops cleanly on %s sent to npm',
+    async (signal) => {
+      const port = await freePort();
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-start-'));
+      const started = Date.now();
+      const npm = spawn('npm', ['start', '--silent'], {
+        cwd: root,
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          DATABASE_URL: '',
+          REDIS_URL: '',
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      npm.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      npm.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      const exited = new Promise<number | null>((resolve) =>
+        npm.on('exit', (code) => resolve(code)),
+      );
+      try {
+        expect(await healthy(port, Date.now() + 60_000), output).toBe(true);
+        report(`npm start → healthy in ${Date.now() - started} ms (stopped with ${signal})`);
+        expect(output).not.toContain('rebuilt dist/');
+        npm.kill(signal);
+        expect(await exited, output).toBe(0);
+        expect(await refused(port)).toBe(true);
+      } finally {
+        npm.kill('SIGKILL');
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
+});
