@@ -7,6 +7,7 @@ import { Ajv, type Options as AjvOptions } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import Fastify, {
   LogController,
+  type FastifyBaseLogger,
   type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
@@ -185,10 +186,9 @@ const requestIdPrefix = randomBase62(10);
 let requestCounter = 0;
 const nextRequestId = () => `req_${requestIdPrefix}${(requestCounter++).toString(36)}`;
 
-/** Builds the app: plugins, error handling, authentication and every module. Never listens. */
-export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
-  const clock = options.clock ?? systemClock;
-  const app = Fastify({
+/** The Fastify instance: logging, request ids, limits, and problems from the framework too. */
+function createServer(config: Config, options: BuildOptions) {
+  return Fastify({
     logger: options.logger ?? loggerOptions(config, options.logStream),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -208,14 +208,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     clientErrorHandler: (err, socket) => writeClientError(err, socket, nextRequestId()),
   }).withTypeProvider<TypeBoxTypeProvider>();
+}
 
-  const database = openDatabase(config, app.log);
+/** Database (migrated, pending audit chained) and, with `REDIS_URL`, two Redis connections. */
+async function openBackends(config: Config, log: FastifyBaseLogger) {
+  const database = openDatabase(config, log);
   let redis: Redis | undefined;
   let subscriber: Redis | undefined;
   try {
     await migrate(database.db);
     // Events a previous process committed but did not live to chain (audit.ts).
-    setAuditLogger(app.log);
+    setAuditLogger(log);
     await sealAllAudit(database.db);
     if (config.redisUrl) {
       // Auto-pipelining: the commands of one event-loop turn (every request's rate-limit
@@ -227,8 +230,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       };
       redis = new Redis(config.redisUrl, redisOptions);
       subscriber = new Redis(config.redisUrl, redisOptions);
-      redis.on('error', (err) => app.log.error({ err }, 'redis error'));
-      subscriber.on('error', (err) => app.log.error({ err }, 'redis subscriber error'));
+      redis.on('error', (err) => log.error({ err }, 'redis error'));
+      subscriber.on('error', (err) => log.error({ err }, 'redis subscriber error'));
       await Promise.all([redis.connect(), subscriber.connect()]);
     }
   } catch (err) {
@@ -237,6 +240,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await database.close();
     throw err;
   }
+  return { database, redis, subscriber };
+}
+
+/** The services every module receives (`AppContext`), built on the open backends. */
+async function createContext(
+  config: Config,
+  options: BuildOptions,
+  log: FastifyBaseLogger,
+  { database, redis, subscriber }: Awaited<ReturnType<typeof openBackends>>,
+): Promise<AppContext> {
+  const clock = options.clock ?? systemClock;
   const counters: CounterStore = redis
     ? new RedisCounterStore(redis)
     : new MemoryCounterStore(() => clock.now().getTime());
@@ -245,17 +259,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     now: () => Date.now(),
     externalChangeCounter: database.externalChangeCounter,
     publisher: redis,
-    logger: app.log,
+    logger: log,
   });
   if (subscriber) await credentials.listen(subscriber);
 
   const plans = loadPlanCatalogue(config.plansFile);
   const appSecret = loadAppSecret(config);
-  const ctx: AppContext = {
+  return {
     config,
     plans,
     accountPlans: new AccountPlans(database.db, plans, { findAccount, lockAccount }),
-    usage: new UsageMeter(database.db, counters, app.log),
+    usage: new UsageMeter(database.db, counters, log),
     database,
     db: database.db,
     clock,
@@ -264,29 +278,32 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     credentials,
     appSecret,
     storage: createStorage(config, appSecret),
-    renderer: new PdfRenderer(config, app.log),
+    renderer: new PdfRenderer(config, log),
     // PostgreSQL: pg-boss (retries, dead letters, schedules once across replicas); SQLite: the
     // embedded `jobs` table. One interface for both.
     jobs:
       config.database.kind === 'postgres'
         ? new PgBossJobQueue({
             connectionString: config.database.url,
-            logger: app.log,
+            logger: log,
             pollMs: config.jobPollIntervalMs,
           })
         : new DbJobQueue({
             db: database.db,
             clock,
-            logger: app.log,
+            logger: log,
             pollMs: config.jobPollIntervalMs,
           }),
-    logger: app.log,
+    logger: log,
   };
-  app.decorate('ctx', ctx);
+}
+
+/** What closing the app closes, in order: work first, then connections, the database last. */
+function closeWithApp(app: App, ctx: AppContext, redis: Redis | undefined): void {
   app.addHook('onClose', async () => {
     await ctx.jobs.close();
     await ctx.usage.close();
-    credentials.close();
+    ctx.credentials.close();
     ctx.mailer.close();
     await ctx.renderer.close();
     // The process's PDF worker threads end with the app; a later job would start new ones.
@@ -294,10 +311,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await ctx.storage.close();
     redis?.disconnect();
     // Audit events committed a moment ago are chained before the database goes.
-    await settleAudit(database.db);
-    await database.close();
+    await settleAudit(ctx.db);
+    await ctx.database.close();
   });
+}
 
+/** Validation (exact bodies, bounded integers) and JSON parsing (anything else is 415). */
+function registerParsing(app: App): void {
   const validators = createValidators();
   // Integers are bounded to what the database's integer columns hold (input-limits.ts).
   app.setValidatorCompiler(({ schema, httpPart }) =>
@@ -315,14 +335,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       done(new AppError('malformed_json', 'The request body is not valid JSON.'), undefined);
     }
   });
+}
 
-  // Before any route: the deny-by-default check must see every route, plugins' too.
-  registerProblemHandlers(app, { onStorageFull: () => database.reportStorageFull() });
-  registerInputLimits(app);
-  registerAuth(app, ctx, credentialLookup);
-  registerRateLimits(app, ctx);
-  registerIdempotency(app, ctx);
-
+/** The OpenAPI document (`/openapi.json`, refined by http/openapi.ts) and its UI at `/docs`. */
+async function registerDocs(app: App): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -359,11 +375,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
             ? [{ apiKey: [], bearer: [] }]
             : [];
       const description = access === 'admin' ? 'Needs the admin role.' : undefined;
+      const response = schema?.response as Record<string, unknown> | undefined;
       return {
         schema: {
           ...schema,
           security,
           ...(description && !schema?.description ? { description } : {}),
+          // The role check answers 403 on every admin route, declared or not.
+          ...(access === 'admin' && response && !response['403']
+            ? { response: { ...response, 403: { $ref: 'Problem', description } } }
+            : {}),
         },
         url,
       };
@@ -375,7 +396,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     { config: { access: 'public' }, schema: { hide: true } },
     (_req, reply) => reply.type('application/json').send(app.swagger()),
   );
+}
 
+/** Every module's routes, in one plugin. */
+async function registerModules(app: App, ctx: AppContext): Promise<void> {
   await app.register((child, _opts, done) => {
     const typed = child as unknown as App;
     for (const routes of [
@@ -405,6 +429,24 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       routes(typed, ctx);
     done();
   });
+}
+
+/** Builds the app: plugins, error handling, authentication and every module. Never listens. */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
+  const app = createServer(config, options);
+  const backends = await openBackends(config, app.log);
+  const ctx = await createContext(config, options, app.log, backends);
+  app.decorate('ctx', ctx);
+  closeWithApp(app, ctx, backends.redis);
+  registerParsing(app);
+  // Before any route: the deny-by-default check must see every route, plugins' too.
+  registerProblemHandlers(app, { onStorageFull: () => ctx.database.reportStorageFull() });
+  registerInputLimits(app);
+  registerAuth(app, ctx, credentialLookup);
+  registerRateLimits(app, ctx);
+  registerIdempotency(app, ctx);
+  await registerDocs(app);
+  await registerModules(app, ctx);
   return app;
 }
 

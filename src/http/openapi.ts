@@ -7,6 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { INT32_MAX, INT32_MIN } from './input-limits.js';
+import { RESOURCE_EXAMPLES } from './openapi-examples.js';
 
 type Json = Record<string, unknown>;
 interface Operation extends Json {
@@ -353,5 +354,10 @@ export function refineOpenApi(input: Json): Json {
       rateLimitHeaders(op);
     }
   integerBounds(doc.components.schemas, false);
+  for (const [name, example] of Object.entries(RESOURCE_EXAMPLES)) {
+    const schema = doc.components.schemas[name];
+    if (!schema) throw new Error(`The example names ${name}, which is no schema`);
+    schema.example = example;
+  }
   return doc;
 }

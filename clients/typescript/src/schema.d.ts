@@ -2073,7 +2073,38 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description A customer or vendor. */
+        /**
+         * @description A customer or vendor.
+         * @example {
+         *       "id": "ptr_01m88ka4benp3gnfejjevy1s41",
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T05:37:00.270Z",
+         *       "updatedAt": "2026-11-25T05:37:00.270Z",
+         *       "name": "Schulz KG",
+         *       "type": "CUSTOMER",
+         *       "description": null,
+         *       "website": null,
+         *       "logoFileId": null,
+         *       "addresses": [
+         *         {
+         *           "type": "BILLING",
+         *           "street": "Hafenstraße 5",
+         *           "postalCode": "20457",
+         *           "city": "Hamburg",
+         *           "country": "DE",
+         *           "email": "rechnung@schulz.example"
+         *         }
+         *       ],
+         *       "tags": [
+         *         "wholesale"
+         *       ],
+         *       "vatId": "DE123456788",
+         *       "buyerReference": null,
+         *       "electronicAddress": null,
+         *       "einvoiceFormat": "ZUGFERD",
+         *       "language": "de"
+         *     }
+         */
         Partner: {
             /** @description Type-prefixed, time-ordered id. */
             id: string;
@@ -2400,7 +2431,29 @@ export interface components {
             /** @description Tags; null clears them. */
             tags?: string[] | null;
         };
-        /** @description A contract with a partner. */
+        /**
+         * @description A contract with a partner.
+         * @example {
+         *       "id": "ctr_01m88ka4dcaap3qjj24m7p6zjd",
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T05:37:00.332Z",
+         *       "updatedAt": "2026-11-25T05:37:00.332Z",
+         *       "name": "Wartungsvertrag 2026",
+         *       "partnerId": "ptr_01m88ka4benp3gnfejjevy1s41",
+         *       "partnerName": "Schulz KG",
+         *       "partnerType": "CUSTOMER",
+         *       "startDate": "2026-01-01",
+         *       "endDate": "2026-12-31",
+         *       "totalValue": 12000,
+         *       "currency": "EUR",
+         *       "status": "DRAFT",
+         *       "description": null,
+         *       "tags": [],
+         *       "advanced": null,
+         *       "cancellationDeadline": "2026-12-31",
+         *       "nextRenewalDate": null
+         *     }
+         */
         Contract: {
             /** @description Type-prefixed, time-ordered id. */
             id: string;
@@ -3583,7 +3636,82 @@ export interface components {
             /** @description Ignored: the server computes it. */
             compiledFooterHtml?: string | null;
         };
-        /** @description A contract document or an invoice. */
+        /**
+         * @description A contract document or an invoice.
+         * @example {
+         *       "id": "doc_01m88ka4dtrm6d9jtfeq2jakwe",
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T05:37:00.346Z",
+         *       "updatedAt": "2026-11-25T05:37:00.346Z",
+         *       "documentType": "INVOICE",
+         *       "name": "Wartung Januar",
+         *       "documentNumber": null,
+         *       "contractId": null,
+         *       "contractName": null,
+         *       "partnerId": "ptr_01m88ka4benp3gnfejjevy1s41",
+         *       "partnerName": "Schulz KG",
+         *       "creationDate": "2026-01-31",
+         *       "dueDate": null,
+         *       "status": "DRAFT",
+         *       "source": "GENERATED",
+         *       "templateId": "tpl_01m88ka30t8v1v07721dvf7h50",
+         *       "fileId": null,
+         *       "fileType": null,
+         *       "pdfSha256": null,
+         *       "currency": "EUR",
+         *       "lineItems": [
+         *         {
+         *           "productId": null,
+         *           "description": "Wartung",
+         *           "quantity": 1,
+         *           "unitPrice": 1000,
+         *           "taxRateId": "txr_01m88ka2y7aq8zf35tf3yn0bvt",
+         *           "taxRate": 19,
+         *           "taxCategory": "S",
+         *           "unitCode": "C62",
+         *           "netAmount": 1000
+         *         }
+         *       ],
+         *       "taxes": [
+         *         {
+         *           "taxRateId": "txr_01m88ka2y7aq8zf35tf3yn0bvt",
+         *           "rate": 19,
+         *           "category": "S",
+         *           "exemptionReason": null,
+         *           "exemptionCode": null,
+         *           "net": 1000,
+         *           "tax": 190
+         *         }
+         *       ],
+         *       "netTotal": 1000,
+         *       "taxTotal": 190,
+         *       "grossTotal": 1190,
+         *       "paymentStatus": "UNPAID",
+         *       "overdue": false,
+         *       "fields": {},
+         *       "processingStatus": null,
+         *       "processingError": null,
+         *       "pageCount": null,
+         *       "eInvoice": null,
+         *       "eInvoiceProblems": [],
+         *       "finalizedAt": null,
+         *       "sentAt": null,
+         *       "sentTo": [],
+         *       "invoiceType": "INVOICE",
+         *       "deliveryDate": "2026-01-31",
+         *       "servicePeriod": null,
+         *       "buyerReference": null,
+         *       "orderReference": null,
+         *       "paymentTerms": null,
+         *       "skontoPercent": null,
+         *       "skontoDays": null,
+         *       "note": null,
+         *       "precedingDocumentId": null,
+         *       "precedingDocumentNumber": null,
+         *       "precedingDocumentDate": null,
+         *       "cancelledByDocumentId": null
+         *     }
+         */
         Document: {
             /** @description Type-prefixed, time-ordered id. */
             id: string;
@@ -4010,7 +4138,32 @@ export interface components {
             /** @description Mail text. */
             message?: string;
         };
-        /** @description Money received or paid. */
+        /**
+         * @description Money received or paid.
+         * @example {
+         *       "id": "pay_01m88ka4fs03kqk2frct27rea7",
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T05:37:00.408Z",
+         *       "updatedAt": "2026-11-25T05:37:00.408Z",
+         *       "direction": "INCOMING",
+         *       "documentId": "doc_01m88ka4dtrm6d9jtfeq2jakwe",
+         *       "documentNumber": null,
+         *       "contractId": null,
+         *       "contractName": null,
+         *       "partnerId": "ptr_01m88ka4benp3gnfejjevy1s41",
+         *       "partnerName": "Schulz KG",
+         *       "amount": 1190,
+         *       "currency": "EUR",
+         *       "paymentDate": "2026-02-10",
+         *       "status": "MARKED",
+         *       "paymentMethod": "BANK_TRANSFER",
+         *       "providerPaymentIntentId": null,
+         *       "failureReason": null,
+         *       "markedAt": "2026-11-25T05:37:00.408Z",
+         *       "source": "MANUAL",
+         *       "importId": null
+         *     }
+         */
         Payment: {
             /** @description Type-prefixed, time-ordered id. */
             id: string;
