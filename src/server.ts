@@ -48,11 +48,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const app = await buildApp(config);
-  await ensureFirstApiKey(config, app.ctx);
-  await app.listen({ port: config.port, host: config.host });
-  const stopReminders = startReminderScheduler(app.ctx, config.reminderIntervalMs);
-  const stopUploadExpiry = startUploadExpiry(app.ctx, config.reminderIntervalMs);
-
+  // What stops before the app closes: the schedulers, once started.
+  const stoppers: Array<() => Promise<void>> = [];
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -67,7 +64,7 @@ async function main(): Promise<void> {
     // requests, then the onClose hooks close the database, Redis and mail transports.
     // The schedulers stop first and their runs in progress finish before the database closes
     // under them.
-    Promise.all([stopReminders(), stopUploadExpiry()])
+    Promise.all(stoppers.map((stop) => stop()))
       .then(() => app.close())
       .then(
         () => process.exit(0),
@@ -77,8 +74,17 @@ async function main(): Promise<void> {
         },
       );
   };
+  // Before listening: a signal that arrives as the server starts still shuts it down cleanly.
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+
+  await ensureFirstApiKey(config, app.ctx);
+  await app.listen({ port: config.port, host: config.host });
+  if (closing) return;
+  stoppers.push(
+    startReminderScheduler(app.ctx, config.reminderIntervalMs),
+    startUploadExpiry(app.ctx, config.reminderIntervalMs),
+  );
 }
 
 main().catch((err: unknown) => {
