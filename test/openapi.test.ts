@@ -8,19 +8,28 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { operationIdOf } from '../src/http/openapi.js';
 
+interface Response {
+  $ref?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema?: { $ref?: string } }>;
+}
 interface Operation {
   operationId?: string;
   security?: Record<string, unknown>[];
   parameters?: { name: string; in: string }[];
-  responses: Record<
-    string,
-    { headers?: Record<string, unknown>; content?: Record<string, { schema?: { $ref?: string } }> }
-  >;
+  responses: Record<string, Response>;
 }
 
 const doc = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '..', 'openapi', 'openapi.json'), 'utf8'),
-) as { paths: Record<string, Record<string, Operation>>; components: { schemas: object } };
+) as {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: object; responses: Record<string, Response> };
+};
+
+/** The response itself, or the shared one a `$ref` names. */
+const resolve = (r: Response | undefined): Response | undefined =>
+  r?.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')] : r;
 
 const operations = Object.entries(doc.paths).flatMap(([p, item]) =>
   Object.entries(item)
@@ -53,7 +62,7 @@ describe('OpenAPI document', () => {
         .filter(([status]) => /^[45]/.test(status))
         .filter(
           ([, r]) =>
-            r.content?.['application/problem+json']?.schema?.$ref !==
+            resolve(r)?.content?.['application/problem+json']?.schema?.$ref !==
             '#/components/schemas/Problem',
         )
         .map(([status]) => `${key} ${status}`),
@@ -64,7 +73,9 @@ describe('OpenAPI document', () => {
   it('declares 401 and 429 with Retry-After wherever a bearer is needed', () => {
     const missing = operations
       .filter(({ op }) => (op.security ?? []).some((s) => 'bearer' in s))
-      .filter(({ op }) => !op.responses['401'] || !op.responses['429']?.headers?.['Retry-After'])
+      .filter(
+        ({ op }) => !op.responses['401'] || !resolve(op.responses['429'])?.headers?.['Retry-After'],
+      )
       .map(({ key }) => key);
     expect(missing).toEqual([]);
   });
@@ -80,6 +91,27 @@ describe('OpenAPI document', () => {
     });
     const createPartner = doc.paths['/v1/partners']!.post!;
     expect(createPartner.responses['201']!.headers).toHaveProperty('Idempotent-Replayed');
+  });
+
+  it('declares RateLimit-* on every answer of an authenticated operation but 401 and 403', () => {
+    const missing = operations
+      .filter(({ op }) => (op.security ?? []).some((s) => 'bearer' in s))
+      .flatMap(({ key, op }) =>
+        Object.entries(op.responses)
+          .filter(([status]) => /^[24]/.test(status) && status !== '401' && status !== '403')
+          .filter(([, r]) => !resolve(r)?.headers?.['RateLimit-Remaining'])
+          .map(([status]) => `${key} ${status}`),
+      );
+    expect(missing).toEqual([]);
+  });
+
+  it('shares the error answers as components.responses', () => {
+    expect(Object.keys(doc.components.responses)).toEqual(
+      expect.arrayContaining(['BadRequest', 'Unauthorized', 'NotFound', 'TooManyRequests']),
+    );
+    const getPartner = doc.paths['/v1/partners/{partnerId}']!.get!;
+    expect(getPartner.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
+    expect(getPartner.responses['400']).toEqual({ $ref: '#/components/responses/BadRequest' });
   });
 
   it('names resources, bodies and list pages', () => {

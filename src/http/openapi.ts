@@ -19,7 +19,9 @@ interface Operation extends Json {
   description?: string;
 }
 interface Response extends Json {
-  description: string;
+  /** Absent on a `$ref` to a shared response. */
+  description?: string;
+  $ref?: string;
   headers?: Record<string, Json>;
   content?: Record<string, { schema?: Json }>;
 }
@@ -194,16 +196,23 @@ const header = (description: string, schema: Json = { type: 'string' }) => ({
   description,
   schema,
 });
+/** A count or a number of seconds, as the rate limiter sends it. */
+const COUNT = { type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX };
 const RATE_HEADERS = {
   'RateLimit-Limit': header(
     'Requests allowed in the current window (user or account, whichever is nearer its end).',
-    { type: 'integer' },
+    COUNT,
   ),
-  'RateLimit-Remaining': header('Requests left in that window.', { type: 'integer' }),
-  'RateLimit-Reset': header('Seconds until that window ends.', { type: 'integer' }),
+  'RateLimit-Remaining': header('Requests left in that window.', COUNT),
+  'RateLimit-Reset': header('Seconds until that window ends.', COUNT),
 };
 
-/** The answers any operation of its kind can give, declared where the route left them out. */
+const RETRY_AFTER = { 'Retry-After': header('Seconds to wait.', COUNT) };
+
+/**
+ * The answers any operation of its kind can give, declared where the route left them out (in the
+ * words of `problems()` in http/schemas.ts, so that alike answers share one component).
+ */
 function commonResponses(path: string, op: Operation): void {
   const responses = (op.responses ??= {});
   const authenticated = (op.security ?? []).some((s) => 'bearer' in s);
@@ -212,24 +221,77 @@ function commonResponses(path: string, op: Operation): void {
   const add = (status: string, description: string) => {
     responses[status] ??= { description, ...PROBLEM };
   };
-  if (withKey)
-    add('401', 'The API key or the bearer token is missing, unknown, expired or revoked.');
-  if (/Needs the admin role/.test(op.description ?? '')) add('403', 'Needs the admin role.');
-  if (path.includes('{'))
-    add('404', 'No such record in the account (or not visible to the caller).');
+  // Path parameters are bounded too (an id is at most 64 characters), so each can fail.
+  if (params.some((p) => p.in !== 'header') || op.requestBody)
+    add('400', 'The request is invalid (validation_failed, malformed_json).');
+  if (withKey) add('401', 'Missing or invalid API key or bearer token.');
+  if (/Needs the admin role/.test(op.description ?? '')) add('403', 'The caller may not do this.');
+  if (path.includes('{')) add('404', 'Not found (another account’s id is not found either).');
   if (params.some((p) => p.in === 'header' && p.name === 'if-match'))
-    add('412', 'If-Match names another version than the current one.');
+    add('412', 'If-Match does not match the current version.');
   if (params.some((p) => p.in === 'header' && p.name === 'idempotency-key'))
     add('409', 'A request with this Idempotency-Key is still running (idempotency_in_progress).');
-  if (authenticated) {
+  if (authenticated)
     add('429', 'Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded).');
-    const tooMany = responses['429']!;
-    tooMany.headers = {
-      ...tooMany.headers,
-      'Retry-After': header('Seconds to wait.', { type: 'integer' }),
-      ...RATE_HEADERS,
-    };
-  }
+  // The plan's limit, the auth flows' and the newsletter's throttles all send Retry-After.
+  const tooMany = responses['429'];
+  if (tooMany) tooMany.headers = { ...tooMany.headers, ...RETRY_AFTER };
+}
+
+const RESPONSE_NAMES: Record<string, string> = {
+  '400': 'BadRequest',
+  '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '404': 'NotFound',
+  '409': 'Conflict',
+  '412': 'PreconditionFailed',
+  '413': 'ContentTooLarge',
+  '415': 'UnsupportedMediaType',
+  '422': 'UnprocessableContent',
+  '428': 'PreconditionRequired',
+  '429': 'TooManyRequests',
+  '503': 'ServiceUnavailable',
+};
+
+/**
+ * Error answers written out alike on several operations become one `components.responses`
+ * entry and a `$ref` (the document shrinks by a fifth). The variant without RateLimit-*
+ * (public operations) is `<Name>Public`; any other variant is numbered.
+ */
+function shareResponses(doc: Document): void {
+  const shared = (doc.components.responses ??= {});
+  const keyOf = (status: string, response: Response) =>
+    /^[45]/.test(status) && !response.$ref && status in RESPONSE_NAMES
+      ? `${status} ${JSON.stringify(response)}`
+      : undefined;
+  const counts = new Map<string, number>();
+  for (const item of Object.values(doc.paths))
+    for (const method of METHODS)
+      for (const [status, response] of Object.entries(item[method]?.responses ?? {})) {
+        const key = keyOf(status, response);
+        if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+  const names = new Map<string, string>();
+  for (const item of Object.values(doc.paths))
+    for (const method of METHODS) {
+      const responses = item[method]?.responses ?? {};
+      for (const [status, response] of Object.entries(responses)) {
+        const key = keyOf(status, response);
+        if (!key || (counts.get(key) ?? 0) < 2) continue;
+        let name = names.get(key);
+        if (!name) {
+          const base = response.description?.includes('idempotency_in_progress')
+            ? 'IdempotencyInProgress'
+            : RESPONSE_NAMES[status]!;
+          const limited = Boolean(response.headers?.['RateLimit-Limit']);
+          name = limited || status === '401' || status === '403' ? base : `${base}Public`;
+          for (let i = 2; name in shared; i++) name = `${base}${i}`;
+          shared[name] = response;
+          names.set(key, name);
+        }
+        responses[status] = { $ref: `#/components/responses/${name}` };
+      }
+    }
 }
 
 /** ETag, Location and Idempotent-Replayed where the service sends them. */
@@ -267,7 +329,7 @@ function successHeaders(doc: Document, op: Operation): void {
 function rateLimitHeaders(op: Operation): void {
   if (!(op.security ?? []).some((s) => 'bearer' in s)) return;
   for (const [status, response] of Object.entries(op.responses ?? {}))
-    if (/^[24]/.test(status) && status !== '401' && status !== '403')
+    if (/^[24]/.test(status) && status !== '401' && status !== '403' && !response.$ref)
       response.headers = { ...response.headers, ...RATE_HEADERS };
 }
 
@@ -354,6 +416,7 @@ export function refineOpenApi(input: Json): Json {
       rateLimitHeaders(op);
     }
   integerBounds(doc.components.schemas, false);
+  shareResponses(doc);
   for (const [name, example] of Object.entries(RESOURCE_EXAMPLES)) {
     const schema = doc.components.schemas[name];
     if (!schema) throw new Error(`The example names ${name}, which is no schema`);

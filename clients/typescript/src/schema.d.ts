@@ -4948,7 +4948,195 @@ export interface components {
             ignored?: true;
         };
     };
-    responses: never;
+    responses: {
+        /** @description The request is invalid (validation_failed, malformed_json). */
+        BadRequestPublic: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Missing or invalid API key or bearer token. */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many requests; see Retry-After. */
+        TooManyRequestsPublic: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The caller may not do this. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request is invalid (validation_failed, malformed_json). */
+        BadRequest: {
+            headers: {
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                "RateLimit-Limit"?: number;
+                /** @description Requests left in that window. */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until that window ends. */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After"?: number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                "RateLimit-Limit"?: number;
+                /** @description Requests left in that window. */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until that window ends. */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
+        Conflict: {
+            headers: {
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                "RateLimit-Limit"?: number;
+                /** @description Requests left in that window. */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until that window ends. */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Not found (another account’s id is not found either). */
+        NotFound: {
+            headers: {
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                "RateLimit-Limit"?: number;
+                /** @description Requests left in that window. */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until that window ends. */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A reference or business rule failed. */
+        UnprocessableContent: {
+            headers: {
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                "RateLimit-Limit"?: number;
+                /** @description Requests left in that window. */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until that window ends. */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description If-Match does not match the current version. */
+        PreconditionFailed: {
+            headers: {
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                "RateLimit-Limit"?: number;
+                /** @description Requests left in that window. */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until that window ends. */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is too large. */
+        ContentTooLarge: {
+            headers: {
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                "RateLimit-Limit"?: number;
+                /** @description Requests left in that window. */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until that window ends. */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A request with this Idempotency-Key is still running (idempotency_in_progress). */
+        IdempotencyInProgress: {
+            headers: {
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                "RateLimit-Limit"?: number;
+                /** @description Requests left in that window. */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until that window ends. */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Not found (another account’s id is not found either). */
+        NotFoundPublic: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A reference or business rule failed. */
+        UnprocessableContentPublic: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
+        ConflictPublic: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -5027,33 +5215,9 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequestsPublic"];
         };
     };
     confirmEmail: {
@@ -5078,33 +5242,9 @@ export interface operations {
                     "application/json": components["schemas"]["ConfirmEmailResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequestsPublic"];
         };
     };
     login: {
@@ -5129,42 +5269,10 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequestsPublic"];
         };
     };
     refreshSession: {
@@ -5189,24 +5297,8 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     logout: {
@@ -5231,47 +5323,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     requestPasswordReset: {
@@ -5296,33 +5350,9 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequestsPublic"];
         };
     };
     resetPassword: {
@@ -5347,33 +5377,9 @@ export interface operations {
                     "application/json": components["schemas"]["ConfirmEmailResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequestsPublic"];
         };
     };
     listApiTokens: {
@@ -5407,47 +5413,9 @@ export interface operations {
                     "application/json": components["schemas"]["ApiTokenPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createApiToken: {
@@ -5485,62 +5453,10 @@ export interface operations {
                     "application/json": components["schemas"]["CreateApiTokenResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteApiToken: {
@@ -5568,47 +5484,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listUsers: {
@@ -5644,47 +5523,9 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     inviteUser: {
@@ -5724,86 +5565,12 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     previewInvitation: {
@@ -5834,56 +5601,10 @@ export interface operations {
                     "application/json": components["schemas"]["PreviewInvitationResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getUser: {
@@ -5915,47 +5636,10 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteUser: {
@@ -5983,71 +5667,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateUser: {
@@ -6086,101 +5711,13 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getAccountSettings: {
@@ -6209,32 +5746,8 @@ export interface operations {
                     "application/json": components["schemas"]["AccountSettings"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     replaceAccountSettings: {
@@ -6270,86 +5783,12 @@ export interface operations {
                     "application/json": components["schemas"]["AccountSettings"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateAccountSettings: {
@@ -6385,101 +5824,13 @@ export interface operations {
                     "application/json": components["schemas"]["AccountSettings"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getCompany: {
@@ -6508,32 +5859,8 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateCompany: {
@@ -6569,86 +5896,12 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listAuditEvents: {
@@ -6692,56 +5945,10 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listPartners: {
@@ -6779,47 +5986,9 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createPartner: {
@@ -6859,92 +6028,12 @@ export interface operations {
                     "application/json": components["schemas"]["Partner"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getPartner: {
@@ -6976,47 +6065,10 @@ export interface operations {
                     "application/json": components["schemas"]["Partner"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updatePartner: {
@@ -7055,107 +6107,13 @@ export interface operations {
                     "application/json": components["schemas"]["Partner"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deletePartner: {
@@ -7186,77 +6144,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listTaxRates: {
@@ -7290,47 +6183,9 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRatePage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createTaxRate: {
@@ -7370,101 +6225,13 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getTaxRate: {
@@ -7496,47 +6263,10 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteTaxRate: {
@@ -7567,86 +6297,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateTaxRate: {
@@ -7685,101 +6342,13 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listProducts: {
@@ -7819,47 +6388,9 @@ export interface operations {
                     "application/json": components["schemas"]["ProductPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createProduct: {
@@ -7899,92 +6430,12 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getProduct: {
@@ -8016,47 +6467,10 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateProduct: {
@@ -8095,107 +6509,13 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteProduct: {
@@ -8226,77 +6546,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listContracts: {
@@ -8340,47 +6595,9 @@ export interface operations {
                     "application/json": components["schemas"]["ContractPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createContract: {
@@ -8420,92 +6637,12 @@ export interface operations {
                     "application/json": components["schemas"]["Contract"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getContract: {
@@ -8537,47 +6674,10 @@ export interface operations {
                     "application/json": components["schemas"]["Contract"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateContract: {
@@ -8616,107 +6716,13 @@ export interface operations {
                     "application/json": components["schemas"]["Contract"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteContract: {
@@ -8747,77 +6753,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getBilling: {
@@ -8846,32 +6787,8 @@ export interface operations {
                     "application/json": components["schemas"]["Billing"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     setBillingCard: {
@@ -8907,86 +6824,12 @@ export interface operations {
                     "application/json": components["schemas"]["Billing"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     setBillingBankAccount: {
@@ -9022,86 +6865,12 @@ export interface operations {
                     "application/json": components["schemas"]["Billing"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listPlans: {
@@ -9128,32 +6897,8 @@ export interface operations {
                     "application/json": components["schemas"]["PlanPage"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     changePlan: {
@@ -9189,71 +6934,11 @@ export interface operations {
                     "application/json": components["schemas"]["ChangePlanResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getLicense: {
@@ -9280,32 +6965,8 @@ export interface operations {
                     "application/json": components["schemas"]["License"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getUsage: {
@@ -9332,32 +6993,8 @@ export interface operations {
                     "application/json": components["schemas"]["Usage"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listNotes: {
@@ -9399,47 +7036,9 @@ export interface operations {
                     "application/json": components["schemas"]["NotePage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createNote: {
@@ -9479,92 +7078,12 @@ export interface operations {
                     "application/json": components["schemas"]["Note"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getNote: {
@@ -9596,47 +7115,10 @@ export interface operations {
                     "application/json": components["schemas"]["Note"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateNote: {
@@ -9675,92 +7157,12 @@ export interface operations {
                     "application/json": components["schemas"]["Note"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteNote: {
@@ -9791,62 +7193,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     signUpForNewsletter: {
@@ -9871,33 +7222,9 @@ export interface operations {
                     "application/json": components["schemas"]["SignUpForNewsletterResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequestsPublic"];
         };
     };
     updateMyNewsletterSubscription: {
@@ -9928,62 +7255,10 @@ export interface operations {
                     "application/json": components["schemas"]["MyNewsletterSubscription"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listBudgetCategories: {
@@ -10021,47 +7296,9 @@ export interface operations {
                     "application/json": components["schemas"]["BudgetCategoryPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createBudgetCategory: {
@@ -10101,92 +7338,12 @@ export interface operations {
                     "application/json": components["schemas"]["BudgetCategory"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getBudgetCategory: {
@@ -10221,62 +7378,10 @@ export interface operations {
                     "application/json": components["schemas"]["BudgetCategory"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteBudgetCategory: {
@@ -10307,77 +7412,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateBudgetCategory: {
@@ -10416,92 +7456,12 @@ export interface operations {
                     "application/json": components["schemas"]["BudgetCategory"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listBudgetEntries: {
@@ -10543,47 +7503,9 @@ export interface operations {
                     "application/json": components["schemas"]["BudgetEntryPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createBudgetEntry: {
@@ -10623,92 +7545,12 @@ export interface operations {
                     "application/json": components["schemas"]["BudgetEntry"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A request with this Idempotency-Key is still running (idempotency_in_progress). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getBudgetEntry: {
@@ -10740,47 +7582,10 @@ export interface operations {
                     "application/json": components["schemas"]["BudgetEntry"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteBudgetEntry: {
@@ -10811,77 +7616,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listFiles: {
@@ -10919,47 +7659,9 @@ export interface operations {
                     "application/json": components["schemas"]["FilePage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createUploadUrl: {
@@ -10997,77 +7699,11 @@ export interface operations {
                     "application/json": components["schemas"]["UploadUrl"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createDownloadUrl: {
@@ -11097,92 +7733,12 @@ export interface operations {
                     "application/json": components["schemas"]["DownloadUrl"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getFile: {
@@ -11212,47 +7768,10 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteFile: {
@@ -11280,62 +7799,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     downloadFile: {
@@ -11359,33 +7827,9 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFoundPublic"];
         };
     };
     listDocumentTemplates: {
@@ -11425,47 +7869,9 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentTemplatePage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createDocumentTemplate: {
@@ -11506,92 +7912,12 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentTemplate"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     compileDocumentTemplate: {
@@ -11628,77 +7954,11 @@ export interface operations {
                     "application/json": components["schemas"]["CompileDocumentTemplateResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A request with this Idempotency-Key is still running (idempotency_in_progress). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getDocumentTemplate: {
@@ -11730,47 +7990,10 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentTemplate"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateDocumentTemplate: {
@@ -11809,107 +8032,13 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentTemplate"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteDocumentTemplate: {
@@ -11940,77 +8069,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listDocuments: {
@@ -12053,47 +8117,9 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createDocument: {
@@ -12133,107 +8159,13 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createDocumentForProcessing: {
@@ -12271,107 +8203,13 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     rasterizeDocument: {
@@ -12408,107 +8246,13 @@ export interface operations {
                     "application/json": components["schemas"]["RasterizeDocumentResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getDocumentEinvoice: {
@@ -12549,77 +8293,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     cancelDocument: {
@@ -12663,92 +8341,12 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createDocumentCreditNote: {
@@ -12792,92 +8390,12 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getDocument: {
@@ -12909,47 +8427,10 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateDocument: {
@@ -12988,107 +8469,13 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteDocument: {
@@ -13119,77 +8506,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     sendDocument: {
@@ -13230,75 +8552,11 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             /** @description Too many requests; see Retry-After. */
             429: {
                 headers: {
@@ -13371,47 +8629,9 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createPayment: {
@@ -13452,92 +8672,12 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getPayment: {
@@ -13569,47 +8709,10 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updatePayment: {
@@ -13648,107 +8751,13 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deletePayment: {
@@ -13779,77 +8788,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getCashAnchor: {
@@ -13878,47 +8822,9 @@ export interface operations {
                     "application/json": components["schemas"]["CashAnchor"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     setCashAnchor: {
@@ -13954,77 +8860,11 @@ export interface operations {
                     "application/json": components["schemas"]["CashAnchor"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getDashboardStats: {
@@ -14051,32 +8891,8 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardStats"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getDashboardTimeseries: {
@@ -14110,47 +8926,9 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardTimeseries"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createBankStatementImport: {
@@ -14190,107 +8968,13 @@ export interface operations {
                     "application/json": components["schemas"]["BankStatementImport"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is too large. */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getActiveBankStatementImport: {
@@ -14319,47 +9003,9 @@ export interface operations {
                     "application/json": components["schemas"]["BankStatementImport"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getBankStatementImport: {
@@ -14391,47 +9037,10 @@ export interface operations {
                     "application/json": components["schemas"]["BankStatementImport"];
                 };
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteBankStatementImport: {
@@ -14462,77 +9071,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listBankStatementImportTransactions: {
@@ -14570,62 +9114,10 @@ export interface operations {
                     "application/json": components["schemas"]["BankStatementImportTransactionPage"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     decideBankStatementTransaction: {
@@ -14665,92 +9157,12 @@ export interface operations {
                     "application/json": components["schemas"]["BankStatementImport"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     finalizeBankStatementImport: {
@@ -14793,92 +9205,12 @@ export interface operations {
                     "application/json": components["schemas"]["BankStatementImport"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key or bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match does not match the current version. */
-            412: {
-                headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded). */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     confirmNewsletter: {
@@ -14903,15 +9235,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
         };
     };
     showNewsletterUnsubscribe: {
@@ -14936,15 +9260,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
         };
     };
     unsubscribeFromNewsletter: {
@@ -14969,15 +9285,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
         };
     };
     receiveSubscriptionWebhook: {
@@ -15008,24 +9316,8 @@ export interface operations {
                     "application/json": components["schemas"]["ReceiveSubscriptionWebhookResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            422: components["responses"]["UnprocessableContentPublic"];
         };
     };
     receivePaymentWebhook: {
@@ -15056,33 +9348,9 @@ export interface operations {
                     "application/json": components["schemas"]["ReceivePaymentWebhookResponse"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            409: components["responses"]["ConflictPublic"];
+            422: components["responses"]["UnprocessableContentPublic"];
         };
     };
     uploadFile: {
@@ -15106,42 +9374,10 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
-            /** @description The request is invalid (validation_failed, malformed_json). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller may not do this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (another account’s id is not found either). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestPublic"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFoundPublic"];
+            409: components["responses"]["ConflictPublic"];
             /** @description The body is too large. */
             413: {
                 headers: {
@@ -15160,15 +9396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A reference or business rule failed. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            422: components["responses"]["UnprocessableContentPublic"];
         };
     };
 }
