@@ -24,7 +24,10 @@ const doc = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '..', 'openapi', 'openapi.json'), 'utf8'),
 ) as {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: object; responses: Record<string, Response> };
+  components: {
+    schemas: Record<string, { properties?: object }>;
+    responses: Record<string, Response>;
+  };
 };
 
 /** The response itself, or the shared one a `$ref` names. */
@@ -103,6 +106,12 @@ describe('OpenAPI document', () => {
           .map(([status]) => `${key} ${status}`),
       );
     expect(missing).toEqual([]);
+  });
+
+  it('describes the extension members problems carry', () => {
+    expect(Object.keys(doc.components.schemas.Problem!.properties!)).toEqual(
+      expect.arrayContaining(['code', 'requestId', 'currentVersion', 'errors', 'referencedBy']),
+    );
   });
 
   it('shares the error answers as components.responses', () => {

@@ -354,6 +354,44 @@ function integerBounds(schema: unknown, input: boolean): void {
   for (const value of Object.values(s)) if (typeof value === 'object') integerBounds(value, input);
 }
 
+/**
+ * The extension members problems carry besides `code`, `requestId`, `currentVersion` and
+ * `errors` (the `members` of the AppErrors that send them), so a client can read them typed.
+ */
+function problemMembers(doc: Document): void {
+  const problem = doc.components.schemas.Problem;
+  const properties = problem?.properties as Record<string, Json> | undefined;
+  if (!properties) throw new Error('The Problem schema has no properties');
+  const strings = (description: string) => ({
+    type: 'array',
+    items: { type: 'string' },
+    description,
+  });
+  const count = (description: string) => ({ type: 'integer', minimum: 0, description });
+  const compiled = doc.components.schemas.CompileDocumentTemplateResponse?.properties as
+    Record<string, Json> | undefined;
+  const templateProblem = (compiled?.problems?.items as Json | undefined) ?? { type: 'object' };
+  Object.assign(properties, {
+    problems: {
+      type: 'array',
+      items: named(doc, 'TemplateProblem', templateProblem),
+      description: 'template_invalid: what keeps the template from being saved as sent.',
+    },
+    exceeded: strings('plan_limit_exceeded: each usage the target plan does not cover.'),
+    referencedBy: strings('in_use: what still refers to the record.'),
+    retainedUntil: {
+      type: 'string',
+      format: 'date',
+      description: 'in_use: the day until which the law requires keeping the record.',
+    },
+    limit: count('quota_exceeded (mails): the mails per day the plan includes.'),
+    usedBytes: count('storage_limit_exceeded: bytes stored now.'),
+    limitBytes: count('storage_limit_exceeded: bytes the plan includes.'),
+    undecidedCount: count('state_conflict on finalize: transactions not yet decided.'),
+  });
+  if (compiled?.problems) compiled.problems.items = named(doc, 'TemplateProblem', templateProblem);
+}
+
 /** Short descriptions of the tags (the modules), in the order the docs list them. */
 const TAGS: Record<string, string> = {
   auth: 'Registration, sign-in, sessions and password recovery.',
@@ -415,6 +453,7 @@ export function refineOpenApi(input: Json): Json {
       successHeaders(doc, op);
       rateLimitHeaders(op);
     }
+  problemMembers(doc);
   integerBounds(doc.components.schemas, false);
   shareResponses(doc);
   for (const [name, example] of Object.entries(RESOURCE_EXAMPLES)) {

@@ -1384,6 +1384,37 @@ export interface components {
                 /** @description Stable code of the field problem, e.g. `required`. */
                 code: string;
             }[];
+            /** @description template_invalid: what keeps the template from being saved as sent. */
+            problems?: components["schemas"]["TemplateProblem"][];
+            /** @description plan_limit_exceeded: each usage the target plan does not cover. */
+            exceeded?: string[];
+            /** @description in_use: what still refers to the record. */
+            referencedBy?: string[];
+            /**
+             * Format: date
+             * @description in_use: the day until which the law requires keeping the record.
+             */
+            retainedUntil?: string;
+            /**
+             * Format: int64
+             * @description quota_exceeded (mails): the mails per day the plan includes.
+             */
+            limit?: number;
+            /**
+             * Format: int64
+             * @description storage_limit_exceeded: bytes stored now.
+             */
+            usedBytes?: number;
+            /**
+             * Format: int64
+             * @description storage_limit_exceeded: bytes the plan includes.
+             */
+            limitBytes?: number;
+            /**
+             * Format: int64
+             * @description state_conflict on finalize: transactions not yet decided.
+             */
+            undecidedCount?: number;
         };
         /** @description AddressSchema */
         Address: {
@@ -3557,32 +3588,7 @@ export interface components {
             /** @description Rendered, sanitised footer; null without a footer source. */
             compiledFooterHtml: string | null;
             /** @description Every problem found; empty when none. */
-            problems: {
-                /**
-                 * @description header, content or footer.
-                 * @enum {unknown}
-                 */
-                part: "header" | "content" | "footer";
-                /**
-                 * @description syntax_error, render_error, limit_exceeded (block saving); unknown_placeholder, missing_required_field, invalid_field_value, unsafe_markup_removed (warnings: a DRAFT may have them, a PUBLISHED template may not).
-                 * @enum {unknown}
-                 */
-                code: "syntax_error" | "render_error" | "unknown_placeholder" | "missing_required_field" | "invalid_field_value" | "limit_exceeded" | "unsafe_markup_removed";
-                /** @description What is wrong, for people. */
-                message: string;
-                /**
-                 * Format: int64
-                 * @description Line in the source (1-based).
-                 */
-                line?: number;
-                /**
-                 * Format: int64
-                 * @description Column in the source (1-based).
-                 */
-                column?: number;
-                /** @description The placeholder concerned, e.g. `contract.nme`. */
-                placeholder?: string;
-            }[];
+            problems: components["schemas"]["TemplateProblem"][];
         };
         UpdateDocumentTemplate: {
             /**
@@ -4946,6 +4952,33 @@ export interface components {
              * @enum {boolean}
              */
             ignored?: true;
+        };
+        /** @description A problem found while compiling. */
+        TemplateProblem: {
+            /**
+             * @description header, content or footer.
+             * @enum {unknown}
+             */
+            part: "header" | "content" | "footer";
+            /**
+             * @description syntax_error, render_error, limit_exceeded (block saving); unknown_placeholder, missing_required_field, invalid_field_value, unsafe_markup_removed (warnings: a DRAFT may have them, a PUBLISHED template may not).
+             * @enum {unknown}
+             */
+            code: "syntax_error" | "render_error" | "unknown_placeholder" | "missing_required_field" | "invalid_field_value" | "limit_exceeded" | "unsafe_markup_removed";
+            /** @description What is wrong, for people. */
+            message: string;
+            /**
+             * Format: int64
+             * @description Line in the source (1-based).
+             */
+            line?: number;
+            /**
+             * Format: int64
+             * @description Column in the source (1-based).
+             */
+            column?: number;
+            /** @description The placeholder concerned, e.g. `contract.nme`. */
+            placeholder?: string;
         };
     };
     responses: {
