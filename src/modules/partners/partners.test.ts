@@ -10,6 +10,7 @@ import {
 import { SAMPLES, upload } from '../files/files.test-support.js';
 import * as audit from '../../shared/audit.js';
 import { registerReference } from '../../shared/references.js';
+import { describeResourceContract } from '../../../test/contract.js';
 
 let t: TestApp;
 let admin: TestUser;
@@ -26,6 +27,14 @@ beforeAll(async () => {
   other = await createUser(t);
 });
 afterAll(() => t.close());
+
+describeResourceContract(() => t, {
+  name: 'partner',
+  path: '/v1/partners',
+  create: () => ({ name: 'Contract Partner', type: 'VENDOR' }),
+  update: { method: 'PUT', body: { name: 'Renamed Partner' } },
+  changedField: 'name',
+});
 
 const create = (
   user: TestUser,
@@ -259,61 +268,6 @@ describe('partners: bad input', () => {
       token: admin.token,
     });
     expect(limit.statusCode).toBe(400);
-  });
-});
-
-describe('partners: authentication and tenancy', () => {
-  it('401 without or with a bad key or token', async () => {
-    const noKey = await t.request({
-      method: 'GET',
-      url: '/v1/partners',
-      token: admin.token,
-      key: null,
-    });
-    expect(noKey.statusCode).toBe(401);
-    expect(noKey.json().code).toBe('api_key_invalid');
-    const badKey = await t.request({
-      method: 'GET',
-      url: '/v1/partners',
-      token: admin.token,
-      key: 'kak_nope_nope_nope_nope',
-    });
-    expect(badKey.json().code).toBe('api_key_invalid');
-    const noToken = await t.request({ method: 'GET', url: '/v1/partners' });
-    expect(noToken.statusCode).toBe(401);
-    expect(noToken.json().code).toBe('token_invalid');
-    expect(noToken.headers['www-authenticate']).toContain('Bearer');
-    const badToken = await t.request({
-      method: 'GET',
-      url: '/v1/partners',
-      token: 'kpat_doesnotexist000000000000',
-    });
-    expect(badToken.json().code).toBe('token_invalid');
-  });
-
-  it('answers 404 for another account’s partner, on read, update and delete', async () => {
-    const p = (await create(other, { name: 'Secret' })).json();
-    for (const [method, payload] of [
-      ['GET', undefined],
-      ['PUT', { version: 1, name: 'Hijacked' }],
-      ['DELETE', undefined],
-    ] as const) {
-      const res = await t.request({
-        method,
-        url: `/v1/partners/${p.id}`,
-        token: admin.token,
-        payload,
-      });
-      expect(res.statusCode).toBe(404);
-    }
-    const list = (
-      await t.request({ method: 'GET', url: '/v1/partners?q=secret', token: admin.token })
-    ).json();
-    expect(list.data).toHaveLength(0);
-    const still = (
-      await t.request({ method: 'GET', url: `/v1/partners/${p.id}`, token: other.token })
-    ).json();
-    expect(still).toMatchObject({ name: 'Secret', version: 1 });
   });
 });
 

@@ -9,6 +9,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
+import { describeResourceContract } from '../../../test/contract.js';
 import { fakeIp } from '../auth/auth.test-support.js';
 import { insertAccount, newAccountRow } from '../account/account.repository.js';
 import { DEFAULT_PLAN } from '../plans/plans.catalogue.js';
@@ -41,6 +42,15 @@ beforeAll(async () => {
   other = await createUser(t);
 });
 afterAll(() => t.close());
+
+let contractRates = 0;
+describeResourceContract(() => t, {
+  name: 'tax rate',
+  path: '/v1/tax-rates',
+  create: () => ({ name: `Contract rate ${++contractRates}`, rate: 9 }),
+  update: { method: 'PATCH', body: { name: 'Renamed rate' } },
+  changedField: 'name',
+});
 
 const create = (
   user: TestUser,
