@@ -52,6 +52,9 @@ async function main(): Promise<void> {
   const stoppers: Array<() => Promise<void>> = [];
   let closing = false;
   const shutdown = (signal: string) => {
+    // A repeated signal is ignored, not taken as "exit now": Ctrl-C under `npm start`
+    // can deliver SIGINT twice (the terminal signals the process group, and npm forwards its
+    // own). The shutdown timeout bounds the wait instead.
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
