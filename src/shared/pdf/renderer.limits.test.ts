@@ -62,26 +62,37 @@ describe('PdfRenderer limits', () => {
   });
 
   it('answers 503 with Retry-After once RENDER_QUEUE_LIMIT renders wait', async () => {
-    const small = letter('<p>queued</p>');
-    const calls = Array.from({ length: RENDER_CONCURRENCY + 2 }, () => renderer.render(small));
-    // Two run, one waits (the limit), the fourth is refused at once.
-    expect(renderer.stats()).toMatchObject({ running: RENDER_CONCURRENCY, waiting: 1 });
-    const results = await Promise.allSettled(calls);
-    expect(results.map((r) => r.status)).toEqual([
-      'fulfilled',
-      'fulfilled',
-      'fulfilled',
-      'rejected',
-    ]);
-    const refused = (results[3] as PromiseRejectedResult).reason as {
-      code: string;
-      status: number;
-      extras: { headers?: Record<string, string> };
-    };
-    expect(refused.code).toBe('service_unavailable');
-    expect(refused.status).toBe(503);
-    expect(Number(refused.extras.headers?.['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(renderer.stats()).toMatchObject({ running: 0, waiting: 0 });
+    // Its own renderer, warm and without the tight time limit: what is checked is the queue,
+    // and a loaded machine must not turn a queued render into a timeout.
+    const queued = new PdfRenderer(
+      loadConfig({ RENDER_QUEUE_LIMIT: '1', RENDER_TIMEOUT_MS: '30000' }),
+      quietLogger,
+    );
+    try {
+      await queued.render(letter('<p>warm</p>'));
+      const small = letter('<p>queued</p>');
+      const calls = Array.from({ length: RENDER_CONCURRENCY + 2 }, () => queued.render(small));
+      // Two run, one waits (the limit), the fourth is refused at once.
+      expect(queued.stats()).toMatchObject({ running: RENDER_CONCURRENCY, waiting: 1 });
+      const results = await Promise.allSettled(calls);
+      expect(results.map((r) => r.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+      ]);
+      const refused = (results[3] as PromiseRejectedResult).reason as {
+        code: string;
+        status: number;
+        extras: { headers?: Record<string, string> };
+      };
+      expect(refused.code).toBe('service_unavailable');
+      expect(refused.status).toBe(503);
+      expect(Number(refused.extras.headers?.['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(queued.stats()).toMatchObject({ running: 0, waiting: 0 });
+    } finally {
+      await queued.close();
+    }
   });
 
   it('answers 503 with Retry-After when the browser cannot start', async () => {
