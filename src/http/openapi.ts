@@ -225,7 +225,6 @@ function commonResponses(path: string, op: Operation): void {
   if (params.some((p) => p.in !== 'header') || op.requestBody)
     add('400', 'The request is invalid (validation_failed, malformed_json).');
   if (withKey) add('401', 'Missing or invalid API key or bearer token.');
-  if (/Needs the admin role/.test(op.description ?? '')) add('403', 'The caller may not do this.');
   if (path.includes('{')) add('404', 'Not found (another account’s id is not found either).');
   if (params.some((p) => p.in === 'header' && p.name === 'if-match'))
     add('412', 'If-Match does not match the current version.');

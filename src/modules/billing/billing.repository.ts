@@ -1,7 +1,7 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { AccountBillingTable, DB } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/records.js';
+import type { AccountBillingTable } from '../../db/schema.js';
 
-type Executor = Kysely<DB> | Transaction<DB>;
 export type BillingRow = Selectable<AccountBillingTable>;
 
 /** The account's billing row (one per account, created by the first write). */

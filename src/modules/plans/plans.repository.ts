@@ -1,7 +1,6 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, LicensesTable } from '../../db/schema.js';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/records.js';
+import type { LicensesTable } from '../../db/schema.js';
 
 /** The plans module's queries: the monthly request totals it writes, and what usage reads. */
 

@@ -1,6 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { Static } from 'typebox';
-import type { DB } from '../../db/schema.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../shared/errors.js';
 import type { Principal } from '../../http/types.js';
@@ -35,10 +33,6 @@ export class PlansService {
     return this.ctx.plans.get(account?.plan_id ?? 'FREE');
   }
 
-  private seatsUsed(db: Kysely<DB> | Transaction<DB>, accountId: string): Promise<number> {
-    return countUsers(db, accountId);
-  }
-
   async list(accountId: string): Promise<Static<typeof PlansSchema>> {
     return {
       data: this.ctx.plans.plans.map(view),
@@ -67,7 +61,7 @@ export class PlansService {
       const account = await findAccount(trx, actor.accountId);
       const from = account?.plan_id ?? 'FREE';
       if (from === planId) return;
-      const seats = await this.seatsUsed(trx, actor.accountId);
+      const seats = await countUsers(trx, actor.accountId);
       const storage = await storageUsedBytes(trx, actor.accountId);
       const exceeded = [
         storage > target.storageBytes
@@ -131,7 +125,7 @@ export class PlansService {
     const [minute, month, seats, storage, documents, mails] = await Promise.all([
       this.ctx.counters.peek(userMinuteKey(principal)),
       this.ctx.usage.used(principal.accountId, now),
-      this.seatsUsed(this.ctx.db, principal.accountId),
+      countUsers(this.ctx.db, principal.accountId),
       storageUsedBytes(this.ctx.db, principal.accountId),
       repo.countDocuments(this.ctx.db, principal.accountId),
       this.ctx.counters.peek(mailCounterKey(principal.accountId, now)),

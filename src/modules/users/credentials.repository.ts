@@ -1,7 +1,7 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor } from '../../db/records.js';
 import type { AuthCodesTable, AuthTokensTable, DB } from '../../db/schema.js';
 
-type Executor = Kysely<DB> | Transaction<DB>;
 export type TokenRow = Selectable<AuthTokensTable>;
 export type CodeRow = Selectable<AuthCodesTable>;
 

@@ -1,9 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
+import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { deleteUserCredentials } from './credentials.repository.js';
 import type { UserRow } from './users.presenter.js';
-
-type Executor = Kysely<DB> | Transaction<DB>;
 
 /**
  * Every query on `users`: this file is the table's one writer. Reads are scoped to an account
