@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
 import { MINUTE } from '../shared/clock.js';
-import { safeEqual, sha256 } from '../shared/secrets.js';
+import { sha256 } from '../shared/secrets.js';
 import { AppError } from '../shared/errors.js';
 import type { Access, Principal } from './types.js';
 
@@ -65,42 +65,70 @@ export function registerAuth(
     for (const method of [route.method].flat()) table.push({ method, url: route.url, access });
   });
 
-  async function apiKey(req: FastifyRequest): Promise<void> {
+  // The hash of a connection's last credential headers: a keep-alive client sends the same
+  // header on every request and pays one SHA-256 per connection instead of per request. Only
+  // the hash is kept; every request still goes through the cache (revocation stays immediate).
+  const lastHash = new WeakMap<object, { raw: string; hash: string }[]>();
+  function hashOnce(req: FastifyRequest, slot: 0 | 1, raw: string): string {
+    let memo = lastHash.get(req.raw.socket);
+    if (memo === undefined) lastHash.set(req.raw.socket, (memo = []));
+    const last = memo[slot];
+    if (last?.raw === raw) return last.hash;
+    const hash = sha256(raw);
+    memo[slot] = { raw, hash };
+    return hash;
+  }
+  // Hashes of high-entropy keys: looking one up by its hash tells nothing about the key.
+  const envKeyIndex = new Map(envKeyHashes.map((h, i) => [h, i]));
+
+  /** Resolves the client key: at once from the caches, by a query otherwise. */
+  function apiKey(req: FastifyRequest): Promise<void> | undefined {
     const raw = req.headers['x-api-key'];
     if (typeof raw !== 'string' || raw.length === 0 || raw.length > 200)
       throw new AppError('api_key_invalid', 'Send a valid x-api-key header.');
-    const hash = sha256(raw);
-    const envIndex = envKeyHashes.findIndex((h) => safeEqual(h, hash));
-    if (envIndex >= 0) {
+    const hash = hashOnce(req, 0, raw);
+    const envIndex = envKeyIndex.get(hash);
+    if (envIndex !== undefined) {
       req.apiKeyId = `env_${envIndex}`;
-      return;
+      return undefined;
     }
     const generation = ctx.credentials.begin();
-    let id = ctx.credentials.getApiKey(hash);
-    if (id === undefined) {
-      id = await findApiKey(ctx.db, hash);
+    const cached = ctx.credentials.getApiKey(hash);
+    if (cached !== undefined) {
+      req.apiKeyId = cached;
+      return undefined;
+    }
+    return findApiKey(ctx.db, hash).then((id) => {
       if (id === undefined) throw new AppError('api_key_invalid', 'Send a valid x-api-key header.');
       ctx.credentials.putApiKey(hash, id, generation);
-    }
-    req.apiKeyId = id;
+      req.apiKeyId = id;
+    });
   }
 
-  async function bearer(req: FastifyRequest): Promise<Principal> {
+  /** The principal behind the bearer token: at once from the cache, by a query otherwise. */
+  function bearer(req: FastifyRequest): Principal | Promise<Principal> {
     const header = req.headers.authorization;
     const match = header === undefined ? null : /^Bearer ([A-Za-z0-9_]{10,200})$/.exec(header);
     if (!match) throw tokenInvalid('Send Authorization: Bearer <token>.');
-    const hash = sha256(match[1]!);
+    const hash = hashOnce(req, 1, match[1]!);
     const now = ctx.clock.now();
     const nowIso = now.toISOString();
     const generation = ctx.credentials.begin();
-    let principal = ctx.credentials.getPrincipal(hash);
-    if (principal === undefined) {
-      principal = await findBearer(ctx.db, hash, nowIso);
-      if (principal === undefined) throw tokenInvalid('The token is unknown, expired or revoked.');
-      ctx.credentials.putPrincipal(hash, principal, generation);
-    } else if (principal.expiresAt !== null && principal.expiresAt <= nowIso) {
+    const cached = ctx.credentials.getPrincipal(hash);
+    if (cached === undefined)
+      return findBearer(ctx.db, hash, nowIso).then((principal) => {
+        if (principal === undefined)
+          throw tokenInvalid('The token is unknown, expired or revoked.');
+        ctx.credentials.putPrincipal(hash, principal, generation);
+        return used(req, principal, now, nowIso);
+      });
+    if (cached.expiresAt !== null && cached.expiresAt <= nowIso)
       throw tokenInvalid('The token is unknown, expired or revoked.');
-    }
+    return used(req, cached, now, nowIso);
+  }
+
+  /** Records a personal token's use, at most once a minute per token and process. */
+  function used(req: FastifyRequest, principal: Principal, now: Date, nowIso: string): Principal {
     const last = touched.get(principal.tokenId) ?? 0;
     if (principal.tokenKind === 'pat' && now.getTime() - last > TOUCH_INTERVAL_MS) {
       touched.set(principal.tokenId, now.getTime());
@@ -112,20 +140,45 @@ export function registerAuth(
     return principal;
   }
 
-  // The one onRequest hook: the request id on the response, then the route's access check.
-  app.addHook('onRequest', async (req, reply) => {
-    reply.header('x-request-id', req.id);
+  function admit(req: FastifyRequest, principal: Principal): void {
+    req.principal = principal;
+    if (req.routeOptions.config.access === 'admin' && principal.role !== 'admin')
+      throw new AppError('forbidden', 'This operation needs the admin role.');
+  }
+
+  /** The route's access check; synchronous when every credential is cached (most requests). */
+  function check(req: FastifyRequest): Promise<void> | undefined {
     const access = req.routeOptions.config.access;
     // No route matched: the not-found handler answers 404/405 without touching credentials.
-    if (access === undefined && req.routeOptions.url === undefined) return;
+    if (access === undefined && req.routeOptions.url === undefined) return undefined;
     if (access === undefined)
       throw new AppError('forbidden', 'This route declares no access level.');
-    if (access === 'public') return;
-    await apiKey(req);
-    if (access === 'apiKey') return;
-    const principal = await bearer(req);
-    req.principal = principal;
-    if (access === 'admin' && principal.role !== 'admin')
-      throw new AppError('forbidden', 'This operation needs the admin role.');
+    if (access === 'public') return undefined;
+    const keyLookup = apiKey(req);
+    if (keyLookup !== undefined) return keyLookup.then(() => checkBearer(req, access));
+    return checkBearer(req, access);
+  }
+
+  function checkBearer(req: FastifyRequest, access: Access): Promise<void> | undefined {
+    if (access === 'apiKey') return undefined;
+    const principal = bearer(req);
+    if (principal instanceof Promise) return principal.then((p) => admit(req, p));
+    admit(req, principal);
+    return undefined;
+  }
+
+  // The one onRequest hook: the request id on the response, then the route's access check;
+  // a callback hook, so a request whose credentials are cached costs no promise.
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
+    let pending: Promise<void> | undefined;
+    try {
+      pending = check(req);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (pending === undefined) done();
+    else pending.then(() => done(), done);
   });
 }

@@ -1,8 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Principal } from './types.js';
 import { MINUTE } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
+
+type Plan = Awaited<ReturnType<AppContext['accountPlans']['get']>>;
+import type { CounterState, Hit } from '../shared/counters.js';
 
 /**
  * The per-minute counter of a user, shared by all their tokens and sessions; `GET /v1/usage`
@@ -30,24 +33,24 @@ export function accountMinuteKey(principal: Pick<Principal, 'accountId'>): strin
 export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void {
   if (ctx.config.rateLimits === 'off') return;
 
-  app.addHook('onRequest', async (req, reply) => {
-    const principal = req.principal;
-    if (!principal) return;
-    const now = ctx.clock.now();
-    const plan = await ctx.accountPlans.get(principal.accountId, now.getTime());
+  /** Sets the headers of the tightest minute and refuses past a limit or the quota. */
+  function judge(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    plan: Plan,
+    now: Date,
+    [user, account, month]: (CounterState | undefined)[],
+  ): void {
+    const principal = req.principal!;
     const accountLimit = plan.requestsPerMinute * plan.seats;
-    // One round trip: both minutes always count (refused requests too); the month counts
-    // only a request neither minute refuses.
-    const [user, account, month] = await ctx.counters.hitMany([
-      { key: userMinuteKey(principal), windowMs: MINUTE, limit: plan.requestsPerMinute },
-      { key: accountMinuteKey(principal), windowMs: MINUTE, limit: accountLimit },
-      { ...(await ctx.usage.monthHit(principal.accountId, now)), onlyIfUnder: true },
-    ]);
     const windows = [
       { scope: 'user', limit: plan.requestsPerMinute, ...user! },
       { scope: 'account', limit: accountLimit, ...account! },
     ];
-    const tightest = windows.reduce((a, b) => (b.limit - b.count < a.limit - a.count ? b : a));
+    const tightest =
+      windows[1]!.limit - windows[1]!.count < windows[0]!.limit - windows[0]!.count
+        ? windows[1]!
+        : windows[0]!;
     const reset = Math.max(1, Math.ceil(tightest.resetMs / 1000));
     reply.header('ratelimit-limit', String(tightest.limit));
     reply.header('ratelimit-remaining', String(Math.max(0, tightest.limit - tightest.count)));
@@ -73,5 +76,43 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
         },
       );
     }
+  }
+
+  // One round trip: both minutes always count (refused requests too); the month counts only a
+  // request neither minute refuses.
+  const hits = (principal: Principal, plan: Plan, month: Hit): Hit[] => [
+    { key: userMinuteKey(principal), windowMs: MINUTE, limit: plan.requestsPerMinute },
+    {
+      key: accountMinuteKey(principal),
+      windowMs: MINUTE,
+      limit: plan.requestsPerMinute * plan.seats,
+    },
+    { ...month, onlyIfUnder: true },
+  ];
+
+  async function count(req: FastifyRequest, reply: FastifyReply, now: Date): Promise<void> {
+    const principal = req.principal!;
+    const plan = await ctx.accountPlans.get(principal.accountId, now.getTime());
+    const month = await ctx.usage.monthHit(principal.accountId, now);
+    judge(req, reply, plan, now, await ctx.counters.hitMany(hits(principal, plan, month)));
+  }
+
+  // A callback hook: with the plan cached, the month seeded and counters in memory (embedded),
+  // a request is counted without a promise; otherwise one round trip (Redis) or a first read.
+  app.addHook('onRequest', (req, reply, done) => {
+    const principal = req.principal;
+    if (!principal) return done();
+    const now = ctx.clock.now();
+    try {
+      const plan = ctx.accountPlans.cached(principal.accountId, now.getTime());
+      const month = plan && ctx.usage.monthHitNow(principal.accountId, now);
+      if (plan && month && ctx.counters.hitManyNow) {
+        judge(req, reply, plan, now, ctx.counters.hitManyNow(hits(principal, plan, month)));
+        return done();
+      }
+    } catch (err) {
+      return done(err as Error);
+    }
+    count(req, reply, now).then(() => done(), done);
   });
 }

@@ -28,6 +28,8 @@ export interface CounterStore {
    * out by its `onlyIfUnder` answers undefined.
    */
   hitMany(hits: Hit[]): Promise<(CounterState | undefined)[]>;
+  /** `hitMany` answered at once, for a store that needs no round trip (memory). */
+  hitManyNow?(hits: Hit[]): (CounterState | undefined)[];
   peek(key: string): Promise<CounterState>;
   reset(key: string): Promise<void>;
   /** Starts `key` at `count` for `windowMs` unless it already exists (seeding from durable storage). */
@@ -48,6 +50,10 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   hit(key: string, windowMs: number): Promise<CounterState> {
+    return Promise.resolve(this.hitNow(key, windowMs));
+  }
+
+  private hitNow(key: string, windowMs: number): CounterState {
     let entry = this.live(key);
     if (!entry) {
       entry = { count: 0, resetAt: this.now() + windowMs };
@@ -55,10 +61,10 @@ export class MemoryCounterStore implements CounterStore {
       if (this.counters.size > 100_000) this.sweep();
     }
     entry.count += 1;
-    return Promise.resolve({ count: entry.count, resetMs: entry.resetAt - this.now() });
+    return { count: entry.count, resetMs: entry.resetAt - this.now() };
   }
 
-  async hitMany(hits: Hit[]): Promise<(CounterState | undefined)[]> {
+  hitManyNow(hits: Hit[]): (CounterState | undefined)[] {
     let over = false;
     const out: (CounterState | undefined)[] = [];
     for (const h of hits) {
@@ -66,11 +72,15 @@ export class MemoryCounterStore implements CounterStore {
         out.push(undefined);
         continue;
       }
-      const state = await this.hit(h.key, h.windowMs);
+      const state = this.hitNow(h.key, h.windowMs);
       if (h.limit !== undefined && state.count > h.limit) over = true;
       out.push(state);
     }
     return out;
+  }
+
+  hitMany(hits: Hit[]): Promise<(CounterState | undefined)[]> {
+    return Promise.resolve(this.hitManyNow(hits));
   }
 
   peek(key: string): Promise<CounterState> {

@@ -26,9 +26,15 @@ export class AccountPlans {
     private readonly accounts: AccountAccess,
   ) {}
 
-  async get(accountId: string, now = Date.now()): Promise<Plan> {
+  /** The plan when it is cached and fresh; no query. */
+  cached(accountId: string, now = Date.now()): Plan | undefined {
     const cached = this.cache.get(accountId);
-    if (cached && now - cached.at < CACHE_MS) return cached.plan;
+    return cached && now - cached.at < CACHE_MS ? cached.plan : undefined;
+  }
+
+  async get(accountId: string, now = Date.now()): Promise<Plan> {
+    const cached = this.cached(accountId, now);
+    if (cached) return cached;
     const account = await this.accounts.findAccount(this.db, accountId);
     const plan = this.catalogue.get(account?.plan_id ?? DEFAULT_PLAN);
     if (this.cache.size > 50_000) this.cache.clear();

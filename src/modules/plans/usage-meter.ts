@@ -64,6 +64,12 @@ export class UsageMeter {
     return { key: await this.seed(accountId, now), windowMs: msToMonthEnd(now) };
   }
 
+  /** `monthHit` when the month's counter is already seeded (most requests); no round trip. */
+  monthHitNow(accountId: string, now: Date): Hit | undefined {
+    const key = this.key(accountId, monthOf(now));
+    return this.seeded.has(key) ? { key, windowMs: msToMonthEnd(now) } : undefined;
+  }
+
   /** Notes a counted request for the durable monthly total. */
   counted(accountId: string, now: Date): void {
     const pendingKey = `${accountId}|${monthOf(now)}`;
