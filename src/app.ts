@@ -46,6 +46,7 @@ import { BankAccountSchema, CardSchema, billingRoutes } from './modules/billing/
 import { CredentialCache, credentialLookup, authRoutes } from './modules/auth/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { contractRoutes } from './modules/contracts/index.js';
+import { recurringInvoiceRoutes } from './modules/recurring-invoices/index.js';
 import { newsletterRoutes } from './modules/newsletter/index.js';
 import { noteRoutes } from './modules/notes/index.js';
 import { partnerRoutes } from './modules/partners/index.js';
@@ -418,6 +419,7 @@ async function registerModules(app: App, ctx: AppContext): Promise<void> {
       taxRateRoutes,
       productRoutes,
       contractRoutes,
+      recurringInvoiceRoutes,
       billingRoutes,
       planRoutes,
       noteRoutes,

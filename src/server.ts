@@ -7,6 +7,7 @@ import { countActiveApiKeys, createApiKey } from './modules/api-keys/index.js';
 import type { AppContext } from './context.js';
 import { startReminderScheduler } from './modules/notes/index.js';
 import { startUploadExpiry } from './modules/files/index.js';
+import { startBillingSchedule } from './modules/recurring-invoices/index.js';
 
 /**
  * Embedded first start: no client key exists yet, so create one, keep it in
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
   stoppers.push(
     startReminderScheduler(app.ctx, config.reminderIntervalMs),
     startUploadExpiry(app.ctx, config.reminderIntervalMs),
+    startBillingSchedule(app.ctx, config.reminderIntervalMs),
   );
 }
 

@@ -213,6 +213,17 @@ export interface ProductTagsTable {
   tag: string;
 }
 
+/** One billed period of a contract's billing plan: the claim that bills it once. */
+export interface ContractInvoicesTable {
+  contract_id: string;
+  period_start: string;
+  period_end: string;
+  account_id: string;
+  invoice_date: string;
+  document_id: string;
+  created_at: string;
+}
+
 export interface ContractsTable {
   id: string;
   account_id: string;
@@ -235,6 +246,10 @@ export interface ContractsTable {
   cancellation_deadline: string | null;
   /** Derived at each write: the next renewal date (YYYY-MM-DD). */
   next_renewal_date: string | null;
+  /** The billing plan as JSON (recurring invoices), or null. */
+  billing: string | null;
+  /** The next invoice's date while the plan runs; null without a plan, paused or ended. */
+  billing_next_date: string | null;
   version: number;
   created_at: string;
   updated_at: string;
@@ -547,6 +562,7 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   products: ProductsTable;
   product_tags: ProductTagsTable;
   contracts: ContractsTable;
+  contract_invoices: ContractInvoicesTable;
   contract_tags: ContractTagsTable;
   account_billing: AccountBillingTable;
   licenses: LicensesTable;

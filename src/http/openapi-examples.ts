@@ -48,6 +48,7 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
     description: null,
     tags: [],
     advanced: null,
+    billing: null,
     cancellationDeadline: '2026-12-31',
     nextRenewalDate: null,
   },

@@ -126,3 +126,43 @@ export function IdParams<K extends string>(name: K, prefix: string) {
     }),
   } as Record<K, ReturnType<typeof Type.String>>);
 }
+
+const LineId = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+
+/** An invoice line as written: on documents and on a contract's billing plan. */
+export const LineItemInput = Type.Object(
+  {
+    productId: Type.Optional(LineId('A product of this account (`prd_…`); fills what is omitted.')),
+    description: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description: 'Line text; default the product’s name.',
+      }),
+    ),
+    quantity: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1_000_000_000,
+      description: 'Quantity, at most 3 decimals.',
+    }),
+    unitPrice: Type.Optional(
+      Type.Number({
+        minimum: -1_000_000_000_000,
+        maximum: 1_000_000_000_000,
+        description:
+          'Net price per unit in major units of the document currency (negative: a discount); default the product’s price.',
+      }),
+    ),
+    taxRateId: Type.Optional(
+      LineId('A tax rate of this account (`txr_…`); default the product’s, else the default rate.'),
+    ),
+    unitCode: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z0-9]{1,3}$',
+        description:
+          'Unit of the quantity, UN/ECE Recommendation 20 code (BT-130): `C62` one (default), `H87` piece, `HUR` hour, `DAY` day, `MON` month, `KGM` kilogram, `LS` lump sum, …',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -15,6 +15,11 @@ export interface Actor {
   ip: string | null;
 }
 
+/** The actor of work no request asked for (schedules, jobs) in an account. */
+export function systemActor(accountId: string): Actor {
+  return { accountId, userId: null, tokenId: null, type: 'system', requestId: null, ip: null };
+}
+
 export interface AuditInput {
   action: string;
   resourceType: string;

@@ -482,6 +482,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contracts/billing-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the recurring invoices of the account’s contracts now (or as a dry run)
+         * @description Makes every invoice the contracts’ billing plans have due on or before `until` (default today), each period exactly once, as the daily schedule does. With `dryRun` nothing is written and the answer lists the invoices the run would make.
+         */
+        post: operations["createContractBillingRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contracts/{contractId}/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the invoices a contract’s billing plan made */
+        get: operations["listContractInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account/billing": {
         parameters: {
             query?: never;
@@ -2481,6 +2518,7 @@ export interface components {
          *       "description": null,
          *       "tags": [],
          *       "advanced": null,
+         *       "billing": null,
          *       "cancellationDeadline": "2026-12-31",
          *       "nextRenewalDate": null
          *     }
@@ -2566,6 +2604,36 @@ export interface components {
                  */
                 paymentTermDays?: number;
             } | null;
+            /** @description The plan of recurring invoices, or null. */
+            billing: {
+                /** @enum {unknown} */
+                interval: "MONTHLY" | "QUARTERLY" | "HALF_YEARLY" | "YEARLY";
+                /** @description Date of the next invoice (YYYY-MM-DD); moves on as invoices are made. Null once the plan ended. */
+                nextInvoiceDate: string;
+                /** @description Last day a billed period may start (YYYY-MM-DD), or null. */
+                endDate: string | null;
+                lineItems: {
+                    /** @description A product of this account (`prd_…`); fills what is omitted. */
+                    productId?: string;
+                    /** @description Line text; default the product’s name. */
+                    description?: string;
+                    /** @description Quantity, at most 3 decimals. */
+                    quantity: number;
+                    /** @description Net price per unit in major units of the document currency (negative: a discount); default the product’s price. */
+                    unitPrice?: number;
+                    /** @description A tax rate of this account (`txr_…`); default the product’s, else the default rate. */
+                    taxRateId?: string;
+                    /** @description Unit of the quantity, UN/ECE Recommendation 20 code (BT-130): `C62` one (default), `H87` piece, `HUR` hour, `DAY` day, `MON` month, `KGM` kilogram, `LS` lump sum, … */
+                    unitCode?: string;
+                }[];
+                /** @enum {unknown} */
+                period: "IN_ADVANCE" | "IN_ARREARS";
+                autoFinalize: boolean;
+                autoSend: boolean;
+                paused: boolean;
+                /** @description Read-only: true once no further period can be billed (past endDate, or the contract ended without renewal). */
+                ended: boolean;
+            } | null;
             /** @description Read-only: last day to give notice for the current term (YYYY-MM-DD): the term end minus noticePeriodDays, as of today; null without endDate. */
             cancellationDeadline: string | null;
             /** @description Read-only: the end of the current term when autoRenew is set (endDate, rolled forward by renewalMonths until it is today or later); else null. */
@@ -2644,6 +2712,44 @@ export interface components {
                  */
                 paymentTermDays?: number;
             };
+            /** @description ContractBilling: the plan of recurring invoices. */
+            billing?: {
+                /**
+                 * @description How often an invoice is made.
+                 * @enum {unknown}
+                 */
+                interval: "MONTHLY" | "QUARTERLY" | "HALF_YEARLY" | "YEARLY";
+                /** @description Date of the next invoice; later invoices keep its day of the month (the 31st becomes the last day of shorter months) (YYYY-MM-DD). */
+                nextInvoiceDate: string;
+                /** @description No period starting after this day is billed (YYYY-MM-DD); null: until the contract ends. */
+                endDate?: string | null;
+                /** @description The lines of every invoice, as on invoices (priced when the invoice is made). */
+                lineItems: {
+                    /** @description A product of this account (`prd_…`); fills what is omitted. */
+                    productId?: string;
+                    /** @description Line text; default the product’s name. */
+                    description?: string;
+                    /** @description Quantity, at most 3 decimals. */
+                    quantity: number;
+                    /** @description Net price per unit in major units of the document currency (negative: a discount); default the product’s price. */
+                    unitPrice?: number;
+                    /** @description A tax rate of this account (`txr_…`); default the product’s, else the default rate. */
+                    taxRateId?: string;
+                    /** @description Unit of the quantity, UN/ECE Recommendation 20 code (BT-130): `C62` one (default), `H87` piece, `HUR` hour, `DAY` day, `MON` month, `KGM` kilogram, `LS` lump sum, … */
+                    unitCode?: string;
+                }[];
+                /**
+                 * @description Which service period an invoice bills: IN_ADVANCE (default) the interval starting on its date, IN_ARREARS the interval ending the day before.
+                 * @enum {unknown}
+                 */
+                period?: "IN_ADVANCE" | "IN_ARREARS";
+                /** @description Make each invoice FINAL (numbered, PDF) at once; default false (a DRAFT to review). */
+                autoFinalize?: boolean;
+                /** @description Mail each FINAL invoice to the partner’s BILLING address; needs autoFinalize. Default false. */
+                autoSend?: boolean;
+                /** @description Stop making invoices until set back to false; periods due meanwhile are billed on resume unless nextInvoiceDate is moved. Default false. */
+                paused?: boolean;
+            };
         };
         UpdateContract: {
             /**
@@ -2717,6 +2823,123 @@ export interface components {
                  */
                 paymentTermDays?: number;
             } | null;
+            /** @description Replaces the whole billing plan; null removes it. */
+            billing?: {
+                /**
+                 * @description How often an invoice is made.
+                 * @enum {unknown}
+                 */
+                interval: "MONTHLY" | "QUARTERLY" | "HALF_YEARLY" | "YEARLY";
+                /** @description Date of the next invoice; later invoices keep its day of the month (the 31st becomes the last day of shorter months) (YYYY-MM-DD). */
+                nextInvoiceDate: string;
+                /** @description No period starting after this day is billed (YYYY-MM-DD); null: until the contract ends. */
+                endDate?: string | null;
+                /** @description The lines of every invoice, as on invoices (priced when the invoice is made). */
+                lineItems: {
+                    /** @description A product of this account (`prd_…`); fills what is omitted. */
+                    productId?: string;
+                    /** @description Line text; default the product’s name. */
+                    description?: string;
+                    /** @description Quantity, at most 3 decimals. */
+                    quantity: number;
+                    /** @description Net price per unit in major units of the document currency (negative: a discount); default the product’s price. */
+                    unitPrice?: number;
+                    /** @description A tax rate of this account (`txr_…`); default the product’s, else the default rate. */
+                    taxRateId?: string;
+                    /** @description Unit of the quantity, UN/ECE Recommendation 20 code (BT-130): `C62` one (default), `H87` piece, `HUR` hour, `DAY` day, `MON` month, `KGM` kilogram, `LS` lump sum, … */
+                    unitCode?: string;
+                }[];
+                /**
+                 * @description Which service period an invoice bills: IN_ADVANCE (default) the interval starting on its date, IN_ARREARS the interval ending the day before.
+                 * @enum {unknown}
+                 */
+                period?: "IN_ADVANCE" | "IN_ARREARS";
+                /** @description Make each invoice FINAL (numbered, PDF) at once; default false (a DRAFT to review). */
+                autoFinalize?: boolean;
+                /** @description Mail each FINAL invoice to the partner’s BILLING address; needs autoFinalize. Default false. */
+                autoSend?: boolean;
+                /** @description Stop making invoices until set back to false; periods due meanwhile are billed on resume unless nextInvoiceDate is moved. Default false. */
+                paused?: boolean;
+            } | null;
+        };
+        CreateContractBillingRun: {
+            /** @description Bill every period whose invoice date is on or before this day; default today. Later than today only with dryRun (YYYY-MM-DD). */
+            until?: string;
+            /** @description Only list the invoices the run would make; nothing is written. Default false. */
+            dryRun?: boolean;
+            /** @description Only this contract. */
+            contractId?: string;
+        };
+        /** @description What a billing run made or would make. */
+        ContractBillingRun: {
+            dryRun: boolean;
+            /** @description The day the run billed up to (YYYY-MM-DD). */
+            until: string;
+            /** @description Invoices made (or proposed), in the order they were made. */
+            invoices: {
+                contractId: string;
+                contractName: string;
+                partnerId: string;
+                /** @description The invoice’s date (YYYY-MM-DD). */
+                invoiceDate: string;
+                servicePeriod: {
+                    /** @description First day of the billed period (YYYY-MM-DD). */
+                    from: string;
+                    /** @description Last day of the billed period (YYYY-MM-DD). */
+                    to: string;
+                };
+                /**
+                 * @description PROPOSED (dry run: not made), or the status of the invoice made: DRAFT or FINAL.
+                 * @enum {unknown}
+                 */
+                status: "PROPOSED" | "DRAFT" | "FINAL";
+                /** @description The invoice made, or null in a dry run. */
+                documentId: string | null;
+                /** @description Whether the invoice will be mailed (autoSend). */
+                sendQueued: boolean;
+            }[];
+            /** @description Periods that could not be billed as planned. */
+            problems: {
+                contractId: string;
+                /** @description The invoice date that could not be billed as planned. */
+                invoiceDate: string;
+                /** @description The problem code (as in RFC 9457 answers). */
+                code: string;
+                detail: string;
+                /**
+                 * @description DRAFT_MADE: the invoice could not be made FINAL and was made as a DRAFT to fix and finalize; NOT_BILLED: the period stays due for the next run.
+                 * @enum {unknown}
+                 */
+                outcome: "DRAFT_MADE" | "NOT_BILLED";
+            }[];
+        };
+        /** @description An invoice made from a contract’s billing plan. */
+        ContractInvoice: {
+            /** @description The invoice (`doc_…`). */
+            documentId: string;
+            /** @description Its number once FINAL, else null. */
+            documentNumber: string | null;
+            /** @description DRAFT or FINAL. */
+            status: string;
+            /** @description The invoice’s date (YYYY-MM-DD). */
+            invoiceDate: string;
+            servicePeriod: {
+                /** @description First day of the billed period (YYYY-MM-DD). */
+                from: string;
+                /** @description Last day of the billed period (YYYY-MM-DD). */
+                to: string;
+            };
+            /** @description Gross total in major units of `currency`. */
+            grossTotal: number;
+            currency: string;
+            /** @description When the run made it (RFC 3339 UTC). */
+            createdAt: string;
+        };
+        ContractInvoicePage: {
+            /** @description The records of this page, newest first. */
+            data: components["schemas"]["ContractInvoice"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
         };
         Billing: {
             /**
@@ -6791,6 +7014,85 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createContractBillingRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateContractBillingRun"];
+            };
+        };
+        responses: {
+            /** @description What a billing run made or would make. */
+            200: {
+                headers: {
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractBillingRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listContractInvoices: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Id (`con_…`); an unknown id answers 404. */
+                contractId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractInvoicePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };

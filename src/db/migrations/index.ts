@@ -14,6 +14,7 @@ import * as m0012 from './0012_bank_imports.js';
 import * as m0013 from './0013_account_logo.js';
 import * as m0014 from './0014_invoicing.js';
 import * as m0015 from './0015_write_path.js';
+import * as m0016 from './0016_recurring_invoices.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_account_logo': m0013,
   '0014_invoicing': m0014,
   '0015_write_path': m0015,
+  '0016_recurring_invoices': m0016,
 };

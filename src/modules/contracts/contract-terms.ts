@@ -49,6 +49,18 @@ export function addMonths(date: string, months: number): string {
   return format(year, month, Math.min(d, daysInMonth(year, month)));
 }
 
+/**
+ * The month `months` after `date`'s, on day `day` of it or its last day when shorter: the
+ * steps of a billing plan anchored on the 31st go 01-31, 02-28, 03-31, never drifting to the 28th.
+ */
+export function addMonthsOnDay(date: string, months: number, day: number): string {
+  const [y, m] = parts(date);
+  const index = y * 12 + (m - 1) + months;
+  const year = Math.floor(index / 12);
+  const month = index - year * 12 + 1;
+  return format(year, month, Math.min(day, daysInMonth(year, month)));
+}
+
 /** Whole calendar months from `from` to `to`, ignoring the day of month (may be negative). */
 function monthsBetween(from: string, to: string): number {
   const [fy, fm] = parts(from);

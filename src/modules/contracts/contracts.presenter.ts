@@ -1,4 +1,5 @@
 import { toMajor } from '../../shared/money.js';
+import { billingOf, presentBilling } from './contract-billing.js';
 import { computeTerms } from './contract-terms.js';
 import type { ContractRow } from './contracts.repository.js';
 import type { Contract, ContractAdvanced } from './contracts.schemas.js';
@@ -31,6 +32,7 @@ export function presentContract(row: ContractRow, today: string): Contract {
     description: row.description,
     tags: JSON.parse(row.tags) as string[],
     advanced,
+    billing: presentBilling(billingOf(row)),
     cancellationDeadline: terms.cancellationDeadline,
     nextRenewalDate: terms.nextRenewalDate,
     createdAt: row.created_at,

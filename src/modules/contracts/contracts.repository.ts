@@ -129,3 +129,22 @@ export const deleteContract = (
 
 export const replaceTags = (trx: Executor, accountId: string, contractId: string, tags: string[]) =>
   replaceTagsOf(trx, TAGS, accountId, contractId, tags);
+
+/**
+ * ACTIVE contracts whose billing plan has an invoice due on or before `until`, by id (all
+ * accounts when `accountId` is undefined: the schedule), `limit` at a time after `afterId`.
+ */
+export async function dueForBilling(
+  db: Executor,
+  f: { until: string; accountId?: string; contractId?: string; afterId?: string; limit: number },
+): Promise<ContractRow[]> {
+  let query = db
+    .selectFrom('contracts')
+    .selectAll()
+    .where('billing_next_date', '<=', f.until)
+    .where('status', '=', 'ACTIVE');
+  if (f.accountId !== undefined) query = query.where('account_id', '=', f.accountId);
+  if (f.contractId !== undefined) query = query.where('id', '=', f.contractId);
+  if (f.afterId !== undefined) query = query.where('id', '>', f.afterId);
+  return query.orderBy('id').limit(f.limit).execute();
+}

@@ -1,6 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { IsoDate, Nullable, RecordMeta, TagsSchema, VersionField } from '../../http/schemas.js';
+import {
+  IsoDate,
+  LineItemInput,
+  Nullable,
+  RecordMeta,
+  TagsSchema,
+  VersionField,
+} from '../../http/schemas.js';
 import { CURRENCIES } from '../../shared/money.js';
 import { PARTNER_TYPES } from '../partners/index.js';
 
@@ -52,6 +59,80 @@ export const ContractAdvancedSchema = Type.Object(
 );
 export type ContractAdvanced = Static<typeof ContractAdvancedSchema>;
 
+export const BILLING_INTERVALS = ['MONTHLY', 'QUARTERLY', 'HALF_YEARLY', 'YEARLY'] as const;
+export type BillingInterval = (typeof BILLING_INTERVALS)[number];
+export const BILLING_PERIODS = ['IN_ADVANCE', 'IN_ARREARS'] as const;
+
+/** The billing plan as written (POST/PUT): recurring invoices from this contract. */
+export const ContractBillingInput = Type.Object(
+  {
+    interval: Type.Enum(BILLING_INTERVALS, { description: 'How often an invoice is made.' }),
+    nextInvoiceDate: IsoDate(
+      'Date of the next invoice; later invoices keep its day of the month (the 31st becomes the last day of shorter months)',
+    ),
+    endDate: Type.Optional(
+      Nullable(
+        IsoDate('No period starting after this day is billed; null: until the contract ends'),
+        'No period starting after this day is billed (YYYY-MM-DD); null: until the contract ends.',
+      ),
+    ),
+    lineItems: Type.Array(LineItemInput, {
+      minItems: 1,
+      maxItems: 100,
+      description: 'The lines of every invoice, as on invoices (priced when the invoice is made).',
+    }),
+    period: Type.Optional(
+      Type.Enum(BILLING_PERIODS, {
+        description:
+          'Which service period an invoice bills: IN_ADVANCE (default) the interval starting on its date, IN_ARREARS the interval ending the day before.',
+      }),
+    ),
+    autoFinalize: Type.Optional(
+      Type.Boolean({
+        description:
+          'Make each invoice FINAL (numbered, PDF) at once; default false (a DRAFT to review).',
+      }),
+    ),
+    autoSend: Type.Optional(
+      Type.Boolean({
+        description:
+          'Mail each FINAL invoice to the partner’s BILLING address; needs autoFinalize. Default false.',
+      }),
+    ),
+    paused: Type.Optional(
+      Type.Boolean({
+        description:
+          'Stop making invoices until set back to false; periods due meanwhile are billed on resume unless nextInvoiceDate is moved. Default false.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'ContractBilling: the plan of recurring invoices.' },
+);
+export type ContractBillingWrite = Static<typeof ContractBillingInput>;
+
+/** The billing plan as answered: defaults filled in. */
+export const ContractBillingSchema = Type.Object(
+  {
+    interval: Type.Enum(BILLING_INTERVALS),
+    nextInvoiceDate: Type.String({
+      description:
+        'Date of the next invoice (YYYY-MM-DD); moves on as invoices are made. Null once the plan ended.',
+    }),
+    endDate: Nullable(Type.String(), 'Last day a billed period may start (YYYY-MM-DD), or null.'),
+    lineItems: Type.Array(LineItemInput),
+    period: Type.Enum(BILLING_PERIODS),
+    autoFinalize: Type.Boolean(),
+    autoSend: Type.Boolean(),
+    paused: Type.Boolean(),
+    ended: Type.Boolean({
+      description:
+        'Read-only: true once no further period can be billed (past endDate, or the contract ended without renewal).',
+    }),
+  },
+  { additionalProperties: false, description: 'ContractBilling: the plan of recurring invoices.' },
+);
+export type ContractBilling = Static<typeof ContractBillingSchema>;
+
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Name of the contract.' }),
   partnerId: Type.String({
@@ -96,6 +177,7 @@ export const ContractSchema = Type.Object(
     description: Nullable(Type.String(), 'Free text.'),
     tags: TagsSchema,
     advanced: Nullable(ContractAdvancedSchema, 'Renewal and billing terms, or null.'),
+    billing: Nullable(ContractBillingSchema, 'The plan of recurring invoices, or null.'),
     cancellationDeadline: Nullable(
       Type.String(),
       'Read-only: last day to give notice for the current term (YYYY-MM-DD): the term end minus noticePeriodDays, as of today; null without endDate.',
@@ -123,6 +205,7 @@ export const CreateContractBody = Type.Object(
     description: Type.Optional(fields.description),
     tags: Type.Optional(TagsSchema),
     advanced: Type.Optional(ContractAdvancedSchema),
+    billing: Type.Optional(ContractBillingInput),
   },
   { additionalProperties: false },
 );
@@ -145,6 +228,9 @@ export const UpdateContractBody = Type.Object(
     tags: Type.Optional(Nullable(TagsSchema, 'Tags; null clears them.')),
     advanced: Type.Optional(
       Nullable(ContractAdvancedSchema, 'Replaces the whole ContractAdvanced; null clears it.'),
+    ),
+    billing: Type.Optional(
+      Nullable(ContractBillingInput, 'Replaces the whole billing plan; null removes it.'),
     ),
   },
   { additionalProperties: false },

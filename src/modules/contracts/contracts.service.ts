@@ -12,6 +12,7 @@ import { newId } from '../../shared/ids.js';
 import { registerReference } from '../../shared/references.js';
 import { findAccount } from '../account/index.js';
 import { findPartner, type PartnerRow } from '../partners/index.js';
+import { billingColumns, normaliseBilling } from './contract-billing.js';
 import { advancedOf, presentContract } from './contracts.presenter.js';
 import * as repo from './contracts.repository.js';
 import {
@@ -53,6 +54,7 @@ export class ContractsService {
     assertDateOrder(input.startDate, endDate);
     const totalValue = minorAmount(input.totalValue, input.currency, '/body/totalValue');
     const advanced = normaliseAdvanced(input.advanced ?? null);
+    const billing = normaliseBilling(input.billing ?? null);
     const tags = input.tags ?? [];
     return this.referencing(() =>
       this.ctx.db.transaction().execute(async (trx) => {
@@ -75,6 +77,7 @@ export class ContractsService {
           description: input.description ?? null,
           tags: JSON.stringify(tags),
           advanced: advanced === null ? null : JSON.stringify(advanced),
+          ...billingColumns(billing),
           ...derivedColumns(endDate, advanced, today),
           version: 1,
           created_at: now.toISOString(),
@@ -247,6 +250,8 @@ export class ContractsService {
       await this.assertOverride(trx, actor.accountId, advanced);
       values.advanced = advanced === null ? null : JSON.stringify(advanced);
     }
+    if (input.billing !== undefined)
+      Object.assign(values, billingColumns(normaliseBilling(input.billing)));
     Object.assign(values, derivedColumns(endDate, advanced, isoDate(now)));
     return { values, activation };
   }

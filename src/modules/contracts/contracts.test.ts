@@ -101,6 +101,7 @@ describe('contracts: happy paths', () => {
         reminderEmail: null,
         paymentTermDays: 30,
       },
+      billing: null,
       cancellationDeadline: '2026-10-02',
       nextRenewalDate: '2026-12-31',
     });

@@ -1,7 +1,16 @@
 /** The contracts module's face: what the app and other modules may use. */
 export { addDays, addMonths, computeTerms } from './contract-terms.js';
-export { presentContract } from './contracts.presenter.js';
-export { findContract } from './contracts.repository.js';
+export {
+  billingOf,
+  isBillable,
+  periodOf,
+  shiftDate,
+  type BillingPeriod,
+  type StoredBilling,
+} from './contract-billing.js';
+export { advanceBilling } from './contracts.billing.js';
+export { advancedOf, presentContract } from './contracts.presenter.js';
+export { dueForBilling, findContract } from './contracts.repository.js';
 export type { ContractRow } from './contracts.repository.js';
 export { contractRoutes } from './contracts.routes.js';
 export { BILLING_CYCLES, ContractAdvancedSchema } from './contracts.schemas.js';

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { IsoDate, Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
+import { IsoDate, LineItemInput, Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
 import { CURRENCIES } from '../../shared/money.js';
 
 export const DOCUMENT_TYPES = ['CONTRACT', 'INVOICE'] as const;
@@ -16,42 +16,7 @@ export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 const Name = (description: string) => Type.String({ maxLength: 200, description });
 
-export const LineItemInput = Type.Object(
-  {
-    productId: Type.Optional(Id('A product of this account (`prd_…`); fills what is omitted.')),
-    description: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 1000,
-        description: 'Line text; default the product’s name.',
-      }),
-    ),
-    quantity: Type.Number({
-      exclusiveMinimum: 0,
-      maximum: 1_000_000_000,
-      description: 'Quantity, at most 3 decimals.',
-    }),
-    unitPrice: Type.Optional(
-      Type.Number({
-        minimum: -1_000_000_000_000,
-        maximum: 1_000_000_000_000,
-        description:
-          'Net price per unit in major units of the document currency (negative: a discount); default the product’s price.',
-      }),
-    ),
-    taxRateId: Type.Optional(
-      Id('A tax rate of this account (`txr_…`); default the product’s, else the default rate.'),
-    ),
-    unitCode: Type.Optional(
-      Type.String({
-        pattern: '^[A-Z0-9]{1,3}$',
-        description:
-          'Unit of the quantity, UN/ECE Recommendation 20 code (BT-130): `C62` one (default), `H87` piece, `HUR` hour, `DAY` day, `MON` month, `KGM` kilogram, `LS` lump sum, …',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export { LineItemInput };
 
 const LineItem = Type.Object(
   {

@@ -282,11 +282,21 @@ export class DocumentsService {
 
   // ---- create ------------------------------------------------------------------------------
 
-  /** `POST /v1/documents`; with `processing`, the 202 variant that queues `document.process`. */
+  /**
+   * `POST /v1/documents`; with `processing`, the 202 variant that queues `document.process`;
+   * `within` runs in the creating transaction after the insert (a caller's own bookkeeping
+   * that must commit or roll back with the document); `renderLater` leaves a FINAL
+   * document's PDF to the `document.render` job instead of rendering it in the call (a batch
+   * of invoices is not held up by Chromium).
+   */
   async create(
     actor: Actor,
     input: CreateDocument,
-    opts: { processing?: boolean } = {},
+    opts: {
+      processing?: boolean;
+      within?: (trx: Transaction<DB>, documentId: string) => Promise<void>;
+      renderLater?: boolean;
+    } = {},
   ): Promise<DocumentView> {
     const { accountId } = actor;
     const db = this.ctx.db;
@@ -322,13 +332,15 @@ export class DocumentsService {
     if (template) await this.output.checkRenders(row, template);
 
     const final = input.status === 'FINAL';
-    const trial = final ? await this.trialFinal(row) : undefined;
+    const renderNow = final && opts.renderLater !== true;
+    const trial = renderNow ? await this.trialFinal(row) : undefined;
     let stored: repo.DocumentRow;
     try {
       stored = await db.transaction().execute(async (trx) => {
         if (file) await lockUploadedFile(trx, accountId, file.id, 'fileId');
         if (final) Object.assign(row, await this.finalValues(trx, row, file?.sha256 ?? null));
         await repo.insertDocument(trx, row);
+        await opts.within?.(trx, row.id);
         if (opts.processing)
           await this.ctx.jobs.enqueue(trx, 'document.process', { documentId: row.id }, accountId);
         if (final && source === 'GENERATED')
@@ -351,7 +363,7 @@ export class DocumentsService {
       throw err;
     }
     this.ctx.jobs.kick();
-    if (final && source === 'GENERATED')
+    if (renderNow && source === 'GENERATED')
       stored = await this.output.renderFinalQuietly(stored, trial);
     return presentDocument(stored);
   }
@@ -781,4 +793,23 @@ function pricedValues(p: Awaited<ReturnType<typeof priceLines>>): Partial<repo.D
     tax_total: p.taxMinor,
     gross_total: p.grossMinor,
   };
+}
+
+/** For other modules (recurring invoices): a document made as `POST /v1/documents` makes it. */
+export function createDocument(
+  ctx: AppContext,
+  actor: Actor,
+  input: CreateDocument,
+  opts: Parameters<DocumentsService['create']>[2] = {},
+): Promise<DocumentView> {
+  return new DocumentsService(ctx).create(actor, input, opts);
+}
+
+/** For other modules: `POST /v1/documents/{id}/send` with its defaults (the BILLING address). */
+export function sendDocumentToPartner(
+  ctx: AppContext,
+  actor: Actor,
+  id: string,
+): Promise<DocumentView> {
+  return new DocumentsService(ctx).send(actor, id, {});
 }

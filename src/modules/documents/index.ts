@@ -1,3 +1,5 @@
 /** The documents module's face: what the app and other modules may use. */
 export { findDocument } from './documents.repository.js';
 export { documentRoutes } from './documents.routes.js';
+export { createDocument, sendDocumentToPartner } from './documents.service.js';
+export type { CreateDocument, DocumentView } from './documents.schemas.js';

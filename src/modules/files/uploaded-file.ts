@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/records.js';
 import { AppError, notFound, referenceNotFound, type FieldError } from '../../shared/errors.js';
-import { appendAudit, type Actor } from '../../shared/audit.js';
+import { appendAudit, systemActor, type Actor } from '../../shared/audit.js';
 import { downscaleImage, PDF_IMAGE_MAX_SIDE } from '../../shared/pdf/downscale-image.js';
 import { presentFile } from './files.presenter.js';
 import * as repo from './files.repository.js';
@@ -42,9 +42,7 @@ function problem(field: string | undefined, message: string, code: string): Fiel
 }
 
 /** The system as the actor of a check nobody in particular triggered. */
-export function systemActor(accountId: string): Actor {
-  return { accountId, userId: null, tokenId: null, type: 'system', requestId: null, ip: null };
-}
+export { systemActor };
 
 function rejected(row: repo.FileRow, field: string | undefined): AppError {
   const detail = `File ${row.id} was rejected: ${row.rejection_reason ?? 'its content did not match its declared type'}`;

@@ -1,0 +1,131 @@
+import { AppError } from '../../shared/errors.js';
+import { invalidField } from '../../http/field-rules.js';
+import { addDays, addMonthsOnDay } from './contract-terms.js';
+import type { ContractRow } from './contracts.repository.js';
+import type {
+  BillingInterval,
+  ContractAdvanced,
+  ContractBilling,
+  ContractBillingWrite,
+} from './contracts.schemas.js';
+
+/**
+ * A contract's billing plan (recurring invoices, issue 14): what is stored, how periods follow
+ * each other, and when the plan ends. Pure functions; the run lives in `recurring-invoices`.
+ */
+
+const MONTHS: Record<BillingInterval, number> = {
+  MONTHLY: 1,
+  QUARTERLY: 3,
+  HALF_YEARLY: 6,
+  YEARLY: 12,
+};
+
+/** The plan as stored: the answer's fields plus the day of the month the dates keep. */
+export interface StoredBilling extends ContractBilling {
+  anchorDay: number;
+}
+
+export interface BillingPeriod {
+  /** The invoice's date. */
+  invoiceDate: string;
+  /** The service period it bills (BT-73/BT-74). */
+  from: string;
+  to: string;
+}
+
+export function billingOf(row: Pick<ContractRow, 'billing'>): StoredBilling | null {
+  return row.billing === null ? null : (JSON.parse(row.billing) as StoredBilling);
+}
+
+export function presentBilling(billing: StoredBilling | null): ContractBilling | null {
+  if (billing === null) return null;
+  const { anchorDay: _anchor, ...answer } = billing;
+  return answer;
+}
+
+/** The date `steps` intervals after `date`, on the plan's anchor day. */
+export function shiftDate(billing: StoredBilling, date: string, steps: number): string {
+  return addMonthsOnDay(date, steps * MONTHS[billing.interval], billing.anchorDay);
+}
+
+/** The period an invoice dated `invoiceDate` bills. */
+export function periodOf(billing: StoredBilling, invoiceDate: string): BillingPeriod {
+  const next = shiftDate(billing, invoiceDate, 1);
+  if (billing.period === 'IN_ADVANCE')
+    return { invoiceDate, from: invoiceDate, to: addDays(next, -1) };
+  return { invoiceDate, from: shiftDate(billing, invoiceDate, -1), to: addDays(invoiceDate, -1) };
+}
+
+/**
+ * Whether `period` may still be billed: it starts on or before the plan's end date and, for a
+ * contract that ends without renewing, on or before the contract's end.
+ */
+export function isBillable(
+  billing: StoredBilling,
+  contract: { endDate: string | null; advanced: ContractAdvanced | null },
+  period: BillingPeriod,
+): boolean {
+  if (billing.endDate !== null && period.from > billing.endDate) return false;
+  const renews = contract.advanced?.autoRenew === true;
+  return renews || contract.endDate === null || period.from <= contract.endDate;
+}
+
+/** The stored columns of a plan: its JSON, and the next invoice's date while it runs. */
+export function billingColumns(billing: StoredBilling | null): {
+  billing: string | null;
+  billing_next_date: string | null;
+} {
+  return {
+    billing: billing === null ? null : JSON.stringify(billing),
+    billing_next_date:
+      billing === null || billing.paused || billing.ended ? null : billing.nextInvoiceDate,
+  };
+}
+
+/**
+ * The plan as written by POST/PUT, checked and with defaults: 400 on a date that is not a
+ * real calendar date, 422 on `autoSend` without `autoFinalize` or an end before the next
+ * invoice. A plan that had ended starts again when it is written.
+ */
+export function normaliseBilling(input: ContractBillingWrite | null): StoredBilling | null {
+  if (input === null) return null;
+  const base = '/body/billing';
+  assertRealDate(input.nextInvoiceDate, `${base}/nextInvoiceDate`);
+  if (input.endDate) assertRealDate(input.endDate, `${base}/endDate`);
+  const autoFinalize = input.autoFinalize ?? false;
+  const autoSend = input.autoSend ?? false;
+  if (autoSend && !autoFinalize)
+    throw rule(
+      `${base}/autoSend`,
+      'needs autoFinalize: only a FINAL invoice is sent',
+      'needs_auto_finalize',
+    );
+  const endDate = input.endDate ?? null;
+  if (endDate !== null && endDate < input.nextInvoiceDate)
+    throw rule(`${base}/endDate`, 'must be on or after nextInvoiceDate', 'invalid_value');
+  return {
+    interval: input.interval,
+    nextInvoiceDate: input.nextInvoiceDate,
+    endDate,
+    lineItems: input.lineItems,
+    period: input.period ?? 'IN_ADVANCE',
+    autoFinalize,
+    autoSend,
+    paused: input.paused ?? false,
+    ended: false,
+    anchorDay: Number(input.nextInvoiceDate.slice(8, 10)),
+  };
+}
+
+function assertRealDate(value: string, path: string): void {
+  const d = new Date(`${value}T00:00:00Z`);
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value)
+    throw invalidField(path, 'must be a real calendar date (YYYY-MM-DD)', 'invalid_format');
+}
+
+function rule(path: string, message: string, code: string): AppError {
+  return new AppError('business_rule_violated', `billing: ${path.split('/').pop()} ${message}.`, {
+    errors: [{ path, message, code }],
+  });
+}
