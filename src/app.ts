@@ -51,6 +51,7 @@ import { newsletterRoutes } from './modules/newsletter/index.js';
 import { noteRoutes } from './modules/notes/index.js';
 import { partnerRoutes } from './modules/partners/index.js';
 import { webhookRoutes } from './modules/webhooks/index.js';
+import { webhookEndpointRoutes } from './modules/webhook-endpoints/index.js';
 import { productRoutes } from './modules/products/index.js';
 import { taxRateRoutes } from './modules/tax-rates/index.js';
 import { userRoutes } from './modules/users/index.js';
@@ -61,6 +62,7 @@ import { fileRoutes, createStorage } from './modules/files/index.js';
 import { paymentRoutes } from './modules/payments/index.js';
 import { dashboardRoutes } from './modules/dashboard/index.js';
 import { bankImportRoutes } from './modules/bank-imports/index.js';
+import { exportRoutes } from './modules/exports/index.js';
 import { PdfRenderer } from './shared/pdf/renderer.js';
 import { PgBossJobQueue } from './shared/pgboss-jobs.js';
 import { DbJobQueue } from './shared/jobs.js';
@@ -425,6 +427,7 @@ async function registerModules(app: App, ctx: AppContext): Promise<void> {
       noteRoutes,
       newsletterRoutes,
       webhookRoutes,
+      webhookEndpointRoutes,
       budgetRoutes,
       fileRoutes,
       documentTemplateRoutes,
@@ -432,6 +435,7 @@ async function registerModules(app: App, ctx: AppContext): Promise<void> {
       paymentRoutes,
       dashboardRoutes,
       bankImportRoutes,
+      exportRoutes,
     ])
       routes(typed, ctx);
     done();

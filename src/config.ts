@@ -183,7 +183,7 @@ export const settings = {
   ),
   reminderIntervalMs: int(
     'REMINDER_INTERVAL_MS',
-    'How often this process runs its scheduled work, in ms (0: never): mailing due reminders (each goes out once, safe on many replicas) and removing uploads that never arrived (PENDING files an hour past their upload URL).',
+    'How often this process runs its scheduled work, in ms (0: never): mailing due reminders (each goes out once, safe on many replicas), making the invoices of contracts’ billing plans that are due (each period once), and removing uploads that never arrived (PENDING files an hour past their upload URL).',
     60_000,
     0,
     86_400_000,
@@ -291,6 +291,36 @@ export const settings = {
     0,
     3_600_000,
   ),
+  webhookAllowPrivateTargets: oneOf(
+    'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+    'Whether outbound webhook endpoints may point at private, loopback and unique-local addresses (and use plain http there): `true` for a self-hosted install that calls its own network. Link-local and cloud metadata addresses stay refused.',
+    ['true', 'false'] as const,
+    'false',
+  ),
+  webhookRetrySchedule: {
+    env: 'WEBHOOK_RETRY_SCHEDULE',
+    description:
+      'Seconds between the attempts of an outbound webhook delivery, comma-separated (1–20 retries, each at most 7 days); the default spreads 10 retries over about three days. After the last one fails the delivery is FAILED, and an endpoint that answered nothing successfully meanwhile is disabled.',
+    defaultText: '`5,300,1800,7200,18000,36000,36000,50400,50400,57600`',
+    parse: (raw: string | undefined): number[] => {
+      if (raw === undefined || raw.trim() === '')
+        return [5, 300, 1800, 7200, 18000, 36000, 36000, 50400, 50400, 57600];
+      const parts = raw.split(',').map((p) => p.trim());
+      if (parts.length > 20 || parts.some((p) => !/^\d{1,6}$/.test(p) || Number(p) > 604_800))
+        throw new ConfigError(
+          'WEBHOOK_RETRY_SCHEDULE',
+          `must be 1 to 20 comma-separated whole numbers of seconds up to 604800, got "${raw}"`,
+        );
+      return parts.map(Number);
+    },
+  } satisfies Setting<number[]>,
+  webhookTimeoutMs: int(
+    'WEBHOOK_TIMEOUT_MS',
+    'How long one outbound webhook attempt may take (connect, send, answer), in ms.',
+    10_000,
+    100,
+    60_000,
+  ),
   shutdownTimeoutMs: int(
     'SHUTDOWN_TIMEOUT_MS',
     'How long SIGTERM waits for in-flight requests before closing anyway.',
@@ -305,12 +335,13 @@ type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
 
 export interface Config extends Omit<
   Parsed,
-  'dataDir' | 'publicUrl' | 'trustProxy' | 's3ForcePathStyle'
+  'dataDir' | 'publicUrl' | 'trustProxy' | 's3ForcePathStyle' | 'webhookAllowPrivateTargets'
 > {
   s3ForcePathStyle: boolean;
   dataDir: string;
   publicUrl: string;
   trustProxy: boolean;
+  webhookAllowPrivateTargets: boolean;
   /** Resolved database location: `{ kind: 'sqlite', file }` or `{ kind: 'postgres', url }`. */
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
   /** Embedded mode: SQLite and no external services; the service creates its own API key. */
@@ -353,6 +384,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     publicUrl,
     trustProxy: parsed.trustProxy === 'true',
+    webhookAllowPrivateTargets: parsed.webhookAllowPrivateTargets === 'true',
     s3ForcePathStyle: parsed.s3ForcePathStyle === 'true',
     database,
     embedded: database.kind === 'sqlite',

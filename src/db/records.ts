@@ -22,7 +22,8 @@ export type RecordTable =
   | 'budget_entries'
   | 'documents'
   | 'payments'
-  | 'bank_imports';
+  | 'bank_imports'
+  | 'webhook_endpoints';
 
 /** Join tables holding a record's tags, with the column naming the record. */
 export type TagTable =

@@ -344,6 +344,52 @@ export interface WebhookEventsTable {
   received_at: string;
 }
 
+/** An outbound webhook endpoint of an account (issue 14, docs/webhooks.md). */
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event type names. */
+  event_types: string;
+  enabled: number;
+  /** The signing secret (`whsec_…`), sealed with AES-256-GCM under a key from the app secret. */
+  secret_sealed: string;
+  /** The secret before the last rotation, still signing alongside until `previous_secret_expires_at`. */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: string | null;
+  /** Why the service disabled the endpoint (null while enabled or when a user disabled it). */
+  disabled_reason: string | null;
+  /** Failed attempts since the last successful one. */
+  failure_count: number;
+  /** When the current run of failures began (null after a success). */
+  failing_since: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One event for one endpoint: the signed message and the state of its attempts. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  endpoint_id: string;
+  event_type: string;
+  /** The exact JSON body sent (`{type, timestamp, data}`). */
+  payload: string;
+  /** PENDING, SUCCEEDED or FAILED. */
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_latency_ms: number | null;
+  last_error: string | null;
+  response_excerpt: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface BudgetCategoriesTable {
   id: string;
   account_id: string;
@@ -545,6 +591,28 @@ export interface ImportedTransactionsTable {
   created_at: string;
 }
 
+/** DATEV export settings of an account (issue 14, docs/datev.md). */
+export interface DatevSettingsTable {
+  account_id: string;
+  consultant_number: number;
+  client_number: number;
+  /** SKR03 or SKR04. */
+  chart: string;
+  /** 1-12: the month the fiscal year starts (on its first day). */
+  fiscal_year_start_month: number;
+  /** Digits of a general-ledger account (Sachkontenlänge), 4-8. */
+  account_length: number;
+  /** Null: the chart's default (collective debtor 1 followed by `account_length` zeros). */
+  debtor_account: number | null;
+  /** Null: the chart's bank account (SKR03 1200, SKR04 1800, padded to the length). */
+  bank_account: number | null;
+  /** JSON array of {taxRateId, account, taxKey}: the revenue account per tax rate. */
+  account_mapping: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB extends FilesTables, DocumentTemplatesTables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -571,6 +639,8 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   reminder_deliveries: ReminderDeliveriesTable;
   newsletter_subscriptions: NewsletterSubscriptionsTable;
   webhook_events: WebhookEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   budget_categories: BudgetCategoriesTable;
   budget_entries: BudgetEntriesTable;
   documents: DocumentsTable;
@@ -581,4 +651,5 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   bank_imports: BankImportsTable;
   bank_import_transactions: BankImportTransactionsTable;
   imported_transactions: ImportedTransactionsTable;
+  datev_settings: DatevSettingsTable;
 }

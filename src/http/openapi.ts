@@ -86,6 +86,12 @@ const OPERATION_IDS: Record<string, string> = {
     'decideBankStatementTransaction',
   'POST /v1/webhooks/provider-subscriptions': 'receiveSubscriptionWebhook',
   'POST /v1/webhooks/provider': 'receivePaymentWebhook',
+  'POST /v1/webhook-endpoints/{webhookEndpointId}/rotate-secret': 'rotateWebhookEndpointSecret',
+  'POST /v1/webhook-endpoints/{webhookEndpointId}/deliveries/{deliveryId}/replay':
+    'replayWebhookDelivery',
+  'GET /v1/exports/datev': 'exportDatev',
+  'GET /v1/exports/datev/settings': 'getDatevSettings',
+  'PUT /v1/exports/datev/settings': 'updateDatevSettings',
 };
 
 const pascal = (word: string) =>
@@ -409,11 +415,13 @@ const TAGS: Record<string, string> = {
   'bank-statement-imports': 'Bank statements: import, review, book.',
   budgets: 'Budget categories and entries.',
   dashboard: 'Cash position and figures.',
+  exports: 'Hand-off to the tax advisor: the DATEV export and its settings.',
   notes: 'Notes and reminders on records.',
   files: 'Uploaded and generated files.',
   newsletter: 'Newsletter sign-up and subscriptions.',
   audit: 'The tamper-evident audit trail.',
   webhooks: 'Events from the payment provider.',
+  'webhook-endpoints': 'Outbound webhooks: endpoints, signing secrets, deliveries.',
   health: 'Liveness and readiness.',
 };
 

@@ -28,6 +28,8 @@ export const ID_PREFIXES = {
   payment: 'pay',
   bankImport: 'imp',
   job: 'job',
+  webhookEndpoint: 'whe',
+  webhookDelivery: 'msg',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -84,6 +84,24 @@ describe('job queue', () => {
     expect(row).toMatchObject({ status: 'FAILED', attempts: 3, last_error: 'boom 3' });
   });
 
+  it('holds a job enqueued with runAt until that time', async () => {
+    const q = queue();
+    const kind = `later-${Date.now()}`;
+    let ran = 0;
+    q.register(kind, { run: () => Promise.resolve(void ran++) });
+    await q.enqueue(t.app.ctx.db, kind, {}, undefined, {
+      runAt: new Date(clock.now().getTime() + 5 * MINUTE),
+    });
+    await q.drain();
+    expect(ran).toBe(0);
+    clock.advance(4 * MINUTE);
+    await q.drain();
+    expect(ran).toBe(0);
+    clock.advance(MINUTE);
+    await q.drain();
+    expect(ran).toBe(1);
+  });
+
   it('takes over a job whose worker died once its lease ran out', async () => {
     const q = queue();
     const kind = `orphan-${Date.now()}`;

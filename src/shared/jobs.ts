@@ -22,6 +22,11 @@ export interface JobHandler {
   failed?(payload: Record<string, unknown>, error: string): Promise<void>;
 }
 
+export interface EnqueueOptions {
+  /** Not before this time (a retry later on); default: as soon as a worker is free. */
+  runAt?: Date;
+}
+
 export interface JobQueue {
   /** Adds a job in the caller's transaction; call `kick()` after the commit to start it soon. */
   enqueue(
@@ -29,6 +34,7 @@ export interface JobQueue {
     kind: string,
     payload: Record<string, unknown>,
     accountId?: string,
+    options?: EnqueueOptions,
   ): Promise<string>;
   register(kind: string, handler: JobHandler): void;
   /** Looks for due jobs now instead of at the next poll. */
@@ -89,6 +95,7 @@ export class DbJobQueue implements JobQueue {
     kind: string,
     payload: Record<string, unknown>,
     accountId?: string,
+    options: EnqueueOptions = {},
   ): Promise<string> {
     const now = this.o.clock.now().toISOString();
     const id = newId('job');
@@ -101,7 +108,7 @@ export class DbJobQueue implements JobQueue {
         payload: JSON.stringify(payload),
         status: 'QUEUED',
         attempts: 0,
-        run_after: now,
+        run_after: options.runAt?.toISOString() ?? now,
         locked_until: null,
         last_error: null,
         created_at: now,

@@ -57,6 +57,23 @@ describe.runIf(onPostgres)('pg-boss job queue (PostgreSQL)', () => {
     expect(ran).toBe(0);
   });
 
+  it('holds a job enqueued with runAt until that time', async () => {
+    const q = queue();
+    const kind = unique('later');
+    let ran = 0;
+    q.register(kind, { run: () => Promise.resolve(void ran++) });
+    await t.app.ctx.db
+      .transaction()
+      .execute((trx) =>
+        q.enqueue(trx, kind, {}, undefined, { runAt: new Date(Date.now() + 1500) }),
+      );
+    await q.drain();
+    expect(ran).toBe(0);
+    await new Promise((r) => setTimeout(r, 2000));
+    await q.drain();
+    expect(ran).toBe(1);
+  });
+
   it('retries with backoff, then dead-letters the job and calls the failure hook once', async () => {
     const q = queue({ maxAttempts: 2, retryDelaySeconds: 1 });
     const kind = unique('flaky');

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import { CompiledQuery } from 'kysely';
 import PgBoss from 'pg-boss';
 import type { Executor } from '../db/records.js';
-import type { JobHandler, JobQueue } from './jobs.js';
+import type { EnqueueOptions, JobHandler, JobQueue } from './jobs.js';
 import { startPeriodic } from './periodic.js';
 
 /**
@@ -95,12 +95,15 @@ export class PgBossJobQueue implements JobQueue {
     kind: string,
     payload: Record<string, unknown>,
     accountId?: string,
+    options: EnqueueOptions = {},
   ): Promise<string> {
     await this.ensureQueue(kind);
     const id = await this.boss.send(
       queueName(kind),
       { ...payload, ...(accountId ? { __accountId: accountId } : {}) },
-      { db: adapter(trx) },
+      // Without `runAt` the database's clock decides (due at once): the app's clock may be a
+      // few milliseconds ahead of it, which would hold a due job back until the next poll.
+      { db: adapter(trx), ...(options.runAt ? { startAfter: options.runAt } : {}) },
     );
     if (!id) throw new Error(`pg-boss refused a ${kind} job`);
     return id;

@@ -705,6 +705,109 @@ export interface paths {
         patch: operations["updateMyNewsletterSubscription"];
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint (answers its signing secret, once)
+         * @description Needs the admin role. The URL is checked after resolving its host (422 naming `/body/url` when refused). The answer carries `secret`, the Standard Webhooks signing secret; no other answer shows it.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["getWebhookEndpoint"];
+        /**
+         * Update a webhook endpoint (partial: omitted fields stay, null clears)
+         * @description Needs the admin role.
+         */
+        put: operations["updateWebhookEndpoint"];
+        post?: never;
+        /**
+         * Delete a webhook endpoint and its deliveries
+         * @description Needs the admin role.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret (answers the new one, once)
+         * @description Needs the admin role. The previous secret keeps signing alongside the new one for 24 hours (a second `v1,` signature in `webhook-signature`), so the receiver can switch over.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the deliveries of a webhook endpoint and their attempts */
+        get: operations["listWebhookEndpointDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}/deliveries/{deliveryId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again, now (a new attempt of the same message)
+         * @description Needs the admin role. Queues a new attempt at once, with the same `webhook-id` and body, signed afresh; 409 while the endpoint is disabled.
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/budget-categories": {
         parameters: {
             query?: never;
@@ -1273,6 +1376,47 @@ export interface paths {
         put?: never;
         /** Book every accepted transaction in one database transaction (payments, budget entries) and close the import */
         post: operations["finalizeBankStatementImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/datev": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a period for the tax advisor (DATEV Buchungsstapel and invoice PDFs)
+         * @description A ZIP with `EXTF_Buchungsstapel.csv` (DATEV format, header version 700, data category 21, format version 13; Windows-1252, `;`, decimal comma): one booking per FINAL invoice or credit note issued by Kontor and tax rate (gross amount on the revenue account of the rate against the collective debtor) and one per settled payment linked to one (bank against debtor); plus the stored invoice PDFs and `document.xml` for DATEV's document image import, each booking linked to its PDF by `Beleglink` (`BEDI "<guid>"`). The period must lie in one fiscal year. 422 until the DATEV settings are saved, or while a tax rate used in the period has no revenue account. See docs/datev.md.
+         */
+        get: operations["exportDatev"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/datev/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the DATEV export settings (404 not_found until saved) */
+        get: operations["getDatevSettings"];
+        /**
+         * Save the DATEV export settings (consultant and client number, accounts)
+         * @description The first PUT needs `consultantNumber` and `clientNumber`; every other field has a default (SKR03, fiscal year from January, account length 4, collective debtor 10000, bank 1200/1800, chart revenue accounts). Later PUTs change what they name; `version` or `If-Match` make them conditional (409/412 when stale). Admins only.
+         */
+        put: operations["updateDatevSettings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3286,6 +3430,187 @@ export interface components {
              */
             status: "PENDING" | "SUBSCRIBED" | "UNSUBSCRIBED";
         };
+        /** @description An HTTPS endpoint that receives the account’s events, signed (Standard Webhooks). */
+        WebhookEndpoint: {
+            /** @description Type-prefixed, time-ordered id. */
+            id: string;
+            /**
+             * Format: int64
+             * @description Optimistic-locking version; 1 when created, +1 per write.
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (RFC 3339 UTC).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (RFC 3339 UTC).
+             */
+            updatedAt: string;
+            /** @description Where deliveries are POSTed. */
+            url: string;
+            /** @description Free text. */
+            description: string | null;
+            /** @description The events delivered here. */
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            /** @description Whether events are delivered. */
+            enabled: boolean;
+            /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
+            disabledReason: string | null;
+            /**
+             * Format: int64
+             * @description Failed delivery attempts since the last successful one.
+             */
+            failureCount: number;
+            /**
+             * Format: date-time
+             * @description When the current run of failed attempts began (RFC 3339 UTC); null after a success.
+             */
+            failingSince: string | null;
+        };
+        WebhookEndpointPage: {
+            /** @description The records of this page, newest first. */
+            data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        CreateWebhookEndpoint: {
+            /**
+             * Format: uri
+             * @description Where deliveries are POSTed: https; its host must resolve to public addresses only (private and loopback ones need the operator setting WEBHOOK_ALLOW_PRIVATE_TARGETS, which also allows plain http to them; link-local and cloud metadata addresses are always refused). A refused URL answers 422 naming `/body/url`.
+             */
+            url: string;
+            /** @description The events delivered to this endpoint, each once. */
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
+            enabled?: boolean;
+            /** @description Free text. */
+            description?: string;
+        };
+        /** @description A webhook endpoint with its new signing secret, shown once. */
+        CreateWebhookEndpointResponse: {
+            /** @description Type-prefixed, time-ordered id. */
+            id: string;
+            /**
+             * Format: int64
+             * @description Optimistic-locking version; 1 when created, +1 per write.
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (RFC 3339 UTC).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (RFC 3339 UTC).
+             */
+            updatedAt: string;
+            /** @description Where deliveries are POSTed. */
+            url: string;
+            /** @description Free text. */
+            description: string | null;
+            /** @description The events delivered here. */
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            /** @description Whether events are delivered. */
+            enabled: boolean;
+            /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
+            disabledReason: string | null;
+            /**
+             * Format: int64
+             * @description Failed delivery attempts since the last successful one.
+             */
+            failureCount: number;
+            /**
+             * Format: date-time
+             * @description When the current run of failed attempts began (RFC 3339 UTC); null after a success.
+             */
+            failingSince: string | null;
+            /** @description The signing secret (`whsec_` + base64), shown only in this answer: verify each delivery’s `webhook-signature` with it (Standard Webhooks). Store it now; reading the endpoint never shows it again. */
+            secret: string;
+        };
+        UpdateWebhookEndpoint: {
+            /**
+             * Format: int32
+             * @description The version you read; a stale version answers 409 version_conflict and changes nothing.
+             */
+            version: number;
+            /**
+             * Format: uri
+             * @description Where deliveries are POSTed: https; its host must resolve to public addresses only (private and loopback ones need the operator setting WEBHOOK_ALLOW_PRIVATE_TARGETS, which also allows plain http to them; link-local and cloud metadata addresses are always refused). A refused URL answers 422 naming `/body/url`.
+             */
+            url?: string;
+            /** @description The events delivered to this endpoint, each once. */
+            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
+            enabled?: boolean;
+            /** @description Free text; null clears it. */
+            description?: string | null;
+        };
+        /** @description One event sent to one endpoint, and its attempts. */
+        WebhookEndpointDelivery: {
+            /** @description Delivery id (`msg_…`), sent as `webhook-id`; the same on every attempt. */
+            id: string;
+            /** @description The endpoint (`whe_…`). */
+            endpointId: string;
+            /**
+             * @description An event type.
+             * @enum {unknown}
+             */
+            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent";
+            /**
+             * @description PENDING (waiting for its first or next attempt), SUCCEEDED (answered 2xx) or FAILED (every attempt failed, or the endpoint was disabled).
+             * @enum {unknown}
+             */
+            status: "PENDING" | "SUCCEEDED" | "FAILED";
+            /**
+             * Format: int64
+             * @description Attempts made so far.
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due while PENDING (RFC 3339 UTC).
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the last attempt was made (RFC 3339 UTC).
+             */
+            lastAttemptAt: string | null;
+            /**
+             * Format: int64
+             * @description HTTP status the endpoint answered last; null when it did not answer (see `lastError`).
+             */
+            lastStatusCode: number | null;
+            /**
+             * Format: int64
+             * @description Milliseconds the last attempt took, from sending to the end of the answer.
+             */
+            lastLatencyMs: number | null;
+            /** @description Why the last attempt failed without an HTTP answer (timeout, refused connection, a refused target). */
+            lastError: string | null;
+            /** @description The first kilobyte of the endpoint’s last answer body. */
+            responseExcerpt: string | null;
+            /**
+             * Format: date-time
+             * @description When the event happened and the delivery was queued (RFC 3339 UTC).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the delivery last changed (RFC 3339 UTC).
+             */
+            updatedAt: string;
+        };
+        WebhookEndpointDeliveryPage: {
+            /** @description The records of this page, newest first. */
+            data: components["schemas"]["WebhookEndpointDelivery"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         /** @description A budget category with its spending in a month. */
         BudgetCategory: {
             /** @description Type-prefixed, time-ordered id. */
@@ -5023,6 +5348,125 @@ export interface components {
              */
             version: number;
         };
+        /** @description How Kontor hands the books to the tax advisor: the DATEV header data and accounts (docs/datev.md). */
+        DatevSettings: {
+            /**
+             * Format: int64
+             * @description DATEV consultant number (Beraternummer) of the tax advisor.
+             */
+            consultantNumber: number;
+            /**
+             * Format: int64
+             * @description DATEV client number (Mandantennummer).
+             */
+            clientNumber: number;
+            /**
+             * @description Standard chart of accounts (Kontenrahmen): SKR03 or SKR04.
+             * @enum {unknown}
+             */
+            chartOfAccounts: "SKR03" | "SKR04";
+            /**
+             * Format: int64
+             * @description The month (1–12) the fiscal year starts, on its first day.
+             */
+            fiscalYearStartMonth: number;
+            /**
+             * Format: int64
+             * @description Digits of a general-ledger account (Sachkontenlänge), 4–8.
+             */
+            accountLength: number;
+            /**
+             * Format: int64
+             * @description The collective debtor account (Sammeldebitor) every invoice and payment is booked against: `accountLength` + 1 digits; the default is 1 followed by `accountLength` zeros (10000).
+             */
+            debtorAccount: number;
+            /**
+             * Format: int64
+             * @description The bank account payments are booked to; default SKR03 1200, SKR04 1800 (padded with zeros to `accountLength`).
+             */
+            bankAccount: number;
+            /** @description Revenue account per tax rate, overriding the chart defaults (docs/datev.md): S 19 % → 8400/4400, S 7 % → 8300/4300, K → 8125/4125, AE → 8337/4337, G → 8120/4120, E → 8195/4185. Rates without a default must be listed here before their invoices can be exported. */
+            revenueAccounts: {
+                /** @description A tax rate of the account (`/v1/tax-rates`). */
+                taxRateId: string;
+                /**
+                 * Format: int64
+                 * @description The revenue account its lines are booked to: exactly `accountLength` digits (e.g. 8400 in SKR03 at length 4).
+                 */
+                account: number;
+                /** @description BU-Schlüssel written with the booking (1–4 digits, e.g. `3` for 19 % output VAT on a non-automatic account); null or absent for an automatic account, which takes the VAT out by itself. */
+                taxKey?: string | null;
+            }[];
+            /**
+             * Format: int64
+             * @description Optimistic-locking version.
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When the settings were first saved (RFC 3339 UTC).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the settings were last saved (RFC 3339 UTC).
+             */
+            updatedAt: string;
+        };
+        UpdateDatevSettings: {
+            /**
+             * Format: int32
+             * @description DATEV consultant number (Beraternummer), 1001–9999999. Required when the settings are first saved.
+             */
+            consultantNumber?: number;
+            /**
+             * Format: int32
+             * @description DATEV client number (Mandantennummer), 1–99999. Required when the settings are first saved.
+             */
+            clientNumber?: number;
+            /**
+             * @description SKR03 (default) or SKR04.
+             * @enum {unknown}
+             */
+            chartOfAccounts?: "SKR03" | "SKR04";
+            /**
+             * Format: int32
+             * @description The month the fiscal year starts (default 1, January).
+             */
+            fiscalYearStartMonth?: number;
+            /**
+             * Format: int32
+             * @description Sachkontenlänge, 4–8 (default 4): the account length the advisor uses.
+             */
+            accountLength?: number;
+            /**
+             * Format: int32
+             * @description The collective debtor account, `accountLength` + 1 digits starting with 1–6; null: the default (1 followed by `accountLength` zeros).
+             */
+            debtorAccount?: number | null;
+            /**
+             * Format: int32
+             * @description The bank account, exactly `accountLength` digits; null: the chart default.
+             */
+            bankAccount?: number | null;
+            /** @description Replaces the whole list of revenue accounts per tax rate (each rate at most once). */
+            revenueAccounts?: {
+                /** @description A tax rate of the account (`/v1/tax-rates`). */
+                taxRateId: string;
+                /**
+                 * Format: int32
+                 * @description The revenue account its lines are booked to: exactly `accountLength` digits (e.g. 8400 in SKR03 at length 4).
+                 */
+                account: number;
+                /** @description BU-Schlüssel written with the booking (1–4 digits, e.g. `3` for 19 % output VAT on a non-automatic account); null or absent for an automatic account, which takes the VAT out by itself. */
+                taxKey?: string | null;
+            }[];
+            /**
+             * Format: int32
+             * @description The version you read; with it (or `If-Match`) a stale version answers 409 and changes nothing. Omitted fields keep their values.
+             */
+            version?: number;
+        };
         ConfirmNewsletterResponse: {
             /**
              * @description The subscription state after following the link.
@@ -5344,6 +5788,15 @@ export interface components {
                 "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
                 "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Needs the admin role. */
+        Forbidden2: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -7596,6 +8049,334 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+                /** @description Only enabled (or disabled) endpoints. */
+                enabled?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint with its new signing secret, shown once. */
+            201: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag?: string;
+                    /** @description Path of the created record. */
+                    Location?: string;
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateWebhookEndpointResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden2"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id (`whe_…`); an unknown id answers 404. */
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTTPS endpoint that receives the account’s events, signed (Standard Webhooks). */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag?: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Id (`whe_…`); an unknown id answers 404. */
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description An HTTPS endpoint that receives the account’s events, signed (Standard Webhooks). */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag?: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden2"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Id (`whe_…`); an unknown id answers 404. */
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden2"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Id (`whe_…`); an unknown id answers 404. */
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook endpoint with its new signing secret, shown once. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag?: string;
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateWebhookEndpointResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden2"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listWebhookEndpointDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+                /** @description Only deliveries in this status. */
+                status?: "PENDING" | "SUCCEEDED" | "FAILED";
+                /** @description Only deliveries of this event type. */
+                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent";
+            };
+            header?: never;
+            path: {
+                /** @description Id (`whe_…`); an unknown id answers 404. */
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDeliveryPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Id (`whe_…`); an unknown id answers 404. */
+                webhookEndpointId: string;
+                /** @description Id (`msg_…`); an unknown id answers 404. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event sent to one endpoint, and its attempts. */
+            202: {
+                headers: {
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden2"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listBudgetCategories: {
         parameters: {
             query?: {
@@ -9545,6 +10326,114 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    exportDatev: {
+        parameters: {
+            query: {
+                /** @description First day of the period (booking dates are invoice and payment dates) (YYYY-MM-DD). */
+                from: string;
+                /** @description Last day of the period, on or after `from` and in the same fiscal year (a DATEV batch belongs to one fiscal year) (YYYY-MM-DD). */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP, streamed as an attachment. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getDatevSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How Kontor hands the books to the tax advisor: the DATEV header data and accounts (docs/datev.md). */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag?: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatevSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateDatevSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDatevSettings"];
+            };
+        };
+        responses: {
+            /** @description How Kontor hands the books to the tax advisor: the DATEV header data and accounts (docs/datev.md). */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag?: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatevSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
         };
     };

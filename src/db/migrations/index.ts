@@ -15,6 +15,8 @@ import * as m0013 from './0013_account_logo.js';
 import * as m0014 from './0014_invoicing.js';
 import * as m0015 from './0015_write_path.js';
 import * as m0016 from './0016_recurring_invoices.js';
+import * as m0017 from './0017_webhook_endpoints.js';
+import * as m0018 from './0018_datev.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +36,6 @@ export const migrations: Record<string, Migration> = {
   '0014_invoicing': m0014,
   '0015_write_path': m0015,
   '0016_recurring_invoices': m0016,
+  '0017_webhook_endpoints': m0017,
+  '0018_datev': m0018,
 };

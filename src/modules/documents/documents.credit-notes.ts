@@ -5,6 +5,7 @@ import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { searchText } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { emitEvent } from '../webhook-endpoints/index.js';
 import { isoDate } from '../../shared/dates.js';
 import { newId } from '../../shared/ids.js';
 import { ensureSystemTemplate } from '../document-templates/index.js';
@@ -214,6 +215,13 @@ export class CreditNotes {
               changes: diff(presentDocument(invoice), presentDocument(cancelled)),
             },
             now,
+          );
+          await emitEvent(
+            this.ctx,
+            trx,
+            accountId,
+            'document.cancelled',
+            presentDocument(cancelled),
           );
         }
         return row;

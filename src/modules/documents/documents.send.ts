@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { emitEvent } from '../webhook-endpoints/index.js';
 import { findAccount, type Address } from '../account/index.js';
 import { findPartner } from '../partners/index.js';
 import { assertMailQuota, countMail } from '../plans/index.js';
@@ -149,6 +150,7 @@ export async function sendDocument(
           },
           now,
         );
+        await emitEvent(ctx, trx, accountId, 'document.sent', presentDocument(updated));
         return updated;
       }
     }

@@ -8,6 +8,7 @@ import { AppError, notFound, referenceNotFound } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { emitEvent } from '../webhook-endpoints/index.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { newId } from '../../shared/ids.js';
 import { registerReference } from '../../shared/references.js';
@@ -356,6 +357,8 @@ export class DocumentsService {
           },
           now,
         );
+        if (final)
+          await emitEvent(this.ctx, trx, accountId, 'document.finalized', presentDocument(row));
         return row;
       });
     } catch (err) {
@@ -488,6 +491,8 @@ export class DocumentsService {
           },
           now,
         );
+        if (final)
+          await emitEvent(this.ctx, trx, accountId, 'document.finalized', presentDocument(updated));
         return updated;
       });
     } catch (err) {
@@ -623,6 +628,7 @@ export class DocumentsService {
       },
       now,
     );
+    await emitEvent(this.ctx, trx, actor.accountId, 'document.finalized', presentDocument(after));
     return after;
   }
 

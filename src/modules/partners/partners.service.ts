@@ -12,6 +12,7 @@ import { presentPartner } from './partners.presenter.js';
 import * as repo from './partners.repository.js';
 import type { CreatePartner, ListPartners, Partner, UpdatePartner } from './partners.schemas.js';
 import { lockUploadedFile, requireImageFile } from '../files/index.js';
+import { emitEvent } from '../webhook-endpoints/index.js';
 
 /**
  * The buyer's e-invoicing fields checked beyond their schema, all problems in one 400: the VAT
@@ -82,6 +83,7 @@ export class PartnersService {
         },
         now,
       );
+      await emitEvent(this.ctx, trx, actor.accountId, 'partner.created', partner);
     });
     return partner;
   }
@@ -159,6 +161,7 @@ export class PartnersService {
         },
         now,
       );
+      await emitEvent(this.ctx, trx, actor.accountId, 'partner.updated', partner);
       return partner;
     });
   }

@@ -10,6 +10,7 @@ import type { Actor } from '../../shared/audit.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { toMajor } from '../../shared/money.js';
 import { registerReference } from '../../shared/references.js';
+import { emitEvent } from '../webhook-endpoints/index.js';
 import { amountBounds } from './amount-filter.js';
 import { createPaymentRecord, newPaymentRow, updatePaymentRecord } from './payments.api.js';
 import { presentPayment } from './payments.presenter.js';
@@ -74,7 +75,9 @@ export class PaymentsService {
           },
           now,
         );
-        return createPaymentRecord(trx, actor, row, now);
+        const payment = await createPaymentRecord(trx, actor, row, now);
+        await emitEvent(this.ctx, trx, actor.accountId, 'payment.created', payment);
+        return payment;
       }),
     );
   }
@@ -128,7 +131,9 @@ export class PaymentsService {
           },
           current: () => repo.paymentVersion(trx, actor.accountId, id),
         });
-        return presentPayment(updated.after);
+        const payment = presentPayment(updated.after);
+        await emitEvent(this.ctx, trx, actor.accountId, 'payment.updated', payment);
+        return payment;
       }),
     );
   }

@@ -20,6 +20,7 @@ import {
   type StoredBilling,
 } from '../contracts/index.js';
 import { createDocument, type CreateDocument, type DocumentView } from '../documents/index.js';
+import { emitEvent } from '../webhook-endpoints/index.js';
 import * as repo from './recurring-invoices.repository.js';
 import type {
   BillingRunResult,
@@ -182,6 +183,13 @@ export class RecurringInvoices {
       });
       updated = claimed ? await advanceBilling(trx, actor, row, next, now, documentId) : undefined;
       if (!updated) throw new PeriodTaken();
+      await emitEvent(this.ctx, trx, row.account_id, 'contract.invoiced', {
+        contractId: row.id,
+        documentId,
+        status,
+        invoiceDate: period.invoiceDate,
+        servicePeriod: { from: period.from, to: period.to },
+      });
       if (billing.autoSend && status === 'FINAL')
         await this.ctx.jobs.enqueue(
           trx,

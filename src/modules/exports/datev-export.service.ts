@@ -1,0 +1,285 @@
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../../context.js';
+import { assertIsoDate, invalidField } from '../../http/field-rules.js';
+import { AppError, type FieldError } from '../../shared/errors.js';
+import { defaultRevenueAccount, type Chart } from './datev-accounts.js';
+import { documentGuid, documentXml, type DocumentImage } from './datev-documents.js';
+import {
+  bookingLine,
+  columnLine,
+  CRLF,
+  encode,
+  headerLine,
+  reference,
+  type Booking,
+} from './datev-extf.js';
+import { presentSettings } from './exports.presenter.js';
+import * as repo from './exports.repository.js';
+import type { DatevExportQueryT, DatevSettings } from './exports.schemas.js';
+import { zipStream, type ZipEntry } from './zip-stream.js';
+
+/** The CSV's name inside the package, as DATEV's import expects it (`EXTF_` prefix). */
+export const CSV_NAME = 'EXTF_Buchungsstapel.csv';
+/** Booking lines encoded per chunk of the CSV entry. */
+const LINES_PER_CHUNK = 500;
+
+/** A tax line of a stored invoice, as `documents.tax_breakdown` holds it. */
+interface TaxLine {
+  taxRateId: string;
+  rateBp: number;
+  netMinor: number;
+  taxMinor: number;
+  category?: string;
+}
+
+interface Image extends DocumentImage {
+  key: string;
+}
+
+export interface DatevPackage {
+  fileName: string;
+  bookings: number;
+  images: number;
+  stream: Readable;
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** The fiscal year (first and last day) that `date` falls in, by the month it starts. */
+export function fiscalYearOf(date: string, startMonth: number): { start: string; end: string } {
+  const year = Number(date.slice(0, 4));
+  const month = Number(date.slice(5, 7));
+  const startYear = month >= startMonth ? year : year - 1;
+  const endYear = startMonth === 1 ? startYear : startYear + 1;
+  const endMonth = startMonth === 1 ? 12 : startMonth - 1;
+  const lastDay = new Date(Date.UTC(endYear, endMonth, 0)).getUTCDate();
+  return {
+    start: `${startYear}-${pad2(startMonth)}-01`,
+    end: `${endYear}-${pad2(endMonth)}-${pad2(lastDay)}`,
+  };
+}
+
+/**
+ * `GET /v1/exports/datev`: the period's bookings as a DATEV Buchungsstapel plus the invoice
+ * images and their `document.xml`, as one ZIP (docs/datev.md). Everything that can refuse
+ * the export (dates, settings, unmapped tax rates) is checked before the first byte; the
+ * bookings are planned page by page into a compact list, and the ZIP then streams: the PDFs
+ * are read from storage one at a time while the client downloads.
+ */
+export class DatevExportService {
+  constructor(private readonly ctx: AppContext) {}
+
+  async export(accountId: string, query: DatevExportQueryT): Promise<DatevPackage> {
+    const { from, to } = query;
+    assertIsoDate(from, '/querystring/from');
+    assertIsoDate(to, '/querystring/to');
+    if (to < from)
+      throw invalidField('/querystring/to', 'must be on or after from', 'out_of_range');
+    const row = await repo.findSettings(this.ctx.db, accountId);
+    if (!row)
+      throw new AppError(
+        'business_rule_violated',
+        'Configure the DATEV export first: PUT /v1/exports/datev/settings with the consultant number (Beraternummer) and client number (Mandantennummer) of the tax advisor; chart of accounts (SKR03 default), fiscal year start and account length are optional.',
+        {
+          errors: [
+            { path: '/settings/consultantNumber', message: 'is not set', code: 'required' },
+            { path: '/settings/clientNumber', message: 'is not set', code: 'required' },
+          ],
+        },
+      );
+    const settings = presentSettings(row);
+    const year = fiscalYearOf(from, settings.fiscalYearStartMonth);
+    if (to > year.end)
+      throw invalidField(
+        '/querystring/to',
+        `must be in the fiscal year of from (${year.start} to ${year.end}): a DATEV batch belongs to one fiscal year`,
+        'out_of_range',
+      );
+    const { bookings, images } = await this.plan(accountId, settings, from, to);
+    const createdAt = this.ctx.clock.now();
+    const header = headerLine({
+      createdAt,
+      consultantNumber: settings.consultantNumber,
+      clientNumber: settings.clientNumber,
+      fiscalYearStart: year.start,
+      accountLength: settings.accountLength,
+      from,
+      to,
+      chart: settings.chartOfAccounts,
+      currency: 'EUR',
+    });
+    return {
+      fileName: `DATEV_${from.replace(/-/g, '')}_${to.replace(/-/g, '')}.zip`,
+      bookings: bookings.length,
+      images: images.length,
+      stream: zipStream(this.entries(header, bookings, images, createdAt)),
+    };
+  }
+
+  /** Every booking of the period and the images they link, or 422 for unmapped tax rates. */
+  private async plan(
+    accountId: string,
+    settings: DatevSettings,
+    from: string,
+    to: string,
+  ): Promise<{ bookings: Booking[]; images: Image[] }> {
+    const db = this.ctx.db;
+    const chart: Chart = settings.chartOfAccounts;
+    const length = settings.accountLength;
+    const mapped = new Map(settings.revenueAccounts.map((m) => [m.taxRateId, m]));
+    const rates = new Map((await repo.taxRates(db, accountId)).map((r) => [r.id, r]));
+    const unmapped = new Map<string, FieldError>();
+    const bookings: Booking[] = [];
+    const images: Image[] = [];
+    const names = new Set<string>();
+
+    let after: [string, string] | null = null;
+    for (;;) {
+      const page = await repo.issuedDocuments(db, accountId, from, to, after);
+      for (const doc of page) {
+        const credit = doc.invoice_type === 'CREDIT_NOTE';
+        const number = doc.document_number ?? doc.id;
+        let guid: string | null = null;
+        if (doc.file_key) {
+          guid = documentGuid(doc.id);
+          let name = `${reference(number)}.pdf`;
+          for (let n = 2; names.has(name); n++) name = `${reference(number)}_${n}.pdf`;
+          names.add(name);
+          images.push({ guid, fileName: name, keywords: number, key: doc.file_key });
+        }
+        const buyerVatId = buyerVatIdOf(doc.einvoice_parties);
+        for (const line of JSON.parse(doc.tax_breakdown) as TaxLine[]) {
+          const gross = Number(line.netMinor) + Number(line.taxMinor);
+          if (gross === 0) continue;
+          const category = line.category ?? 'S';
+          const mapping = mapped.get(line.taxRateId);
+          const account =
+            mapping?.account ?? defaultRevenueAccount(chart, length, category, line.rateBp);
+          if (account === undefined) {
+            const rate = rates.get(line.taxRateId);
+            unmapped.set(line.taxRateId, {
+              path: '/settings/revenueAccounts',
+              message: `tax rate ${line.taxRateId}${rate ? ` "${rate.name}"` : ''} (category ${category}, ${line.rateBp / 100} %) has no default revenue account in ${chart}: map it to one with PUT /v1/exports/datev/settings`,
+              code: 'required',
+            });
+            continue;
+          }
+          // The debtor owes the gross amount of an invoice (debit) and gets it back by a
+          // credit note (credit); a negative tax line (a discount rate) turns the side round.
+          const debit = credit ? gross < 0 : gross > 0;
+          bookings.push({
+            amountMinor: Math.abs(gross),
+            side: debit ? 'S' : 'H',
+            currency: doc.currency,
+            account: settings.debtorAccount,
+            contraAccount: account,
+            taxKey: mapping?.taxKey ?? '',
+            date: doc.creation_date,
+            reference: number,
+            text: `${credit ? 'Gutschrift ' : ''}${doc.partner_name ?? ''}`.trim(),
+            documentGuid: guid,
+            euVatId:
+              (category === 'K' || category === 'AE') && buyerVatId && !/^DE/i.test(buyerVatId)
+                ? buyerVatId
+                : null,
+          });
+        }
+      }
+      if (page.length < repo.PAGE) break;
+      const last = page.at(-1)!;
+      after = [last.creation_date, last.id];
+    }
+    if (unmapped.size > 0)
+      throw new AppError(
+        'business_rule_violated',
+        'Some invoices of the period use tax rates without a revenue account; map them in the DATEV settings.',
+        { errors: [...unmapped.values()] },
+      );
+
+    let paymentsAfter: [string, string] | null = null;
+    for (;;) {
+      const page = await repo.debtorPayments(db, accountId, from, to, paymentsAfter);
+      for (const p of page)
+        // Money in: the bank is debited, the debtor credited; a refund the other way round.
+        bookings.push({
+          amountMinor: Number(p.amount),
+          side: p.direction === 'INCOMING' ? 'S' : 'H',
+          currency: p.currency,
+          account: settings.bankAccount,
+          contraAccount: settings.debtorAccount,
+          taxKey: '',
+          date: p.payment_date,
+          reference: p.document_number ?? '',
+          text: `Zahlung ${p.partner_name ?? ''}`.trim(),
+          documentGuid: null,
+          euVatId: null,
+        });
+      if (page.length < repo.PAGE) break;
+      const last = page.at(-1)!;
+      paymentsAfter = [last.payment_date, last.id];
+    }
+    return { bookings, images };
+  }
+
+  /** The package's files in order: the CSV, each PDF, then `document.xml`. */
+  private async *entries(
+    header: string,
+    bookings: Booking[],
+    images: Image[],
+    createdAt: Date,
+  ): AsyncGenerator<ZipEntry> {
+    yield {
+      name: CSV_NAME,
+      deflate: true,
+      mtime: createdAt,
+      chunks: async function* () {
+        yield encode(header + CRLF + columnLine() + CRLF);
+        for (let i = 0; i < bookings.length; i += LINES_PER_CHUNK)
+          yield encode(
+            bookings
+              .slice(i, i + LINES_PER_CHUNK)
+              .map((b) => bookingLine(b) + CRLF)
+              .join(''),
+          );
+        await Promise.resolve();
+      },
+    };
+    const packed: DocumentImage[] = [];
+    for (const image of images) {
+      let stream: Readable;
+      try {
+        stream = await this.ctx.storage.open(image.key);
+      } catch (err) {
+        // A lost file must not break the whole hand-off: the booking keeps its link, the
+        // index leaves the image out, and the log says which one.
+        this.ctx.logger.warn({ err, key: image.key }, 'DATEV export: invoice PDF not readable');
+        continue;
+      }
+      packed.push(image);
+      yield {
+        name: image.fileName,
+        deflate: false,
+        mtime: createdAt,
+        chunks: async function* () {
+          for await (const chunk of stream) yield chunk as Uint8Array;
+        },
+      };
+    }
+    yield {
+      name: 'document.xml',
+      deflate: true,
+      mtime: createdAt,
+      chunks: async function* () {
+        yield Buffer.from(documentXml(createdAt, packed), 'utf8');
+        await Promise.resolve();
+      },
+    };
+  }
+}
+
+/** The buyer's VAT id frozen with the invoice (intra-EU supplies name it to DATEV). */
+function buyerVatIdOf(parties: string | null): string | null {
+  if (!parties) return null;
+  const parsed = JSON.parse(parties) as { buyer?: { vatId?: string | null } };
+  return parsed.buyer?.vatId ?? null;
+}

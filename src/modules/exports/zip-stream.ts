@@ -1,0 +1,48 @@
+import { Readable } from 'node:stream';
+import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
+
+/** One file of a ZIP: its name, whether to deflate it, and its bytes as they come. */
+export interface ZipEntry {
+  name: string;
+  /** Deflate text; store what is compressed already (PDFs). */
+  deflate: boolean;
+  /** Local time the entry shows (ZIP stores DOS time without a zone). */
+  mtime: Date;
+  chunks: () => AsyncIterable<Uint8Array>;
+}
+
+/**
+ * A ZIP as a stream: entries are read one after the other and compressed chunk by chunk, and
+ * each output chunk waits until the reader takes it (`Readable.from` pulls the generator), so
+ * memory holds one entry's current chunk, not the archive. `fflate` (MIT) writes the format.
+ */
+export function zipStream(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>): Readable {
+  async function* generate(): AsyncGenerator<Uint8Array> {
+    const out: Uint8Array[] = [];
+    let failure: Error | null = null;
+    const zip = new Zip((err, chunk) => {
+      if (err) failure = err;
+      else out.push(chunk);
+    });
+    function* drain(): Generator<Uint8Array> {
+      if (failure) throw failure;
+      while (out.length > 0) yield out.shift()!;
+    }
+    for await (const entry of entries) {
+      const file = entry.deflate
+        ? new ZipDeflate(entry.name, { level: 6 })
+        : new ZipPassThrough(entry.name);
+      file.mtime = entry.mtime;
+      zip.add(file);
+      for await (const chunk of entry.chunks()) {
+        file.push(chunk, false);
+        yield* drain();
+      }
+      file.push(new Uint8Array(0), true);
+      yield* drain();
+    }
+    zip.end();
+    yield* drain();
+  }
+  return Readable.from(generate(), { objectMode: false });
+}

@@ -1,0 +1,65 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { afterCommit } from '../../db/transactions.js';
+import type { DB } from '../../db/schema.js';
+import { newId } from '../../shared/ids.js';
+import * as repo from './webhook-endpoints.repository.js';
+import type { WebhookEventType } from './webhook-endpoints.schemas.js';
+
+/** The job that makes one attempt of one delivery (`delivery.job.ts`). */
+export const DELIVER_JOB = 'webhook.deliver';
+
+/** The payload of a delivery job: which delivery, and which attempt this job makes. */
+export interface DeliverJob {
+  deliveryId: string;
+  accountId: string;
+  attempt: number;
+}
+
+/**
+ * The outbox: records that `type` happened, in the caller's transaction. For every enabled
+ * endpoint of the account that subscribed to `type` it writes one delivery row holding the
+ * exact body that will be signed and sent (`{type, timestamp, data}`), and enqueues the job
+ * of its first attempt in the same transaction, so a delivery exists exactly when the change
+ * committed, and a rolled-back change sends nothing. `data` is the resource as the API
+ * answers it. Answers how many deliveries were queued.
+ */
+export async function emitEvent(
+  ctx: Pick<AppContext, 'clock' | 'jobs'>,
+  trx: Transaction<DB>,
+  accountId: string,
+  type: WebhookEventType,
+  data: Record<string, unknown>,
+): Promise<number> {
+  const endpoints = (await repo.enabledEndpoints(trx, accountId)).filter((e) =>
+    (JSON.parse(e.event_types) as string[]).includes(type),
+  );
+  if (endpoints.length === 0) return 0;
+  const at = ctx.clock.now().toISOString();
+  const payload = JSON.stringify({ type, timestamp: at, data });
+  for (const endpoint of endpoints) {
+    const id = newId('webhookDelivery');
+    await repo.insertDelivery(trx, {
+      id,
+      account_id: accountId,
+      endpoint_id: endpoint.id,
+      event_type: type,
+      payload,
+      status: 'PENDING',
+      attempts: 0,
+      next_attempt_at: at,
+      last_attempt_at: null,
+      last_status_code: null,
+      last_latency_ms: null,
+      last_error: null,
+      response_excerpt: null,
+      created_at: at,
+      updated_at: at,
+    });
+    const job: DeliverJob = { deliveryId: id, accountId, attempt: 1 };
+    await ctx.jobs.enqueue(trx, DELIVER_JOB, { ...job }, accountId);
+  }
+  // Start sending soon after the commit rather than at the next poll.
+  afterCommit(trx, () => Promise.resolve(ctx.jobs.kick()));
+  return endpoints.length;
+}

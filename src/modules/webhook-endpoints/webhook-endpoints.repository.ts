@@ -1,0 +1,207 @@
+import type { Selectable } from 'kysely';
+import { recordQueries, type Executor } from '../../db/records.js';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+const records = recordQueries('webhook_endpoints');
+
+/**
+ * Webhook endpoint and delivery queries; every one is scoped by account (STYLE rule 3). This
+ * module is the one writer of `webhook_endpoints` and `webhook_deliveries`.
+ */
+
+export async function insertEndpoint(trx: Executor, row: WebhookEndpointRow): Promise<void> {
+  await trx.insertInto('webhook_endpoints').values(row).execute();
+}
+
+export const findEndpoint = records.find;
+export const endpointVersion = records.version;
+/** The compare-and-set update, answering the row before and after (for the audit diff). */
+export const updateEndpointWithBefore = records.updateWithBefore;
+/** The compare-and-set update (version, then values). */
+export const updateEndpoint = records.update;
+/** Deletes when the version matches (any version when undefined). */
+export const deleteEndpoint = records.remove;
+
+export interface EndpointFilter {
+  limit: number;
+  afterId?: string;
+  enabled?: boolean;
+}
+
+/** Newest first; fetches `limit + 1` rows so the caller can tell whether a next page exists. */
+export async function listEndpoints(
+  db: Executor,
+  accountId: string,
+  f: EndpointFilter,
+): Promise<WebhookEndpointRow[]> {
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId);
+  if (f.afterId !== undefined) query = query.where('id', '<', f.afterId);
+  if (f.enabled !== undefined) query = query.where('enabled', '=', f.enabled ? 1 : 0);
+  return query
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+/** The account's enabled endpoints with the event types they want (JSON), for the outbox. */
+export async function enabledEndpoints(
+  db: Executor,
+  accountId: string,
+): Promise<Pick<WebhookEndpointRow, 'id' | 'event_types'>[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'event_types'])
+    .where('account_id', '=', accountId)
+    .where('enabled', '=', 1)
+    .execute();
+}
+
+/**
+ * The endpoint's failure bookkeeping after an attempt: a success clears it, a failure counts
+ * and starts the run's clock when it is the first. Not versioned: no client writes these.
+ */
+export async function recordEndpointOutcome(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  ok: boolean,
+  at: string,
+): Promise<void> {
+  const query = trx
+    .updateTable('webhook_endpoints')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
+  if (ok)
+    await query
+      .set({ failure_count: 0, failing_since: null })
+      .where('failure_count', '>', 0)
+      .execute();
+  else
+    await query
+      .set((eb) => ({
+        failure_count: eb('failure_count', '+', 1),
+        failing_since: eb.fn.coalesce('failing_since', eb.val(at)),
+      }))
+      .execute();
+}
+
+/**
+ * The service disables an endpoint: compare-and-set on `enabled`, so of two deliveries that
+ * give up at once only one disables it (and mails). Bumps the version like any change.
+ */
+export async function disableEndpoint(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  reason: string,
+  at: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return trx
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({
+      enabled: 0,
+      disabled_reason: reason,
+      version: eb('version', '+', 1),
+      updated_at: at,
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('enabled', '=', 1)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** E-mail addresses of the account's active admins (who hear of a disabled endpoint). */
+export async function adminEmails(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('email')
+    .where('account_id', '=', accountId)
+    .where('role', '=', 'admin')
+    .where('status', '=', 'ACTIVE')
+    .orderBy('email')
+    .execute();
+  return rows.map((r) => r.email);
+}
+
+export async function insertDelivery(trx: Executor, row: WebhookDeliveryRow): Promise<void> {
+  await trx.insertInto('webhook_deliveries').values(row).execute();
+}
+
+export async function findDelivery(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<WebhookDeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export interface DeliveryFilter {
+  limit: number;
+  afterId?: string;
+  status?: string;
+  eventType?: string;
+}
+
+/** An endpoint's deliveries, newest first; `limit + 1` rows. */
+export async function listDeliveries(
+  db: Executor,
+  accountId: string,
+  endpointId: string,
+  f: DeliveryFilter,
+): Promise<WebhookDeliveryRow[]> {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('endpoint_id', '=', endpointId);
+  if (f.afterId !== undefined) query = query.where('id', '<', f.afterId);
+  if (f.status !== undefined) query = query.where('status', '=', f.status);
+  if (f.eventType !== undefined) query = query.where('event_type', '=', f.eventType);
+  return query
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+/**
+ * Writes an attempt's outcome when the delivery still has the attempts count the attempt
+ * started from (compare-and-set: a duplicate run of the same job, or a replay racing a retry,
+ * records once). Answers whether it was recorded.
+ */
+export async function recordAttempt(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  attemptsBefore: number,
+  values: Partial<WebhookDeliveryRow>,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('webhook_deliveries')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('attempts', '=', attemptsBefore)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Deletes an endpoint's deliveries (before the endpoint itself, in its transaction). */
+export async function deleteDeliveries(
+  trx: Executor,
+  accountId: string,
+  endpointId: string,
+): Promise<void> {
+  await trx
+    .deleteFrom('webhook_deliveries')
+    .where('account_id', '=', accountId)
+    .where('endpoint_id', '=', endpointId)
+    .execute();
+}
