@@ -22,6 +22,7 @@ import { sealAllAudit, setAuditLogger, settleAudit } from './shared/audit.js';
 import { registerAuth } from './http/auth.js';
 import { AppError } from './shared/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerCsv } from './http/csv.js';
 import { boundIntegers, registerInputLimits } from './http/input-limits.js';
 import {
   frameworkProblem,
@@ -456,6 +457,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerAuth(app, ctx, credentialLookup);
   registerRateLimits(app, ctx);
   registerIdempotency(app, ctx);
+  // Before the modules: every list route they register also answers CSV.
+  registerCsv(app, { now: () => ctx.clock.now() });
   await registerDocs(app);
   await registerModules(app, ctx);
   return app;

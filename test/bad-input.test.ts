@@ -8,6 +8,7 @@ import { settleAudit } from '../src/shared/audit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../src/http/pagination.js';
 import { mt940, uploadStatement } from '../src/modules/bank-imports/bank-imports.test-support.js';
+import { expectProblem as problemOf } from './contract.js';
 import { buildTestApp, createUser, dbKind, type TestApp, type TestUser } from './helpers.js';
 
 /**
@@ -38,10 +39,7 @@ const post = (url: string, payload: Body | string) =>
 
 function expectProblem(res: LightMyRequestResponse, status: number, code: string): Body {
   expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toContain('application/problem+json');
-  const body = res.json<Body>();
-  expect(body.code).toBe(code);
-  return body;
+  return problemOf(res, code);
 }
 
 /** A 400 `validation_failed` whose `errors` name `path` with the field code `code`. */

@@ -31,7 +31,8 @@ export interface ResourceContract {
 type Json = Record<string, unknown>;
 
 /** The RFC 9457 shape every error has, with its content type. */
-function expectProblem(
+/** The RFC 9457 shape of an answer, with its `code`; answers the problem. */
+export function expectProblem(
   res: { statusCode: number; headers: Json; json: () => unknown },
   code: string,
 ) {

@@ -5,12 +5,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freePort, loadEnsureBuilt, root } from './processes.js';
 
-const root = path.resolve(import.meta.dirname, '..');
 const tools = ['dash', 'curl', 'jq'].filter(
   (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0,
 );
@@ -34,17 +33,6 @@ function quickStartScript(port: number): string {
     .replaceAll('localhost:3000', `localhost:${port}`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe.skipIf(tools.length > 0)('README quick start', () => {
   it('runs as written under dash', async () => {
     const port = await freePort();
@@ -57,10 +45,7 @@ describe.skipIf(tools.length > 0)('README quick start', () => {
       PORT: String(port),
       LOG_LEVEL: 'warn',
     };
-    const { ensureBuilt } = (await import(path.join(root, 'scripts', 'build.mjs'))) as {
-      ensureBuilt: () => boolean;
-    };
-    ensureBuilt();
+    (await loadEnsureBuilt())();
     const server = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
       cwd: dir,
       env,

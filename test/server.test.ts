@@ -80,7 +80,8 @@ describe.runIf(dbKind === 'sqlite')('server', () => {
     expect(again.output()).not.toContain('created a client API key');
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
-  });
+    // Two starts through tsx (which compiles every module on the way): slow on a loaded machine.
+  }, 120_000);
 
   it('refuses to start on a bad setting, naming it', async () => {
     const s = startServer({ PORT: 'eighty' });

@@ -5,24 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { freePort, loadEnsureBuilt, root } from './processes.js';
 import { report } from './report.js';
-
-const root = path.resolve(import.meta.dirname, '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function healthy(port: number, deadline: number): Promise<boolean> {
   while (Date.now() < deadline) {
@@ -48,9 +35,7 @@ async function refused(port: number): Promise<boolean> {
 let ensureBuilt: () => boolean;
 beforeAll(async () => {
   // The build `npm ci` made (prepare); rebuilt here only when the sources changed since.
-  ({ ensureBuilt } = (await import(path.join(root, 'scripts', 'build.mjs'))) as {
-    ensureBuilt: () => boolean;
-  });
+  ensureBuilt = await loadEnsureBuilt();
   ensureBuilt();
 }, 180_000);
 

@@ -7,6 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { INT32_MAX, INT32_MIN } from './input-limits.js';
+import { isPageSchema } from './csv.js';
 import { RESOURCE_EXAMPLES } from './openapi-examples.js';
 
 type Json = Record<string, unknown>;
@@ -299,6 +300,32 @@ function shareResponses(doc: Document): void {
     }
 }
 
+/**
+ * Lists also answer `text/csv` when asked with `Accept: text/csv` (src/http/csv.ts): the
+ * alternative is declared beside the JSON page, with the headers only it sends.
+ */
+function csvAlternative(op: Operation): void {
+  const ok = op.responses?.['200'];
+  if (!ok?.content || !isPageSchema(jsonSchemaOf(ok))) return;
+  ok.content['text/csv'] = {
+    schema: {
+      type: 'string',
+      description:
+        'With `Accept: text/csv`: every record the filters select (not one page), streamed. UTF-8 with BOM, `;` between fields, CRLF, a header line of the field names (nested ones dotted), decimal comma, dates DD.MM.YYYY, timestamps DD.MM.YYYY HH:MM:SS UTC, booleans ja/nein (docs/api-conventions.md, "CSV").',
+    },
+  };
+  ok.headers = {
+    ...ok.headers,
+    'Content-Disposition': header(
+      'With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`.',
+    ),
+    Vary: header('`accept`: the answer depends on the Accept header.', {
+      type: 'string',
+      enum: ['accept'],
+    }),
+  };
+}
+
 /** ETag, Location and Idempotent-Replayed where the service sends them. */
 function successHeaders(doc: Document, op: Operation): void {
   const idempotent = (op.parameters ?? []).some(
@@ -446,6 +473,7 @@ export function refineOpenApi(input: Json): Json {
       op.operationId = operationIdOf(method, path, methods);
       problemJson(op);
       commonResponses(path, op);
+      if (method === 'get') csvAlternative(op);
     }
   }
   // Names after ids: a schema is named by the first operation (in path order) that answers it.

@@ -22,8 +22,14 @@ export type Problem = components['schemas']['Problem'];
 /** Stable snake_case error codes (`Problem['code']`), e.g. `version_conflict`. */
 export type ProblemCode = Problem['code'];
 
+/**
+ * The media types the client reads: JSON, problems and files. Lists also answer `text/csv`
+ * when asked (`Accept: text/csv`); the typed client asks for JSON and types it as such.
+ */
+export type KontorMedia = `application/${string}`;
+
 /** The client `createKontorClient` returns: `GET`, `POST`, `PUT`, `DELETE`, … typed per path. */
-export type KontorClient = Client<paths>;
+export type KontorClient = Client<paths, KontorMedia>;
 
 export interface KontorClientOptions {
   /** Where the API is served, e.g. `http://localhost:3000` (no `/v1`; paths carry it). */
@@ -45,7 +51,7 @@ export interface KontorClientOptions {
 export function createKontorClient(options: KontorClientOptions): KontorClient {
   const headers: Record<string, string> = { ...options.headers, 'x-api-key': options.apiKey };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  return createClient<paths>({
+  return createClient<paths, KontorMedia>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers,
     ...(options.fetch ? { fetch: options.fetch } : {}),

@@ -6110,6 +6110,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -6120,6 +6124,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiTokenPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6220,6 +6225,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -6230,6 +6239,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6642,6 +6652,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -6652,6 +6666,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditEventPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6683,6 +6698,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -6693,6 +6712,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartnerPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6880,6 +6900,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -6890,6 +6914,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaxRatePage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7085,6 +7110,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -7095,6 +7124,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProductPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7292,6 +7322,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -7302,6 +7336,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContractPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7531,6 +7566,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -7541,6 +7580,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContractInvoicePage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7741,6 +7781,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -7751,6 +7795,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["License"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -7812,6 +7857,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -7822,6 +7871,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotePage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8068,6 +8118,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -8078,6 +8132,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8317,6 +8372,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -8327,6 +8386,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointDeliveryPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8400,6 +8460,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -8410,6 +8474,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetCategoryPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8607,6 +8672,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -8617,6 +8686,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetEntryPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8763,6 +8833,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -8773,6 +8847,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FilePage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8973,6 +9048,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -8983,6 +9062,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DocumentTemplatePage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9221,6 +9301,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -9231,6 +9315,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DocumentPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9733,6 +9818,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -9743,6 +9832,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10218,6 +10308,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary?: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
@@ -10228,6 +10322,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BankStatementImportTransactionPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
