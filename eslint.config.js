@@ -35,8 +35,8 @@ export default tseslint.config(
     },
   },
   {
-    // Build and start scripts: plain Node ESM, run before any TypeScript is compiled.
-    files: ['scripts/**/*.mjs'],
+    // Build and start scripts, and the bench driver over the shared harness: plain Node ESM.
+    files: ['scripts/**/*.mjs', 'bench/**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
     rules: { 'no-console': 'off' },

@@ -39,7 +39,7 @@ const post = (url: string, payload: Body | string) =>
 
 function expectProblem(res: LightMyRequestResponse, status: number, code: string): Body {
   expect(res.statusCode, res.body).toBe(status);
-  return problemOf(res, code);
+  return problemOf(res, code, { detail: 'optional' });
 }
 
 /** A 400 `validation_failed` whose `errors` name `path` with the field code `code`. */

@@ -1,0 +1,119 @@
+// `node bench/variants.mjs`: Kontor variants side by side on one pinned core, interleaved
+// round by round against the minimal Fastify + SQLite route, using the shared harness
+// (`../shared/bench`, built with its own `npm ci && npm run build`). A variant is a set of
+// environment overrides applied in the server process before it loads (LOG_LEVEL,
+// RATE_LIMITS, …), or another built checkout (`KDIR`); each gets 2,000 partners through the
+// API. Prints req/s and the server's CPU time per request (utime + stime from /proc over the
+// measured seconds), which moves less with the machine's load than req/s.
+//   VARIANTS='{"base":{},"nolog":{"LOG_LEVEL":"warn"}}' EP=get ROUNDS=5 SECS=5 node bench/variants.mjs
+// EP: get | list | post | put; MIN=0 leaves out the minimal route. Not a test.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const harness = path.resolve(here, '../../shared/bench/lib');
+const { pinSelf, runWrk, stopAll, uptime } = await import(path.join(harness, 'proc.mjs'));
+const { seedViaApi, startKontor, startFastifySqlite } = await import(
+  path.join(harness, 'targets.mjs')
+);
+
+const say = (line) => process.stdout.write(`${line}\n`);
+const variants = JSON.parse(process.env.VARIANTS ?? '{"base":{}}');
+const endpoint = process.env.EP ?? 'get';
+const rounds = Number(process.env.ROUNDS ?? 3);
+const seconds = Number(process.env.SECS ?? 4);
+const kontorDir = path.resolve(here, '..');
+const mode = { get: 'getid', list: 'get', post: 'post', put: 'put' }[endpoint];
+
+/** CPU time of a process so far, in clock ticks (1/100 s). */
+function cpuTicks(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+pinSelf('0');
+const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-variants-'));
+const servers = {};
+try {
+  if (process.env.MIN !== '0') {
+    const s = await startFastifySqlite({ runDir, cpu: '1', count: 2000 });
+    s.idsFile = path.join(runDir, 'min-ids.txt');
+    fs.writeFileSync(s.idsFile, `${s.ids.join('\n')}\n`);
+    s.minimal = true;
+    servers['fastify-min'] = s;
+  }
+  for (const [name, env] of Object.entries(variants)) {
+    const preload = path.join(runDir, `${name}.cjs`);
+    fs.writeFileSync(
+      preload,
+      Object.entries(env)
+        .map(([k, v]) => `process.env[${JSON.stringify(k)}] = ${JSON.stringify(v)};`)
+        .join('\n'),
+    );
+    const s = await startKontor({
+      name,
+      kontorDir: env.KDIR ?? kontorDir,
+      runDir,
+      cpu: '1',
+      nodeArgs: ['--require', preload],
+    });
+    const ids = await seedViaApi({
+      name,
+      url: `${s.base}${s.prefix}`,
+      headers: s.headers,
+      count: 2000,
+    });
+    s.idsFile = path.join(runDir, `${name}-ids.txt`);
+    fs.writeFileSync(s.idsFile, `${ids.join('\n')}\n`);
+    s.putState = path.join(runDir, `${name}-put.txt`);
+    fs.writeFileSync(s.putState, ids.map((id) => `${id} 1\n`).join(''));
+    servers[name] = s;
+  }
+  const results = {};
+  for (let round = 1; round <= rounds; round++) {
+    say(`round ${round}: ${uptime()}`);
+    for (const [name, s] of Object.entries(servers)) {
+      const env = { ...s.wrkEnv, MODE: s.minimal ? 'getid' : mode, TAG: `r${round}-${Date.now()}` };
+      let url = `${s.base}/`;
+      if (s.minimal || endpoint === 'get')
+        Object.assign(env, { PREFIX: `${s.prefix}/`, IDS_FILE: s.idsFile });
+      else if (endpoint === 'list') url = `${s.base}${s.prefix}?limit=25`;
+      else if (endpoint === 'post') env.PREFIX = s.prefix;
+      else
+        Object.assign(env, {
+          PREFIX: `${s.prefix}/`,
+          IDS_FILE: s.putState,
+          STATE_OUT: `${s.putState}.next`,
+        });
+      const warm = await runWrk({
+        url,
+        connections: 50,
+        seconds: 1,
+        env: { ...env, TAG: `w${env.TAG}` },
+        cpu: '0',
+      });
+      if (endpoint === 'put' && !s.minimal) fs.renameSync(`${s.putState}.next`, s.putState);
+      void warm;
+      const before = cpuTicks(s.pid);
+      const w = await runWrk({ url, connections: 50, seconds, env, cpu: '0' });
+      w.cpuUs = ((cpuTicks(s.pid) - before) * 1e4) / w.requests;
+      if (endpoint === 'put' && !s.minimal) fs.renameSync(`${s.putState}.next`, s.putState);
+      (results[name] ??= []).push(w);
+      say(
+        `  ${name.padEnd(14)} ${Math.round(w.rps)} req/s, ${w.cpuUs.toFixed(0)} µs CPU/request, p99 ${w.p99 / 1000} ms`,
+      );
+    }
+  }
+  say(`median of ${rounds} rounds (${endpoint}):`);
+  for (const [name, list] of Object.entries(results))
+    say(
+      `  ${name.padEnd(14)} ${Math.round(median(list.map((w) => w.rps)))} req/s, ${median(list.map((w) => w.cpuUs)).toFixed(0)} µs CPU/request`,
+    );
+} finally {
+  await stopAll();
+  fs.rmSync(runDir, { recursive: true, force: true });
+}
