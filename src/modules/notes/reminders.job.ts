@@ -5,6 +5,7 @@ import { formatMoney, type NumberFormat } from '../../shared/money.js';
 import { monthRange } from '../budgets/index.js';
 import { findAccount } from '../account/index.js';
 import { addDays, computeTerms, type ContractAdvanced } from '../contracts/index.js';
+import { activeAdminEmails } from '../users/index.js';
 import * as repo from './reminders.repository.js';
 
 /**
@@ -84,7 +85,7 @@ export async function runReminders(
           allowOverride: account.allow_contract_reminder_override === 1,
           recipients: account.reminder_email
             ? [account.reminder_email]
-            : await repo.activeAdminEmails(ctx.db, accountId),
+            : await activeAdminEmails(ctx.db, accountId),
         },
       );
     }

@@ -186,19 +186,6 @@ export async function budgetOverruns(
   return rows.map((r) => ({ ...r, spent: Number(r.spent) }));
 }
 
-/** Emails of the account's ACTIVE admins: the last resort for reminders. */
-export async function activeAdminEmails(db: Kysely<DB>, accountId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('users')
-    .select('email')
-    .where('account_id', '=', accountId)
-    .where('role', '=', 'admin')
-    .where('status', '=', 'ACTIVE')
-    .orderBy('email')
-    .execute();
-  return rows.map((r) => r.email);
-}
-
 function byKey(key: DeliveryKey) {
   return {
     kind: key.kind,

@@ -6,6 +6,7 @@ export { userRoutes } from './users.routes.js';
 export { EmailField, UserSchema } from './users.schemas.js';
 export { revokeSessions, rotateRefresh, startSession, type IssuedTokens } from './sessions.js';
 export {
+  activeAdminEmails,
   confirmUser,
   countUsers,
   findUserByEmail,

@@ -156,3 +156,16 @@ export async function deleteUser(
     .where('id', '=', userId)
     .execute();
 }
+
+/** E-mail addresses of the account's ACTIVE admins: who hears of what concerns the account. */
+export async function activeAdminEmails(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('email')
+    .where('account_id', '=', accountId)
+    .where('role', '=', 'admin')
+    .where('status', '=', 'ACTIVE')
+    .orderBy('email')
+    .execute();
+  return rows.map((r) => r.email);
+}

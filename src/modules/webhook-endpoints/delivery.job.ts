@@ -4,6 +4,7 @@ import { DELIVER_JOB, type DeliverJob } from './emit.js';
 import { post, type AttemptResult } from './send.js';
 import { SecretBox, signedHeaders } from './signing.js';
 import { checkTarget, systemResolve, type Resolve } from './target.js';
+import { activeAdminEmails } from '../users/index.js';
 import * as repo from './webhook-endpoints.repository.js';
 
 /**
@@ -161,7 +162,7 @@ async function mailDisabled(
   endpoint: repo.WebhookEndpointRow,
   attempts: number,
 ): Promise<void> {
-  const to = await repo.adminEmails(ctx.db, endpoint.account_id);
+  const to = await activeAdminEmails(ctx.db, endpoint.account_id);
   if (to.length === 0) return;
   const url = endpoint.url.length > 120 ? `${endpoint.url.slice(0, 117)}…` : endpoint.url;
   try {

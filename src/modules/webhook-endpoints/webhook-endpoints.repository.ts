@@ -113,19 +113,6 @@ export async function disableEndpoint(
     .executeTakeFirst();
 }
 
-/** E-mail addresses of the account's active admins (who hear of a disabled endpoint). */
-export async function adminEmails(db: Executor, accountId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('users')
-    .select('email')
-    .where('account_id', '=', accountId)
-    .where('role', '=', 'admin')
-    .where('status', '=', 'ACTIVE')
-    .orderBy('email')
-    .execute();
-  return rows.map((r) => r.email);
-}
-
 export async function insertDelivery(trx: Executor, row: WebhookDeliveryRow): Promise<void> {
   await trx.insertInto('webhook_deliveries').values(row).execute();
 }
