@@ -33,6 +33,12 @@ let dbName = '';
 let dataDir = '';
 let procs: Proc[] = [];
 const both = (): [Proc, Proc] => [procs[0]!, procs[1]!];
+/** The servers' error log lines (a 500 says no more than its request id): for failure messages. */
+const serverErrors = () =>
+  procs
+    .flatMap((p) => p.output().split('\n'))
+    .filter((line) => line.includes('"level":50'))
+    .join('\n');
 let database: Database;
 let apiKey = '';
 
@@ -183,7 +189,8 @@ describe.runIf(enabled)('two Kontor processes on one PostgreSQL and one Redis', 
         }),
       ),
     );
-    for (const d of drafts) expect(d.status, JSON.stringify(d.body)).toBe(201);
+    for (const d of drafts)
+      expect(d.status, `${JSON.stringify(d.body)}\n${serverErrors()}`).toBe(201);
     const started = performance.now();
     const finals = await Promise.all(
       drafts.map((d, i) =>
@@ -194,7 +201,8 @@ describe.runIf(enabled)('two Kontor processes on one PostgreSQL and one Redis', 
       ),
     );
     const elapsed = performance.now() - started;
-    for (const f of finals) expect(f.status, JSON.stringify(f.body)).toBe(200);
+    for (const f of finals)
+      expect(f.status, `${JSON.stringify(f.body)}\n${serverErrors()}`).toBe(200);
     const numbers = finals.map((f) => String(f.body.documentNumber)).sort();
     expect(numbers).toEqual(
       Array.from({ length: N }, (_, i) => `2026-${String(i + 1).padStart(4, '0')}`),
