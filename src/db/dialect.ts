@@ -37,14 +37,18 @@ export function isForeignKeyViolation(err: unknown): boolean {
 
 /**
  * The database is unreachable or momentarily unable to serve: connection refused or lost,
- * server shutting down, too many clients, SQLite busy or locked. Answered with 503.
+ * server shutting down, too many clients, SQLite busy or locked. Answered with 503. The
+ * `pg` client's own errors carry no code and are recognised by their text: a connection that
+ * ended or broke ("not queryable"), a pool that timed out connecting.
  */
 export function isUnavailable(err: unknown): boolean {
   if (err instanceof DatabaseNotReady) return true;
   const code = errorCode(err);
   if (code === undefined) {
     return err instanceof Error &&
-      /Connection terminated|timeout exceeded when trying to connect/i.test(err.message)
+      /Connection terminated|timeout exceeded when trying to connect|not queryable/i.test(
+        err.message,
+      )
       ? true
       : false;
   }

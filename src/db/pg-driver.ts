@@ -1,3 +1,4 @@
+import { isUnavailable } from './dialect.js';
 import {
   type CompiledQuery,
   InsertQueryNode,
@@ -168,11 +169,21 @@ class LazyConnection implements DatabaseConnection {
     this.deferred = [];
   }
 
+  /**
+   * A rollback on a connection that is gone succeeds silently: the server ended the
+   * transaction with the connection, the pool drops the client on release, and the error
+   * that made Kysely roll back (a lost connection, answered with 503) is the one to report.
+   */
   async rollback(): Promise<void> {
     this.deferred = [];
     const open = this.state === 'open';
     this.state = 'none';
-    if (open) await this.client.query('rollback');
+    if (!open) return;
+    try {
+      await this.client.query('rollback');
+    } catch (err) {
+      if (!isUnavailable(err)) throw err;
+    }
   }
 }
 
