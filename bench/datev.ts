@@ -11,48 +11,21 @@
  * Prints wall-clock milliseconds; not a test.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { storeGeneratedFile } from '../src/modules/files/index.js';
 import { systemActor } from '../src/shared/audit.js';
 import { newId } from '../src/shared/ids.js';
-import { seedUser } from '../test/helpers.js';
+import { billingAddress, inProcessApp, say } from './in-process.js';
 
 const BOOKINGS = Number(process.env.BENCH_BOOKINGS ?? 10_000);
 const INVOICES = Math.round(BOOKINGS * 0.4);
 const PAYMENTS = BOOKINGS - 2 * INVOICES;
-const say = (line: string) => process.stdout.write(`${line}\n`);
-const API_KEY = 'bench-datev-key-0123456789abcdef';
 const MONTH = '2026-10';
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-datev-'));
-const app = await buildApp(
-  loadConfig({
-    ...process.env,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    RATE_LIMITS: 'off',
-    API_KEYS: API_KEY,
-    JOB_POLL_INTERVAL_MS: '0',
-  }),
-);
+const bench = await inProcessApp('datev', { JOB_POLL_INTERVAL_MS: '0' });
 try {
-  const ctx = app.ctx;
-  const user = await seedUser(ctx.db);
-  const headers = { authorization: `Bearer ${user.token}`, 'x-api-key': API_KEY };
-  const call = async (method: 'POST' | 'PUT' | 'GET', url: string, payload?: object) => {
-    const res = await app.inject({
-      method,
-      url,
-      headers,
-      ...(payload ? { payload } : {}),
-    });
-    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-    return res;
-  };
+  const { app, ctx, user, headers, dataDir, call } = bench;
   const rates = (await call('GET', '/v1/tax-rates?limit=100')).json<{
     data: { id: string; category: string; rate: number }[];
   }>().data;
@@ -60,15 +33,7 @@ try {
   const partner = (
     await call('POST', '/v1/partners', {
       name: 'Müller & Söhne GmbH',
-      addresses: [
-        {
-          type: 'BILLING',
-          street: 'Rathausmarkt 1',
-          postalCode: '20095',
-          city: 'Hamburg',
-          country: 'DE',
-        },
-      ],
+      addresses: [billingAddress()],
     })
   ).json<{ id: string }>();
   const model = (
@@ -168,6 +133,5 @@ try {
   );
   if (lines !== BOOKINGS) throw new Error(`expected ${BOOKINGS} bookings, got ${lines}`);
 } finally {
-  await app.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await bench.close();
 }

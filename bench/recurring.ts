@@ -7,55 +7,19 @@
  * DATABASE_URL (a fresh database). In-process (`inject`): it times the run, not HTTP.
  * Prints wall-clock milliseconds; not a test.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { seedUser } from '../test/helpers.js';
+import { billingAddress, inProcessApp, say } from './in-process.js';
 
 const CONTRACTS = Number(process.env.BENCH_CONTRACTS ?? 1000);
 const FINAL = process.env.BENCH_FINAL === '1';
-const say = (line: string) => process.stdout.write(`${line}\n`);
-const API_KEY = 'bench-recurring-key-0123456789';
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-recurring-'));
-const app = await buildApp(
-  loadConfig({
-    ...process.env,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    RATE_LIMITS: 'off',
-    API_KEYS: API_KEY,
-    REMINDER_INTERVAL_MS: '0',
-  }),
-);
+const bench = await inProcessApp('recurring', { REMINDER_INTERVAL_MS: '0' });
 try {
-  const user = await seedUser(app.ctx.db);
-  const headers = { authorization: `Bearer ${user.token}`, 'x-api-key': API_KEY };
-  const call = async (method: 'POST' | 'GET', url: string, payload?: unknown) => {
-    const res = await app.inject({
-      method,
-      url,
-      headers,
-      ...(payload ? { payload: payload } : {}),
-    });
-    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-    return res.json<Record<string, unknown>>();
-  };
+  const { app, callJson: call } = bench;
   const partner = await call('POST', '/v1/partners', {
     name: 'Kunde GmbH',
     type: 'CUSTOMER',
-    addresses: [
-      {
-        type: 'BILLING',
-        street: 'Rathausmarkt 1',
-        postalCode: '20095',
-        city: 'Hamburg',
-        country: 'DE',
-      },
-    ],
+    addresses: [billingAddress()],
   });
   const today = new Date().toISOString().slice(0, 10);
   const first = `${today.slice(0, 7)}-01`;
@@ -119,6 +83,5 @@ try {
     `documents linked to contracts: ${counts.documents}, billed periods: ${counts.periods}, duplicates: ${Number(counts.documents) - CONTRACTS}`,
   );
 } finally {
-  await app.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await bench.close();
 }

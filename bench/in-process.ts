@@ -1,0 +1,64 @@
+/**
+ * The preamble of the in-process benches (`bench:recurring`, `bench:datev`, `bench:dunning`):
+ * an app on a temp DATA_DIR (embedded SQLite, or the PostgreSQL of DATABASE_URL), rate limits
+ * off, one seeded admin, and `call` through `inject` that throws on anything but 2xx.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { seedUser } from '../test/helpers.js';
+
+/** The BILLING address of a bench partner (Hamburg), with an e-mail when given. */
+export const billingAddress = (email?: string) => ({
+  type: 'BILLING',
+  street: 'Rathausmarkt 1',
+  postalCode: '20095',
+  city: 'Hamburg',
+  country: 'DE',
+  ...(email ? { email } : {}),
+});
+
+export const say = (line: string) => process.stdout.write(`${line}\n`);
+
+export async function inProcessApp(name: string, env: Record<string, string> = {}) {
+  const apiKey = `bench-${name}-key-0123456789abcdef`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `kontor-bench-${name}-`));
+  const app = await buildApp(
+    loadConfig({
+      ...process.env,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMITS: 'off',
+      API_KEYS: apiKey,
+      ...env,
+    }),
+  );
+  const close = async () => {
+    await app.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const user = await seedUser(app.ctx.db);
+    const headers = { authorization: `Bearer ${user.token}`, 'x-api-key': apiKey };
+    const call = async (
+      method: 'POST' | 'PUT' | 'GET',
+      url: string,
+      payload?: object,
+    ): Promise<LightMyRequestResponse> => {
+      const res = await app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+      if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+      return res;
+    };
+    /** `call`, answering the JSON body. */
+    const callJson = async (method: 'POST' | 'PUT' | 'GET', url: string, payload?: object) =>
+      (await call(method, url, payload)).json<Record<string, unknown>>();
+    const database = app.ctx.config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite';
+    return { app, ctx: app.ctx, user, headers, call, callJson, database, dataDir, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
