@@ -47,6 +47,7 @@ import { BankAccountSchema, CardSchema, billingRoutes } from './modules/billing/
 import { CredentialCache, credentialLookup, authRoutes } from './modules/auth/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { contractRoutes } from './modules/contracts/index.js';
+import { dunningRoutes } from './modules/dunning/index.js';
 import { recurringInvoiceRoutes } from './modules/recurring-invoices/index.js';
 import { newsletterRoutes } from './modules/newsletter/index.js';
 import { noteRoutes } from './modules/notes/index.js';
@@ -437,6 +438,7 @@ async function registerModules(app: App, ctx: AppContext): Promise<void> {
       dashboardRoutes,
       bankImportRoutes,
       exportRoutes,
+      dunningRoutes,
     ])
       routes(typed, ctx);
     done();

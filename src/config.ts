@@ -183,7 +183,7 @@ export const settings = {
   ),
   reminderIntervalMs: int(
     'REMINDER_INTERVAL_MS',
-    'How often this process runs its scheduled work, in ms (0: never): mailing due reminders (each goes out once, safe on many replicas), making the invoices of contracts’ billing plans that are due (each period once), and removing uploads that never arrived (PENDING files an hour past their upload URL).',
+    'How often this process runs its scheduled work, in ms (0: never): mailing due reminders (each goes out once, safe on many replicas), making the invoices of contracts’ billing plans that are due (each period once), running the dunning of accounts that enabled it (once a day each), and removing uploads that never arrived (PENDING files an hour past their upload URL).',
     60_000,
     0,
     86_400_000,
@@ -321,6 +321,27 @@ export const settings = {
     100,
     60_000,
   ),
+  dunningBaseRates: {
+    env: 'DUNNING_BASE_RATES',
+    description:
+      'Base rates (Basiszinssatz, §247 BGB) the default interest of dunning letters is computed from, as `YYYY-MM-DD=percent` entries separated by commas (e.g. `2026-07-01=1.27`), each in force from its day; they add to and override the built-in table of the Bundesbank’s published rates (2002 to 2026-01-01). A half-year past the last known rate uses that rate: add each new one when the Bundesbank publishes it (early January and July).',
+    defaultText: '—',
+    parse: (raw: string | undefined): { from: string; percent: number }[] => {
+      if (raw === undefined || raw.trim() === '') return [];
+      return raw.split(',').map((entry) => {
+        const m =
+          /^\s*(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))\s*=\s*(-?\d{1,2}(?:\.\d{1,2})?)\s*$/.exec(
+            entry,
+          );
+        if (!m)
+          throw new ConfigError(
+            'DUNNING_BASE_RATES',
+            `must be comma-separated YYYY-MM-DD=percent entries (e.g. 2026-07-01=1.27), got "${entry.trim()}"`,
+          );
+        return { from: m[1]!, percent: Number(m[2]) };
+      });
+    },
+  } satisfies Setting<{ from: string; percent: number }[]>,
   shutdownTimeoutMs: int(
     'SHUTDOWN_TIMEOUT_MS',
     'How long SIGTERM waits for in-flight requests before closing anyway.',

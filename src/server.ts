@@ -7,6 +7,7 @@ import { countActiveApiKeys, createApiKey } from './modules/api-keys/index.js';
 import type { AppContext } from './context.js';
 import { startReminderScheduler } from './modules/notes/index.js';
 import { startUploadExpiry } from './modules/files/index.js';
+import { startDunningSchedule } from './modules/dunning/index.js';
 import { startBillingSchedule } from './modules/recurring-invoices/index.js';
 
 /**
@@ -89,6 +90,7 @@ async function main(): Promise<void> {
     startReminderScheduler(app.ctx, config.reminderIntervalMs),
     startUploadExpiry(app.ctx, config.reminderIntervalMs),
     startBillingSchedule(app.ctx, config.reminderIntervalMs),
+    startDunningSchedule(app.ctx, config.reminderIntervalMs),
   );
 }
 

@@ -159,6 +159,10 @@ export interface PartnersTable {
   einvoice_format: string | null;
   /** de or en; null means de. */
   language: string | null;
+  /** 1: blocked from dunning (Mahnsperre). */
+  dunning_blocked: Generated<number>;
+  /** 1 consumer (§13 BGB), 0 business, null unknown (dunning treats it as a consumer). */
+  consumer: number | null;
   version: number;
   created_at: string;
   updated_at: string;
@@ -472,6 +476,12 @@ export interface DocumentsTable {
   cancelled_by_document_id: string | null;
   /** JSON `FrozenParties`: seller and buyer as they were when the invoice became FINAL. */
   einvoice_parties: string | null;
+  /** Dunning (issue 14): 0 none, 1 payment reminder, 2-4 the dunning letters sent. */
+  dunning_level: Generated<number>;
+  /** YYYY-MM-DD: the as-of day of the last dunning letter. */
+  last_dunned_at: string | null;
+  /** 1: blocked from dunning (Mahnsperre). */
+  dunning_blocked: Generated<number>;
   version: number;
   created_at: string;
   updated_at: string;
@@ -591,6 +601,42 @@ export interface ImportedTransactionsTable {
   created_at: string;
 }
 
+/** Dunning settings of an account (issue 14, docs/dunning.md); no row: the defaults. */
+export interface DunningSettingsTable {
+  account_id: string;
+  /** 1: the daily schedule runs the account's dunning. */
+  enabled: number;
+  /** JSON array of {kind, daysAfter, feeMinor, defaultInterest}, level 1 first. */
+  levels: string;
+  /** 1: claim the EUR 40 flat fee of §288 (5) BGB from businesses. */
+  flat_fee: number;
+  /** Days the letter gives to pay. */
+  payment_days: number;
+  /** YYYY-MM-DD: the last day the schedule ran the account (claimed by one replica). */
+  last_run_on: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One dunning letter for an invoice and level (primary key: invoice, level). */
+export interface DunningNoticesTable {
+  invoice_id: string;
+  level: number;
+  account_id: string;
+  /** The letter (a FINAL DUNNING document). */
+  document_id: string;
+  /** PAYMENT_REMINDER or DUNNING. */
+  kind: string;
+  as_of: string;
+  currency: string;
+  open_minor: number;
+  fee_minor: number;
+  interest_minor: number;
+  flat_fee_minor: number;
+  created_at: string;
+}
+
 /** DATEV export settings of an account (issue 14, docs/datev.md). */
 export interface DatevSettingsTable {
   account_id: string;
@@ -652,4 +698,6 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   bank_import_transactions: BankImportTransactionsTable;
   imported_transactions: ImportedTransactionsTable;
   datev_settings: DatevSettingsTable;
+  dunning_settings: DunningSettingsTable;
+  dunning_notices: DunningNoticesTable;
 }

@@ -30,6 +30,8 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
     electronicAddress: null,
     einvoiceFormat: 'ZUGFERD',
     language: 'de',
+    dunningBlocked: false,
+    consumer: false,
   },
   Contract: {
     id: 'ctr_01m88ka4dcaap3qjj24m7p6zjd',
@@ -124,6 +126,9 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
     precedingDocumentNumber: null,
     precedingDocumentDate: null,
     cancelledByDocumentId: null,
+    dunningLevel: 0,
+    lastDunnedAt: null,
+    dunningBlocked: false,
   },
   Payment: {
     id: 'pay_01m88ka4fs03kqk2frct27rea7',

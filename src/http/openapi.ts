@@ -93,6 +93,10 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /v1/exports/datev': 'exportDatev',
   'GET /v1/exports/datev/settings': 'getDatevSettings',
   'PUT /v1/exports/datev/settings': 'updateDatevSettings',
+  'PUT /v1/documents/{documentId}/dunning-block': 'setDocumentDunningBlock',
+  'POST /v1/dunning/runs': 'runDunning',
+  'GET /v1/dunning/settings': 'getDunningSettings',
+  'PUT /v1/dunning/settings': 'updateDunningSettings',
 };
 
 const pascal = (word: string) =>
@@ -443,6 +447,7 @@ const TAGS: Record<string, string> = {
   budgets: 'Budget categories and entries.',
   dashboard: 'Cash position and figures.',
   exports: 'Hand-off to the tax advisor: the DATEV export and its settings.',
+  dunning: 'Payment reminders and dunning letters (Mahnwesen): runs and settings.',
   notes: 'Notes and reminders on records.',
   files: 'Uploaded and generated files.',
   newsletter: 'Newsletter sign-up and subscriptions.',

@@ -1170,6 +1170,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{documentId}/dunning-block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Block an invoice from dunning (Mahnsperre) or lift the block
+         * @description Dunning runs skip a blocked invoice. Allowed on FINAL invoices: the block is about the claim, the invoice stays as issued. `version` or `If-Match` make the change conditional (409/412 when stale). See docs/dunning.md.
+         */
+        put: operations["setDocumentDunningBlock"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{documentId}/send": {
         parameters: {
             query?: never;
@@ -1416,6 +1436,47 @@ export interface paths {
          * @description The first PUT needs `consultantNumber` and `clientNumber`; every other field has a default (SKR03, fiscal year from January, account length 4, collective debtor 10000, bank 1200/1800, chart revenue accounts). Later PUTs change what they name; `version` or `If-Match` make them conditional (409/412 when stale). Admins only.
          */
         put: operations["updateDatevSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dunning/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run dunning now, or propose it (dry run)
+         * @description Every FINAL invoice that is overdue on `date` (default today), still open (gross total less settled payments), not cancelled and neither it nor its partner blocked, and whose next level is due, gets one letter: a FINAL DUNNING document from the PUBLISHED system template (`PAYMENT_REMINDER` or `DUNNING`) with the open amount, fees, default interest (§288 BGB) and the EUR 40 flat fee from businesses, queued for mailing to the partner’s BILLING address; the invoice’s `dunningLevel` and `lastDunnedAt` move on. Repeating a run sends nothing twice. With `dryRun` nothing is written and the answer lists the letters the run would send. See docs/dunning.md.
+         */
+        post: operations["runDunning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dunning/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the dunning settings (the defaults, version 0, until saved) */
+        get: operations["getDunningSettings"];
+        /**
+         * Save the dunning settings (levels, fees, interest, flat fee, schedule)
+         * @description Changes what it names; the rest stays (the defaults before the first save). `version` (0 for the defaults) or `If-Match` make it conditional (409/412 when stale). Admins only.
+         */
+        put: operations["updateDunningSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2314,7 +2375,9 @@ export interface components {
          *       "buyerReference": null,
          *       "electronicAddress": null,
          *       "einvoiceFormat": "ZUGFERD",
-         *       "language": "de"
+         *       "language": "de",
+         *       "dunningBlocked": false,
+         *       "consumer": false
          *     }
          */
         Partner: {
@@ -2373,6 +2436,10 @@ export interface components {
              * @enum {unknown}
              */
             language: "de" | "en";
+            /** @description Blocked from dunning (Mahnsperre). */
+            dunningBlocked: boolean;
+            /** @description A consumer (§13 BGB) or a business; null: not known, dunning treats the partner as a consumer. */
+            consumer: boolean | null;
         };
         PartnerPage: {
             /** @description The records of this page, newest first. */
@@ -2419,6 +2486,10 @@ export interface components {
              * @enum {unknown}
              */
             language?: "de" | "en";
+            /** @description Blocked from dunning (Mahnsperre): dunning runs send the partner no payment reminder or dunning letter. Default false. */
+            dunningBlocked?: boolean;
+            /** @description Whether the partner is a consumer (Verbraucher, §13 BGB) rather than a business. Sets the default interest of dunning letters (§288 BGB: base rate + 5 points for consumers, + 9 for businesses) and whether the EUR 40 flat fee of §288 (5) BGB may be claimed (businesses only). Unset: treated as a consumer, the reading that never claims too much. */
+            consumer?: boolean | null;
         };
         UpdatePartner: {
             /**
@@ -2458,6 +2529,10 @@ export interface components {
             einvoiceFormat?: ("ZUGFERD" | "XRECHNUNG_CII" | "XRECHNUNG_UBL" | "PDF") | null;
             /** @description Language; null resets it to `de`. */
             language?: ("de" | "en") | null;
+            /** @description Blocked from dunning (Mahnsperre): dunning runs send the partner no payment reminder or dunning letter. Default false. */
+            dunningBlocked?: boolean;
+            /** @description Consumer or business; null: not known. */
+            consumer?: boolean | null;
         };
         /** @description A VAT rate of the account. */
         TaxRate: {
@@ -3894,7 +3969,7 @@ export interface components {
              */
             status: "DRAFT" | "PUBLISHED";
             /** @description TERMINATION, NOTICE, INVOICE or CREDIT_NOTE on a system template; else null. */
-            systemKey: ("TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE") | null;
+            systemKey: ("TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING") | null;
             /** @description Header rendered with sample data and sanitised; null without a header. */
             compiledHeaderHtml: string | null;
             /** @description Body rendered with sample data and sanitised. */
@@ -3948,10 +4023,10 @@ export interface components {
              */
             status?: "DRAFT" | "PUBLISHED";
             /**
-             * @description Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE); clients cannot create one with a systemKey nor change it.
+             * @description Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING); clients cannot create one with a systemKey nor change it.
              * @enum {unknown}
              */
-            systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE";
+            systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING";
             /** @description Ignored: the server computes it. */
             compiledHeaderHtml?: string | null;
             /** @description Ignored: the server computes it. */
@@ -3999,10 +4074,10 @@ export interface components {
              */
             status?: "DRAFT" | "PUBLISHED";
             /**
-             * @description Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE); clients cannot create one with a systemKey nor change it.
+             * @description Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING); clients cannot create one with a systemKey nor change it.
              * @enum {unknown}
              */
-            systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE";
+            systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING";
             /** @description Ignored: the server computes it. */
             compiledHeaderHtml?: string | null;
             /** @description Ignored: the server computes it. */
@@ -4182,7 +4257,7 @@ export interface components {
              */
             status?: "DRAFT" | "PUBLISHED";
             /** @description May only repeat the stored value: changing or removing a system template’s key (or giving one to another template) answers 409 state_conflict. */
-            systemKey?: ("TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE") | null;
+            systemKey?: ("TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING") | null;
             /** @description Ignored: the server computes it. */
             compiledHeaderHtml?: string | null;
             /** @description Ignored: the server computes it. */
@@ -4263,7 +4338,10 @@ export interface components {
          *       "precedingDocumentId": null,
          *       "precedingDocumentNumber": null,
          *       "precedingDocumentDate": null,
-         *       "cancelledByDocumentId": null
+         *       "cancelledByDocumentId": null,
+         *       "dunningLevel": 0,
+         *       "lastDunnedAt": null,
+         *       "dunningBlocked": false
          *     }
          */
         Document: {
@@ -4284,8 +4362,11 @@ export interface components {
              * @description When the record was last changed (RFC 3339 UTC).
              */
             updatedAt: string;
-            /** @enum {unknown} */
-            documentType: "CONTRACT" | "INVOICE";
+            /**
+             * @description CONTRACT, INVOICE, or DUNNING (a payment reminder or dunning letter a dunning run made).
+             * @enum {unknown}
+             */
+            documentType: "CONTRACT" | "INVOICE" | "DUNNING";
             name: string;
             /** @description Number; invoices get `{YYYY}-{0000}` when they become FINAL without one. */
             documentNumber: string | null;
@@ -4440,6 +4521,15 @@ export interface components {
             precedingDocumentDate: string | null;
             /** @description Invoices cancelled in full (Storno): the credit note. Such an invoice is neither open nor overdue. */
             cancelledByDocumentId: string | null;
+            /**
+             * Format: int64
+             * @description Invoices: the dunning level reached (0 none, 1 payment reminder, 2-4 the first to third dunning letter); 0 for other documents.
+             */
+            dunningLevel: number;
+            /** @description Invoices: the as-of day (YYYY-MM-DD) of the last payment reminder or dunning letter. */
+            lastDunnedAt: string | null;
+            /** @description Invoices: blocked from dunning (Mahnsperre; `PUT /v1/documents/{documentId}/dunning-block`). */
+            dunningBlocked: boolean;
         };
         DocumentPage: {
             /** @description The records of this page, newest first. */
@@ -4449,7 +4539,7 @@ export interface components {
         };
         CreateDocument: {
             /**
-             * @description CONTRACT or INVOICE.
+             * @description CONTRACT or INVOICE (DUNNING letters come from dunning runs only).
              * @enum {unknown}
              */
             documentType: "CONTRACT" | "INVOICE";
@@ -4609,7 +4699,7 @@ export interface components {
              */
             version: number;
             /**
-             * @description CONTRACT or INVOICE.
+             * @description CONTRACT or INVOICE (DUNNING letters come from dunning runs only).
              * @enum {unknown}
              */
             documentType?: "CONTRACT" | "INVOICE";
@@ -4682,6 +4772,15 @@ export interface components {
             skontoDays?: number | null;
             /** @description null clears it. */
             note?: string | null;
+        };
+        SetDocumentDunningBlockRequest: {
+            /** @description true blocks the invoice from dunning, false lifts it. */
+            blocked: boolean;
+            /**
+             * Format: int32
+             * @description The version you read; a stale version answers 409 version_conflict and changes nothing.
+             */
+            version?: number;
         };
         SendDocumentRequest: {
             /** @description Recipients; default the partner’s BILLING address email. Any of the partner’s addresses may be named; at most 3 recipients (to and cc together) per send may be others (422 beyond). Sends per day are capped by the plan (429 `quota_exceeded`, see `GET /v1/usage`). */
@@ -5464,6 +5563,147 @@ export interface components {
             /**
              * Format: int32
              * @description The version you read; with it (or `If-Match`) a stale version answers 409 and changes nothing. Omitted fields keep their values.
+             */
+            version?: number;
+        };
+        RunDunningRequest: {
+            /** @description Only propose: list the letters the run would send, with fee and interest; nothing is written. Default false. */
+            dryRun?: boolean;
+            /** @description The as-of day: what is overdue, the letters’ date and interest up to it; default today. Later than today only with dryRun (YYYY-MM-DD). */
+            date?: string;
+        };
+        RunDunningResponse: {
+            dryRun: boolean;
+            /** @description The as-of day (YYYY-MM-DD). */
+            date: string;
+            /** @description The letters made (or, in a dry run, proposed), one per invoice. */
+            letters: {
+                /** @description The overdue invoice. */
+                invoiceId: string;
+                /** @description Its number. */
+                invoiceNumber: string | null;
+                /** @description Its partner. */
+                partnerId: string | null;
+                /** @description The partner’s name. */
+                partnerName: string | null;
+                /** @description Its due date (YYYY-MM-DD). */
+                dueDate: string;
+                /**
+                 * Format: int64
+                 * @description Days past the due date on the as-of day.
+                 */
+                daysOverdue: number;
+                /**
+                 * Format: int64
+                 * @description The level this letter reaches (1–4).
+                 */
+                level: number;
+                /** @enum {unknown} */
+                kind: "PAYMENT_REMINDER" | "DUNNING";
+                currency: string;
+                /** @description Gross total less settled payments. */
+                openAmount: number;
+                /** @description This letter’s dunning fee. */
+                fee: number;
+                /** @description Fees of earlier letters. */
+                priorFees: number;
+                /** @description Default interest up to the as-of day (0 without). */
+                interest: number;
+                /** @description Percent per year on the as-of day; null without. */
+                interestRate: number | null;
+                /** @description The §288 (5) BGB flat fee claimed (0 without). */
+                flatFee: number;
+                /** @description What the letter asks for: open amount, fees, interest and flat fee. */
+                total: number;
+                /** @description The day the letter asks payment by (YYYY-MM-DD). */
+                payBy: string;
+                /** @description The letter (a FINAL DUNNING document); null in a dry run. */
+                documentId: string | null;
+                /** @description Whether the letter is queued to be mailed to the partner’s BILLING address. */
+                sendQueued: boolean;
+            }[];
+            /** @description Invoices due for a letter that could not get one; they stay due. */
+            problems: {
+                invoiceId: string;
+                /** @description The problem code, e.g. `template_not_published`. */
+                code: string;
+                detail: string;
+            }[];
+        };
+        /** @description How the account dunns overdue invoices. */
+        DunningSettings: {
+            /** @description Whether the daily schedule runs the account’s dunning by itself (once a day, as of that day). Default false: runs happen on `POST /v1/dunning/runs` only. */
+            enabled: boolean;
+            /** @description The levels in order: an optional payment reminder first, then up to three dunning letters. Default: a reminder 7 days after the due date (no fee, no interest), then three dunning letters 14 days apart (EUR 2.50 each, with default interest). */
+            levels: {
+                /**
+                 * @description `PAYMENT_REMINDER` (Zahlungserinnerung, only as the first level) or `DUNNING` (Mahnung). The letter is made from the PUBLISHED system template of that `systemKey`.
+                 * @enum {unknown}
+                 */
+                kind: "PAYMENT_REMINDER" | "DUNNING";
+                /**
+                 * Format: int64
+                 * @description The first level: days after the due date; every later level: days after the previous letter.
+                 */
+                daysAfter: number;
+                /** @description Dunning fee (Mahngebühr) of the letter in major units of the invoice currency (EUR 2.50: `2.5`); claim only real costs — the letter that puts the debtor in default is not chargeable. */
+                fee: number;
+                /** @description Whether the letter claims default interest (Verzugszinsen, §288 BGB): base rate + 9 points from businesses, + 5 from consumers, from the start of default to the as-of day. */
+                defaultInterest: boolean;
+            }[];
+            /** @description Whether dunning letters claim the EUR 40 flat fee of §288 (5) BGB from businesses in default (EUR invoices only; dunning fees count towards it). Default true. */
+            flatFee: boolean;
+            /**
+             * Format: int64
+             * @description Days from the letter’s date the partner is given to pay. Default 10.
+             */
+            paymentDays: number;
+            /**
+             * Format: int64
+             * @description Optimistic-locking version; 0 while the defaults stand (nothing saved).
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description Null: defaults.
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description Null: defaults.
+             */
+            updatedAt: string | null;
+        };
+        UpdateDunningSettings: {
+            /** @description Whether the daily schedule runs the account’s dunning by itself (once a day, as of that day). Default false: runs happen on `POST /v1/dunning/runs` only. */
+            enabled?: boolean;
+            /** @description The levels in order: an optional payment reminder first, then up to three dunning letters. Default: a reminder 7 days after the due date (no fee, no interest), then three dunning letters 14 days apart (EUR 2.50 each, with default interest). */
+            levels?: {
+                /**
+                 * @description `PAYMENT_REMINDER` (Zahlungserinnerung, only as the first level) or `DUNNING` (Mahnung). The letter is made from the PUBLISHED system template of that `systemKey`.
+                 * @enum {unknown}
+                 */
+                kind: "PAYMENT_REMINDER" | "DUNNING";
+                /**
+                 * Format: int32
+                 * @description The first level: days after the due date; every later level: days after the previous letter.
+                 */
+                daysAfter: number;
+                /** @description Dunning fee (Mahngebühr) of the letter in major units of the invoice currency (EUR 2.50: `2.5`); claim only real costs — the letter that puts the debtor in default is not chargeable. */
+                fee: number;
+                /** @description Whether the letter claims default interest (Verzugszinsen, §288 BGB): base rate + 9 points from businesses, + 5 from consumers, from the start of default to the as-of day. */
+                defaultInterest: boolean;
+            }[];
+            /** @description Whether dunning letters claim the EUR 40 flat fee of §288 (5) BGB from businesses in default (EUR invoices only; dunning fees count towards it). Default true. */
+            flatFee?: boolean;
+            /**
+             * Format: int32
+             * @description Days from the letter’s date the partner is given to pay. Default 10.
+             */
+            paymentDays?: number;
+            /**
+             * Format: int32
+             * @description The version you read (0 for the defaults); stale: 409 version_conflict.
              */
             version?: number;
         };
@@ -9035,7 +9275,7 @@ export interface operations {
                 /** @description Only templates in this status. */
                 status?: "DRAFT" | "PUBLISHED";
                 /** @description Only the system template with this key. */
-                systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE";
+                systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING";
                 /** @description Case- and accent-insensitive search in the name. */
                 q?: string;
             };
@@ -9280,7 +9520,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from the previous page’s `nextCursor`. */
                 cursor?: string;
-                documentType?: "CONTRACT" | "INVOICE";
+                documentType?: "CONTRACT" | "INVOICE" | "DUNNING";
                 status?: "DRAFT" | "FINAL";
                 source?: "GENERATED" | "UPLOADED";
                 partnerId?: string;
@@ -9712,6 +9952,51 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    setDocumentDunningBlock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Id (`doc_…`); an unknown id answers 404. */
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetDocumentDunningBlockRequest"];
+            };
+        };
+        responses: {
+            /** @description A contract document or an invoice. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag?: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -10529,6 +10814,119 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    runDunning: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunDunningRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunDunningResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getDunningSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How the account dunns overdue invoices. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag?: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DunningSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateDunningSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDunningSettings"];
+            };
+        };
+        responses: {
+            /** @description How the account dunns overdue invoices. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag?: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DunningSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
         };
     };

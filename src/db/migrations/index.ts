@@ -17,6 +17,7 @@ import * as m0015 from './0015_write_path.js';
 import * as m0016 from './0016_recurring_invoices.js';
 import * as m0017 from './0017_webhook_endpoints.js';
 import * as m0018 from './0018_datev.js';
+import * as m0019 from './0019_dunning.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_recurring_invoices': m0016,
   '0017_webhook_endpoints': m0017,
   '0018_datev': m0018,
+  '0019_dunning': m0019,
 };

@@ -7,7 +7,14 @@ export const TEMPLATE_DOCUMENT_TYPES = ['LETTER', 'OFFER', 'INVOICE'] as const;
 export const VISIBILITIES = ['ALL_PAGES', 'FIRST_PAGE_ONLY'] as const;
 export const LOGO_POSITIONS = ['TOP_LEFT', 'TOP_RIGHT'] as const;
 export const TEMPLATE_STATUSES = ['DRAFT', 'PUBLISHED'] as const;
-export const SYSTEM_KEYS = ['TERMINATION', 'NOTICE', 'INVOICE', 'CREDIT_NOTE'] as const;
+export const SYSTEM_KEYS = [
+  'TERMINATION',
+  'NOTICE',
+  'INVOICE',
+  'CREDIT_NOTE',
+  'PAYMENT_REMINDER',
+  'DUNNING',
+] as const;
 export type SystemKey = (typeof SYSTEM_KEYS)[number];
 
 /** Template sources are capped at 200 KiB each (decisions §6), measured in UTF-8 bytes. */
@@ -97,7 +104,7 @@ const fields = {
   }),
   systemKey: Type.Enum(SYSTEM_KEYS, {
     description:
-      'Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE); clients cannot create one with a systemKey nor change it.',
+      'Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING); clients cannot create one with a systemKey nor change it.',
   }),
   compiledHeaderHtml: compiled('Rendered header'),
   compiledContentHtml: compiled('Rendered body'),

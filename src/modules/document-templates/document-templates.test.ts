@@ -170,6 +170,8 @@ describe('document templates: happy paths', () => {
     const owner = await createUser(t);
     const seeded = await list(owner);
     expect(seeded.data.map((x) => x.systemKey)).toEqual([
+      'DUNNING',
+      'PAYMENT_REMINDER',
       'CREDIT_NOTE',
       'INVOICE',
       'NOTICE',
@@ -188,6 +190,8 @@ describe('document templates: happy paths', () => {
       'Angebot 100% Rabatt',
       'Brief Café',
       'Angebot Büro',
+      'Mahnung',
+      'Zahlungserinnerung',
       'Gutschrift / Rechnungskorrektur',
       'Rechnung',
       'Mitteilung',
@@ -201,6 +205,8 @@ describe('document templates: happy paths', () => {
     expect(await names('status=DRAFT')).toEqual(['Angebot Büro']);
     expect(await names('status=PUBLISHED&documentType=LETTER')).toEqual([
       'Brief Café',
+      'Mahnung',
+      'Zahlungserinnerung',
       'Mitteilung',
       'Kündigung',
     ]);
@@ -218,12 +224,17 @@ describe('document templates: happy paths', () => {
     expect(page1.data.map((x) => x.name)).toEqual(['T2', 'T1']);
     await create(owner, minimal('inserted meanwhile'));
     const page2 = await list(owner, `limit=2&cursor=${page1.nextCursor}`);
-    expect(page2.data.map((x) => x.name)).toEqual(['T0', 'Gutschrift / Rechnungskorrektur']);
+    expect(page2.data.map((x) => x.name)).toEqual(['T0', 'Mahnung']);
     const page3 = await list(owner, `limit=2&cursor=${page2.nextCursor}`);
-    expect(page3.data.map((x) => x.name)).toEqual(['Rechnung', 'Mitteilung']);
+    expect(page3.data.map((x) => x.name)).toEqual([
+      'Zahlungserinnerung',
+      'Gutschrift / Rechnungskorrektur',
+    ]);
     const page4 = await list(owner, `limit=2&cursor=${page3.nextCursor}`);
-    expect(page4.data.map((x) => x.name)).toEqual(['Kündigung']);
-    expect(page4.nextCursor).toBeNull();
+    expect(page4.data.map((x) => x.name)).toEqual(['Rechnung', 'Mitteilung']);
+    const page5 = await list(owner, `limit=2&cursor=${page4.nextCursor}`);
+    expect(page5.data.map((x) => x.name)).toEqual(['Kündigung']);
+    expect(page5.nextCursor).toBeNull();
   });
 });
 

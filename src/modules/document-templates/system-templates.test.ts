@@ -114,12 +114,16 @@ describe('system templates', () => {
       .execute();
     expect(rows.map((r) => [r.system_key, r.name, r.status, r.document_type])).toEqual([
       ['CREDIT_NOTE', 'Gutschrift / Rechnungskorrektur', 'PUBLISHED', 'INVOICE'],
+      ['DUNNING', 'Mahnung', 'PUBLISHED', 'LETTER'],
       ['INVOICE', 'Rechnung', 'PUBLISHED', 'INVOICE'],
       ['NOTICE', 'Mitteilung', 'PUBLISHED', 'LETTER'],
+      ['PAYMENT_REMINDER', 'Zahlungserinnerung', 'PUBLISHED', 'LETTER'],
       ['TERMINATION', 'Kündigung', 'PUBLISHED', 'LETTER'],
     ]);
-    expect(rows[3]!.compiled_content_html).toContain('Muster Handwerk GmbH');
-    expect(rows[1]!.compiled_content_html).toContain('Muster Handwerk GmbH');
+    expect(rows[5]!.compiled_content_html).toContain('Muster Handwerk GmbH');
+    expect(rows[2]!.compiled_content_html).toContain('Muster Handwerk GmbH');
+    expect(rows[4]!.compiled_content_html).toContain('Zahlungserinnerung zur Rechnung');
+    expect(rows[1]!.compiled_content_html).toContain('Mahnung zur Rechnung');
     // The account is made after the answer; PostgreSQL chains its events just after that.
     await settleAudit(t.app.ctx.db);
     const events = await t.app.ctx.db

@@ -78,6 +78,77 @@ const NOTICE = `${LETTER_STYLE}
   ${CLOSING}
 </div>`;
 
+/** The claim of a dunning letter: the invoice, what is open, fees, interest and the total. */
+const CLAIM_TABLE = `{% assign cur = fields.currency %}<table style="width: 100%; border-collapse: collapse; margin: 2mm 0 6mm;">
+    <tr><td>Rechnung {{ fields.invoiceNumber }} vom {{ fields.invoiceDate | date }}, fällig am {{ fields.dueDate | date }}</td><td style="text-align: right;">{{ fields.invoiceTotal | money: cur }}</td></tr>
+    {% if fields.paid > 0 %}<tr><td>bereits gezahlt</td><td style="text-align: right;">−{{ fields.paid | money: cur }}</td></tr>{% endif %}
+    {% if fields.priorFees > 0 %}<tr><td>Mahngebühren früherer Schreiben</td><td style="text-align: right;">{{ fields.priorFees | money: cur }}</td></tr>{% endif %}
+    {% if fields.fee > 0 %}<tr><td>Mahngebühr</td><td style="text-align: right;">{{ fields.fee | money: cur }}</td></tr>{% endif %}
+    {% if fields.interest > 0 %}<tr><td>Verzugszinsen ({{ fields.interestRate | number }} % p. a., § 288 BGB) vom {{ fields.interestFrom | date }} bis {{ today | date }}</td><td style="text-align: right;">{{ fields.interest | money: cur }}</td></tr>{% endif %}
+    {% if fields.flatFee > 0 %}<tr><td>Verzugspauschale (§ 288 Abs. 5 BGB)</td><td style="text-align: right;">{{ fields.flatFee | money: cur }}</td></tr>{% endif %}
+    <tr style="font-weight: bold;"><td style="border-top: 0.5pt solid #000;">Zu zahlender Betrag</td><td style="text-align: right; border-top: 0.5pt solid #000;">{{ fields.total | money: cur }}</td></tr>
+  </table>`;
+
+const PAY_BY = `{% assign bank = company.bankAccounts.first %}<p>Bitte überweisen Sie den Betrag von {{ fields.total | money: fields.currency }} bis zum {{ fields.payBy | date }}{% if bank %} auf unser Konto IBAN {{ bank.ibanGrouped }}{% if bank.bic %} (BIC {{ bank.bic }}){% endif %}{% endif %} unter Angabe der Rechnungsnummer {{ fields.invoiceNumber }}.</p>`;
+
+const PAYMENT_REMINDER = `${LETTER_STYLE}
+<div class="letter">
+  ${ADDRESS_FIELD}
+  <p class="subject">Zahlungserinnerung zur Rechnung {{ fields.invoiceNumber }}</p>
+  <p>Sehr geehrte Damen und Herren,</p>
+  <p>sicher ist es Ihrer Aufmerksamkeit entgangen: Unsere Rechnung {{ fields.invoiceNumber }} vom {{ fields.invoiceDate | date }} war am {{ fields.dueDate | date }} zur Zahlung fällig, und bis heute haben wir {% if fields.paid > 0 %}nur einen Teil des Betrags{% else %}keinen Zahlungseingang{% endif %} feststellen können.</p>
+  ${CLAIM_TABLE}
+  ${PAY_BY}
+  <p>Sollten Sie die Zahlung inzwischen veranlasst haben, betrachten Sie dieses Schreiben bitte als gegenstandslos.</p>
+  ${CLOSING}
+</div>`;
+
+const DUNNING = `${LETTER_STYLE}
+<div class="letter">
+  ${ADDRESS_FIELD}
+  <p class="subject">{% if fields.finalNotice %}Letzte Mahnung{% else %}{{ fields.dunningNumber }}. Mahnung{% endif %} zur Rechnung {{ fields.invoiceNumber }}</p>
+  <p>Sehr geehrte Damen und Herren,</p>
+  <p>trotz unserer {% if fields.dunningNumber > 1 %}bisherigen Schreiben{% else %}Zahlungserinnerung{% endif %} ist unsere Rechnung {{ fields.invoiceNumber }} vom {{ fields.invoiceDate | date }}, fällig am {{ fields.dueDate | date }}, noch nicht vollständig beglichen. Sie befinden sich mit der Zahlung in Verzug.</p>
+  ${CLAIM_TABLE}
+  ${PAY_BY}
+  {% if fields.finalNotice %}<p>Dies ist unsere letzte Mahnung. Geht der Betrag nicht bis zum genannten Datum bei uns ein, werden wir die Forderung ohne weitere Ankündigung gerichtlich geltend machen oder an ein Inkassounternehmen übergeben; die dadurch entstehenden Kosten gehen zu Ihren Lasten.</p>{% endif %}
+  <p>Sollten Sie die Zahlung inzwischen veranlasst haben, betrachten Sie dieses Schreiben bitte als gegenstandslos.</p>
+  ${CLOSING}
+</div>`;
+
+/** The values a dunning run supplies to the PAYMENT_REMINDER and DUNNING letters. */
+const DUNNING_FIELDS: TemplateField[] = [
+  { key: 'invoiceNumber', label: 'Rechnungsnummer', type: 'text', required: true, default: null },
+  { key: 'invoiceDate', label: 'Rechnungsdatum', type: 'date', required: true, default: null },
+  { key: 'dueDate', label: 'Fälligkeitsdatum', type: 'date', required: true, default: null },
+  { key: 'currency', label: 'Währung', type: 'text', required: true, default: null },
+  { key: 'invoiceTotal', label: 'Rechnungsbetrag', type: 'money', required: true, default: null },
+  { key: 'paid', label: 'Bereits gezahlt', type: 'money', required: false, default: 0 },
+  { key: 'openAmount', label: 'Offener Betrag', type: 'money', required: true, default: null },
+  { key: 'priorFees', label: 'Frühere Mahngebühren', type: 'money', required: false, default: 0 },
+  { key: 'fee', label: 'Mahngebühr', type: 'money', required: false, default: 0 },
+  { key: 'interest', label: 'Verzugszinsen', type: 'money', required: false, default: 0 },
+  { key: 'interestRate', label: 'Zinssatz (% p. a.)', type: 'number', required: false, default: 0 },
+  { key: 'interestFrom', label: 'Zinsen ab', type: 'date', required: false, default: null },
+  { key: 'flatFee', label: 'Verzugspauschale', type: 'money', required: false, default: 0 },
+  { key: 'total', label: 'Zu zahlender Betrag', type: 'money', required: true, default: null },
+  { key: 'payBy', label: 'Zahlungsziel', type: 'date', required: true, default: null },
+  {
+    key: 'dunningNumber',
+    label: 'Nummer der Mahnung',
+    type: 'number',
+    required: false,
+    default: 1,
+  },
+  {
+    key: 'finalNotice',
+    label: 'Letzte Mahnung (1 = ja)',
+    type: 'number',
+    required: false,
+    default: 0,
+  },
+];
+
 interface SystemTemplate {
   systemKey: SystemKey;
   documentType: DocumentTemplate['documentType'];
@@ -88,8 +159,8 @@ interface SystemTemplate {
 }
 
 /**
- * The system templates, seeded in this order (listed newest first: CREDIT_NOTE, INVOICE,
- * NOTICE, TERMINATION). Invoices and credit notes share one layout: it reads the document's
+ * The system templates, seeded in this order (listed newest first: DUNNING, PAYMENT_REMINDER,
+ * CREDIT_NOTE, INVOICE, NOTICE, TERMINATION). Invoices and credit notes share one layout: it reads the document's
  * `invoiceType`, so either template prints either kind correctly.
  */
 export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
@@ -132,6 +203,22 @@ export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
     contentSource: INVOICE_CONTENT,
     footerSource: INVOICE_FOOTER,
     fields: [],
+  },
+  {
+    systemKey: 'PAYMENT_REMINDER',
+    documentType: 'LETTER',
+    name: 'Zahlungserinnerung',
+    contentSource: PAYMENT_REMINDER,
+    footerSource: FOOTER,
+    fields: DUNNING_FIELDS,
+  },
+  {
+    systemKey: 'DUNNING',
+    documentType: 'LETTER',
+    name: 'Mahnung',
+    contentSource: DUNNING,
+    footerSource: FOOTER,
+    fields: DUNNING_FIELDS,
   },
 ];
 
@@ -188,7 +275,8 @@ export async function seedSystemTemplateRows(
 }
 
 /**
- * Seeds a new account's system templates (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE) and
+ * Seeds a new account's system templates (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE,
+ * PAYMENT_REMINDER, DUNNING) and
  * audits each one, inside the transaction that creates the account.
  */
 export async function seedSystemTemplates(

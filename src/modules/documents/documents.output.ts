@@ -47,7 +47,11 @@ export const DOCUMENT_FILE_TYPES: readonly string[] = [
   'image/webp',
 ];
 
-const TYPE_LABEL: Record<string, string> = { INVOICE: 'Rechnung', CONTRACT: 'Vertrag' };
+const TYPE_LABEL: Record<string, string> = {
+  INVOICE: 'Rechnung',
+  CONTRACT: 'Vertrag',
+  DUNNING: 'Mahnung',
+};
 
 /** The name a document's PDF is stored and mailed as, e.g. `Rechnung 2026-0001.pdf`. */
 export function pdfFileName(row: repo.DocumentRow): string {

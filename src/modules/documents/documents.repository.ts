@@ -385,3 +385,64 @@ export async function sequenceValue(
 export function findDocumentOfJob(db: Executor, id: string): Promise<DocumentRow | undefined> {
   return db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
 }
+
+/** An invoice a dunning run may dun, with what its partner says about dunning. */
+export interface DunnableInvoiceRow extends DocumentRow {
+  /** 1 consumer, 0 business, null not known (or no partner linked). */
+  partner_consumer: number | null;
+}
+
+/**
+ * A page of an account's invoices a dunning run looks at, by id: FINAL invoices (not credit
+ * notes, not cancelled) due before `asOf`, neither they nor their partner blocked from dunning,
+ * below `maxLevel`. Whether one is still open is judged with its payment figures.
+ */
+export async function dunnableInvoices(
+  db: Executor,
+  accountId: string,
+  f: { asOf: string; maxLevel: number; afterId?: string; limit: number },
+): Promise<DunnableInvoiceRow[]> {
+  let query = db
+    .selectFrom('documents as d')
+    .leftJoin('partners as p', (join) =>
+      join.onRef('p.id', '=', 'd.partner_id').onRef('p.account_id', '=', 'd.account_id'),
+    )
+    .selectAll('d')
+    .select('p.consumer as partner_consumer')
+    .where('d.account_id', '=', accountId)
+    .where('d.document_type', '=', 'INVOICE')
+    .where('d.status', '=', 'FINAL')
+    .where('d.invoice_type', '=', 'INVOICE')
+    .where('d.cancelled_by_document_id', 'is', null)
+    .where('d.due_date', '<', f.asOf)
+    .where('d.dunning_blocked', '=', 0)
+    .where('d.dunning_level', '<', f.maxLevel)
+    .where((eb) => eb.or([eb('p.dunning_blocked', 'is', null), eb('p.dunning_blocked', '=', 0)]));
+  if (f.afterId !== undefined) query = query.where('d.id', '>', f.afterId);
+  return query.orderBy('d.id').limit(f.limit).execute();
+}
+
+/**
+ * Records that an invoice reached a dunning level on a day, if it still stands at `from`
+ * (false: another run got there first). Moves `version` like every system-derived field.
+ */
+export async function recordDunning(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  step: { from: number; to: number; on: string; at: string },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('documents')
+    .set((eb) => ({
+      dunning_level: step.to,
+      last_dunned_at: step.on,
+      version: eb('version', '+', 1),
+      updated_at: step.at,
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('dunning_level', '=', step.from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

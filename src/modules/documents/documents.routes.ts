@@ -13,6 +13,7 @@ import {
   CreditNoteBody,
   EInvoiceQuery,
   DocumentSchema,
+  DunningBlockBody,
   ListDocumentsQuery,
   RasterizeBody,
   RasterizedSchema,
@@ -20,6 +21,7 @@ import {
   UpdateDocumentBody,
 } from './documents.schemas.js';
 import { DocumentsService } from './documents.service.js';
+import { setDunningBlock } from './documents.dunning.js';
 
 const Params = IdParams('documentId', 'doc');
 const tags = ['documents'];
@@ -218,6 +220,34 @@ export function documentRoutes(app: App, ctx: AppContext): void {
     },
     async (req, reply) => {
       const doc = await service.update(
+        actorOf(req),
+        req.params.documentId,
+        req.body,
+        readIfMatch(req),
+      );
+      setEtag(reply, doc.version);
+      return doc;
+    },
+  );
+
+  app.put(
+    '/v1/documents/:documentId/dunning-block',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Block an invoice from dunning (Mahnsperre) or lift the block',
+        description:
+          'Dunning runs skip a blocked invoice. Allowed on FINAL invoices: the block is about the claim, the invoice stays as issued. `version` or `If-Match` make the change conditional (409/412 when stale). See docs/dunning.md.',
+        params: Params,
+        headers: IfMatchHeaders,
+        body: DunningBlockBody,
+        response: { 200: DocumentSchema, ...problems(400, 401, 404, 409, 412, 422) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await setDunningBlock(
+        ctx,
         actorOf(req),
         req.params.documentId,
         req.body,

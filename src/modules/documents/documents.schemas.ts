@@ -3,7 +3,11 @@ import { PageQuery } from '../../http/pagination.js';
 import { IsoDate, LineItemInput, Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
 import { CURRENCIES } from '../../shared/money.js';
 
-export const DOCUMENT_TYPES = ['CONTRACT', 'INVOICE'] as const;
+/** What a document is; DUNNING letters (payment reminders, Mahnungen) are made by dunning runs. */
+export const DOCUMENT_TYPES = ['CONTRACT', 'INVOICE', 'DUNNING'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+/** The types `POST`/`PUT /v1/documents` take: a DUNNING letter comes only from a dunning run. */
+const WRITABLE_TYPES = ['CONTRACT', 'INVOICE'] as const;
 export const DOCUMENT_STATUSES = ['DRAFT', 'FINAL'] as const;
 export const DOCUMENT_SOURCES = ['GENERATED', 'UPLOADED'] as const;
 export const PROCESSING_STATUSES = ['QUEUED', 'RUNNING', 'DONE', 'FAILED'] as const;
@@ -76,7 +80,10 @@ const EInvoiceSchema = Type.Object(
 export const DocumentSchema = Type.Object(
   {
     ...RecordMeta,
-    documentType: Type.Enum(DOCUMENT_TYPES),
+    documentType: Type.Enum(DOCUMENT_TYPES, {
+      description:
+        'CONTRACT, INVOICE, or DUNNING (a payment reminder or dunning letter a dunning run made).',
+    }),
     name: Type.String(),
     documentNumber: Nullable(
       Type.String(),
@@ -161,13 +168,27 @@ export const DocumentSchema = Type.Object(
       Type.String(),
       'Invoices cancelled in full (Storno): the credit note. Such an invoice is neither open nor overdue.',
     ),
+    dunningLevel: Type.Integer({
+      description:
+        'Invoices: the dunning level reached (0 none, 1 payment reminder, 2-4 the first to third dunning letter); 0 for other documents.',
+    }),
+    lastDunnedAt: Nullable(
+      Type.String(),
+      'Invoices: the as-of day (YYYY-MM-DD) of the last payment reminder or dunning letter.',
+    ),
+    dunningBlocked: Type.Boolean({
+      description:
+        'Invoices: blocked from dunning (Mahnsperre; `PUT /v1/documents/{documentId}/dunning-block`).',
+    }),
   },
   { additionalProperties: false, description: 'A contract document or an invoice.' },
 );
 export type DocumentView = Static<typeof DocumentSchema>;
 
 const common = {
-  documentType: Type.Enum(DOCUMENT_TYPES, { description: 'CONTRACT or INVOICE.' }),
+  documentType: Type.Enum(WRITABLE_TYPES, {
+    description: 'CONTRACT or INVOICE (DUNNING letters come from dunning runs only).',
+  }),
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Document name.' }),
   documentNumber: Type.String({
     minLength: 1,
@@ -280,7 +301,10 @@ export const CreateDocumentBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type CreateDocument = Static<typeof CreateDocumentBody>;
+/** A new document as the route or another module asks for it (dunning runs make DUNNING). */
+export type CreateDocument = Omit<Static<typeof CreateDocumentBody>, 'documentType'> & {
+  documentType: DocumentType;
+};
 
 /** Partial update of a DRAFT: omitted fields stay, `null` clears an optional one. */
 export const UpdateDocumentBody = Type.Object(
@@ -304,6 +328,14 @@ export const UpdateDocumentBody = Type.Object(
   { additionalProperties: false },
 );
 export type UpdateDocument = Static<typeof UpdateDocumentBody>;
+
+export const DunningBlockBody = Type.Object(
+  {
+    blocked: Type.Boolean({ description: 'true blocks the invoice from dunning, false lifts it.' }),
+    version: Type.Optional(VersionField),
+  },
+  { additionalProperties: false },
+);
 
 export const ListDocumentsQuery = Type.Object(
   {

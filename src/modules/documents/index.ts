@@ -1,5 +1,11 @@
 /** The documents module's face: what the app and other modules may use. */
-export { findDocument } from './documents.repository.js';
+export {
+  dunnableInvoices,
+  findDocument,
+  recordDunning,
+  withPaymentFigures,
+} from './documents.repository.js';
+export type { DunnableInvoiceRow } from './documents.repository.js';
 export { documentRoutes } from './documents.routes.js';
 export { createDocument, sendDocumentToPartner } from './documents.service.js';
 export type { CreateDocument, DocumentView } from './documents.schemas.js';

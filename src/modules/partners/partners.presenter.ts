@@ -23,6 +23,8 @@ export function presentPartner(row: PartnerRow): Partner {
     // Stored null means the defaults; the answer always names the format and language in force.
     einvoiceFormat: (row.einvoice_format ?? 'ZUGFERD') as Partner['einvoiceFormat'],
     language: (row.language ?? 'de') as Partner['language'],
+    dunningBlocked: row.dunning_blocked === 1,
+    consumer: row.consumer === null ? null : row.consumer === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -45,7 +45,15 @@ const fields = {
     description:
       'Language (Sprache) of documents and mails to the partner: `de` (default) or `en`.',
   }),
+  dunningBlocked: Type.Boolean({
+    description:
+      'Blocked from dunning (Mahnsperre): dunning runs send the partner no payment reminder or dunning letter. Default false.',
+  }),
+  consumer: Type.Boolean(),
 };
+
+const CONSUMER_TEXT =
+  'Whether the partner is a consumer (Verbraucher, §13 BGB) rather than a business. Sets the default interest of dunning letters (§288 BGB: base rate + 5 points for consumers, + 9 for businesses) and whether the EUR 40 flat fee of §288 (5) BGB may be claimed (businesses only). Unset: treated as a consumer, the reading that never claims too much.';
 
 export const PartnerSchema = Type.Object(
   {
@@ -72,6 +80,11 @@ export const PartnerSchema = Type.Object(
     language: Type.Enum(PARTNER_LANGUAGES, {
       description: 'Language of documents and mails to the partner; `de` unless set.',
     }),
+    dunningBlocked: Type.Boolean({ description: 'Blocked from dunning (Mahnsperre).' }),
+    consumer: Nullable(
+      Type.Boolean(),
+      'A consumer (§13 BGB) or a business; null: not known, dunning treats the partner as a consumer.',
+    ),
   },
   { additionalProperties: false, description: 'A customer or vendor.' },
 );
@@ -96,6 +109,8 @@ export const CreatePartnerBody = Type.Object(
     ),
     einvoiceFormat: Type.Optional(fields.einvoiceFormat),
     language: Type.Optional(fields.language),
+    dunningBlocked: Type.Optional(fields.dunningBlocked),
+    consumer: Type.Optional(Nullable(fields.consumer, CONSUMER_TEXT)),
   },
   { additionalProperties: false },
 );
@@ -126,6 +141,8 @@ export const UpdatePartnerBody = Type.Object(
       Nullable(fields.einvoiceFormat, 'E-invoice format; null resets it to `ZUGFERD`.'),
     ),
     language: Type.Optional(Nullable(fields.language, 'Language; null resets it to `de`.')),
+    dunningBlocked: Type.Optional(fields.dunningBlocked),
+    consumer: Type.Optional(Nullable(fields.consumer, 'Consumer or business; null: not known.')),
   },
   { additionalProperties: false },
 );

@@ -62,6 +62,8 @@ export class PartnersService {
       electronic_address: input.electronicAddress ? JSON.stringify(input.electronicAddress) : null,
       einvoice_format: input.einvoiceFormat ?? null,
       language: input.language ?? null,
+      dunning_blocked: input.dunningBlocked ? 1 : 0,
+      consumer: boolValue(input.consumer),
       version: 1,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
@@ -131,6 +133,8 @@ export class PartnersService {
         : null;
     if (input.einvoiceFormat !== undefined) values.einvoice_format = input.einvoiceFormat;
     if (input.language !== undefined) values.language = input.language;
+    if (input.dunningBlocked !== undefined) values.dunning_blocked = input.dunningBlocked ? 1 : 0;
+    if (input.consumer !== undefined) values.consumer = boolValue(input.consumer);
     const tags = input.tags === undefined ? undefined : (input.tags ?? []);
     if (tags !== undefined) values.tags = JSON.stringify(tags);
 
@@ -177,4 +181,9 @@ export class PartnersService {
       present: presentPartner,
     });
   }
+}
+
+/** A stored tri-state flag: 1, 0 or null (not known). */
+function boolValue(value: boolean | null | undefined): number | null {
+  return value === undefined || value === null ? null : value ? 1 : 0;
 }

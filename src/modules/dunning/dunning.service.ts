@@ -1,0 +1,341 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/schema.js';
+import { appendAudit, systemActor, type Actor } from '../../shared/audit.js';
+import { addDays, isoDate } from '../../shared/dates.js';
+import { AppError } from '../../shared/errors.js';
+import { toMajor } from '../../shared/money.js';
+import { ensureSystemTemplate, type TemplateRow } from '../document-templates/index.js';
+import {
+  createDocument,
+  dunnableInvoices,
+  recordDunning,
+  withPaymentFigures,
+  type CreateDocument,
+  type DunnableInvoiceRow,
+} from '../documents/index.js';
+import { emitEvent } from '../webhook-endpoints/index.js';
+import { baseRates, type BaseRates } from './base-rates.js';
+import { daysBetween, nextClaim, type Claim } from './claim.js';
+import * as repo from './dunning.repository.js';
+import type { DunningRunResult, LetterView } from './dunning.schemas.js';
+import { settingsOf, type Settings } from './dunning-settings.service.js';
+
+/** Invoices read per page of a run. */
+const PAGE = 200;
+/** Letters made at the same time (their commits share SQLite's flush, or run side by side). */
+const PARALLEL = 4;
+export const SEND_JOB = 'dunning.letter.send';
+
+/** Thrown inside the creating transaction when the level was reached already: rolls it back. */
+class LevelTaken extends Error {}
+
+interface Run {
+  accountId: string;
+  asOf: string;
+  dryRun: boolean;
+  actor: Actor;
+}
+
+/** What the run needs per account: its settings and the letters' templates. */
+interface Prepared {
+  settings: Settings;
+  templates: Partial<Record<'PAYMENT_REMINDER' | 'DUNNING', TemplateRow>>;
+}
+
+/**
+ * Dunning runs (issue 14, docs/dunning.md): each overdue invoice due for its next level gets
+ * one letter — a FINAL DUNNING document from the PUBLISHED system template, its notice and the
+ * invoice's new level written in one transaction, so a level reaches an invoice once however
+ * many processes run at once and however often a run is repeated.
+ */
+export class DunningRuns {
+  private readonly rates: BaseRates;
+
+  constructor(private readonly ctx: AppContext) {
+    this.rates = baseRates(ctx.config.dunningBaseRates);
+  }
+
+  /** `POST /v1/dunning/runs`: the caller's account, as of `date` (default today). */
+  runFor(actor: Actor, input: { dryRun?: boolean; date?: string }): Promise<DunningRunResult> {
+    const today = isoDate(this.ctx.clock.now());
+    const asOf = input.date ?? today;
+    const dryRun = input.dryRun ?? false;
+    if (!dryRun && asOf > today)
+      throw new AppError(
+        'business_rule_violated',
+        'A dunning letter cannot be dated in the future: run as of today or earlier, or use dryRun to preview.',
+        {
+          errors: [
+            {
+              path: '/body/date',
+              message: 'must not be after today unless dryRun is set',
+              code: 'in_future',
+            },
+          ],
+        },
+      );
+    return this.run({ accountId: actor.accountId, asOf, dryRun, actor });
+  }
+
+  /** The schedule: every account that enabled it and has not run today, as the system. */
+  async runScheduled(): Promise<{ accounts: number; letters: number; problems: number }> {
+    const today = isoDate(this.ctx.clock.now());
+    const accounts = await repo.claimScheduledRuns(this.ctx.db, today);
+    let letters = 0;
+    let problems = 0;
+    for (const accountId of accounts) {
+      const result = await this.run({
+        accountId,
+        asOf: today,
+        dryRun: false,
+        actor: systemActor(accountId),
+      });
+      letters += result.letters.length;
+      problems += result.problems.length;
+    }
+    return { accounts: accounts.length, letters, problems };
+  }
+
+  async run(run: Run): Promise<DunningRunResult> {
+    const result: DunningRunResult = {
+      dryRun: run.dryRun,
+      date: run.asOf,
+      letters: [],
+      problems: [],
+    };
+    const prepared = await this.prepare(run);
+    let afterId: string | undefined;
+    for (;;) {
+      const page = await dunnableInvoices(this.ctx.db, run.accountId, {
+        asOf: run.asOf,
+        maxLevel: prepared.settings.levels.length,
+        afterId,
+        limit: PAGE,
+      });
+      if (page.length === 0) return result;
+      const due = await this.claims(run, prepared.settings, page);
+      let next = 0;
+      const worker = async () => {
+        while (next < due.length) {
+          const item = due[next++]!;
+          await this.dun(run, prepared, item.invoice, item.claim, result);
+        }
+      };
+      await Promise.all(Array.from({ length: PARALLEL }, worker));
+      if (page.length < PAGE) return result;
+      afterId = page[page.length - 1]!.id;
+    }
+  }
+
+  private async prepare(run: Run): Promise<Prepared> {
+    const settings = settingsOf(await repo.findSettings(this.ctx.db, run.accountId));
+    const templates: Prepared['templates'] = {};
+    if (!run.dryRun)
+      for (const kind of new Set(settings.levels.map((l) => l.kind)))
+        templates[kind] = await ensureSystemTemplate(this.ctx.db, run.accountId, kind);
+    return { settings, templates };
+  }
+
+  /** The page's invoices that are due for a letter, with what each letter claims. */
+  private async claims(
+    run: Run,
+    settings: Settings,
+    page: DunnableInvoiceRow[],
+  ): Promise<{ invoice: DunnableInvoiceRow; claim: Claim }[]> {
+    const figures = await withPaymentFigures(this.ctx.db, run.accountId, page, run.asOf);
+    const history = await repo.noticeHistory(
+      this.ctx.db,
+      run.accountId,
+      page.filter((r) => r.dunning_level > 0).map((r) => r.id),
+    );
+    const out: { invoice: DunnableInvoiceRow; claim: Claim }[] = [];
+    for (const row of figures) {
+      const past = history.get(row.id);
+      const claim = nextClaim(
+        {
+          dueDate: row.due_date!,
+          currency: row.currency,
+          grossMinor: Number(row.gross_total),
+          settledMinor: row.settled_minor,
+          level: row.dunning_level,
+          lastDunnedAt: row.last_dunned_at,
+          firstDunnedAt: past?.first_as_of ?? null,
+          priorFeesMinor: past?.fees ?? 0,
+          priorFlatFeeMinor: past?.flat_fee ?? 0,
+          business: row.partner_consumer === 0,
+        },
+        settings.levels,
+        run.asOf,
+        { rates: this.rates, flatFee: settings.flatFee },
+      );
+      if (claim) out.push({ invoice: row, claim });
+    }
+    return out;
+  }
+
+  /** One letter: proposed (dry run) or made, recorded and queued for mailing. */
+  private async dun(
+    run: Run,
+    prepared: Prepared,
+    invoice: DunnableInvoiceRow,
+    claim: Claim,
+    result: DunningRunResult,
+  ): Promise<void> {
+    const payBy = addDays(run.asOf, prepared.settings.paymentDays);
+    const letter = letterView(invoice, claim, run.asOf, payBy);
+    if (run.dryRun) {
+      result.letters.push(letter);
+      return;
+    }
+    const template = prepared.templates[claim.kind]!;
+    const within = async (trx: Transaction<DB>, documentId: string) => {
+      const now = this.ctx.clock.now();
+      const claimed = await repo.claimNotice(trx, {
+        invoice_id: invoice.id,
+        level: claim.level,
+        account_id: invoice.account_id,
+        document_id: documentId,
+        kind: claim.kind,
+        as_of: run.asOf,
+        currency: invoice.currency,
+        open_minor: claim.openMinor,
+        fee_minor: claim.feeMinor,
+        interest_minor: claim.interestMinor,
+        flat_fee_minor: claim.flatFeeMinor,
+        created_at: now.toISOString(),
+      });
+      const recorded =
+        claimed &&
+        (await recordDunning(trx, invoice.account_id, invoice.id, {
+          from: claim.level - 1,
+          to: claim.level,
+          on: run.asOf,
+          at: now.toISOString(),
+        }));
+      if (!recorded) throw new LevelTaken();
+      await appendAudit(
+        trx,
+        run.actor,
+        {
+          action: 'document.dunned',
+          resourceType: 'document',
+          resourceId: invoice.id,
+          changes: {
+            dunningLevel: { from: claim.level - 1, to: claim.level },
+            letterId: documentId,
+          },
+        },
+        now,
+      );
+      await emitEvent(this.ctx, trx, invoice.account_id, 'dunning.sent', {
+        ...letter,
+        documentId,
+        sendQueued: true,
+      });
+      await this.ctx.jobs.enqueue(
+        trx,
+        SEND_JOB,
+        { documentId, accountId: invoice.account_id },
+        invoice.account_id,
+      );
+    };
+    try {
+      const doc = await createDocument(
+        this.ctx,
+        run.actor,
+        letterInput(invoice, claim, template, run.asOf, payBy),
+        { within, renderLater: true },
+      );
+      result.letters.push({ ...letter, documentId: doc.id, sendQueued: true });
+      this.ctx.jobs.kick();
+    } catch (err) {
+      if (err instanceof LevelTaken) return;
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      result.problems.push({ invoiceId: invoice.id, code: err.code, detail: err.message });
+    }
+  }
+}
+
+const LEVEL_NAMES = (claim: Claim) =>
+  claim.kind === 'PAYMENT_REMINDER'
+    ? 'Zahlungserinnerung'
+    : claim.finalNotice
+      ? 'Letzte Mahnung'
+      : `${claim.dunningNumber}. Mahnung`;
+
+/** The letter as `POST /v1/documents` would be asked for it (fields in major units). */
+function letterInput(
+  invoice: DunnableInvoiceRow,
+  claim: Claim,
+  template: TemplateRow,
+  asOf: string,
+  payBy: string,
+): CreateDocument {
+  const major = (minor: number) => toMajor(minor, invoice.currency);
+  const number = invoice.document_number ?? invoice.name;
+  return {
+    documentType: 'DUNNING',
+    name: `${LEVEL_NAMES(claim)} zur Rechnung ${number}`.slice(0, 200),
+    ...(invoice.partner_id
+      ? { partnerId: invoice.partner_id }
+      : invoice.partner_name
+        ? { partnerName: invoice.partner_name }
+        : {}),
+    ...(invoice.contract_id ? { contractId: invoice.contract_id } : {}),
+    templateId: template.id,
+    source: 'GENERATED',
+    status: 'FINAL',
+    creationDate: asOf,
+    currency: invoice.currency,
+    fields: {
+      invoiceNumber: number,
+      invoiceDate: invoice.creation_date,
+      dueDate: invoice.due_date,
+      currency: invoice.currency,
+      invoiceTotal: major(Number(invoice.gross_total)),
+      paid: major(Number(invoice.gross_total) - claim.openMinor),
+      openAmount: major(claim.openMinor),
+      priorFees: major(claim.priorFeesMinor),
+      fee: major(claim.feeMinor),
+      interest: major(claim.interestMinor),
+      interestRate: claim.interestRate ?? 0,
+      ...(claim.interestFrom ? { interestFrom: claim.interestFrom } : {}),
+      flatFee: major(claim.flatFeeMinor),
+      total: major(claim.totalMinor),
+      payBy,
+      dunningNumber: claim.dunningNumber,
+      finalNotice: claim.finalNotice ? 1 : 0,
+    },
+  };
+}
+
+function letterView(
+  invoice: DunnableInvoiceRow,
+  claim: Claim,
+  asOf: string,
+  payBy: string,
+): LetterView {
+  const major = (minor: number) => toMajor(minor, invoice.currency);
+  return {
+    invoiceId: invoice.id,
+    invoiceNumber: invoice.document_number,
+    partnerId: invoice.partner_id,
+    partnerName: invoice.partner_name,
+    dueDate: invoice.due_date!,
+    daysOverdue: daysBetween(invoice.due_date!, asOf),
+    level: claim.level,
+    kind: claim.kind,
+    currency: invoice.currency,
+    openAmount: major(claim.openMinor),
+    fee: major(claim.feeMinor),
+    priorFees: major(claim.priorFeesMinor),
+    interest: major(claim.interestMinor),
+    interestRate: claim.interestRate,
+    flatFee: major(claim.flatFeeMinor),
+    total: major(claim.totalMinor),
+    payBy,
+    documentId: null,
+    sendQueued: false,
+  };
+}

@@ -1,0 +1,321 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  auditCount,
+  buildTestApp,
+  createUser,
+  mailsTo,
+  type TestApp,
+  type TestUser,
+} from '../../../test/helpers.js';
+import { ManualClock } from '../../shared/clock.js';
+import { call, type Body } from '../documents/documents.test-support.js';
+
+/**
+ * Dunning over HTTP (issue 14): settings, dry runs that propose the next level with fee and
+ * interest, runs that make FINAL letters from the system templates and mail them, levels
+ * recorded once however often a run repeats, and what is never dunned (paid, cancelled,
+ * blocked invoices and partners).
+ */
+
+const TODAY = '2026-06-30';
+let t: TestApp;
+let user: TestUser;
+let clock: ManualClock;
+
+const billingEmail = 'buchhaltung@schuldner.example';
+const address = (email: string) => ({
+  type: 'BILLING',
+  street: 'Rathausmarkt 1',
+  postalCode: '20095',
+  city: 'Hamburg',
+  country: 'DE',
+  email,
+});
+
+type Letter = Body & {
+  invoiceId: string;
+  level: number;
+  kind: string;
+  openAmount: number;
+  fee: number;
+  interest: number;
+  flatFee: number;
+  total: number;
+  documentId: string | null;
+};
+type Run = { dryRun: boolean; date: string; letters: Letter[]; problems: Body[] };
+type Doc = Body & {
+  id: string;
+  version: number;
+  dunningLevel: number;
+  lastDunnedAt: string | null;
+};
+
+const run = (body: Body, u: TestUser = user) =>
+  call<Run>(t, u, 'POST', '/v1/dunning/runs', body, 200);
+
+async function partner(body: Body = {}): Promise<string> {
+  return (
+    await call<{ id: string }>(t, user, 'POST', '/v1/partners', {
+      name: 'Schuldner GmbH',
+      addresses: [address(billingEmail)],
+      ...body,
+    })
+  ).id;
+}
+
+/** A FINAL invoice over EUR 1,190.00 (1,000 net + 19 % VAT), due on `dueDate`. */
+async function invoice(partnerId: string, dueDate: string): Promise<Doc> {
+  return call<Doc>(t, user, 'POST', '/v1/documents', {
+    documentType: 'INVOICE',
+    name: 'Beratung',
+    partnerId,
+    creationDate: '2026-05-01',
+    deliveryDate: '2026-04-30',
+    dueDate,
+    status: 'FINAL',
+    lineItems: [{ description: 'Beratung', quantity: 10, unitPrice: 100 }],
+  });
+}
+
+const letterFor = (r: Run, invoiceId: string) => r.letters.find((l) => l.invoiceId === invoiceId);
+
+beforeAll(async () => {
+  clock = new ManualClock(new Date(`${TODAY}T08:00:00Z`));
+  t = await buildTestApp({ clock });
+  user = await createUser(t);
+});
+afterAll(() => t.close());
+
+describe('dunning settings', () => {
+  it('answers the defaults until saved, then saves conditionally (admins only)', async () => {
+    const defaults = await call<Body & { levels: Body[] }>(t, user, 'GET', '/v1/dunning/settings');
+    expect(defaults).toMatchObject({ enabled: false, flatFee: true, paymentDays: 10, version: 0 });
+    expect(defaults.levels.map((l) => l.kind)).toEqual([
+      'PAYMENT_REMINDER',
+      'DUNNING',
+      'DUNNING',
+      'DUNNING',
+    ]);
+    const other = await createUser(t);
+    const saved = await call<Body>(t, other, 'PUT', '/v1/dunning/settings', {
+      version: 0,
+      paymentDays: 7,
+    });
+    expect(saved).toMatchObject({ paymentDays: 7, version: 1, enabled: false });
+    await call(t, other, 'PUT', '/v1/dunning/settings', { version: 0, paymentDays: 8 }, 409);
+    // A payment reminder can only come first.
+    const bad = await call<Body>(
+      t,
+      other,
+      'PUT',
+      '/v1/dunning/settings',
+      {
+        levels: [
+          { kind: 'DUNNING', daysAfter: 7, fee: 0, defaultInterest: true },
+          { kind: 'PAYMENT_REMINDER', daysAfter: 7, fee: 0, defaultInterest: false },
+        ],
+      },
+      400,
+    );
+    expect(JSON.stringify(bad)).toContain('/body/levels/1/kind');
+    const member = await createUser(t, { role: 'user', accountId: other.accountId });
+    await call(t, member, 'PUT', '/v1/dunning/settings', { paymentDays: 9 }, 403);
+  });
+});
+
+describe('dunning runs', () => {
+  let debtor: string;
+  let overdue: Doc;
+  let notYet: Doc;
+
+  beforeAll(async () => {
+    debtor = await partner();
+    overdue = await invoice(debtor, '2026-06-01');
+    notYet = await invoice(debtor, '2026-06-28');
+  });
+
+  it('proposes a payment reminder for an invoice 7 days past due and writes nothing', async () => {
+    const before = await auditCount(t, user.accountId);
+    const proposed = await run({ dryRun: true });
+    expect(proposed).toMatchObject({ dryRun: true, date: TODAY, problems: [] });
+    expect(letterFor(proposed, overdue.id)).toMatchObject({
+      level: 1,
+      kind: 'PAYMENT_REMINDER',
+      openAmount: 1190,
+      fee: 0,
+      interest: 0,
+      flatFee: 0,
+      total: 1190,
+      payBy: '2026-07-10',
+      daysOverdue: 29,
+      documentId: null,
+    });
+    expect(letterFor(proposed, notYet.id)).toBeUndefined();
+    expect(await auditCount(t, user.accountId)).toBe(before);
+  });
+
+  it('refuses to date letters in the future unless it is a dry run', async () => {
+    const refused = await call<Body>(
+      t,
+      user,
+      'POST',
+      '/v1/dunning/runs',
+      { date: '2026-07-01' },
+      422,
+    );
+    expect(JSON.stringify(refused)).toContain('/body/date');
+    const ahead = await run({ dryRun: true, date: '2026-07-10' });
+    expect(letterFor(ahead, notYet.id)).toMatchObject({ level: 1 });
+  });
+
+  it('makes the letter as a FINAL document, records the level once and mails it', async () => {
+    const made = await run({});
+    const letter = letterFor(made, overdue.id)!;
+    expect(letter).toMatchObject({ level: 1, sendQueued: true });
+    expect(letter.documentId).toMatch(/^doc_/);
+    const doc = await call<Doc>(t, user, 'GET', `/v1/documents/${letter.documentId}`);
+    expect(doc).toMatchObject({
+      documentType: 'DUNNING',
+      status: 'FINAL',
+      source: 'GENERATED',
+      partnerId: debtor,
+      creationDate: TODAY,
+    });
+    expect(doc.name).toContain('Zahlungserinnerung');
+    const inv = await call<Doc>(t, user, 'GET', `/v1/documents/${overdue.id}`);
+    expect(inv).toMatchObject({ dunningLevel: 1, lastDunnedAt: TODAY });
+    // A repeated run the same day sends nothing twice.
+    expect(letterFor(await run({}), overdue.id)).toBeUndefined();
+    await t.app.ctx.jobs.drain();
+    const mails = await mailsTo(t, billingEmail, 1);
+    expect(mails.length).toBeGreaterThanOrEqual(1);
+    expect(mails.at(-1)!.raw).toContain('application/pdf');
+    const sent = await call<Doc>(t, user, 'GET', `/v1/documents/${letter.documentId}`);
+    expect(sent.sentAt).not.toBeNull();
+    expect(sent.fileId).toMatch(/^fil_/);
+    expect(sent.pdfSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('moves to the first dunning letter 14 days later, with default interest for a consumer', async () => {
+    // Day 14 after the reminder: the debtor is in default since the reminder's receipt.
+    const proposed = await run({ dryRun: true, date: '2026-07-14' });
+    const next = letterFor(proposed, overdue.id)!;
+    expect(next).toMatchObject({ level: 2, kind: 'DUNNING', fee: 2.5, flatFee: 0 });
+    // 1,190.00 × (1.27 + 5) % × 14 days (1 July to 14 July) / 365 = 2.86.
+    expect(next.interest).toBe(2.86);
+    expect(next.interestRate).toBe(6.27);
+    expect(next.total).toBe(1190 + 2.5 + 2.86);
+  });
+
+  it('claims 9 points and the EUR 40 flat fee (topping up the fees) from a business', async () => {
+    const business = await partner({ name: 'Firma AG', consumer: false });
+    const inv = await invoice(business, '2026-05-01');
+    // 60 days past due: first a reminder.
+    await run({});
+    const proposed = await run({ dryRun: true, date: '2026-07-14' });
+    const next = letterFor(proposed, inv.id)!;
+    expect(next).toMatchObject({ level: 2, kind: 'DUNNING', fee: 2.5, flatFee: 37.5 });
+    // In default from 1 June (30 days after the due date, §286 (3) BGB) to 14 July:
+    // 1,190.00 × ((1.27 + 9) % × 44 days) / 365 = 14.73.
+    expect(next.interest).toBe(14.73);
+    expect(next.interestRate).toBe(10.27);
+  });
+
+  it('counts partial payments and never duns paid, cancelled or blocked invoices', async () => {
+    const p = await partner({ name: 'Teilzahler KG' });
+    const partly = await invoice(p, '2026-06-01');
+    const paid = await invoice(p, '2026-06-01');
+    const cancelled = await invoice(p, '2026-06-01');
+    const blocked = await invoice(p, '2026-06-01');
+    const pay = (documentId: string, amount: number) =>
+      call(t, user, 'POST', '/v1/payments', {
+        direction: 'INCOMING',
+        documentId,
+        amount,
+        currency: 'EUR',
+        paymentDate: '2026-06-10',
+        status: 'MARKED',
+      });
+    await pay(partly.id, 190);
+    await pay(paid.id, 1190);
+    await call(t, user, 'POST', `/v1/documents/${cancelled.id}/cancel`, {});
+    const b = await call<Doc>(t, user, 'PUT', `/v1/documents/${blocked.id}/dunning-block`, {
+      blocked: true,
+    });
+    expect(b).toMatchObject({ dunningBlocked: true, version: blocked.version + 1 });
+    const proposed = await run({ dryRun: true });
+    expect(letterFor(proposed, partly.id)).toMatchObject({ openAmount: 1000, total: 1000 });
+    for (const id of [paid.id, cancelled.id, blocked.id])
+      expect(letterFor(proposed, id)).toBeUndefined();
+    // Lifting the block makes it due again.
+    await call(t, user, 'PUT', `/v1/documents/${blocked.id}/dunning-block`, { blocked: false });
+    expect(letterFor(await run({ dryRun: true }), blocked.id)).toMatchObject({ level: 1 });
+  });
+
+  it('skips every invoice of a partner blocked from dunning', async () => {
+    const p = await partner({ name: 'Gesperrt GmbH', dunningBlocked: true });
+    const inv = await invoice(p, '2026-06-01');
+    expect(letterFor(await run({ dryRun: true }), inv.id)).toBeUndefined();
+    const got = await call<Body>(t, user, 'GET', `/v1/partners/${p}`);
+    expect(got).toMatchObject({ dunningBlocked: true, consumer: null });
+  });
+
+  it('refuses to block anything but an invoice', async () => {
+    const letters = await call<{ data: Doc[] }>(
+      t,
+      user,
+      'GET',
+      '/v1/documents?documentType=DUNNING',
+    );
+    expect(letters.data.length).toBeGreaterThan(0);
+    const refused = await call<Body>(
+      t,
+      user,
+      'PUT',
+      `/v1/documents/${letters.data[0]!.id}/dunning-block`,
+      { blocked: true },
+      422,
+    );
+    expect(refused).toMatchObject({ code: 'business_rule_violated' });
+  });
+
+  it('makes one letter per level when two runs race', async () => {
+    const p = await partner({ name: 'Parallel GmbH' });
+    const inv = await invoice(p, '2026-06-01');
+    const [a, b] = await Promise.all([run({}), run({})]);
+    const letters = [a, b].map((r) => letterFor(r, inv.id)).filter(Boolean);
+    expect(letters).toHaveLength(1);
+    const got = await call<Doc>(t, user, 'GET', `/v1/documents/${inv.id}`);
+    expect(got.dunningLevel).toBe(1);
+  });
+
+  it('runs by itself once a day when the account enables it', async () => {
+    const other = await createUser(t);
+    const p = (
+      await call<{ id: string }>(t, other, 'POST', '/v1/partners', {
+        name: 'Automatik GmbH',
+        addresses: [address('auto@schuldner.example')],
+      })
+    ).id;
+    const inv = await call<Doc>(t, other, 'POST', '/v1/documents', {
+      documentType: 'INVOICE',
+      name: 'Beratung',
+      partnerId: p,
+      creationDate: '2026-05-01',
+      deliveryDate: '2026-04-30',
+      dueDate: '2026-06-01',
+      status: 'FINAL',
+      lineItems: [{ description: 'Beratung', quantity: 1, unitPrice: 100 }],
+    });
+    const { DunningRuns } = await import('./dunning.service.js');
+    const runs = new DunningRuns(t.app.ctx);
+    expect((await runs.runScheduled()).letters).toBe(0);
+    await call(t, other, 'PUT', '/v1/dunning/settings', { enabled: true });
+    const first = await runs.runScheduled();
+    expect(first.accounts).toBeGreaterThanOrEqual(1);
+    expect((await call<Doc>(t, other, 'GET', `/v1/documents/${inv.id}`)).dunningLevel).toBe(1);
+    // Once a day: the second tick that day claims no account.
+    expect((await runs.runScheduled()).accounts).toBe(0);
+  });
+});
