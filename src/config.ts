@@ -183,7 +183,7 @@ export const settings = {
   ),
   reminderIntervalMs: int(
     'REMINDER_INTERVAL_MS',
-    'How often this process runs its scheduled work, in ms (0: never): mailing due reminders (each goes out once, safe on many replicas), making the invoices of contracts’ billing plans that are due (each period once), running the dunning of accounts that enabled it (once a day each), and removing uploads that never arrived (PENDING files an hour past their upload URL).',
+    'How often this process runs its scheduled work, in ms (0: never): mailing due reminders (each goes out once, safe on many replicas), making the invoices of contracts’ billing plans that are due (each period once), running the dunning of accounts that enabled it (once a day each), announcing invoices that became overdue (`document.overdue`), and removing uploads that never arrived (PENDING files an hour past their upload URL).',
     60_000,
     0,
     86_400_000,

@@ -8,6 +8,7 @@ import type { AppContext } from './context.js';
 import { startReminderScheduler } from './modules/notes/index.js';
 import { startUploadExpiry } from './modules/files/index.js';
 import { startDunningSchedule } from './modules/dunning/index.js';
+import { startOverdueSchedule } from './modules/documents/index.js';
 import { startBillingSchedule } from './modules/recurring-invoices/index.js';
 
 /**
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
     startUploadExpiry(app.ctx, config.reminderIntervalMs),
     startBillingSchedule(app.ctx, config.reminderIntervalMs),
     startDunningSchedule(app.ctx, config.reminderIntervalMs),
+    startOverdueSchedule(app.ctx, config.reminderIntervalMs),
   );
 }
 

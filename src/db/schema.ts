@@ -482,6 +482,10 @@ export interface DocumentsTable {
   last_dunned_at: string | null;
   /** 1: blocked from dunning (Mahnsperre). */
   dunning_blocked: Generated<number>;
+  /** When a FINAL invoice's settled payments first covered it (null: not paid). */
+  paid_at: string | null;
+  /** YYYY-MM-DD: the day `document.overdue` announced the invoice (once). */
+  overdue_at: string | null;
   version: number;
   created_at: string;
   updated_at: string;

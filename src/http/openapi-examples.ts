@@ -126,6 +126,7 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
     precedingDocumentNumber: null,
     precedingDocumentDate: null,
     cancelledByDocumentId: null,
+    paidAt: null,
     dunningLevel: 0,
     lastDunnedAt: null,
     dunningBlocked: false,

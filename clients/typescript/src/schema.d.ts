@@ -4339,6 +4339,7 @@ export interface components {
          *       "precedingDocumentNumber": null,
          *       "precedingDocumentDate": null,
          *       "cancelledByDocumentId": null,
+         *       "paidAt": null,
          *       "dunningLevel": 0,
          *       "lastDunnedAt": null,
          *       "dunningBlocked": false
@@ -4521,6 +4522,11 @@ export interface components {
             precedingDocumentDate: string | null;
             /** @description Invoices cancelled in full (Storno): the credit note. Such an invoice is neither open nor overdue. */
             cancelledByDocumentId: string | null;
+            /**
+             * Format: date-time
+             * @description Invoices: when its settled payments first covered the gross total (`document.paid`); null while not paid.
+             */
+            paidAt: string | null;
             /**
              * Format: int64
              * @description Invoices: the dunning level reached (0 none, 1 payment reminder, 2-4 the first to third dunning letter); 0 for other documents.

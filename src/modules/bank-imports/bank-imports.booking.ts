@@ -9,6 +9,7 @@ import {
   newPaymentRow,
   type PaymentRow,
 } from '../payments/index.js';
+import type { EventContext } from '../documents/index.js';
 import * as repo from './bank-imports.repository.js';
 import type { Suggestion } from './bank-imports.schemas.js';
 import { USE_SCORE } from './suggestions.js';
@@ -24,6 +25,7 @@ const best = (suggestions: Suggestion[], type: Suggestion['type']) =>
   suggestions.find((s) => s.type === type && s.score >= USE_SCORE);
 
 export async function bookAcceptedLines(
+  ctx: EventContext,
   trx: Transaction<DB>,
   actor: Actor,
   imp: repo.ImportRow,
@@ -52,7 +54,7 @@ export async function bookAcceptedLines(
     let paymentId: string | undefined;
     const open = best(suggestions, 'PAYMENT');
     if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
-      if (await markPaymentImported(trx, actor.accountId, open.id, imp.id, at)) {
+      if (await markPaymentImported(ctx, trx, actor.accountId, open.id, imp.id, at)) {
         paymentId = open.id;
         usedPayments.add(open.id);
         marked++;
@@ -117,7 +119,7 @@ export async function bookAcceptedLines(
       created_at: at,
     });
   }
-  await insertImportedPayments(trx, payments);
+  await insertImportedPayments(ctx, trx, payments);
   await insertBudgetEntries(trx, entries);
   await repo.insertLedger(trx, ledger);
   return {

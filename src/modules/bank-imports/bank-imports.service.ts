@@ -34,6 +34,7 @@ import { bookAcceptedLines } from './bank-imports.booking.js';
 // Registers which statement files imports keep (file deletes consult it).
 import './bank-imports.retention.js';
 import { presentTransaction } from './bank-imports.presenter.js';
+import { emitEvent } from '../webhook-endpoints/index.js';
 
 /** Content types a statement can be uploaded as (decisions §8). */
 const STATEMENT_TYPES = ['text/csv', 'application/xml', 'text/xml', 'text/plain'];
@@ -422,8 +423,16 @@ export class BankImportsService {
           },
           current: () => repo.importVersion(trx, actor.accountId, id),
         });
-        const result = await bookAcceptedLines(trx, actor, closed, at);
+        const result = await bookAcceptedLines(this.ctx, trx, actor, closed, at);
         const finished = await repo.setImportResult(trx, id, result);
+        const counts = await repo.countDecisions(trx, actor.accountId, id);
+        await emitEvent(
+          this.ctx,
+          trx,
+          actor.accountId,
+          'import.finalized',
+          presentImport(finished, counts, [], null),
+        );
         await appendAudit(
           trx,
           actor,

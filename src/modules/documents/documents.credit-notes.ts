@@ -156,6 +156,11 @@ export class CreditNotes {
       cancelled_by_document_id: null,
       // The credit note corrects the invoice between the same parties as they were then.
       einvoice_parties: invoice.einvoice_parties,
+      dunning_level: 0,
+      last_dunned_at: null,
+      dunning_blocked: 0,
+      paid_at: null,
+      overdue_at: null,
       version: 1,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
@@ -165,7 +170,7 @@ export class CreditNotes {
     try {
       final = await this.ctx.db.transaction().execute(async (trx) => {
         // Serialises credit notes of one invoice and re-checks what remains under the lock.
-        const locked = await repo.lockInvoiceForCredit(trx, accountId, invoice.id);
+        const locked = await repo.lockFinalDocument(trx, accountId, invoice.id);
         if (!locked || locked.cancelled_by_document_id !== null)
           throw conflict(`Invoice ${invoice.id} is already cancelled.`);
         const credited = await repo.creditedTotal(trx, accountId, invoice.id);

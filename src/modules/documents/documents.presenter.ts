@@ -119,6 +119,7 @@ export function presentDocument(row: DocumentWithPreceding): DocumentView {
     taxTotal: major(row.tax_total),
     grossTotal: major(row.gross_total),
     ...paymentState(row),
+    paidAt: row.paid_at,
     dunningLevel: row.dunning_level,
     lastDunnedAt: row.last_dunned_at,
     dunningBlocked: row.dunning_blocked === 1,

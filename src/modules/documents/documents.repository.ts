@@ -304,11 +304,12 @@ export async function documentsUsingFile(
 }
 
 /**
- * Takes the invoice row's write lock for the rest of the transaction (a no-op UPDATE: a row
+ * Takes a FINAL document's write lock for the rest of the transaction (a no-op UPDATE: a row
  * lock on PostgreSQL; SQLite serialises writers anyway), so credit notes of one invoice are
- * checked against what remains one at a time. Answers the row.
+ * checked against what remains, and payments of one invoice judged paid, one at a time.
+ * Answers the row.
  */
-export async function lockInvoiceForCredit(
+export async function lockFinalDocument(
   trx: Executor,
   accountId: string,
   id: string,
@@ -443,6 +444,70 @@ export async function recordDunning(
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where('dunning_level', '=', step.from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Sets or clears when an invoice became paid, moving `version` like every derived field. */
+export async function setPaidAt(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  paidAt: string | null,
+  now: Date,
+): Promise<DocumentRow | undefined> {
+  return trx
+    .updateTable('documents')
+    .set((eb) => ({
+      paid_at: paidAt,
+      version: eb('version', '+', 1),
+      updated_at: now.toISOString(),
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * A page of FINAL invoices of every account that fell due before `today` and are neither
+ * paid, cancelled nor announced as overdue yet (the partial index holds exactly those).
+ */
+export function newlyOverdue(
+  db: Executor,
+  today: string,
+  f: { afterId?: string; limit: number },
+): Promise<DocumentRow[]> {
+  let query = db
+    .selectFrom('documents')
+    .selectAll()
+    .where('document_type', '=', 'INVOICE')
+    .where('status', '=', 'FINAL')
+    .where('invoice_type', '=', 'INVOICE')
+    .where('cancelled_by_document_id', 'is', null)
+    .where('paid_at', 'is', null)
+    .where('overdue_at', 'is', null)
+    .where('due_date', '<', today);
+  if (f.afterId !== undefined) query = query.where('id', '>', f.afterId);
+  return query.orderBy('id').limit(f.limit).execute();
+}
+
+/** Marks an invoice as announced overdue, once: false when another run got there first. */
+export async function markOverdue(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  today: string,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('documents')
+    .set({ overdue_at: today })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('overdue_at', 'is', null)
+    // Paid or cancelled since the scan read it: not overdue after all.
+    .where('paid_at', 'is', null)
+    .where('cancelled_by_document_id', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

@@ -168,6 +168,10 @@ export const DocumentSchema = Type.Object(
       Type.String(),
       'Invoices cancelled in full (Storno): the credit note. Such an invoice is neither open nor overdue.',
     ),
+    paidAt: Nullable(
+      Type.String({ format: 'date-time' }),
+      'Invoices: when its settled payments first covered the gross total (`document.paid`); null while not paid.',
+    ),
     dunningLevel: Type.Integer({
       description:
         'Invoices: the dunning level reached (0 none, 1 payment reminder, 2-4 the first to third dunning letter); 0 for other documents.',

@@ -9,6 +9,7 @@ import { bodyFieldError } from '../../http/field-rules.js';
 import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
+import { recordSettlement } from './documents.settlement.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { newId } from '../../shared/ids.js';
 import { registerReference } from '../../shared/references.js';
@@ -190,6 +191,8 @@ function newDocumentRow(
     dunning_level: 0,
     last_dunned_at: null,
     dunning_blocked: 0,
+    paid_at: null,
+    overdue_at: null,
     version: 1,
     created_at: p.now.toISOString(),
     updated_at: p.now.toISOString(),
@@ -360,8 +363,7 @@ export class DocumentsService {
           },
           now,
         );
-        if (final)
-          await emitEvent(this.ctx, trx, accountId, 'document.finalized', presentDocument(row));
+        if (final) await this.announceFinal(trx, accountId, row, { settle: false });
         return row;
       });
     } catch (err) {
@@ -494,9 +496,7 @@ export class DocumentsService {
           },
           now,
         );
-        if (final)
-          await emitEvent(this.ctx, trx, accountId, 'document.finalized', presentDocument(updated));
-        return updated;
+        return final ? this.announceFinal(trx, accountId, updated, { settle: true }) : updated;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateNumber(values.document_number ?? null);
@@ -631,8 +631,24 @@ export class DocumentsService {
       },
       now,
     );
-    await emitEvent(this.ctx, trx, actor.accountId, 'document.finalized', presentDocument(after));
-    return after;
+    return this.announceFinal(trx, actor.accountId, after, { settle: true });
+  }
+
+  /**
+   * The one place a document's becoming FINAL is announced (`document.finalized`), in its
+   * transaction. A DRAFT that payments settled already (`settle`) is judged paid now, which may
+   * move its version: answers the row as it stands.
+   */
+  private async announceFinal(
+    trx: Transaction<DB>,
+    accountId: string,
+    row: repo.DocumentRow,
+    opts: { settle: boolean },
+  ): Promise<repo.DocumentRow> {
+    await emitEvent(this.ctx, trx, accountId, 'document.finalized', presentDocument(row));
+    if (!opts.settle || (await recordSettlement(this.ctx, trx, accountId, [row.id])).length === 0)
+      return row;
+    return (await repo.findDocument(trx, accountId, row.id)) ?? row;
   }
 
   /** The values a DRAFT gets when it becomes FINAL: number, timestamps, a fresh PDF slot. */

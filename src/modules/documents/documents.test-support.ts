@@ -28,6 +28,37 @@ export async function call<T = Body>(
   return res.json<T>();
 }
 
+/** A partner's BILLING address in Hamburg, with the e-mail invoices and letters go to. */
+export const billingAddress = (email: string) => ({
+  type: 'BILLING',
+  street: 'Rathausmarkt 1',
+  postalCode: '20095',
+  city: 'Hamburg',
+  country: 'DE',
+  email,
+});
+
+/** A FINAL invoice over EUR 1,190.00 (10 × 100 net + 19 % VAT) to the partner, due on `dueDate`. */
+export function finalInvoice<T = Body>(
+  t: TestApp,
+  user: TestUser,
+  partnerId: string,
+  dueDate: string,
+  extra: Body = {},
+): Promise<T> {
+  return call<T>(t, user, 'POST', '/v1/documents', {
+    documentType: 'INVOICE',
+    name: 'Beratung',
+    partnerId,
+    creationDate: '2026-05-01',
+    deliveryDate: '2026-04-30',
+    dueDate,
+    status: 'FINAL',
+    lineItems: [{ description: 'Beratung', quantity: 10, unitPrice: 100 }],
+    ...extra,
+  });
+}
+
 /** A file's bytes the way a client gets them: download-url, then the signed URL. */
 export async function download(t: TestApp, user: TestUser, fileId: string): Promise<Buffer> {
   const { url } = await call<{ url: string }>(

@@ -8,7 +8,12 @@ import {
   type TestUser,
 } from '../../../test/helpers.js';
 import { ManualClock } from '../../shared/clock.js';
-import { call, type Body } from '../documents/documents.test-support.js';
+import {
+  billingAddress,
+  call,
+  finalInvoice,
+  type Body,
+} from '../documents/documents.test-support.js';
 
 /**
  * Dunning over HTTP (issue 14): settings, dry runs that propose the next level with fee and
@@ -23,14 +28,6 @@ let user: TestUser;
 let clock: ManualClock;
 
 const billingEmail = 'buchhaltung@schuldner.example';
-const address = (email: string) => ({
-  type: 'BILLING',
-  street: 'Rathausmarkt 1',
-  postalCode: '20095',
-  city: 'Hamburg',
-  country: 'DE',
-  email,
-});
 
 type Letter = Body & {
   invoiceId: string;
@@ -58,25 +55,15 @@ async function partner(body: Body = {}): Promise<string> {
   return (
     await call<{ id: string }>(t, user, 'POST', '/v1/partners', {
       name: 'Schuldner GmbH',
-      addresses: [address(billingEmail)],
+      addresses: [billingAddress(billingEmail)],
       ...body,
     })
   ).id;
 }
 
 /** A FINAL invoice over EUR 1,190.00 (1,000 net + 19 % VAT), due on `dueDate`. */
-async function invoice(partnerId: string, dueDate: string): Promise<Doc> {
-  return call<Doc>(t, user, 'POST', '/v1/documents', {
-    documentType: 'INVOICE',
-    name: 'Beratung',
-    partnerId,
-    creationDate: '2026-05-01',
-    deliveryDate: '2026-04-30',
-    dueDate,
-    status: 'FINAL',
-    lineItems: [{ description: 'Beratung', quantity: 10, unitPrice: 100 }],
-  });
-}
+const invoice = (partnerId: string, dueDate: string) =>
+  finalInvoice<Doc>(t, user, partnerId, dueDate);
 
 const letterFor = (r: Run, invoiceId: string) => r.letters.find((l) => l.invoiceId === invoiceId);
 
@@ -295,19 +282,10 @@ describe('dunning runs', () => {
     const p = (
       await call<{ id: string }>(t, other, 'POST', '/v1/partners', {
         name: 'Automatik GmbH',
-        addresses: [address('auto@schuldner.example')],
+        addresses: [billingAddress('auto@schuldner.example')],
       })
     ).id;
-    const inv = await call<Doc>(t, other, 'POST', '/v1/documents', {
-      documentType: 'INVOICE',
-      name: 'Beratung',
-      partnerId: p,
-      creationDate: '2026-05-01',
-      deliveryDate: '2026-04-30',
-      dueDate: '2026-06-01',
-      status: 'FINAL',
-      lineItems: [{ description: 'Beratung', quantity: 1, unitPrice: 100 }],
-    });
+    const inv = await finalInvoice<Doc>(t, other, p, '2026-06-01');
     const { DunningRuns } = await import('./dunning.service.js');
     const runs = new DunningRuns(t.app.ctx);
     expect((await runs.runScheduled()).letters).toBe(0);

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
+import { recordSettlement, type EventContext } from '../documents/index.js';
 import { presentPayment } from './payments.presenter.js';
 import * as repo from './payments.repository.js';
 import type { Links } from './payments.rules.js';
@@ -15,8 +16,9 @@ import type {
 
 /**
  * What other modules (the provider webhook, bank statement imports) use to write payments: the
- * row, its search text, `markedAt` and the audit event are kept consistent in one place. Every
- * function runs in the caller's transaction.
+ * row, its search text, `markedAt` and the audit event are kept consistent in one place, and
+ * every write of a MARKED payment judges its invoice paid (`document.paid`) or no longer paid.
+ * Every function runs in the caller's transaction.
  */
 
 export type { PaymentRow } from './payments.repository.js';
@@ -83,6 +85,7 @@ export function newPaymentRow(p: NewPayment, now: Date): repo.PaymentRow {
 
 /** Inserts the row and its `payment.created` event (with `context`, e.g. the provider event). */
 export async function createPaymentRecord(
+  ctx: EventContext,
   trx: Transaction<DB>,
   actor: Actor,
   row: repo.PaymentRow,
@@ -90,6 +93,7 @@ export async function createPaymentRecord(
   context: Record<string, unknown> = {},
 ): Promise<Payment> {
   await repo.insertPayment(trx, row);
+  if (row.status === 'MARKED') await recordSettlement(ctx, trx, row.account_id, [row.document_id]);
   const payment = presentPayment(row);
   await appendAudit(
     trx,
@@ -111,6 +115,7 @@ export async function createPaymentRecord(
  * `payment.updated`. Answers undefined when the version moved meanwhile (nothing written).
  */
 export async function updatePaymentRecord(
+  ctx: EventContext,
   trx: Transaction<DB>,
   actor: Actor,
   before: repo.PaymentRow,
@@ -125,6 +130,8 @@ export async function updatePaymentRecord(
   set.search_text = repo.paymentSearchText(merged);
   const after = await repo.updatePayment(trx, before.account_id, before.id, before.version, set);
   if (!after) return undefined;
+  if (before.status === 'MARKED' || after.status === 'MARKED')
+    await recordSettlement(ctx, trx, before.account_id, [before.document_id, after.document_id]);
   const marked = before.status !== 'MARKED' && after.status === 'MARKED';
   await appendAudit(
     trx,
@@ -146,19 +153,31 @@ export async function updatePaymentRecord(
  * them, and each payment names its import (`import_id`).
  */
 export async function insertImportedPayments(
+  ctx: EventContext,
   trx: Transaction<DB>,
   rows: repo.PaymentRow[],
 ): Promise<void> {
   await repo.insertPayments(trx, rows);
+  const accountId = rows[0]?.account_id;
+  if (accountId)
+    await recordSettlement(
+      ctx,
+      trx,
+      accountId,
+      rows.map((r) => r.document_id),
+    );
 }
 
 /** An imported line pays an open payment: PENDING → MARKED; false when it is no longer open. */
-export function markPaymentImported(
+export async function markPaymentImported(
+  ctx: EventContext,
   trx: Transaction<DB>,
   accountId: string,
   paymentId: string,
   importId: string,
   at: string,
 ): Promise<boolean> {
-  return repo.markImported(trx, accountId, paymentId, importId, at);
+  const marked = await repo.markImported(trx, accountId, paymentId, importId, at);
+  if (marked) await recordSettlement(ctx, trx, accountId, [marked.document_id]);
+  return marked !== undefined;
 }

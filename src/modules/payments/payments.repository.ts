@@ -40,15 +40,15 @@ export async function insertPayments(trx: Executor, rows: PaymentRow[]): Promise
   await insertChunked(trx, 'payments', rows, 23);
 }
 
-/** Marks a PENDING payment as paid by an imported line; false when it is no longer PENDING. */
+/** Marks a PENDING payment as paid by an imported line (its invoice); undefined when no longer PENDING. */
 export async function markImported(
   trx: Executor,
   accountId: string,
   id: string,
   importId: string,
   at: string,
-): Promise<boolean> {
-  const hit = await trx
+): Promise<{ document_id: string | null } | undefined> {
+  return trx
     .updateTable('payments')
     .set((eb) => ({
       status: 'MARKED',
@@ -60,8 +60,8 @@ export async function markImported(
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where('status', '=', 'PENDING')
+    .returning('document_id')
     .executeTakeFirst();
-  return Number(hit.numUpdatedRows) === 1;
 }
 
 export const findPayment = (db: Executor, accountId: string, id: string) =>

@@ -13,6 +13,7 @@ import { registerReference } from '../../shared/references.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
 import { amountBounds } from './amount-filter.js';
 import { createPaymentRecord, newPaymentRow, updatePaymentRecord } from './payments.api.js';
+import { recordSettlement } from '../documents/index.js';
 import { presentPayment } from './payments.presenter.js';
 import * as repo from './payments.repository.js';
 import {
@@ -75,7 +76,7 @@ export class PaymentsService {
           },
           now,
         );
-        const payment = await createPaymentRecord(trx, actor, row, now);
+        const payment = await createPaymentRecord(this.ctx, trx, actor, row, now);
         await emitEvent(this.ctx, trx, actor.accountId, 'payment.created', payment);
         return payment;
       }),
@@ -127,7 +128,7 @@ export class PaymentsService {
             const before = await repo.findPayment(trx, actor.accountId, id);
             if (!before || version === undefined || before.version !== version) return undefined;
             const values = await this.changes(trx, before, input);
-            return updatePaymentRecord(trx, actor, before, values, now);
+            return updatePaymentRecord(this.ctx, trx, actor, before, values, now);
           },
           current: () => repo.paymentVersion(trx, actor.accountId, id),
         });
@@ -144,7 +145,13 @@ export class PaymentsService {
       what: 'Payment',
       id,
       ifMatch,
-      run: (trx, version) => repo.deletePayment(trx, actor.accountId, id, version),
+      run: async (trx, version) => {
+        const removed = await repo.deletePayment(trx, actor.accountId, id, version);
+        // A settled payment gone: its invoice may no longer be paid.
+        if (removed?.status === 'MARKED')
+          await recordSettlement(this.ctx, trx, actor.accountId, [removed.document_id]);
+        return removed;
+      },
       current: (trx) => repo.paymentVersion(trx, actor.accountId, id),
       present: presentPayment,
     });

@@ -115,7 +115,7 @@ async function applyPayment(
       },
       now,
     );
-    await createPaymentRecord(trx, actor, row, now, contextOf(event));
+    await createPaymentRecord(ctx, trx, actor, row, now, contextOf(event));
     return { received: true, paymentId: row.id };
   }
 
@@ -133,7 +133,15 @@ async function applyPayment(
     );
     assertDocumentCurrency(links, values.currency, event.path);
   }
-  const updated = await updatePaymentRecord(trx, actor, existing, values, now, contextOf(event));
+  const updated = await updatePaymentRecord(
+    ctx,
+    trx,
+    actor,
+    existing,
+    values,
+    now,
+    contextOf(event),
+  );
   if (!updated) throw new Contended();
   return { received: true, paymentId: existing.id };
 }
@@ -203,6 +211,7 @@ async function applyRefund(
         ...(event.refundedMinor < Number(existing.amount) && { stale: true as const }),
       };
     const updated = await updatePaymentRecord(
+      ctx,
       trx,
       actor,
       existing,
@@ -251,7 +260,7 @@ async function applyRefund(
     },
     now,
   );
-  await createPaymentRecord(trx, actor, row, now, {
+  await createPaymentRecord(ctx, trx, actor, row, now, {
     ...contextOf(event),
     refundOf: original?.id ?? null,
   });

@@ -1,0 +1,50 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/schema.js';
+import { isoDate } from '../../shared/dates.js';
+import { emitEvent } from '../webhook-endpoints/index.js';
+import { presentDocument } from './documents.presenter.js';
+import * as repo from './documents.repository.js';
+
+/** What announcing an event needs: the clock and the job queue of the webhook outbox. */
+export type EventContext = Pick<AppContext, 'clock' | 'jobs'>;
+
+/**
+ * Called in the transaction of every payment write with the invoices it touched: an invoice
+ * whose settled payments now cover its gross total gets `paidAt` and `document.paid`, once;
+ * one that no longer is paid (a payment undone) loses `paidAt`. Each invoice's row is locked
+ * first (in id order, so two writers never wait on each other crosswise), so concurrent
+ * payments of one invoice are judged one after the other and the one that completes it sees
+ * the others. A DRAFT is judged when it becomes FINAL. Answers the invoices whose `paidAt`
+ * changed.
+ */
+export async function recordSettlement(
+  ctx: EventContext,
+  trx: Transaction<DB>,
+  accountId: string,
+  documentIds: readonly (string | null | undefined)[],
+): Promise<string[]> {
+  const changed: string[] = [];
+  const ids = [...new Set(documentIds.filter((id): id is string => !!id))].sort();
+  const now = ctx.clock.now();
+  for (const id of ids) {
+    const row = await repo.lockFinalDocument(trx, accountId, id);
+    if (!row || row.document_type !== 'INVOICE' || row.invoice_type !== 'INVOICE') continue;
+    const [figures] = await repo.withPaymentFigures(trx, accountId, [row], isoDate(now));
+    const gross = Number(row.gross_total);
+    const paid =
+      gross > 0 && figures!.settled_minor >= gross && row.cancelled_by_document_id === null;
+    if (paid === (row.paid_at !== null)) continue;
+    const after = await repo.setPaidAt(trx, accountId, id, paid ? now.toISOString() : null, now);
+    if (after) changed.push(id);
+    if (paid && after)
+      await emitEvent(
+        ctx,
+        trx,
+        accountId,
+        'document.paid',
+        presentDocument({ ...after, settled_minor: figures!.settled_minor, as_of: isoDate(now) }),
+      );
+  }
+  return changed;
+}
