@@ -78,8 +78,16 @@ const NOTICE = `${LETTER_STYLE}
   ${CLOSING}
 </div>`;
 
+/** Dunning letters carry a table: set a little tighter, so the longest one fits one page. */
+const DUNNING_STYLE = `<style>
+  .letter.dunning { font-size: 10.5pt; line-height: 1.4; }
+  .letter.dunning .subject { margin: 6mm 0 5mm; }
+  .letter.dunning .closing { margin-top: 6mm; }
+  .letter.dunning .signature { margin-top: 9mm; }
+</style>`;
+
 /** The claim of a dunning letter: the invoice, what is open, fees, interest and the total. */
-const CLAIM_TABLE = `{% assign cur = fields.currency %}<table style="width: 100%; border-collapse: collapse; margin: 2mm 0 6mm;">
+const CLAIM_TABLE = `{% assign cur = fields.currency %}<table style="width: 100%; border-collapse: collapse; margin: 0 0 4mm;">
     <tr><td>Rechnung {{ fields.invoiceNumber }} vom {{ fields.invoiceDate | date }}, fällig am {{ fields.dueDate | date }}</td><td style="text-align: right;">{{ fields.invoiceTotal | money: cur }}</td></tr>
     {% if fields.paid > 0 %}<tr><td>bereits gezahlt</td><td style="text-align: right;">−{{ fields.paid | money: cur }}</td></tr>{% endif %}
     {% if fields.priorFees > 0 %}<tr><td>Mahngebühren früherer Schreiben</td><td style="text-align: right;">{{ fields.priorFees | money: cur }}</td></tr>{% endif %}
@@ -91,8 +99,8 @@ const CLAIM_TABLE = `{% assign cur = fields.currency %}<table style="width: 100%
 
 const PAY_BY = `{% assign bank = company.bankAccounts.first %}<p>Bitte überweisen Sie den Betrag von {{ fields.total | money: fields.currency }} bis zum {{ fields.payBy | date }}{% if bank %} auf unser Konto IBAN {{ bank.ibanGrouped }}{% if bank.bic %} (BIC {{ bank.bic }}){% endif %}{% endif %} unter Angabe der Rechnungsnummer {{ fields.invoiceNumber }}.</p>`;
 
-const PAYMENT_REMINDER = `${LETTER_STYLE}
-<div class="letter">
+const PAYMENT_REMINDER = `${LETTER_STYLE}${DUNNING_STYLE}
+<div class="letter dunning">
   ${ADDRESS_FIELD}
   <p class="subject">Zahlungserinnerung zur Rechnung {{ fields.invoiceNumber }}</p>
   <p>Sehr geehrte Damen und Herren,</p>
@@ -103,12 +111,12 @@ const PAYMENT_REMINDER = `${LETTER_STYLE}
   ${CLOSING}
 </div>`;
 
-const DUNNING = `${LETTER_STYLE}
-<div class="letter">
+const DUNNING = `${LETTER_STYLE}${DUNNING_STYLE}
+<div class="letter dunning">
   ${ADDRESS_FIELD}
   <p class="subject">{% if fields.finalNotice %}Letzte Mahnung{% else %}{{ fields.dunningNumber }}. Mahnung{% endif %} zur Rechnung {{ fields.invoiceNumber }}</p>
   <p>Sehr geehrte Damen und Herren,</p>
-  <p>trotz unserer {% if fields.dunningNumber > 1 %}bisherigen Schreiben{% else %}Zahlungserinnerung{% endif %} ist unsere Rechnung {{ fields.invoiceNumber }} vom {{ fields.invoiceDate | date }}, fällig am {{ fields.dueDate | date }}, noch nicht vollständig beglichen. Sie befinden sich mit der Zahlung in Verzug.</p>
+  <p>{% if fields.level > 1 %}trotz unserer {% if fields.dunningNumber > 1 %}bisherigen Schreiben{% else %}Zahlungserinnerung{% endif %} ist unsere Rechnung{% else %}unsere Rechnung{% endif %} {{ fields.invoiceNumber }} vom {{ fields.invoiceDate | date }}, fällig am {{ fields.dueDate | date }}, {% if fields.level > 1 %}noch nicht vollständig beglichen{% else %}ist noch nicht vollständig beglichen{% endif %}. {% if fields.level > 1 %}Sie befinden sich mit der Zahlung in Verzug.{% else %}Mit diesem Schreiben mahnen wir die Zahlung an.{% endif %}</p>
   ${CLAIM_TABLE}
   ${PAY_BY}
   {% if fields.finalNotice %}<p>Dies ist unsere letzte Mahnung. Geht der Betrag nicht bis zum genannten Datum bei uns ein, werden wir die Forderung ohne weitere Ankündigung gerichtlich geltend machen oder an ein Inkassounternehmen übergeben; die dadurch entstehenden Kosten gehen zu Ihren Lasten.</p>{% endif %}
@@ -133,6 +141,7 @@ const DUNNING_FIELDS: TemplateField[] = [
   { key: 'flatFee', label: 'Verzugspauschale', type: 'money', required: false, default: 0 },
   { key: 'total', label: 'Zu zahlender Betrag', type: 'money', required: true, default: null },
   { key: 'payBy', label: 'Zahlungsziel', type: 'date', required: true, default: null },
+  { key: 'level', label: 'Mahnstufe (1: erstes Schreiben)', type: 'number', default: 1 },
   {
     key: 'dunningNumber',
     label: 'Nummer der Mahnung',

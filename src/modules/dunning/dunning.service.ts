@@ -304,6 +304,7 @@ function letterInput(
       flatFee: major(claim.flatFeeMinor),
       total: major(claim.totalMinor),
       payBy,
+      level: claim.level,
       dunningNumber: claim.dunningNumber,
       finalNotice: claim.finalNotice ? 1 : 0,
     },

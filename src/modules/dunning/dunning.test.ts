@@ -181,6 +181,7 @@ describe('dunning runs', () => {
     const sent = await call<Doc>(t, user, 'GET', `/v1/documents/${letter.documentId}`);
     expect(sent.sentAt).not.toBeNull();
     expect(sent.fileId).toMatch(/^fil_/);
+    expect(sent.pageCount).toBe(1);
     expect(sent.pdfSha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -275,6 +276,35 @@ describe('dunning runs', () => {
     expect(letters).toHaveLength(1);
     const got = await call<Doc>(t, user, 'GET', `/v1/documents/${inv.id}`);
     expect(got.dunningLevel).toBe(1);
+  });
+
+  it('fits the longest letter on one page: a last notice with interest, fees and flat fee', async () => {
+    const other = await createUser(t);
+    await call(t, other, 'PUT', '/v1/dunning/settings', {
+      levels: [{ kind: 'DUNNING', daysAfter: 7, fee: 2.5, defaultInterest: true }],
+    });
+    const p = (
+      await call<{ id: string }>(t, other, 'POST', '/v1/partners', {
+        name: 'Langer Firmenname Handels- und Beteiligungsgesellschaft mbH & Co. KG',
+        consumer: false,
+        addresses: [billingAddress('lang@schuldner.example')],
+      })
+    ).id;
+    const inv = await finalInvoice<Doc>(t, other, p, '2026-04-01');
+    await call(t, other, 'POST', '/v1/payments', {
+      direction: 'INCOMING',
+      documentId: inv.id,
+      amount: 190,
+      currency: 'EUR',
+      paymentDate: '2026-04-10',
+      status: 'MARKED',
+    });
+    const letter = letterFor(await run({}, other), inv.id)!;
+    expect(letter).toMatchObject({ kind: 'DUNNING', openAmount: 1000, flatFee: 37.5 });
+    expect(letter.interest).toBeGreaterThan(0);
+    await t.app.ctx.jobs.drain();
+    const doc = await call<Doc>(t, other, 'GET', `/v1/documents/${letter.documentId}`);
+    expect(doc).toMatchObject({ name: 'Letzte Mahnung zur Rechnung 2026-0001', pageCount: 1 });
   });
 
   it('runs by itself once a day when the account enables it', async () => {
