@@ -37,7 +37,9 @@ export function isForeignKeyViolation(err: unknown): boolean {
 
 /**
  * The database is unreachable or momentarily unable to serve: connection refused or lost,
- * server shutting down, too many clients, SQLite busy or locked. Answered with 503. The
+ * server shutting down, too many clients, a transaction that lost a deadlock or a
+ * serialization conflict (it rolled back whole; the request can be repeated), SQLite busy or
+ * locked. Answered with 503 and `Retry-After`. The
  * `pg` client's own errors carry no code and are recognised by their text: a connection that
  * ended or broke ("not queryable"), a pool that timed out connecting.
  */
@@ -58,6 +60,9 @@ export function isUnavailable(err: unknown): boolean {
     code === '57P02' ||
     code === '57P03' || // cannot connect now
     code === '53300' || // too many connections
+    code === '40001' || // serialization failure: retrying the request succeeds
+    code === '40P01' || // deadlock detected: this transaction was chosen to give way
+    code === '55P03' || // lock not available (lock_timeout)
     code === 'ECONNREFUSED' ||
     code === 'ECONNRESET' ||
     code === 'ETIMEDOUT' ||
