@@ -197,14 +197,33 @@ function isLimit(err: unknown): boolean {
   );
 }
 
+/**
+ * Parsed sources, most recently used last: a template renders for every document made from
+ * it (a billing or dunning run renders thousands), and parsing was a third of each render.
+ * Parsed templates hold no render state, so one parse serves every render. Bounded.
+ */
+const PARSED_CACHE_SIZE = 256;
+const parsed = new Map<string, Template[]>();
+/** `contextVariables` per parsed source (analysing walks the whole tree). */
+const variables = new WeakMap<Template[], VariableUse[]>();
+
 /** Parses a source, or says where and why it is not a valid template. */
 export function parseSource(
   source: string,
 ):
   | { templates: Template[]; problem?: undefined }
   | { templates?: undefined; problem: EngineProblem } {
+  const hit = parsed.get(source);
+  if (hit) {
+    parsed.delete(source);
+    parsed.set(source, hit);
+    return { templates: hit };
+  }
   try {
-    return { templates: engine.parse(source) };
+    const templates = engine.parse(source);
+    parsed.set(source, templates);
+    if (parsed.size > PARSED_CACHE_SIZE) parsed.delete(parsed.keys().next().value!);
+    return { templates };
   } catch (err) {
     if (isLimit(err))
       return {
@@ -224,11 +243,15 @@ export interface VariableUse {
 }
 
 /** Every variable the template expects from the context (not its own assigns or loop variables). */
-export function contextVariables(templates: Template[]): VariableUse[] {
+export function contextVariables(templates: Template[]): readonly VariableUse[] {
+  const known = variables.get(templates);
+  if (known) return known;
   const analysis = engine.analyzeSync(templates, { partials: false });
-  return Object.values(analysis.globals).flatMap((uses) =>
-    uses.map((v) => ({ segments: v.toArray(), line: v.location.row, column: v.location.col })),
+  const uses = Object.values(analysis.globals).flatMap((list) =>
+    list.map((v) => ({ segments: v.toArray(), line: v.location.row, column: v.location.col })),
   );
+  variables.set(templates, uses);
+  return uses;
 }
 
 class CappedEmitter implements Emitter {
