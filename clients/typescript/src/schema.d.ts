@@ -9537,6 +9537,10 @@ export interface operations {
                 to?: string;
                 /** @description Text in the name or number. */
                 q?: string;
+                /** @description Only FINAL invoices (not credit notes): open items, neither paid nor cancelled (true; Offene Posten), or settled — paid or cancelled (false). */
+                open?: boolean;
+                /** @description Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false). */
+                overdue?: boolean;
             };
             header?: never;
             path?: never;

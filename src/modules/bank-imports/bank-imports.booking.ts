@@ -47,6 +47,7 @@ export async function bookAcceptedLines(
   const entries: Insertable<DB['budget_entries']>[] = [];
   const ledger: Insertable<DB['imported_transactions']>[] = [];
   const usedPayments = new Set<string>();
+  const markedDocuments: (string | null)[] = [];
   let marked = 0;
   for (const { line, suggestions } of parsed) {
     const partner = best(suggestions, 'PARTNER');
@@ -54,7 +55,9 @@ export async function bookAcceptedLines(
     let paymentId: string | undefined;
     const open = best(suggestions, 'PAYMENT');
     if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
-      if (await markPaymentImported(ctx, trx, actor.accountId, open.id, imp.id, at)) {
+      const paid = await markPaymentImported(trx, actor.accountId, open.id, imp.id, at);
+      if (paid) {
+        markedDocuments.push(paid.documentId);
         paymentId = open.id;
         usedPayments.add(open.id);
         marked++;
@@ -119,7 +122,7 @@ export async function bookAcceptedLines(
       created_at: at,
     });
   }
-  await insertImportedPayments(ctx, trx, payments);
+  await insertImportedPayments(ctx, trx, actor.accountId, payments, markedDocuments);
   await insertBudgetEntries(trx, entries);
   await repo.insertLedger(trx, ledger);
   return {

@@ -89,10 +89,11 @@ const DUNNING_STYLE = `<style>
 /** The claim of a dunning letter: the invoice, what is open, fees, interest and the total. */
 const CLAIM_TABLE = `{% assign cur = fields.currency %}<table style="width: 100%; border-collapse: collapse; margin: 0 0 4mm;">
     <tr><td>Rechnung {{ fields.invoiceNumber }} vom {{ fields.invoiceDate | date }}, fällig am {{ fields.dueDate | date }}</td><td style="text-align: right;">{{ fields.invoiceTotal | money: cur }}</td></tr>
+    {% if fields.credited > 0 %}<tr><td>gutgeschrieben</td><td style="text-align: right;">−{{ fields.credited | money: cur }}</td></tr>{% endif %}
     {% if fields.paid > 0 %}<tr><td>bereits gezahlt</td><td style="text-align: right;">−{{ fields.paid | money: cur }}</td></tr>{% endif %}
     {% if fields.priorFees > 0 %}<tr><td>Mahngebühren früherer Schreiben</td><td style="text-align: right;">{{ fields.priorFees | money: cur }}</td></tr>{% endif %}
     {% if fields.fee > 0 %}<tr><td>Mahngebühr</td><td style="text-align: right;">{{ fields.fee | money: cur }}</td></tr>{% endif %}
-    {% if fields.interest > 0 %}<tr><td>Verzugszinsen ({{ fields.interestRate | number }} % p. a., § 288 BGB) vom {{ fields.interestFrom | date }} bis {{ today | date }}</td><td style="text-align: right;">{{ fields.interest | money: cur }}</td></tr>{% endif %}
+    {% if fields.interest > 0 %}<tr><td>Verzugszinsen ({{ fields.interestRate | number }} % p. a., § 288 BGB) vom {{ fields.interestFrom | date }} bis {{ fields.asOf | date }}</td><td style="text-align: right;">{{ fields.interest | money: cur }}</td></tr>{% endif %}
     {% if fields.flatFee > 0 %}<tr><td>Verzugspauschale (§ 288 Abs. 5 BGB)</td><td style="text-align: right;">{{ fields.flatFee | money: cur }}</td></tr>{% endif %}
     <tr style="font-weight: bold;"><td style="border-top: 0.5pt solid #000;">Zu zahlender Betrag</td><td style="text-align: right; border-top: 0.5pt solid #000;">{{ fields.total | money: cur }}</td></tr>
   </table>`;
@@ -132,6 +133,8 @@ const DUNNING_FIELDS: TemplateField[] = [
   { key: 'currency', label: 'Währung', type: 'text', required: true, default: null },
   { key: 'invoiceTotal', label: 'Rechnungsbetrag', type: 'money', required: true, default: null },
   { key: 'paid', label: 'Bereits gezahlt', type: 'money', required: false, default: 0 },
+  { key: 'credited', label: 'Gutgeschrieben', type: 'money', required: false, default: 0 },
+  { key: 'asOf', label: 'Stichtag', type: 'date', required: true, default: null },
   { key: 'openAmount', label: 'Offener Betrag', type: 'money', required: true, default: null },
   { key: 'priorFees', label: 'Frühere Mahngebühren', type: 'money', required: false, default: 0 },
   { key: 'fee', label: 'Mahngebühr', type: 'money', required: false, default: 0 },

@@ -47,6 +47,11 @@ export function eInvoiceSummary(e: EInvoice): NonNullable<DocumentView['eInvoice
  * (incoming minus outgoing, so a refund counts back; a vendor invoice paid by outgoing
  * payments counts too) against the gross total. Other documents answer null and false.
  */
+/** Whether an invoice's MARKED payments cover its gross total (its `paymentStatus` is PAID). */
+export function isPaid(row: DocumentRow & Partial<PaymentFigures>): boolean {
+  return row.document_type === 'INVOICE' && paymentState(row).paymentStatus === 'PAID';
+}
+
 function paymentState(
   row: DocumentRow & Partial<PaymentFigures>,
 ): Pick<DocumentView, 'paymentStatus' | 'overdue'> {

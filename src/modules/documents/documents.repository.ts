@@ -253,6 +253,10 @@ export interface DocumentFilter {
   from?: string;
   to?: string;
   q?: string;
+  /** Only FINAL invoices: open (neither paid nor cancelled), or settled (paid or cancelled). */
+  open?: boolean;
+  /** Only open FINAL invoices: past their due date on `today`, or not. */
+  overdue?: boolean;
   /** The day `overdue` is judged on (YYYY-MM-DD); default today by the system clock. */
   today?: string;
 }
@@ -275,6 +279,22 @@ export async function listDocuments(
   if (f.contractId !== undefined) query = query.where('contract_id', '=', f.contractId);
   if (f.from !== undefined) query = query.where('creation_date', '>=', f.from);
   if (f.to !== undefined) query = query.where('creation_date', '<=', f.to);
+  if (f.open !== undefined || f.overdue !== undefined)
+    query = query
+      .where('document_type', '=', 'INVOICE')
+      .where('invoice_type', '=', 'INVOICE')
+      .where('status', '=', 'FINAL');
+  const open = f.overdue !== undefined ? true : f.open;
+  if (open === true)
+    query = query.where('paid_at', 'is', null).where('cancelled_by_document_id', 'is', null);
+  if (open === false)
+    query = query.where((eb) =>
+      eb.or([eb('paid_at', 'is not', null), eb('cancelled_by_document_id', 'is not', null)]),
+    );
+  const today = f.today ?? todayUtc();
+  if (f.overdue === true) query = query.where('due_date', '<', today);
+  if (f.overdue === false)
+    query = query.where((eb) => eb.or([eb('due_date', 'is', null), eb('due_date', '>=', today)]));
   if (f.q !== undefined) {
     const text = searchText(f.q);
     const raw = f.q;
@@ -322,6 +342,27 @@ export async function lockFinalDocument(
     .where('status', '=', 'FINAL')
     .returningAll()
     .executeTakeFirst();
+}
+
+/** The gross totals of the FINAL credit notes of these invoices, per invoice, in minor units. */
+export async function creditedTotals(
+  db: Executor,
+  accountId: string,
+  invoiceIds: string[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (invoiceIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('documents')
+    .select(['preceding_document_id', sql<number | string>`sum(gross_total)`.as('credited')])
+    .where('account_id', '=', accountId)
+    .where('preceding_document_id', 'in', invoiceIds)
+    .where('invoice_type', '=', 'CREDIT_NOTE')
+    .where('status', '=', 'FINAL')
+    .groupBy('preceding_document_id')
+    .execute();
+  for (const r of rows) out.set(r.preceding_document_id!, Number(r.credited));
+  return out;
 }
 
 /** The gross total of the FINAL credit notes of an invoice, in minor units. */
@@ -394,14 +435,15 @@ export interface DunnableInvoiceRow extends DocumentRow {
 }
 
 /**
- * A page of an account's invoices a dunning run looks at, by id: FINAL invoices (not credit
- * notes, not cancelled) due before `asOf`, neither they nor their partner blocked from dunning,
- * below `maxLevel`. Whether one is still open is judged with its payment figures.
+ * A page of an account's invoices a dunning run looks at, by id (or the one `id`): FINAL
+ * invoices Kontor issued (not credit notes, not cancelled) due before `asOf`, neither they nor
+ * their partner blocked from dunning, below `maxLevel`. Whether one is still open is judged
+ * with its payment figures and credit notes.
  */
 export async function dunnableInvoices(
   db: Executor,
   accountId: string,
-  f: { asOf: string; maxLevel: number; afterId?: string; limit: number },
+  f: { asOf: string; maxLevel: number; afterId?: string; id?: string; limit: number },
 ): Promise<DunnableInvoiceRow[]> {
   let query = db
     .selectFrom('documents as d')
@@ -414,12 +456,15 @@ export async function dunnableInvoices(
     .where('d.document_type', '=', 'INVOICE')
     .where('d.status', '=', 'FINAL')
     .where('d.invoice_type', '=', 'INVOICE')
+    // Invoices Kontor issued: an uploaded one is a supplier's bill, never dunned.
+    .where('d.source', '=', 'GENERATED')
     .where('d.cancelled_by_document_id', 'is', null)
     .where('d.due_date', '<', f.asOf)
     .where('d.dunning_blocked', '=', 0)
     .where('d.dunning_level', '<', f.maxLevel)
     .where((eb) => eb.or([eb('p.dunning_blocked', 'is', null), eb('p.dunning_blocked', '=', 0)]));
   if (f.afterId !== undefined) query = query.where('d.id', '>', f.afterId);
+  if (f.id !== undefined) query = query.where('d.id', '=', f.id);
   return query.orderBy('d.id').limit(f.limit).execute();
 }
 

@@ -354,6 +354,18 @@ export const ListDocumentsQuery = Type.Object(
     q: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'Text in the name or number.' }),
     ),
+    open: Type.Optional(
+      Type.Boolean({
+        description:
+          'Only FINAL invoices (not credit notes): open items, neither paid nor cancelled (true; Offene Posten), or settled — paid or cancelled (false).',
+      }),
+    ),
+    overdue: Type.Optional(
+      Type.Boolean({
+        description:
+          'Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -242,6 +242,8 @@ export class DocumentsService {
       from: query.from,
       to: query.to,
       q: query.q,
+      open: query.open,
+      overdue: query.overdue,
     });
     const page = toPage(rows, limit);
     return { data: page.rows.map(presentDocument), nextCursor: page.nextCursor };

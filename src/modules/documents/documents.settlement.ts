@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
 import { isoDate } from '../../shared/dates.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
-import { presentDocument } from './documents.presenter.js';
+import { isPaid, presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 
 /** What announcing an event needs: the clock and the job queue of the webhook outbox. */
@@ -31,9 +31,9 @@ export async function recordSettlement(
     const row = await repo.lockFinalDocument(trx, accountId, id);
     if (!row || row.document_type !== 'INVOICE' || row.invoice_type !== 'INVOICE') continue;
     const [figures] = await repo.withPaymentFigures(trx, accountId, [row], isoDate(now));
-    const gross = Number(row.gross_total);
+    // The presenter's rule: a vendor invoice paid by outgoing payments is paid as well.
     const paid =
-      gross > 0 && figures!.settled_minor >= gross && row.cancelled_by_document_id === null;
+      Number(row.gross_total) !== 0 && row.cancelled_by_document_id === null && isPaid(figures!);
     if (paid === (row.paid_at !== null)) continue;
     const after = await repo.setPaidAt(trx, accountId, id, paid ? now.toISOString() : null, now);
     if (after) changed.push(id);

@@ -1,6 +1,8 @@
 /** The documents module's face: what the app and other modules may use. */
 export {
+  creditedTotals,
   dunnableInvoices,
+  lockFinalDocument,
   findDocument,
   recordDunning,
   withPaymentFigures,

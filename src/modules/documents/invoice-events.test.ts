@@ -436,3 +436,36 @@ describe('import.finalized', () => {
     await expectCounts(user, { paid: 1, overdue: 0, imports: 1 });
   });
 });
+
+describe('open items', () => {
+  it('lists open, settled, overdue and not yet due FINAL invoices, also as CSV', async () => {
+    const { user, partnerId } = await account('Offene Posten GmbH');
+    const late = await invoice(user, partnerId, '2026-06-01');
+    const notDue = await invoice(user, partnerId, '2026-07-31');
+    const paid = await invoice(user, partnerId, '2026-06-01');
+    await pay(user, paid.id, 1190);
+    const cancelled = await invoice(user, partnerId, '2026-06-01');
+    await call(t, user, 'POST', `/v1/documents/${cancelled.id}/cancel`, {});
+    // A DRAFT past its date is no open item; neither is the credit note.
+    await finalInvoice(t, user, partnerId, '2026-06-01', { status: 'DRAFT' });
+    const ids = async (qs: string) =>
+      (await call<{ data: Doc[] }>(t, user, 'GET', `/v1/documents?limit=100&${qs}`)).data
+        .map((d) => d.id)
+        .sort();
+    expect(await ids('open=true')).toEqual([late.id, notDue.id].sort());
+    expect(await ids('open=false')).toEqual([paid.id, cancelled.id].sort());
+    expect(await ids('overdue=true')).toEqual([late.id]);
+    expect(await ids('overdue=false')).toEqual([notDue.id]);
+    expect(await ids('overdue=true&partnerId=ptr_00000000000000000000000000')).toEqual([]);
+    const csv = await t.request({
+      method: 'GET',
+      url: '/v1/documents?overdue=true',
+      token: user.token,
+      headers: { accept: 'text/csv' },
+    });
+    expect(csv.statusCode).toBe(200);
+    const lines = csv.body.trim().split(/\r?\n/);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(late.documentNumber);
+  });
+});

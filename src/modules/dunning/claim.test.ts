@@ -137,6 +137,7 @@ describe('nextClaim', () => {
       dunningNumber: 0,
       finalNotice: false,
       openMinor: 100000,
+      creditedMinor: 0,
       feeMinor: 0,
       priorFeesMinor: 0,
       interestMinor: 0,
@@ -168,6 +169,7 @@ describe('nextClaim', () => {
       dunningNumber: 1,
       finalNotice: false,
       openMinor: 100000,
+      creditedMinor: 0,
       feeMinor: 250,
       priorFeesMinor: 0,
       interestMinor: 240,
@@ -241,5 +243,35 @@ describe('nextClaim', () => {
     const june = { ...jun, lastDunnedAt: '2024-06-16' };
     expect(claim(june, '2024-06-30')?.interestRate).toBe(8.62); // 3.62 + 5
     expect(claim({ ...june, business: true }, '2024-07-01')?.interestRate).toBe(12.37); // 3.37 + 9
+  });
+});
+
+describe('what the letter that starts the default may claim', () => {
+  const rates = baseRates([]);
+  const mahnungOnly: Level[] = [
+    { kind: 'DUNNING', daysAfter: 7, feeMinor: 500, defaultInterest: true },
+  ];
+  const consumer = figures();
+
+  it('charges no fee on the letter that first puts a consumer in default', () => {
+    const claim = nextClaim(consumer, mahnungOnly, '2025-08-08', { rates, flatFee: true })!;
+    // The letter itself starts the default: interest from tomorrow, so none yet, and no fee.
+    expect(claim).toMatchObject({ feeMinor: 0, interestMinor: 0, totalMinor: 100000 });
+  });
+
+  it('charges it from a business already in default 30 days after the due date', () => {
+    const claim = nextClaim({ ...consumer, business: true }, mahnungOnly, '2025-09-10', {
+      rates,
+      flatFee: true,
+    })!;
+    expect(claim.feeMinor).toBe(500);
+  });
+
+  it('claims only what credit notes left open', () => {
+    const claim = nextClaim({ ...consumer, creditedMinor: 30000 }, mahnungOnly, '2025-08-08', {
+      rates,
+      flatFee: true,
+    })!;
+    expect(claim).toMatchObject({ openMinor: 70000, creditedMinor: 30000, totalMinor: 70000 });
   });
 });

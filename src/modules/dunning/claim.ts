@@ -29,6 +29,8 @@ export interface InvoiceFigures {
   currency: string;
   grossMinor: number;
   settledMinor: number;
+  /** Gross total of the FINAL credit notes correcting the invoice. */
+  creditedMinor?: number;
   /** Level reached so far (0: none) and the as-of day of the last letter. */
   level: number;
   lastDunnedAt: string | null;
@@ -48,6 +50,7 @@ export interface Claim {
   dunningNumber: number;
   finalNotice: boolean;
   openMinor: number;
+  creditedMinor: number;
   feeMinor: number;
   priorFeesMinor: number;
   interestMinor: number;
@@ -107,7 +110,8 @@ export function nextClaim(
   asOf: string,
   opts: { rates: BaseRates; flatFee: boolean },
 ): Claim | undefined {
-  const openMinor = f.grossMinor - f.settledMinor;
+  const creditedMinor = f.creditedMinor ?? 0;
+  const openMinor = f.grossMinor - creditedMinor - f.settledMinor;
   if (openMinor <= 0 || f.level >= levels.length) return undefined;
   const level = levels[f.level]!;
   const since = f.level === 0 || f.lastDunnedAt === null ? f.dueDate : f.lastDunnedAt;
@@ -118,7 +122,10 @@ export function nextClaim(
   const margin = f.business ? MARGIN.business : MARGIN.consumer;
   const interestMinor =
     interestFrom === null ? 0 : defaultInterest(openMinor, interestFrom, asOf, opts.rates, margin);
-  const feeMinor = level.feeMinor;
+  // The letter that first puts the debtor in default is not chargeable (§286 BGB: the costs
+  // of enforcement arise only once the debtor is in default).
+  const wasInDefault = (defaultStarts(f) ?? '9999-12-31') <= asOf;
+  const feeMinor = wasInDefault ? level.feeMinor : 0;
   const fees = f.priorFeesMinor + feeMinor;
   // §288 (5) BGB: EUR 40 from a business in default. Dunning fees are costs of enforcement
   // and count towards it, so the letter claims the flat fee as a top-up: fees and flat fee
@@ -138,6 +145,7 @@ export function nextClaim(
     dunningNumber,
     finalNotice: level.kind === 'DUNNING' && f.level + 1 === levels.length,
     openMinor,
+    creditedMinor,
     feeMinor,
     priorFeesMinor: f.priorFeesMinor,
     interestMinor,

@@ -1,14 +1,17 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { appendAudit, systemActor, type Actor } from '../../shared/audit.js';
 import { addDays, isoDate } from '../../shared/dates.js';
 import { AppError } from '../../shared/errors.js';
-import { toMajor } from '../../shared/money.js';
+import { toMajor, toMinor } from '../../shared/money.js';
 import { ensureSystemTemplate, type TemplateRow } from '../document-templates/index.js';
 import {
   createDocument,
+  creditedTotals,
   dunnableInvoices,
+  lockFinalDocument,
   recordDunning,
   withPaymentFigures,
   type CreateDocument,
@@ -16,7 +19,7 @@ import {
 } from '../documents/index.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
 import { baseRates, type BaseRates } from './base-rates.js';
-import { daysBetween, nextClaim, type Claim } from './claim.js';
+import { daysBetween, nextClaim, type Claim, type Level } from './claim.js';
 import * as repo from './dunning.repository.js';
 import type { DunningRunResult, LetterView } from './dunning.schemas.js';
 import { settingsOf, type Settings } from './dunning-settings.service.js';
@@ -27,7 +30,10 @@ const PAGE = 200;
 const PARALLEL = 4;
 export const SEND_JOB = 'dunning.letter.send';
 
-/** Thrown inside the creating transaction when the level was reached already: rolls it back. */
+/**
+ * Thrown inside the creating transaction when the invoice is no longer due for the letter (the
+ * level reached already, paid, credited or blocked meanwhile): rolls it back.
+ */
 class LevelTaken extends Error {}
 
 interface Run {
@@ -61,16 +67,18 @@ export class DunningRuns {
     const today = isoDate(this.ctx.clock.now());
     const asOf = input.date ?? today;
     const dryRun = input.dryRun ?? false;
-    if (!dryRun && asOf > today)
+    // A letter goes out today: dated otherwise, its deadline and interest would not match the
+    // day it reaches the debtor. Other days are for dry runs.
+    if (!dryRun && asOf !== today)
       throw new AppError(
         'business_rule_violated',
-        'A dunning letter cannot be dated in the future: run as of today or earlier, or use dryRun to preview.',
+        'Dunning letters are made as of today: leave out date, or use dryRun to preview another day.',
         {
           errors: [
             {
               path: '/body/date',
-              message: 'must not be after today unless dryRun is set',
-              code: 'in_future',
+              message: 'must be today unless dryRun is set',
+              code: 'not_today',
             },
           ],
         },
@@ -85,14 +93,20 @@ export class DunningRuns {
     let letters = 0;
     let problems = 0;
     for (const accountId of accounts) {
-      const result = await this.run({
-        accountId,
-        asOf: today,
-        dryRun: false,
-        actor: systemActor(accountId),
-      });
-      letters += result.letters.length;
-      problems += result.problems.length;
+      try {
+        const result = await this.run({
+          accountId,
+          asOf: today,
+          dryRun: false,
+          actor: systemActor(accountId),
+        });
+        letters += result.letters.length;
+        problems += result.problems.length;
+      } catch (err) {
+        // One account's failure leaves the others' runs of today to go on.
+        this.ctx.logger.error({ err, accountId }, 'dunning run failed');
+        problems++;
+      }
     }
     return { accounts: accounts.length, letters, problems };
   }
@@ -114,7 +128,7 @@ export class DunningRuns {
         limit: PAGE,
       });
       if (page.length === 0) return result;
-      const due = await this.claims(run, prepared.settings, page);
+      const due = await this.claims(this.ctx.db, run, prepared.settings, page);
       let next = 0;
       const worker = async () => {
         while (next < due.length) {
@@ -137,15 +151,24 @@ export class DunningRuns {
     return { settings, templates };
   }
 
-  /** The page's invoices that are due for a letter, with what each letter claims. */
+  /**
+   * The invoices that are due for a letter, with what each letter claims: read through `db`,
+   * the run's connection for a page, the letter's transaction to check it again.
+   */
   private async claims(
+    db: Executor,
     run: Run,
     settings: Settings,
     page: DunnableInvoiceRow[],
   ): Promise<{ invoice: DunnableInvoiceRow; claim: Claim }[]> {
-    const figures = await withPaymentFigures(this.ctx.db, run.accountId, page, run.asOf);
+    const figures = await withPaymentFigures(db, run.accountId, page, run.asOf);
+    const credited = await creditedTotals(
+      db,
+      run.accountId,
+      page.map((r) => r.id),
+    );
     const history = await repo.noticeHistory(
-      this.ctx.db,
+      db,
       run.accountId,
       page.filter((r) => r.dunning_level > 0).map((r) => r.id),
     );
@@ -158,6 +181,7 @@ export class DunningRuns {
           currency: row.currency,
           grossMinor: Number(row.gross_total),
           settledMinor: row.settled_minor,
+          creditedMinor: credited.get(row.id) ?? 0,
           level: row.dunning_level,
           lastDunnedAt: row.last_dunned_at,
           firstDunnedAt: past?.first_as_of ?? null,
@@ -165,13 +189,39 @@ export class DunningRuns {
           priorFlatFeeMinor: past?.flat_fee ?? 0,
           business: row.partner_consumer === 0,
         },
-        settings.levels,
+        levelsIn(settings.levels, row.currency),
         run.asOf,
         { rates: this.rates, flatFee: settings.flatFee },
       );
       if (claim) out.push({ invoice: row, claim });
     }
     return out;
+  }
+
+  /**
+   * In the letter's transaction, with the invoice's row locked: the invoice is still due for
+   * exactly this letter (not paid, credited, blocked or dunned meanwhile by anyone).
+   */
+  private async stillDue(
+    trx: Transaction<DB>,
+    run: Run,
+    settings: Settings,
+    invoice: DunnableInvoiceRow,
+    claim: Claim,
+  ): Promise<boolean> {
+    if (!(await lockFinalDocument(trx, invoice.account_id, invoice.id))) return false;
+    const fresh = await dunnableInvoices(trx, invoice.account_id, {
+      asOf: run.asOf,
+      maxLevel: settings.levels.length,
+      id: invoice.id,
+      limit: 1,
+    });
+    const [again] = await this.claims(trx, run, settings, fresh);
+    return (
+      again !== undefined &&
+      again.claim.level === claim.level &&
+      again.claim.totalMinor === claim.totalMinor
+    );
   }
 
   /** One letter: proposed (dry run) or made, recorded and queued for mailing. */
@@ -190,6 +240,8 @@ export class DunningRuns {
     }
     const template = prepared.templates[claim.kind]!;
     const within = async (trx: Transaction<DB>, documentId: string) => {
+      if (!(await this.stillDue(trx, run, prepared.settings, invoice, claim)))
+        throw new LevelTaken();
       const now = this.ctx.clock.now();
       const claimed = await repo.claimNotice(trx, {
         invoice_id: invoice.id,
@@ -257,6 +309,15 @@ export class DunningRuns {
   }
 }
 
+/** The levels with their fees in minor units of `currency` (settings keep them in cents). */
+function levelsIn(levels: readonly Level[], currency: string): readonly Level[] {
+  if (currency === 'EUR') return levels;
+  return levels.map((l) => ({
+    ...l,
+    feeMinor: toMinor(toMajor(l.feeMinor, 'EUR'), currency) ?? Math.round(l.feeMinor),
+  }));
+}
+
 const LEVEL_NAMES = (claim: Claim) =>
   claim.kind === 'PAYMENT_REMINDER'
     ? 'Zahlungserinnerung'
@@ -294,7 +355,9 @@ function letterInput(
       dueDate: invoice.due_date,
       currency: invoice.currency,
       invoiceTotal: major(Number(invoice.gross_total)),
-      paid: major(Number(invoice.gross_total) - claim.openMinor),
+      paid: major(Number(invoice.gross_total) - claim.openMinor - claim.creditedMinor),
+      credited: major(claim.creditedMinor),
+      asOf,
       openAmount: major(claim.openMinor),
       priorFees: major(claim.priorFeesMinor),
       fee: major(claim.feeMinor),

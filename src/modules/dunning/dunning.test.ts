@@ -142,16 +142,11 @@ describe('dunning runs', () => {
     expect(await auditCount(t, user.accountId)).toBe(before);
   });
 
-  it('refuses to date letters in the future unless it is a dry run', async () => {
-    const refused = await call<Body>(
-      t,
-      user,
-      'POST',
-      '/v1/dunning/runs',
-      { date: '2026-07-01' },
-      422,
-    );
-    expect(JSON.stringify(refused)).toContain('/body/date');
+  it('makes letters only as of today; other days are for dry runs', async () => {
+    for (const date of ['2026-07-01', '2026-06-29']) {
+      const refused = await call<Body>(t, user, 'POST', '/v1/dunning/runs', { date }, 422);
+      expect(JSON.stringify(refused)).toContain('/body/date');
+    }
     const ahead = await run({ dryRun: true, date: '2026-07-10' });
     expect(letterFor(ahead, notYet.id)).toMatchObject({ level: 1 });
   });
@@ -239,6 +234,23 @@ describe('dunning runs', () => {
     // Lifting the block makes it due again.
     await call(t, user, 'PUT', `/v1/documents/${blocked.id}/dunning-block`, { blocked: false });
     expect(letterFor(await run({ dryRun: true }), blocked.id)).toMatchObject({ level: 1 });
+  });
+
+  it('claims what is left after a partial credit note, and nothing once it is credited in full', async () => {
+    const p = await partner({ name: 'Gutschrift GmbH' });
+    const partly = await invoice(p, '2026-06-01');
+    await call(t, user, 'POST', `/v1/documents/${partly.id}/credit-notes`, {
+      lineItems: [{ description: 'Beratung', quantity: 2, unitPrice: 100 }],
+    });
+    // 1,190.00 less the credit note's 238.00.
+    expect(letterFor(await run({ dryRun: true }), partly.id)).toMatchObject({
+      openAmount: 952,
+      total: 952,
+    });
+    await call(t, user, 'POST', `/v1/documents/${partly.id}/credit-notes`, {
+      lineItems: [{ description: 'Beratung', quantity: 8, unitPrice: 100 }],
+    });
+    expect(letterFor(await run({ dryRun: true }), partly.id)).toBeUndefined();
   });
 
   it('skips every invoice of a partner blocked from dunning', async () => {

@@ -150,34 +150,35 @@ export async function updatePaymentRecord(
 /**
  * A bank statement's booking (bank imports' finalize): new MARKED payments for its lines,
  * inserted together. No event per line: the import's `bank_import.finalized` event counts
- * them, and each payment names its import (`import_id`).
+ * them, and each payment names its import (`import_id`). The invoices they pay, and those of
+ * the open payments the statement marked (`markedDocumentIds`), are judged paid in one pass in
+ * id order, so two imports booked at once never wait on each other's invoices crosswise.
  */
 export async function insertImportedPayments(
   ctx: EventContext,
   trx: Transaction<DB>,
+  accountId: string,
   rows: repo.PaymentRow[],
+  markedDocumentIds: readonly (string | null)[],
 ): Promise<void> {
   await repo.insertPayments(trx, rows);
-  const accountId = rows[0]?.account_id;
-  if (accountId)
-    await recordSettlement(
-      ctx,
-      trx,
-      accountId,
-      rows.map((r) => r.document_id),
-    );
+  await recordSettlement(ctx, trx, accountId, [
+    ...rows.map((r) => r.document_id),
+    ...markedDocumentIds,
+  ]);
 }
 
-/** An imported line pays an open payment: PENDING → MARKED; false when it is no longer open. */
+/**
+ * An imported line pays an open payment: PENDING → MARKED. Answers the invoice it pays (null:
+ * none), for `insertImportedPayments` to judge; undefined when the payment is no longer open.
+ */
 export async function markPaymentImported(
-  ctx: EventContext,
   trx: Transaction<DB>,
   accountId: string,
   paymentId: string,
   importId: string,
   at: string,
-): Promise<boolean> {
+): Promise<{ documentId: string | null } | undefined> {
   const marked = await repo.markImported(trx, accountId, paymentId, importId, at);
-  if (marked) await recordSettlement(ctx, trx, accountId, [marked.document_id]);
-  return marked !== undefined;
+  return marked && { documentId: marked.document_id };
 }

@@ -15,6 +15,11 @@ describe('parseSource', () => {
     expect(parseSource(source).templates).toBe(again);
   });
 
+  it('keeps no source longer than 64 KiB', () => {
+    const long = `<p>{{ partner.name }}</p>${' '.repeat(70_000)}`;
+    expect(parseSource(long).templates).not.toBe(parseSource(long).templates);
+  });
+
   it('keeps no failed parse: a broken source answers its problem every time', () => {
     const broken = '<p>{% if x %}</p>';
     expect(parseSource(broken).problem?.code).toBe('syntax_error');

@@ -200,10 +200,15 @@ function isLimit(err: unknown): boolean {
 /**
  * Parsed sources, most recently used last: a template renders for every document made from
  * it (a billing or dunning run renders thousands), and parsing was a third of each render.
- * Parsed templates hold no render state, so one parse serves every render. Bounded.
+ * Parsed templates hold no render state, so one parse serves every render. Bounded by count
+ * and by the sources' total length (a parse tree is some 60 times its source), and only
+ * sources of a usual size are kept, so compiling large one-off sources cannot fill the memory.
  */
 const PARSED_CACHE_SIZE = 256;
+const PARSED_CACHE_CHARS = 1_000_000;
+const CACHED_SOURCE_MAX = 64 * 1024;
 const parsed = new Map<string, Template[]>();
+let parsedChars = 0;
 /** `contextVariables` per parsed source (analysing walks the whole tree). */
 const variables = new WeakMap<Template[], VariableUse[]>();
 
@@ -221,8 +226,15 @@ export function parseSource(
   }
   try {
     const templates = engine.parse(source);
-    parsed.set(source, templates);
-    if (parsed.size > PARSED_CACHE_SIZE) parsed.delete(parsed.keys().next().value!);
+    if (source.length <= CACHED_SOURCE_MAX) {
+      parsed.set(source, templates);
+      parsedChars += source.length;
+      while (parsed.size > PARSED_CACHE_SIZE || parsedChars > PARSED_CACHE_CHARS) {
+        const oldest = parsed.keys().next().value!;
+        parsed.delete(oldest);
+        parsedChars -= oldest.length;
+      }
+    }
     return { templates };
   } catch (err) {
     if (isLimit(err))
