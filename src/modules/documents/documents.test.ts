@@ -436,8 +436,15 @@ describe('documents: processing, rendering, sending, rasterizing', () => {
     const replay = await send();
     expect(replay.statusCode).toBe(200);
     const outbox = path.join(t.dataDir, 'outbox');
-    const count = fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')).length;
-    expect(count).toBe(1);
+    const written = fs.readdirSync(outbox).filter((f) => f.endsWith('.eml'));
+    const seen = written.map((f) => {
+      const raw = fs.readFileSync(path.join(outbox, f), 'utf8');
+      return `${f}: ${/^To: (.*)$/m.exec(raw)?.[1]} / ${/^Subject: (.*)$/m.exec(raw)?.[1]}`;
+    });
+    expect(
+      written.length,
+      `replayed: ${String(replay.headers['idempotent-replayed'])}; ${seen.join(' | ')}`,
+    ).toBe(1);
 
     // The template and the rendered PDF are in use now.
     const tplDelete = await t.request({

@@ -32,7 +32,23 @@ beforeAll(async () => {
   clock = new ManualClock(new Date(`${TODAY}T08:00:00Z`));
   t = await buildTestApp({ clock, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
 });
-afterAll(() => t.close());
+/** The endpoints made here, disabled at the end: their deliveries' retries stay unsent. */
+const endpoints: { user: TestUser; id: string }[] = [];
+afterAll(async () => {
+  for (const e of endpoints) {
+    const current = await call<{ version: number }>(
+      t,
+      e.user,
+      'GET',
+      `/v1/webhook-endpoints/${e.id}`,
+    );
+    await call(t, e.user, 'PUT', `/v1/webhook-endpoints/${e.id}`, {
+      version: current.version,
+      enabled: false,
+    });
+  }
+  await t.close();
+});
 
 /** A fresh account with a billed partner and one endpoint subscribed to the invoice events. */
 async function account(
@@ -44,6 +60,7 @@ async function account(
     eventTypes: ['document.paid', 'document.overdue', 'import.finalized'],
   });
   expect(endpoint.id).toMatch(/^whe_/);
+  endpoints.push({ user, id: endpoint.id });
   const partner = await call<{ id: string }>(t, user, 'POST', '/v1/partners', {
     name: partnerName,
     addresses: [billingAddress('buchhaltung@schuldner.example')],

@@ -72,7 +72,12 @@ beforeAll(async () => {
   t = await buildTestApp({ clock });
   user = await createUser(t);
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  // The letters' render and send jobs run here: on a shared PostgreSQL another test file's app
+  // would otherwise run them and find their mails in its outbox.
+  await t.app.ctx.jobs.drain();
+  await t.close();
+});
 
 describe('dunning settings', () => {
   it('answers the defaults until saved, then saves conditionally (admins only)', async () => {
