@@ -556,3 +556,35 @@ export async function markOverdue(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/**
+ * What a dunning letter re-checks in its transaction, in one round trip: the invoice's settled
+ * MARKED payments in its currency, its FINAL credit notes, and whether its partner is blocked
+ * from dunning.
+ */
+export async function openFigures(
+  db: Executor,
+  invoice: Pick<DocumentRow, 'account_id' | 'id' | 'currency' | 'partner_id'>,
+): Promise<{ settledMinor: number; creditedMinor: number; partnerBlocked: boolean }> {
+  const { rows } = await sql<{
+    settled: number | string;
+    credited: number | string;
+    partner_blocked: number | string | null;
+  }>`select
+      (select coalesce(sum(case when direction = 'INCOMING' then amount else -amount end), 0)
+         from payments where account_id = ${invoice.account_id} and document_id = ${invoice.id}
+           and status = 'MARKED' and currency = ${invoice.currency}) as settled,
+      (select coalesce(sum(gross_total), 0) from documents
+         where account_id = ${invoice.account_id} and preceding_document_id = ${invoice.id}
+           and invoice_type = 'CREDIT_NOTE' and status = 'FINAL') as credited,
+      (select dunning_blocked from partners
+         where account_id = ${invoice.account_id} and id = ${invoice.partner_id}) as partner_blocked`.execute(
+    db,
+  );
+  const r = rows[0]!;
+  return {
+    settledMinor: Number(r.settled),
+    creditedMinor: Number(r.credited),
+    partnerBlocked: Number(r.partner_blocked ?? 0) === 1,
+  };
+}

@@ -2,8 +2,9 @@
 export {
   creditedTotals,
   dunnableInvoices,
-  lockFinalDocument,
   findDocument,
+  lockFinalDocument,
+  openFigures,
   recordDunning,
   withPaymentFigures,
 } from './documents.repository.js';

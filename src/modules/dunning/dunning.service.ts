@@ -12,6 +12,7 @@ import {
   creditedTotals,
   dunnableInvoices,
   lockFinalDocument,
+  openFigures,
   recordDunning,
   withPaymentFigures,
   type CreateDocument,
@@ -204,23 +205,22 @@ export class DunningRuns {
    */
   private async stillDue(
     trx: Transaction<DB>,
-    run: Run,
-    settings: Settings,
     invoice: DunnableInvoiceRow,
     claim: Claim,
   ): Promise<boolean> {
-    if (!(await lockFinalDocument(trx, invoice.account_id, invoice.id))) return false;
-    const fresh = await dunnableInvoices(trx, invoice.account_id, {
-      asOf: run.asOf,
-      maxLevel: settings.levels.length,
-      id: invoice.id,
-      limit: 1,
-    });
-    const [again] = await this.claims(trx, run, settings, fresh);
+    const locked = await lockFinalDocument(trx, invoice.account_id, invoice.id);
+    if (
+      !locked ||
+      locked.dunning_level !== claim.level - 1 ||
+      locked.dunning_blocked !== 0 ||
+      locked.cancelled_by_document_id !== null
+    )
+      return false;
+    const now = await openFigures(trx, locked);
+    // The same level, fees and history: the same open amount means the same letter.
     return (
-      again !== undefined &&
-      again.claim.level === claim.level &&
-      again.claim.totalMinor === claim.totalMinor
+      !now.partnerBlocked &&
+      Number(locked.gross_total) - now.creditedMinor - now.settledMinor === claim.openMinor
     );
   }
 
@@ -240,8 +240,7 @@ export class DunningRuns {
     }
     const template = prepared.templates[claim.kind]!;
     const within = async (trx: Transaction<DB>, documentId: string) => {
-      if (!(await this.stillDue(trx, run, prepared.settings, invoice, claim)))
-        throw new LevelTaken();
+      if (!(await this.stillDue(trx, invoice, claim))) throw new LevelTaken();
       const now = this.ctx.clock.now();
       const claimed = await repo.claimNotice(trx, {
         invoice_id: invoice.id,

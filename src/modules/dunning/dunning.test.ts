@@ -324,6 +324,48 @@ describe('dunning runs', () => {
     expect(doc).toMatchObject({ name: 'Letzte Mahnung zur Rechnung 2026-0001', pageCount: 1 });
   });
 
+  it('skips a letter whose invoice is paid or blocked between the run’s read and the letter', async () => {
+    const p = await partner({ name: 'Zwischendurch GmbH' });
+    const paidMeanwhile = await invoice(p, '2026-06-01');
+    const blockedMeanwhile = await invoice(p, '2026-06-01');
+    const { DunningRuns } = await import('./dunning.service.js');
+    const runs = new DunningRuns(t.app.ctx);
+    // After the run read its page and computed the letters, before it makes them:
+    const hooked = runs as unknown as { claims: (...args: unknown[]) => Promise<unknown> };
+    const claims = hooked.claims.bind(runs);
+    hooked.claims = async (...args) => {
+      const out = await claims(...args);
+      await call(t, user, 'POST', '/v1/payments', {
+        direction: 'INCOMING',
+        documentId: paidMeanwhile.id,
+        amount: 1190,
+        currency: 'EUR',
+        paymentDate: TODAY,
+        status: 'MARKED',
+      });
+      await call(t, user, 'PUT', `/v1/documents/${blockedMeanwhile.id}/dunning-block`, {
+        blocked: true,
+      });
+      hooked.claims = claims;
+      return out;
+    };
+    const result = await runs.runFor(
+      {
+        accountId: user.accountId,
+        userId: user.userId,
+        tokenId: null,
+        type: 'user',
+        requestId: null,
+        ip: null,
+      },
+      {},
+    );
+    for (const id of [paidMeanwhile.id, blockedMeanwhile.id]) {
+      expect(letterFor(result, id)).toBeUndefined();
+      expect((await call<Doc>(t, user, 'GET', `/v1/documents/${id}`)).dunningLevel).toBe(0);
+    }
+  });
+
   it('runs by itself once a day when the account enables it', async () => {
     const other = await createUser(t);
     const p = (
