@@ -371,15 +371,7 @@ export async function creditedTotal(
   accountId: string,
   invoiceId: string,
 ): Promise<number> {
-  const row = await db
-    .selectFrom('documents')
-    .select(sql<number | string>`coalesce(sum(gross_total), 0)`.as('credited'))
-    .where('account_id', '=', accountId)
-    .where('preceding_document_id', '=', invoiceId)
-    .where('invoice_type', '=', 'CREDIT_NOTE')
-    .where('status', '=', 'FINAL')
-    .executeTakeFirst();
-  return Number(row?.credited ?? 0);
+  return (await creditedTotals(db, accountId, [invoiceId])).get(invoiceId) ?? 0;
 }
 
 /** Marks a FINAL invoice as cancelled by a credit note, once (compare-and-set on the mark). */
@@ -435,7 +427,7 @@ export interface DunnableInvoiceRow extends DocumentRow {
 }
 
 /**
- * A page of an account's invoices a dunning run looks at, by id (or the one `id`): FINAL
+ * A page of an account's invoices a dunning run looks at, by id: FINAL
  * invoices Kontor issued (not credit notes, not cancelled) due before `asOf`, neither they nor
  * their partner blocked from dunning, below `maxLevel`. Whether one is still open is judged
  * with its payment figures and credit notes.
@@ -443,7 +435,7 @@ export interface DunnableInvoiceRow extends DocumentRow {
 export async function dunnableInvoices(
   db: Executor,
   accountId: string,
-  f: { asOf: string; maxLevel: number; afterId?: string; id?: string; limit: number },
+  f: { asOf: string; maxLevel: number; afterId?: string; limit: number },
 ): Promise<DunnableInvoiceRow[]> {
   let query = db
     .selectFrom('documents as d')
@@ -464,7 +456,6 @@ export async function dunnableInvoices(
     .where('d.dunning_level', '<', f.maxLevel)
     .where((eb) => eb.or([eb('p.dunning_blocked', 'is', null), eb('p.dunning_blocked', '=', 0)]));
   if (f.afterId !== undefined) query = query.where('d.id', '>', f.afterId);
-  if (f.id !== undefined) query = query.where('d.id', '=', f.id);
   return query.orderBy('d.id').limit(f.limit).execute();
 }
 

@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { appendAudit, systemActor, type Actor } from '../../shared/audit.js';
 import { addDays, isoDate } from '../../shared/dates.js';
@@ -129,7 +128,7 @@ export class DunningRuns {
         limit: PAGE,
       });
       if (page.length === 0) return result;
-      const due = await this.claims(this.ctx.db, run, prepared.settings, page);
+      const due = await this.claims(run, prepared.settings, page);
       let next = 0;
       const worker = async () => {
         while (next < due.length) {
@@ -152,16 +151,13 @@ export class DunningRuns {
     return { settings, templates };
   }
 
-  /**
-   * The invoices that are due for a letter, with what each letter claims: read through `db`,
-   * the run's connection for a page, the letter's transaction to check it again.
-   */
+  /** The page's invoices that are due for a letter, with what each letter claims. */
   private async claims(
-    db: Executor,
     run: Run,
     settings: Settings,
     page: DunnableInvoiceRow[],
   ): Promise<{ invoice: DunnableInvoiceRow; claim: Claim }[]> {
+    const db = this.ctx.db;
     const figures = await withPaymentFigures(db, run.accountId, page, run.asOf);
     const credited = await creditedTotals(
       db,
