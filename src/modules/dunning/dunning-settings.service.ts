@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
-import type { IfMatch } from '../../shared/concurrency.js';
+import { compareAndSet, versionConflict, type IfMatch } from '../../shared/concurrency.js';
 import { AppError } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/errors.js';
 import { toMajor, toMinor } from '../../shared/money.js';
@@ -122,17 +122,15 @@ export class DunningSettingsService {
         flat_fee: (input.flatFee ?? current.flatFee) ? 1 : 0,
         payment_days: input.paymentDays ?? current.paymentDays,
       };
-      const stale = (version: number) =>
-        new AppError(
-          ifMatch !== undefined && input.version === undefined
-            ? 'precondition_failed'
-            : 'version_conflict',
-          `The dunning settings were changed by someone else (current version ${version}). Re-read them and apply your change again.`,
-          { members: { currentVersion: version } },
-        );
-      let after: repo.DunningSettingsRow | undefined;
+      let after: repo.DunningSettingsRow;
       if (!before) {
-        if (expected !== undefined && expected !== 0) throw stale(0);
+        // The defaults are version 0: only that version (or none) matches them.
+        if (expected !== undefined && expected !== 0)
+          throw new AppError(
+            input.version === undefined ? 'precondition_failed' : 'version_conflict',
+            'No dunning settings are saved yet (current version 0). Re-read them and apply your change again.',
+            { members: { currentVersion: 0 } },
+          );
         after = {
           account_id: actor.accountId,
           ...values,
@@ -141,14 +139,19 @@ export class DunningSettingsService {
           created_at: now,
           updated_at: now,
         };
-        if (!(await repo.insertSettings(trx, after))) throw stale(1);
+        if (!(await repo.insertSettings(trx, after))) throw versionConflict('Dunning settings', 1);
       } else {
-        if (expected !== undefined && expected !== before.version) throw stale(before.version);
-        after = await repo.updateSettings(trx, actor.accountId, before.version, {
-          ...values,
-          updated_at: now,
+        after = await compareAndSet({
+          expected: input.version,
+          ifMatch,
+          what: 'Dunning settings',
+          run: (version) =>
+            repo.updateSettings(trx, actor.accountId, version ?? before.version, {
+              ...values,
+              updated_at: now,
+            }),
+          current: async () => (await repo.findSettings(trx, actor.accountId))?.version,
         });
-        if (!after) throw stale(before.version + 1);
       }
       const view = present(after);
       await appendAudit(
