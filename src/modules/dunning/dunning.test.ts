@@ -96,6 +96,15 @@ describe('dunning settings', () => {
     });
     expect(saved).toMatchObject({ paymentDays: 7, version: 1, enabled: false });
     await call(t, other, 'PUT', '/v1/dunning/settings', { version: 0, paymentDays: 8 }, 409);
+    const stale = await t.request({
+      method: 'PUT',
+      url: '/v1/dunning/settings',
+      token: other.token,
+      headers: { 'if-match': '"5"' },
+      payload: { paymentDays: 8 },
+    });
+    expect(stale.statusCode).toBe(412);
+    expect(stale.json()).toMatchObject({ currentVersion: 1 });
     // A payment reminder can only come first.
     const bad = await call<Body>(
       t,
@@ -264,6 +273,30 @@ describe('dunning runs', () => {
     expect(letterFor(await run({ dryRun: true }), inv.id)).toBeUndefined();
     const got = await call<Body>(t, user, 'GET', `/v1/partners/${p}`);
     expect(got).toMatchObject({ dunningBlocked: true, consumer: null });
+  });
+
+  it('blocks only the caller’s own invoices, conditionally on the version read', async () => {
+    const inv = await invoice(await partner({ name: 'Mandant GmbH' }), '2026-06-01');
+    const stranger = await createUser(t);
+    await call(t, stranger, 'PUT', `/v1/documents/${inv.id}/dunning-block`, { blocked: true }, 404);
+    const stale = await t.request({
+      method: 'PUT',
+      url: `/v1/documents/${inv.id}/dunning-block`,
+      token: user.token,
+      headers: { 'if-match': `"${inv.version + 5}"` },
+      payload: { blocked: true },
+    });
+    expect(stale.statusCode).toBe(412);
+    await call(
+      t,
+      user,
+      'PUT',
+      `/v1/documents/${inv.id}/dunning-block`,
+      { blocked: true, wrong: 1 },
+      400,
+    );
+    const unchanged = await call<Doc>(t, user, 'GET', `/v1/documents/${inv.id}`);
+    expect(unchanged).toMatchObject({ dunningBlocked: false, version: inv.version });
   });
 
   it('refuses to block anything but an invoice', async () => {
