@@ -6,7 +6,8 @@
 // API. Prints req/s and the server's CPU time per request (utime + stime from /proc over the
 // measured seconds), which moves less with the machine's load than req/s.
 //   VARIANTS='{"base":{},"nolog":{"LOG_LEVEL":"warn"}}' EP=get ROUNDS=5 SECS=5 node bench/variants.mjs
-// EP: get | list | post | put; MIN=0 leaves out the minimal route. Not a test.
+// EP: get | list | post | put; MIN=0 leaves out the minimal route; PROF_DIR=dir writes a CPU
+// profile per variant (`node bench/profile-summary.mjs dir/<variant>/*.cpuprofile`). Not a test.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,7 +60,14 @@ try {
       kontorDir: env.KDIR ?? kontorDir,
       runDir,
       cpu: '1',
-      nodeArgs: ['--require', preload],
+      // PROF_DIR: a CPU profile of each variant (node --cpu-prof), written when it stops.
+      nodeArgs: [
+        '--require',
+        preload,
+        ...(process.env.PROF_DIR
+          ? ['--cpu-prof', '--cpu-prof-dir', path.join(process.env.PROF_DIR, name)]
+          : []),
+      ],
     });
     const ids = await seedViaApi({
       name,

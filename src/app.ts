@@ -319,6 +319,10 @@ function closeWithApp(app: App, ctx: AppContext, redis: Redis | undefined): void
     // The process's PDF worker threads end with the app; a later job would start new ones.
     await closePdfWorkers();
     await ctx.storage.close();
+    // Leased rate-limit counts go back before the connection does.
+    await ctx.counters
+      .close?.()
+      .catch((err: unknown) => ctx.logger.warn({ err }, 'lease release failed'));
     redis?.disconnect();
     // Audit events committed a moment ago are chained before the database goes.
     await settleAudit(ctx.db);

@@ -3,6 +3,7 @@ import {
   type CompiledQuery,
   InsertQueryNode,
   PostgresDialect,
+  RawNode,
   SelectQueryNode,
   ValuesNode,
   type DatabaseConnection,
@@ -53,6 +54,12 @@ function inlineAll(queries: CompiledQuery[]): string[] | undefined {
     out.push(text);
   }
   return out;
+}
+
+/** A query that only reads: a Kysely select, or raw SQL that is one SELECT statement. */
+function isRead(query: CompiledQuery): boolean {
+  if (SelectQueryNode.is(query.query)) return true;
+  return RawNode.is(query.query) && /^\s*select\b[^;]*$/i.test(query.sql);
 }
 
 function toResult<R>(raw: pg.QueryResult | pg.QueryResult[]): QueryResult<R> {
@@ -109,11 +116,12 @@ class LazyConnection implements DatabaseConnection {
    * A read outside a transaction runs as a named prepared statement: PostgreSQL parses and
    * plans it once per connection instead of once per request (the point reads and credential
    * lookups every request makes). Bounded per connection, so a stream of one-off texts (IN
-   * lists of every length) cannot fill the server's memory; those run unnamed.
+   * lists of every length) cannot fill the server's memory; those run unnamed. A raw query
+   * counts as a read when its text is one SELECT (the point read by id of `recordQueries`).
    */
   private statement(query: CompiledQuery): pg.QueryConfig {
     const values = [...query.parameters];
-    if (!SelectQueryNode.is(query.query)) return { text: query.sql, values };
+    if (!isRead(query)) return { text: query.sql, values };
     let name = this.prepared.get(query.sql);
     if (name === undefined && this.prepared.size < MAX_PREPARED) {
       name = `k${this.prepared.size}`;

@@ -87,7 +87,7 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
       windowMs: MINUTE,
       limit: plan.requestsPerMinute * plan.seats,
     },
-    { ...month, onlyIfUnder: true },
+    { ...month, limit: plan.requestsPerMonth, onlyIfUnder: true },
   ];
 
   async function count(req: FastifyRequest, reply: FastifyReply, now: Date): Promise<void> {
@@ -97,8 +97,9 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
     judge(req, reply, plan, now, await ctx.counters.hitMany(hits(principal, plan, month)));
   }
 
-  // A callback hook: with the plan cached, the month seeded and counters in memory (embedded),
-  // a request is counted without a promise; otherwise one round trip (Redis) or a first read.
+  // A callback hook: with the plan cached, the month seeded and the counts at hand (memory, or
+  // leases taken from Redis), a request is counted without a promise; otherwise one round trip
+  // (Redis) or a first read.
   app.addHook('onRequest', (req, reply, done) => {
     const principal = req.principal;
     if (!principal) return done();
@@ -106,8 +107,9 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
     try {
       const plan = ctx.accountPlans.cached(principal.accountId, now.getTime());
       const month = plan && ctx.usage.monthHitNow(principal.accountId, now);
-      if (plan && month && ctx.counters.hitManyNow) {
-        judge(req, reply, plan, now, ctx.counters.hitManyNow(hits(principal, plan, month)));
+      const counted = month && ctx.counters.hitManyNow?.(hits(principal, plan, month));
+      if (counted) {
+        judge(req, reply, plan, now, counted);
         return done();
       }
     } catch (err) {
