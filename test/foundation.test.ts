@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { expectProblem } from './contract.js';
 import { buildTestApp, createUser, type TestApp, type TestUser } from './helpers.js';
 
 let t: TestApp;
@@ -16,21 +17,51 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('deny by default', () => {
-  it('gives every route an access level, and every non-public route refuses a bare request', async () => {
+  /**
+   * The access matrix of every route, from the route table (what the contract helper of
+   * test/contract.ts checked per resource, here for all routes at once): without or with a
+   * wrong API key 401 `api_key_invalid`; on user and admin routes without or with a wrong
+   * bearer 401 `token_invalid` with `WWW-Authenticate: Bearer`; on admin routes a member's
+   * token 403 `forbidden`. Every answer is an RFC 9457 problem. The role check runs before the
+   * body is read, so a bodiless request reaches it on every route.
+   */
+  it('gives every route an access level; every non-public route refuses missing or wrong credentials and, if admin-only, a member', async () => {
+    const member = await createUser(t, { role: 'user', accountId: admin.accountId });
     const table = t.app.routeTable;
     expect(table.length).toBeGreaterThan(20);
     const v1 = table.filter((r) => r.url.startsWith('/v1/') && r.method !== 'HEAD');
     expect(v1.length).toBeGreaterThan(20);
+    const checked = { apiKey: 0, user: 0, admin: 0 };
     for (const route of table) {
-      expect(['public', 'apiKey', 'user', 'admin'], `${route.method} ${route.url}`).toContain(
-        route.access,
-      );
+      const name = `${route.method} ${route.url}`;
+      expect(['public', 'apiKey', 'user', 'admin'], name).toContain(route.access);
       if (route.access === 'public' || route.method === 'HEAD') continue;
+      checked[route.access] += 1;
       const url = route.url.replace(/:[A-Za-z]+/g, 'x_01jd8x0000000000000000000');
-      const res = await t.request({ method: route.method, url, key: null });
-      expect(res.statusCode, `${route.method} ${route.url}`).toBe(401);
-      expect(res.json().code).toBe('api_key_invalid');
+      const ask = (opts: { token?: string; key?: string | null }) =>
+        t.request({ method: route.method, url, ...opts });
+      for (const key of [null, 'kak_nope_nope_nope_nope']) {
+        const res = await ask({ key, token: admin.token });
+        expect(res.statusCode, `${name} with key ${key}`).toBe(401);
+        expectProblem(res, 'api_key_invalid');
+      }
+      if (route.access === 'apiKey') continue;
+      for (const token of [undefined, 'kpat_doesnotexist000000000000']) {
+        const res = await ask({ token });
+        expect(res.statusCode, `${name} with bearer ${token}`).toBe(401);
+        expectProblem(res, 'token_invalid');
+        expect(res.headers['www-authenticate'], name).toContain('Bearer');
+      }
+      if (route.access !== 'admin') continue;
+      const res = await ask({ token: member.token });
+      expect(res.statusCode, `${name} as a member`).toBe(403);
+      expectProblem(res, 'forbidden');
     }
+    // Each kind of route is there to be checked.
+    expect(
+      Math.min(checked.apiKey, checked.user, checked.admin),
+      JSON.stringify(checked),
+    ).toBeGreaterThan(0);
     // The public ones are exactly these.
     const pub = table
       .filter((r) => r.access === 'public' && !r.url.startsWith('/docs'))

@@ -413,22 +413,6 @@ describe('account: optimistic locking', () => {
 });
 
 describe('account: authorization and tenancy', () => {
-  it('401 without a key or a bearer', async () => {
-    const { admin } = await account();
-    const noKey = await t.request({ method: 'GET', url: path, token: admin.token, key: null });
-    expect(noKey.statusCode).toBe(401);
-    expect(noKey.json().code).toBe('api_key_invalid');
-    for (const method of ['GET', 'PUT', 'PATCH'] as const) {
-      const res = await t.request({
-        method,
-        url: path,
-        payload: method === 'GET' ? undefined : { version: 1 },
-      });
-      expect(res.statusCode).toBe(401);
-      expect(res.json().code).toBe('token_invalid');
-    }
-  });
-
   it('403 forbidden for the `user` role on PUT and PATCH', async () => {
     const { admin, member } = await account();
     const putRes = await put(member, { version: 1, addresses: [BILLING] });

@@ -364,19 +364,6 @@ describe('document templates: bad input', () => {
 });
 
 describe('document templates: authentication and tenancy', () => {
-  // The matrix (test/contract.ts) covers the list, a template and a create; compile too needs a key.
-  it('401 without an API key on compile', async () => {
-    const noKey = await t.request({
-      method: 'POST',
-      url: `${URL}/compile`,
-      token: admin.token,
-      key: null,
-      payload: minimal(),
-    });
-    expect(noKey.statusCode).toBe(401);
-    expect(noKey.json().code).toBe('api_key_invalid');
-  });
-
   it('lets a user (not only an admin) write templates', async () => {
     const res = await create(member, minimal('Von Mitarbeiter'));
     expect(res.statusCode).toBe(201);
