@@ -1,6 +1,6 @@
 import { isUnavailable } from './dialect.js';
 import {
-  type CompiledQuery,
+  CompiledQuery,
   InsertQueryNode,
   PostgresDialect,
   RawNode,
@@ -18,6 +18,47 @@ const MAX_PREPARED = 100;
 
 /** Statements marked by `deferStatement` (src/db/transactions.ts). */
 export const deferredStatements = new WeakSet<CompiledQuery>();
+
+/** Where a read marked by `deferRead` (src/db/transactions.ts) learns its rows. */
+export interface ReadSlot {
+  /** Set by the driver when it holds the read back for the next round trip. */
+  deferred: boolean;
+  /** Set when the read has gone out and settled. */
+  sent: boolean;
+  resolve(rows: unknown[]): void;
+  reject(err: unknown): void;
+}
+
+/** Reads marked by `deferRead`, with the slot their rows go to. */
+export const deferredReads = new WeakMap<CompiledQuery, ReadSlot>();
+
+/** Sends what a transaction holds back and nothing else (how a deferred read is asked for). */
+export const FLUSH = CompiledQuery.raw('select 1');
+
+function held(query: CompiledQuery): boolean {
+  return deferredStatements.has(query) || deferredReads.has(query);
+}
+
+/** Settles the deferred reads among `batch`, whose results start at `offset` of `raw`. */
+function settle(batch: CompiledQuery[], raw: pg.QueryResult | pg.QueryResult[], offset: number) {
+  const results = Array.isArray(raw) ? raw : [raw];
+  batch.forEach((query, i) => {
+    const slot = deferredReads.get(query);
+    if (!slot) return;
+    slot.sent = true;
+    slot.resolve(results[offset + i]?.rows ?? []);
+  });
+}
+
+/** Fails the deferred reads among `batch` (their round trip failed or was rolled back). */
+function fail(batch: CompiledQuery[], err: unknown) {
+  for (const query of batch) {
+    const slot = deferredReads.get(query);
+    if (!slot || slot.sent) continue;
+    slot.sent = true;
+    slot.reject(err);
+  }
+}
 
 function rowsOf(query: CompiledQuery): number {
   const node = query.query;
@@ -94,22 +135,52 @@ class LazyConnection implements DatabaseConnection {
   constructor(readonly client: pg.PoolClient) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (query === FLUSH) {
+      if (this.state !== 'none') await this.send();
+      return { rows: [] };
+    }
     if (this.state === 'none') return toResult(await this.client.query(this.statement(query)));
-    if (deferredStatements.has(query)) {
+    if (held(query)) {
+      const slot = deferredReads.get(query);
+      if (slot) slot.deferred = true;
       this.deferred.push(query);
       return { rows: [], numAffectedRows: BigInt(rowsOf(query)) };
     }
     // BEGIN, what was deferred and this statement, in one round trip when they can be inlined.
     const ahead = this.state === 'lazy' ? ['begin'] : [];
-    const inlined = inlineAll([...this.deferred, query]);
+    const batch = [...this.deferred, query];
+    const inlined = inlineAll(batch);
     if (inlined) {
       // Open from here on even if a statement fails: BEGIN has run, and the rollback must go.
       this.deferred = [];
       this.state = 'open';
-      return toResult(await this.client.query([...ahead, ...inlined].join('; ')));
+      return toResult(await this.run([...ahead, ...inlined].join('; '), batch, ahead.length));
     }
     await this.send();
     return toResult(await this.client.query(query.sql, [...query.parameters]));
+  }
+
+  /** One simple query of several statements; the deferred reads among `batch` get their rows. */
+  private async run(text: string, batch: CompiledQuery[], offset: number) {
+    let raw: pg.QueryResult | pg.QueryResult[];
+    try {
+      raw = await this.client.query(text);
+    } catch (err) {
+      fail(batch, err);
+      throw err;
+    }
+    settle(batch, raw, offset);
+    return raw;
+  }
+
+  /** One deferred statement on its own, with parameters. */
+  private async runOne(query: CompiledQuery): Promise<void> {
+    try {
+      settle([query], await this.client.query(query.sql, [...query.parameters]), 0);
+    } catch (err) {
+      fail([query], err);
+      throw err;
+    }
   }
 
   /**
@@ -149,13 +220,16 @@ class LazyConnection implements DatabaseConnection {
   private async send(): Promise<void> {
     const deferred = this.deferred;
     this.deferred = [];
-    const inlined = inlineAll(deferred) ?? [];
+    const inlined = inlineAll(deferred);
     const ahead = this.state === 'lazy' ? ['begin'] : [];
     this.state = 'open';
-    if (ahead.length + inlined.length > 0)
-      await this.client.query([...ahead, ...inlined].join('; '));
-    if (inlined.length < deferred.length)
-      for (const query of deferred) await this.client.query(query.sql, [...query.parameters]);
+    if (inlined) {
+      if (ahead.length + inlined.length > 0)
+        await this.run([...ahead, ...inlined].join('; '), deferred, ahead.length);
+      return;
+    }
+    if (ahead.length > 0) await this.client.query(ahead.join('; '));
+    for (const query of deferred) await this.runOne(query);
   }
 
   async commit(): Promise<void> {
@@ -164,11 +238,11 @@ class LazyConnection implements DatabaseConnection {
     if (this.state === 'lazy' && inlined) {
       // Nothing has reached the server: a simple query of several statements is one
       // transaction by itself.
-      if (inlined.length > 0) await this.client.query(inlined.join('; '));
+      if (inlined.length > 0) await this.run(inlined.join('; '), this.deferred, 0);
     } else if (this.state === 'lazy' && this.deferred.length === 1) {
-      await this.client.query(this.deferred[0]!.sql, [...this.deferred[0]!.parameters]);
+      await this.runOne(this.deferred[0]!);
     } else if (this.state === 'open' && inlined) {
-      await this.client.query([...inlined, 'commit'].join('; '));
+      await this.run([...inlined, 'commit'].join('; '), this.deferred, 0);
     } else {
       await this.send();
       await this.client.query('commit');
@@ -183,6 +257,7 @@ class LazyConnection implements DatabaseConnection {
    * that made Kysely roll back (a lost connection, answered with 503) is the one to report.
    */
   async rollback(): Promise<void> {
+    fail(this.deferred, new Error('the transaction rolled back before this read was sent'));
     this.deferred = [];
     const open = this.state === 'open';
     this.state = 'none';

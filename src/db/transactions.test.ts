@@ -4,7 +4,7 @@ import { loadConfig } from '../config.js';
 import { newId } from '../shared/ids.js';
 import { buildTestApp, dbKind, type TestApp } from '../../test/helpers.js';
 import { openDatabase, type Database } from './database.js';
-import { afterCommit, deferInsert } from './transactions.js';
+import { afterCommit, deferInsert, deferRead } from './transactions.js';
 
 let t: TestApp;
 let database: Database;
@@ -148,6 +148,46 @@ describe(`transactions (${dbKind})`, () => {
       ),
     );
     expect(reads.every((r) => r.length === 1)).toBe(true);
+  });
+
+  it('sends a deferred read with the next statement: it sees the writes before it, not those after', async () => {
+    const id = newId('partner');
+    const seen = await probe()
+      .transaction()
+      .execute(async (trx) => {
+        await deferInsert(trx, trx.insertInto(table).values({ id: `${id}a`, n: 1 }));
+        const early = await deferRead(
+          trx,
+          trx.selectFrom(table).select('n').where('id', 'like', `${id}%`),
+        );
+        // The update carries the read (PostgreSQL: one round trip), so the read does not see it.
+        await trx.updateTable(table).set({ n: 9 }).where('id', '=', `${id}a`).execute();
+        await deferInsert(trx, trx.insertInto(table).values({ id: `${id}b`, n: 2 }));
+        return (await early()).map((r) => r.n);
+      });
+    expect(seen).toEqual([1]);
+    expect(await count(id)).toBe(2);
+  });
+
+  it('sends a deferred read on its own when it is asked for before any other statement', async () => {
+    const id = newId('partner');
+    await probe()
+      .insertInto(table)
+      .values({ id: `${id}a`, n: 5 })
+      .execute();
+    const seen = await probe()
+      .transaction()
+      .execute(async (trx) => {
+        const early = await deferRead(
+          trx,
+          trx.selectFrom(table).select('n').where('id', 'like', `${id}%`),
+        );
+        const rows = await early();
+        await deferInsert(trx, trx.insertInto(table).values({ id: `${id}b`, n: 6 }));
+        return rows.map((r) => r.n);
+      });
+    expect(seen).toEqual([5]);
+    expect(await count(id)).toBe(2);
   });
 
   it('runs a deferred insert at once outside a transaction', async () => {

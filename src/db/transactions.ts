@@ -5,7 +5,7 @@ import {
   type Transaction,
   type TransactionBuilder,
 } from 'kysely';
-import { deferredStatements } from './pg-driver.js';
+import { deferredReads, deferredStatements, FLUSH, type ReadSlot } from './pg-driver.js';
 
 type Hook<DB> = (db: Kysely<DB>) => Promise<void>;
 
@@ -61,3 +61,32 @@ export async function deferStatement(
 
 /** `deferStatement` for an insert (no RETURNING). */
 export const deferInsert = deferStatement;
+
+/**
+ * Starts a read whose answer the caller needs later in the transaction, not now (the webhook
+ * endpoints of the account, asked for at the start of a write and used at its end). On
+ * PostgreSQL inside a transaction it goes out with the transaction's next statement, in the
+ * same round trip, instead of a round trip of its own; elsewhere it runs at once. Answers a
+ * function that resolves to the rows, sending the read first if nothing has taken it yet.
+ * Under READ COMMITTED a read at the start of the transaction sees what one at its end would,
+ * less what commits in between; use it only where that difference is the same race either way.
+ */
+export async function deferRead<R>(
+  db: { executeQuery(query: CompiledQuery): Promise<{ rows: unknown[] }> },
+  query: Compilable<R> | CompiledQuery<R>,
+): Promise<() => Promise<R[]>> {
+  const compiled = 'compile' in query ? query.compile() : query;
+  let slot!: ReadSlot;
+  const rows = new Promise<R[]>((resolve, reject) => {
+    slot = { deferred: false, sent: false, resolve: resolve as (rows: unknown[]) => void, reject };
+  });
+  // A failure is the transaction's, reported by the statement that carried the read.
+  rows.catch(() => undefined);
+  deferredReads.set(compiled, slot);
+  const result = await db.executeQuery(compiled);
+  if (!slot.deferred) return () => Promise.resolve(result.rows as R[]);
+  return async () => {
+    if (!slot.sent) await db.executeQuery(FLUSH);
+    return rows;
+  };
+}

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import { afterCommit } from '../../db/transactions.js';
+import { afterCommit, deferRead } from '../../db/transactions.js';
 import type { DB } from '../../db/schema.js';
 import { newId } from '../../shared/ids.js';
 import * as repo from './webhook-endpoints.repository.js';
@@ -14,6 +14,24 @@ export interface DeliverJob {
   deliveryId: string;
   accountId: string;
   attempt: number;
+}
+
+type Endpoints = Awaited<ReturnType<typeof repo.enabledEndpoints>>;
+const prefetched = new WeakMap<Transaction<DB>, Map<string, () => Promise<Endpoints>>>();
+
+/**
+ * Asks for the account's enabled endpoints at the start of a write whose `emitEvent` comes at
+ * its end: on PostgreSQL the read rides with the transaction's next statement instead of
+ * taking a round trip of its own before the event (a partner update: three round trips → two).
+ * Only for transactions that do not change the account's endpoints themselves. An endpoint
+ * committed while the write runs is a race either way: read at the end, it could as well have
+ * committed just after that read.
+ */
+export async function prefetchEndpoints(trx: Transaction<DB>, accountId: string): Promise<void> {
+  const rows = await deferRead(trx, repo.enabledEndpointsQuery(trx, accountId));
+  let byAccount = prefetched.get(trx);
+  if (!byAccount) prefetched.set(trx, (byAccount = new Map<string, () => Promise<Endpoints>>()));
+  byAccount.set(accountId, rows);
 }
 
 /**
@@ -31,7 +49,8 @@ export async function emitEvent(
   type: WebhookEventType,
   data: Record<string, unknown>,
 ): Promise<number> {
-  const endpoints = (await repo.enabledEndpoints(trx, accountId)).filter((e) =>
+  const early = prefetched.get(trx)?.get(accountId);
+  const endpoints = (await (early ? early() : repo.enabledEndpoints(trx, accountId))).filter((e) =>
     (JSON.parse(e.event_types) as string[]).includes(type),
   );
   if (endpoints.length === 0) return 0;

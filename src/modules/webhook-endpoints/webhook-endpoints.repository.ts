@@ -46,16 +46,19 @@ export async function listEndpoints(
 }
 
 /** The account's enabled endpoints with the event types they want (JSON), for the outbox. */
-export async function enabledEndpoints(
-  db: Executor,
-  accountId: string,
-): Promise<Pick<WebhookEndpointRow, 'id' | 'event_types'>[]> {
+export function enabledEndpointsQuery(db: Executor, accountId: string) {
   return db
     .selectFrom('webhook_endpoints')
     .select(['id', 'event_types'])
     .where('account_id', '=', accountId)
-    .where('enabled', '=', 1)
-    .execute();
+    .where('enabled', '=', 1);
+}
+
+export async function enabledEndpoints(
+  db: Executor,
+  accountId: string,
+): Promise<Pick<WebhookEndpointRow, 'id' | 'event_types'>[]> {
+  return enabledEndpointsQuery(db, accountId).execute();
 }
 
 /**
