@@ -3,8 +3,10 @@ import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
   SelectQueryNode,
+  SqliteAdapter,
   SqliteDialect,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
   type QueryResult,
   type TransactionSettings,
@@ -216,6 +218,21 @@ class KontorSqliteDriver implements Driver {
 }
 
 /**
+ * Kysely's SQLite adapter assumes one process: its migration lock is a no-op and migrations
+ * run outside a transaction. Two processes starting on one file (a server and the CLI after
+ * an upgrade; test/two-process.test.ts) then both ran the pending migrations ("table accounts
+ * already exists", or half a migration applied). SQLite's DDL is transactional, so migrations
+ * run in one transaction, which this driver starts with `BEGIN IMMEDIATE`: the second process
+ * waits for the first (busy timeout), then finds nothing left to do, and a migration that
+ * fails leaves nothing behind.
+ */
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+/**
  * Kysely's SQLite dialect with Kontor's driver: statements prepared once per SQL text
  * (preparing costs more than running a point read), a FIFO lock, immediate transactions and
  * group commit.
@@ -231,5 +248,9 @@ export class KontorSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new KontorSqliteDriver(this.handle, this.walFile);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlAdapter();
   }
 }
