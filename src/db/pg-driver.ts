@@ -35,10 +35,6 @@ export const deferredReads = new WeakMap<CompiledQuery, ReadSlot>();
 /** Sends what a transaction holds back and nothing else (how a deferred read is asked for). */
 export const FLUSH = CompiledQuery.raw('select 1');
 
-function held(query: CompiledQuery): boolean {
-  return deferredStatements.has(query) || deferredReads.has(query);
-}
-
 /** Settles the deferred reads among `batch`, whose results start at `offset` of `raw`. */
 function settle(batch: CompiledQuery[], raw: pg.QueryResult | pg.QueryResult[], offset: number) {
   const results = Array.isArray(raw) ? raw : [raw];
@@ -140,8 +136,8 @@ class LazyConnection implements DatabaseConnection {
       return { rows: [] };
     }
     if (this.state === 'none') return toResult(await this.client.query(this.statement(query)));
-    if (held(query)) {
-      const slot = deferredReads.get(query);
+    const slot = deferredReads.get(query);
+    if (slot || deferredStatements.has(query)) {
       if (slot) slot.deferred = true;
       this.deferred.push(query);
       return { rows: [], numAffectedRows: BigInt(rowsOf(query)) };
@@ -160,8 +156,12 @@ class LazyConnection implements DatabaseConnection {
     return toResult(await this.client.query(query.sql, [...query.parameters]));
   }
 
-  /** One simple query of several statements; the deferred reads among `batch` get their rows. */
-  private async run(text: string, batch: CompiledQuery[], offset: number) {
+  /**
+   * Sends `batch` (whose results start at `offset`: after a BEGIN) as one simple query of
+   * several statements, or one statement with its parameters; the deferred reads among it get
+   * their rows, or its error.
+   */
+  private async run(text: string | pg.QueryConfig, batch: CompiledQuery[], offset = 0) {
     let raw: pg.QueryResult | pg.QueryResult[];
     try {
       raw = await this.client.query(text);
@@ -173,14 +173,9 @@ class LazyConnection implements DatabaseConnection {
     return raw;
   }
 
-  /** One deferred statement on its own, with parameters. */
-  private async runOne(query: CompiledQuery): Promise<void> {
-    try {
-      settle([query], await this.client.query(query.sql, [...query.parameters]), 0);
-    } catch (err) {
-      fail([query], err);
-      throw err;
-    }
+  /** One deferred statement on its own, with its parameters. */
+  private runOne(query: CompiledQuery) {
+    return this.run({ text: query.sql, values: [...query.parameters] }, [query]);
   }
 
   /**
@@ -238,11 +233,11 @@ class LazyConnection implements DatabaseConnection {
     if (this.state === 'lazy' && inlined) {
       // Nothing has reached the server: a simple query of several statements is one
       // transaction by itself.
-      if (inlined.length > 0) await this.run(inlined.join('; '), this.deferred, 0);
+      if (inlined.length > 0) await this.run(inlined.join('; '), this.deferred);
     } else if (this.state === 'lazy' && this.deferred.length === 1) {
       await this.runOne(this.deferred[0]!);
     } else if (this.state === 'open' && inlined) {
-      await this.run([...inlined, 'commit'].join('; '), this.deferred, 0);
+      await this.run([...inlined, 'commit'].join('; '), this.deferred);
     } else {
       await this.send();
       await this.client.query('commit');

@@ -151,7 +151,7 @@ for i, key in ipairs(KEYS) do
 end
 return out`;
 
-/** Gives back what is left of a lease, only while its window lives (ARGV: count, ms left at least). */
+/** Gives back what is left of a lease (ARGV: the count), only while its window lives. */
 const RELEASE_SCRIPT = `
 local c = tonumber(redis.call('GET', KEYS[1]) or '0')
 local n = tonumber(ARGV[1])
