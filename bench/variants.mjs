@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const harness = path.resolve(here, '../../shared/bench/lib');
 const { pinSelf, runWrk, stopAll, uptime } = await import(path.join(harness, 'proc.mjs'));
-const { seedViaApi, startKontor, startFastifySqlite } = await import(
+const { seedViaApi, startKontor, startFastifySqlite, startNest } = await import(
   path.join(harness, 'targets.mjs')
 );
 
@@ -32,6 +32,20 @@ const mode = { get: 'getid', list: 'get', post: 'post', put: 'put' }[endpoint];
 function cpuTicks(pid) {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return Number(fields[11]) + Number(fields[12]);
+}
+
+/** CPU time of every PostgreSQL process so far (backends, WAL writer, …), in clock ticks. */
+function postgresTicks() {
+  let ticks = 0;
+  for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres')
+        ticks += cpuTicks(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks;
 }
 
 const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -55,20 +69,24 @@ try {
         .map(([k, v]) => `process.env[${JSON.stringify(k)}] = ${JSON.stringify(v)};`)
         .join('\n'),
     );
-    const s = await startKontor({
-      name,
-      kontorDir: env.KDIR ?? kontorDir,
-      runDir,
-      cpu: '1',
-      // PROF_DIR: a CPU profile of each variant (node --cpu-prof), written when it stops.
-      nodeArgs: [
-        '--require',
-        preload,
-        ...(process.env.PROF_DIR
-          ? ['--cpu-prof', '--cpu-prof-dir', path.join(process.env.PROF_DIR, name)]
-          : []),
-      ],
-    });
+    // PEER=nest: the NestJS peer of the shared harness on DATABASE_URL, for a side-by-side look.
+    const s =
+      env.PEER === 'nest'
+        ? await startNest({ name, runDir, cpu: '1', databaseUrl: env.DATABASE_URL })
+        : await startKontor({
+            name,
+            kontorDir: env.KDIR ?? kontorDir,
+            runDir,
+            cpu: '1',
+            // PROF_DIR: a CPU profile of each variant (node --cpu-prof), written when it stops.
+            nodeArgs: [
+              '--require',
+              preload,
+              ...(process.env.PROF_DIR
+                ? ['--cpu-prof', '--cpu-prof-dir', path.join(process.env.PROF_DIR, name)]
+                : []),
+            ],
+          });
     const ids = await seedViaApi({
       name,
       url: `${s.base}${s.prefix}`,
@@ -107,19 +125,21 @@ try {
       if (endpoint === 'put' && !s.minimal) fs.renameSync(`${s.putState}.next`, s.putState);
       void warm;
       const before = cpuTicks(s.pid);
+      const pgBefore = postgresTicks();
       const w = await runWrk({ url, connections: 50, seconds, env, cpu: '0' });
       w.cpuUs = ((cpuTicks(s.pid) - before) * 1e4) / w.requests;
+      w.pgUs = ((postgresTicks() - pgBefore) * 1e4) / w.requests;
       if (endpoint === 'put' && !s.minimal) fs.renameSync(`${s.putState}.next`, s.putState);
       (results[name] ??= []).push(w);
       say(
-        `  ${name.padEnd(14)} ${Math.round(w.rps)} req/s, ${w.cpuUs.toFixed(0)} µs CPU/request, p99 ${w.p99 / 1000} ms`,
+        `  ${name.padEnd(14)} ${Math.round(w.rps)} req/s, ${w.cpuUs.toFixed(0)} µs CPU/request, PostgreSQL ${w.pgUs.toFixed(0)} µs/request, p99 ${w.p99 / 1000} ms`,
       );
     }
   }
   say(`median of ${rounds} rounds (${endpoint}):`);
   for (const [name, list] of Object.entries(results))
     say(
-      `  ${name.padEnd(14)} ${Math.round(median(list.map((w) => w.rps)))} req/s, ${median(list.map((w) => w.cpuUs)).toFixed(0)} µs CPU/request`,
+      `  ${name.padEnd(14)} ${Math.round(median(list.map((w) => w.rps)))} req/s, ${median(list.map((w) => w.cpuUs)).toFixed(0)} µs CPU/request, PostgreSQL ${median(list.map((w) => w.pgUs)).toFixed(0)} µs/request`,
     );
 } finally {
   await stopAll();

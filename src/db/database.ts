@@ -159,8 +159,27 @@ export function openDatabase(
   };
 }
 
+/**
+ * The migrations the database has recorded, or undefined when it has no record yet. Read
+ * directly: Kysely's migrator first introspects every table and column of the database to
+ * learn whether its own table exists, which costs a catalog scan on every start and fails when
+ * another session drops a table meanwhile.
+ */
+async function recorded(db: Kysely<DB>): Promise<Set<string> | undefined> {
+  try {
+    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    return new Set(rows.rows.map((r) => r.name));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Applies pending migrations; the same migrations serve both databases. */
 export async function migrate(db: Kysely<DB>): Promise<string[]> {
+  // Up to date (every migration recorded, none unknown): nothing to lock or apply.
+  const done = await recorded(db);
+  const names = Object.keys(migrations);
+  if (done?.size === names.length && names.every((name) => done.has(name))) return [];
   const migrator = new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(migrations) },

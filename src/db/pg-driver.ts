@@ -3,18 +3,19 @@ import {
   CompiledQuery,
   InsertQueryNode,
   PostgresDialect,
-  RawNode,
-  SelectQueryNode,
   ValuesNode,
   type DatabaseConnection,
   type Driver,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { createRequire } from 'node:module';
 import pg from 'pg';
 
-/** Prepared statements kept per connection (see `LazyConnection.statement`). */
-const MAX_PREPARED = 100;
+/** Prepared statements kept per connection (see `LazyConnection.step`). */
+const MAX_PREPARED = 200;
+/** Texts remembered as seen once per connection (see `LazyConnection.step`). */
+const MAX_SEEN = 1000;
 
 /** Statements marked by `deferStatement` (src/db/transactions.ts). */
 export const deferredStatements = new WeakSet<CompiledQuery>();
@@ -35,14 +36,14 @@ export const deferredReads = new WeakMap<CompiledQuery, ReadSlot>();
 /** Sends what a transaction holds back and nothing else (how a deferred read is asked for). */
 export const FLUSH = CompiledQuery.raw('select 1');
 
-/** Settles the deferred reads among `batch`, whose results start at `offset` of `raw`. */
-function settle(batch: CompiledQuery[], raw: pg.QueryResult | pg.QueryResult[], offset: number) {
+/** Settles the deferred reads among `batch` from `raw`, its results in order. */
+function settle(batch: CompiledQuery[], raw: pg.QueryResult | pg.QueryResult[]) {
   const results = Array.isArray(raw) ? raw : [raw];
   batch.forEach((query, i) => {
     const slot = deferredReads.get(query);
     if (!slot) return;
     slot.sent = true;
-    slot.resolve(results[offset + i]?.rows ?? []);
+    slot.resolve(results[i]?.rows ?? []);
   });
 }
 
@@ -63,44 +64,67 @@ function rowsOf(query: CompiledQuery): number {
     : 0;
 }
 
+/** `pg`'s own conversion of a parameter to its text (the one `client.query` applies). */
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
+  prepareValue(this: void, value: unknown): unknown;
+};
+
+/** The protocol calls a `Round` makes on `pg`'s connection (its `Submittable` interface). */
+interface Wire {
+  stream: { cork?(): void; uncork?(): void };
+  parse(msg: { text: string; name: string; types: number[] }): void;
+  bind(msg: { portal: string; statement: string; values: unknown[] }): void;
+  describe(msg: { type: 'P'; name: string }): void;
+  execute(msg: { portal: string; rows: number }): void;
+  sync(): void;
+  on(event: 'parseComplete', listener: () => void): void;
+}
+
+/** A statement of a round: its text, parameters, and the server-side statement it runs as. */
+interface Step {
+  text: string;
+  values: unknown[];
+  /** The prepared statement's name; '' for the unnamed one. */
+  name: string;
+  /** Whether this round parses it (first use of a name, or an unnamed statement). */
+  parse: boolean;
+}
+
 /**
- * The statement with its parameters written in as literals, for a multi-statement simple query
- * (one round trip for several statements; the extended protocol takes one per statement).
- * Strings and finite numbers become quoted literals (`pg.escapeLiteral`), which PostgreSQL
- * types from their context as it types parameters; null stays null. Anything else answers
- * undefined and the statement keeps its parameters. Kysely writes every value as a parameter,
- * so a `$` followed by digits in its SQL is always a placeholder.
+ * Several statements in one round trip over the extended protocol: Parse (where needed), Bind,
+ * Describe and Execute for each, then one Sync. The server runs them in order and answers once;
+ * without an explicit BEGIN they form one implicit transaction, and after a failure it skips
+ * the rest up to the Sync (as a simple query of several statements would, but with parameters
+ * instead of literals, and with plans prepared once per connection). Results gather as `pg`
+ * gathers a multi-statement simple query's: one result per statement.
  */
-function inline(query: CompiledQuery): string | undefined {
-  const literals: string[] = [];
-  for (const value of query.parameters) {
-    if (value === null) literals.push('null');
-    else if (typeof value === 'string') literals.push(pg.escapeLiteral(value));
-    else if (typeof value === 'number' && Number.isFinite(value))
-      literals.push(`'${String(value)}'`);
-    else return undefined;
+class Round extends pg.Query {
+  constructor(
+    private readonly steps: Step[],
+    callback: (err: Error | null, result: pg.QueryResult | pg.QueryResult[]) => void,
+  ) {
+    super({ text: steps.map((step) => step.text).join('; '), callback } as pg.QueryConfig);
   }
-  return query.sql.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
-}
 
-function inlineAll(queries: CompiledQuery[]): string[] | undefined {
-  const out: string[] = [];
-  for (const query of queries) {
-    const text = inline(query);
-    if (text === undefined) return undefined;
-    out.push(text);
-  }
-  return out;
-}
-
-/** A query that only reads: a Kysely select, or raw SQL that is one SELECT statement. */
-function isRead(query: CompiledQuery): boolean {
-  if (SelectQueryNode.is(query.query)) return true;
-  return RawNode.is(query.query) && /^\s*select\b[^;]*$/i.test(query.sql);
+  override submit = (connection: pg.Connection): void => {
+    const wire = connection as unknown as Wire;
+    wire.stream.cork?.();
+    try {
+      for (const step of this.steps) {
+        if (step.parse) wire.parse({ text: step.text, name: step.name, types: [] });
+        wire.bind({ portal: '', statement: step.name, values: step.values });
+        wire.describe({ type: 'P', name: '' });
+        wire.execute({ portal: '', rows: 0 });
+      }
+      wire.sync();
+    } finally {
+      wire.stream.uncork?.();
+    }
+  };
 }
 
 function toResult<R>(raw: pg.QueryResult | pg.QueryResult[]): QueryResult<R> {
-  // A simple query of several statements answers one result each: the last one is asked for.
+  // A round of several statements answers one result each: the last one is asked for.
   const result = Array.isArray(raw) ? raw.at(-1)! : raw;
   const { command, rowCount, rows } = result;
   return {
@@ -112,88 +136,149 @@ function toResult<R>(raw: pg.QueryResult | pg.QueryResult[]): QueryResult<R> {
   };
 }
 
+const BEGIN = CompiledQuery.raw('begin');
+const COMMIT = CompiledQuery.raw('commit');
+
 /**
  * A PostgreSQL connection whose transactions cost as few round trips as they can:
- * - `BEGIN` goes out with the transaction's first statement, in one simple query;
- * - deferred statements (inserts and locks whose answer the caller does not need) wait and go
- *   out together with the next statement or with the `COMMIT`;
+ * - `BEGIN` goes out with the transaction's first statement, in one round (`Round`);
+ * - deferred statements (inserts and locks whose answer the caller does not need) and
+ *   deferred reads wait and go out together with the next statement or with the `COMMIT`;
  * - a transaction made of deferred statements only is one round trip, atomic on its own (a
  *   create with its tags and its audit event: one round trip instead of five).
- * What cannot be written as literals (see `inline`) goes out on its own, with parameters.
  * Read-your-writes holds: deferred statements are sent before any later statement.
+ *
+ * Every statement a connection sees a second time becomes a named prepared statement on it,
+ * so PostgreSQL parses and plans it once per connection instead of once per request.
  */
 class LazyConnection implements DatabaseConnection {
   private state: 'none' | 'lazy' | 'open' = 'none';
   private deferred: CompiledQuery[] = [];
-  /** Names of the statements this connection has prepared on the server, by SQL text. */
+  /** Statements this connection has prepared on the server: SQL text → name. */
   private readonly prepared = new Map<string, string>();
+  /** Texts seen once (a second sighting prepares them); bounded, cleared when full. */
+  private readonly seen = new Set<string>();
+  private names = 0;
+  /** ParseComplete messages so far: which parses of a failed round took. */
+  private parses = 0;
 
-  constructor(readonly client: pg.PoolClient) {}
+  constructor(readonly client: pg.PoolClient) {
+    (client as unknown as { connection: Wire }).connection.on('parseComplete', () => {
+      this.parses += 1;
+    });
+  }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (query === FLUSH) {
-      if (this.state !== 'none') await this.send();
+      if (this.state !== 'none') await this.send([]);
       return { rows: [] };
     }
-    if (this.state === 'none') return toResult(await this.client.query(this.statement(query)));
+    if (this.state === 'none') return toResult(await this.run([query]));
     const slot = deferredReads.get(query);
     if (slot || deferredStatements.has(query)) {
       if (slot) slot.deferred = true;
       this.deferred.push(query);
       return { rows: [], numAffectedRows: BigInt(rowsOf(query)) };
     }
-    // BEGIN, what was deferred and this statement, in one round trip when they can be inlined.
-    const ahead = this.state === 'lazy' ? ['begin'] : [];
-    const batch = [...this.deferred, query];
-    const inlined = inlineAll(batch);
-    if (inlined) {
-      // Open from here on even if a statement fails: BEGIN has run, and the rollback must go.
-      this.deferred = [];
-      this.state = 'open';
-      return toResult(await this.run([...ahead, ...inlined].join('; '), batch, ahead.length));
-    }
-    await this.send();
-    return toResult(await this.client.query(query.sql, [...query.parameters]));
+    // BEGIN, what was deferred and this statement, in one round trip.
+    return toResult(await this.send([query]));
   }
 
-  /**
-   * Sends `batch` (whose results start at `offset`: after a BEGIN) as one simple query of
-   * several statements, or one statement with its parameters; the deferred reads among it get
-   * their rows, or its error.
-   */
-  private async run(text: string | pg.QueryConfig, batch: CompiledQuery[], offset = 0) {
+  /** Starts the transaction on the server if it has not, with what was deferred and `more`. */
+  private send(more: CompiledQuery[]) {
+    const batch = [...(this.state === 'lazy' ? [BEGIN] : []), ...this.deferred, ...more];
+    this.deferred = [];
+    // Open from here on even if a statement fails: BEGIN has run, and the rollback must go.
+    this.state = 'open';
+    return this.run(batch);
+  }
+
+  /** Sends `batch` in one round trip; the deferred reads among it get their rows, or its error. */
+  private async run(batch: CompiledQuery[]): Promise<pg.QueryResult | pg.QueryResult[]> {
+    // Without parameters: one simple query (it may hold several statements, as migrations do).
+    if (batch.every((query) => query.parameters.length === 0))
+      return this.settled(batch, () => this.client.query(batch.map((q) => q.sql).join('; ')));
+    // A text of several statements cannot be prepared: each goes on its own (never the case
+    // for the deferred statements of a write, which all have parameters).
+    if (batch.some((query) => query.parameters.length === 0 && query.sql.includes(';'))) {
+      const results: pg.QueryResult[] = [];
+      for (const query of batch) {
+        const raw = await this.run([query]);
+        results.push(Array.isArray(raw) ? raw.at(-1)! : raw);
+      }
+      return results;
+    }
+    const steps = batch.map((query) => this.step(query));
+    // Converted before anything is written, so a value that cannot be sent fails the round
+    // without leaving half of it on the wire.
+    for (const step of steps) step.values = step.values.map((value) => prepareValue(value));
+    const before = this.parses;
+    return this.settled(
+      batch,
+      () =>
+        new Promise((resolve, reject) => {
+          void this.client.query(
+            new Round(steps, (err, result) => (err ? reject(err) : resolve(result))),
+          );
+        }),
+      () => this.forgetUnparsed(steps, this.parses - before),
+    );
+  }
+
+  /** Runs `send`; the deferred reads among `batch` get their rows from it, or its error. */
+  private async settled(
+    batch: CompiledQuery[],
+    send: () => Promise<pg.QueryResult | pg.QueryResult[]>,
+    onError?: () => void,
+  ): Promise<pg.QueryResult | pg.QueryResult[]> {
     let raw: pg.QueryResult | pg.QueryResult[];
     try {
-      raw = await this.client.query(text);
+      raw = await send();
     } catch (err) {
+      onError?.();
       fail(batch, err);
       throw err;
     }
-    settle(batch, raw, offset);
+    settle(batch, raw);
     return raw;
   }
 
-  /** One deferred statement on its own, with its parameters. */
-  private runOne(query: CompiledQuery) {
-    return this.run({ text: query.sql, values: [...query.parameters] }, [query]);
+  /**
+   * How `query` runs: as the prepared statement of its text if there is one (or if this is
+   * the second time it is seen, and fewer than MAX_PREPARED are prepared: a stream of one-off
+   * texts such as IN lists of every length cannot fill the server's memory), else unnamed.
+   */
+  private step(query: CompiledQuery): Step {
+    const text = query.sql;
+    const values = [...query.parameters];
+    const name = this.prepared.get(text);
+    if (name !== undefined) return { text, values, name, parse: false };
+    if (values.length > 0 && this.prepared.size < MAX_PREPARED && this.seen.has(text)) {
+      const fresh = `k${this.names++}`;
+      this.prepared.set(text, fresh);
+      return { text, values, name: fresh, parse: true };
+    }
+    if (this.seen.size >= MAX_SEEN) this.seen.clear();
+    this.seen.add(text);
+    return { text, values, name: '', parse: true };
   }
 
   /**
-   * A read outside a transaction runs as a named prepared statement: PostgreSQL parses and
-   * plans it once per connection instead of once per request (the point reads and credential
-   * lookups every request makes). Bounded per connection, so a stream of one-off texts (IN
-   * lists of every length) cannot fill the server's memory; those run unnamed. A raw query
-   * counts as a read when its text is one SELECT (the point read by id of `recordQueries`).
+   * After a failed round: of the statements it was to prepare, the first `parsed` were (the
+   * server handles messages in order and skips the rest after an error); the others are
+   * forgotten, and their names never used again.
    */
-  private statement(query: CompiledQuery): pg.QueryConfig {
-    const values = [...query.parameters];
-    if (!isRead(query)) return { text: query.sql, values };
-    let name = this.prepared.get(query.sql);
-    if (name === undefined && this.prepared.size < MAX_PREPARED) {
-      name = `k${this.prepared.size}`;
-      this.prepared.set(query.sql, name);
+  private forgetUnparsed(steps: Step[], parsed: number) {
+    let left = parsed;
+    for (const step of steps) {
+      if (!step.parse) continue;
+      if (left > 0) {
+        left -= 1;
+        continue;
+      }
+      if (step.name !== '' && this.prepared.get(step.text) === step.name)
+        this.prepared.delete(step.text);
     }
-    return name === undefined ? { text: query.sql, values } : { name, text: query.sql, values };
   }
 
   streamQuery(): AsyncIterableIterator<QueryResult<never>> {
@@ -211,36 +296,17 @@ class LazyConnection implements DatabaseConnection {
     this.deferred = [];
   }
 
-  /** Starts the transaction on the server if it has not, and sends what was deferred. */
-  private async send(): Promise<void> {
-    const deferred = this.deferred;
-    this.deferred = [];
-    const inlined = inlineAll(deferred);
-    const ahead = this.state === 'lazy' ? ['begin'] : [];
-    this.state = 'open';
-    if (inlined) {
-      if (ahead.length + inlined.length > 0)
-        await this.run([...ahead, ...inlined].join('; '), deferred, ahead.length);
-      return;
-    }
-    if (ahead.length > 0) await this.client.query(ahead.join('; '));
-    for (const query of deferred) await this.runOne(query);
-  }
-
   async commit(): Promise<void> {
     // A failure leaves the state as it is for the rollback Kysely sends next.
-    const inlined = inlineAll(this.deferred);
-    if (this.state === 'lazy' && inlined) {
-      // Nothing has reached the server: a simple query of several statements is one
-      // transaction by itself.
-      if (inlined.length > 0) await this.run(inlined.join('; '), this.deferred);
-    } else if (this.state === 'lazy' && this.deferred.length === 1) {
-      await this.runOne(this.deferred[0]!);
-    } else if (this.state === 'open' && inlined) {
-      await this.run([...inlined, 'commit'].join('; '), this.deferred);
+    if (this.state === 'lazy') {
+      // Nothing has reached the server: one round is one transaction by itself.
+      if (this.deferred.length > 0) await this.run(this.deferred);
     } else {
-      await this.send();
-      await this.client.query('commit');
+      // After a failed statement the server skips the rest of the round, COMMIT included; the
+      // transaction stays open for the rollback Kysely sends next.
+      const batch = [...this.deferred, COMMIT];
+      this.deferred = [];
+      await this.run(batch);
     }
     this.state = 'none';
     this.deferred = [];

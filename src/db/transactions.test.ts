@@ -104,7 +104,7 @@ describe(`transactions (${dbKind})`, () => {
     expect(await count(id)).toBe(1);
   });
 
-  it('keeps values exact when they travel as literals: quotes, backslashes, placeholders, numbers', async () => {
+  it('keeps values exact in deferred statements: quotes, backslashes, placeholders, numbers', async () => {
     const id = newId('partner');
     const nasty = [`it's`, 'back\\slash\\', '$1 and $2', "'); drop table x; --", 'Grüße 🧾', ''];
     const read = await probe()

@@ -1,0 +1,143 @@
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.js';
+import { newId } from '../shared/ids.js';
+import { dbKind } from '../../test/helpers.js';
+import { openDatabase, type Database } from './database.js';
+import { deferInsert } from './transactions.js';
+
+/**
+ * The PostgreSQL driver's rounds (src/db/pg-driver.ts): statements with parameters go out
+ * over the extended protocol, several per round trip, each prepared on its connection the
+ * second time it is seen. One connection here (pool of 1), so what one statement prepares is
+ * what the next one finds.
+ */
+const table = `pg_round_${Date.now()}`;
+let database: Database;
+
+interface Row {
+  id: string;
+  n: number;
+  doc: unknown;
+  flag: boolean | null;
+  at: Date | null;
+  bytes: Buffer | null;
+}
+const probe = () => database.db as unknown as Kysely<Record<string, Row>>;
+
+/** The statements prepared on the pool's one connection: their texts. */
+async function prepared(): Promise<string[]> {
+  const { rows } = await sql<{
+    statement: string;
+  }>`select statement from pg_prepared_statements`.execute(database.db);
+  return rows.map((r) => r.statement);
+}
+
+describe.skipIf(dbKind !== 'postgres')('PostgreSQL rounds (pg-driver)', () => {
+  beforeAll(async () => {
+    database = openDatabase(
+      loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATABASE_POOL_SIZE: '1' }),
+    );
+    await sql`create table ${sql.table(table)} (id text primary key, n integer not null,
+      doc jsonb, flag boolean, at timestamptz, bytes bytea)`.execute(database.db);
+  });
+  afterAll(async () => {
+    await sql`drop table ${sql.table(table)}`.execute(database.db);
+    await database.close();
+  });
+
+  const byId = (id: string) => probe().selectFrom(table).select(['id', 'n']).where('id', '=', id);
+
+  it('prepares a statement the second time its connection sees it, and once only', async () => {
+    const id = newId('partner');
+    await probe().insertInto(table).values({ id, n: 1 }).execute();
+    const text = byId(id).compile().sql;
+    await byId(id).execute();
+    expect(await prepared()).not.toContain(text);
+    for (let i = 0; i < 3; i++) expect(await byId(id).execute()).toEqual([{ id, n: 1 }]);
+    expect((await prepared()).filter((s) => s === text)).toHaveLength(1);
+  });
+
+  it('after a failed round, keeps what it prepared before the failure and forgets the rest', async () => {
+    const id = newId('partner');
+    await probe().insertInto(table).values({ id, n: 1 }).execute();
+    const before = (key: string) =>
+      probe().insertInto(table).values({ id: key, n: 2, bytes: null });
+    const after = (key: string) => probe().insertInto(table).values({ id: key, n: 3, flag: true });
+    // Seen once each: the failing round prepares both.
+    await before(`${id}a`).execute();
+    await after(`${id}b`).execute();
+    await expect(
+      probe()
+        .transaction()
+        .execute(async (trx) => {
+          await deferInsert(trx, before(`${id}c`));
+          // Collides: the round fails here, and the server skips the rest of it.
+          await deferInsert(trx, trx.insertInto(table).values({ id, n: 2 }));
+          await deferInsert(trx, after(`${id}d`));
+        }),
+    ).rejects.toThrow(/duplicate key/);
+    // One transaction: nothing of it stays.
+    expect(
+      await probe()
+        .selectFrom(table)
+        .select('id')
+        .where('id', 'in', [`${id}c`, `${id}d`])
+        .execute(),
+    ).toEqual([]);
+    // The first is prepared and found again; the last was never prepared and is prepared now.
+    for (const key of ['e', 'f']) {
+      await before(`${id}${key}`).execute();
+      await after(`${id}${key}x`).execute();
+    }
+    const texts = await prepared();
+    expect(texts.filter((s) => s === before('x').compile().sql)).toHaveLength(1);
+    expect(texts.filter((s) => s === after('x').compile().sql)).toHaveLength(1);
+  });
+
+  it('answers a statement that cannot be prepared with its own error, every time', async () => {
+    const broken = () =>
+      sql`select n from ${sql.table(`${table}_missing`)} where id = ${'x'}`.execute(database.db);
+    for (let i = 0; i < 3; i++)
+      await expect(broken()).rejects.toThrow(/relation ".*" does not exist/);
+    expect(await byId('none').execute()).toEqual([]);
+  });
+
+  it('sends any value a parameter can carry in a deferred statement: JSON, booleans, dates, bytes', async () => {
+    const id = newId('partner');
+    const at = new Date('2026-11-26T12:34:56.789Z');
+    const doc = { name: "O'Brien \\ $1", lines: [1, 2.5, null], nested: { ok: true } };
+    const bytes = Buffer.from([0, 1, 2, 255]);
+    const read = await probe()
+      .transaction()
+      .execute(async (trx) => {
+        await deferInsert(
+          trx,
+          trx
+            .insertInto(table)
+            .values({ id, n: 1, doc: JSON.stringify(doc), flag: false, at, bytes }),
+        );
+        return trx
+          .selectFrom(table)
+          .select(['doc', 'flag', 'at', 'bytes'])
+          .where('id', '=', id)
+          .execute();
+      });
+    expect(read).toEqual([{ doc, flag: false, at, bytes }]);
+  });
+
+  it('runs a text of several statements without parameters, also amid a transaction', async () => {
+    const id = newId('partner');
+    await probe()
+      .transaction()
+      .execute(async (trx) => {
+        await deferInsert(trx, trx.insertInto(table).values({ id, n: 1 }));
+        await trx.executeQuery(
+          CompiledQuery.raw(
+            `update ${table} set n = n + 1 where id = '${id}'; update ${table} set n = n + 1 where id = '${id}'`,
+          ),
+        );
+      });
+    expect(await byId(id).execute()).toEqual([{ id, n: 3 }]);
+  });
+});
