@@ -34,13 +34,18 @@ function cpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** CPU time of every PostgreSQL process so far (backends, WAL writer, …), in clock ticks. */
+/**
+ * CPU time of PostgreSQL so far, in clock ticks: every live postgres process (backends, WAL
+ * writer, …) plus what the postmaster has reaped of its children (backends and autovacuum
+ * workers that exited).
+ */
 function postgresTicks() {
   let ticks = 0;
   for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres')
-        ticks += cpuTicks(pid);
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     } catch {
       // gone meanwhile
     }
