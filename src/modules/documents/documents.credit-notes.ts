@@ -103,97 +103,17 @@ export class CreditNotes {
   private async issue(
     actor: Actor,
     invoice: repo.DocumentRow,
-    spec: {
-      date: string | undefined;
-      note: string | null;
-      lines: string;
-      taxes: string;
-      totals: Pick<repo.DocumentRow, 'net_total' | 'tax_total' | 'gross_total'>;
-      full: boolean;
-    },
+    spec: CreditSpec,
   ): Promise<DocumentView> {
     const { accountId } = actor;
     const now = this.ctx.clock.now();
     const template = await ensureSystemTemplate(this.ctx.db, accountId, 'CREDIT_NOTE');
-    // Only the stored columns: reads add derived figures that are not columns.
-    const {
-      settled_minor: _s,
-      as_of: _a,
-      preceding_number: _n,
-      preceding_date: _d,
-      ...stored
-    } = invoice as repo.DocumentWithFigures;
-    const draft: repo.DocumentRow = {
-      ...stored,
-      id: newId('document'),
-      name: `Gutschrift zu ${invoice.document_number ?? invoice.name}`,
-      search_name: searchText(`Gutschrift zu ${invoice.document_number ?? invoice.name}`),
-      document_number: null,
-      creation_date: spec.date ?? isoDate(now),
-      due_date: null,
-      status: 'DRAFT',
-      template_id: template.id,
-      file_id: null,
-      file_type: null,
-      pdf_sha256: null,
-      line_items: spec.lines,
-      tax_breakdown: spec.taxes,
-      ...spec.totals,
-      fields: '{}',
-      processing_status: null,
-      processing_error: null,
-      page_count: null,
-      analysis: null,
-      finalized_at: null,
-      sent_at: null,
-      sent_to: null,
-      payment_terms: null,
-      skonto_bp: null,
-      skonto_days: null,
-      note: spec.note,
-      invoice_type: 'CREDIT_NOTE',
-      preceding_document_id: invoice.id,
-      cancelled_by_document_id: null,
-      // The credit note corrects the invoice between the same parties as they were then.
-      einvoice_parties: invoice.einvoice_parties,
-      dunning_level: 0,
-      last_dunned_at: null,
-      dunning_blocked: 0,
-      paid_at: null,
-      overdue_at: null,
-      version: 1,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    };
+    const draft = creditNoteDraft(invoice, spec, template.id, now);
     const trial = await this.deps.trialFinal(draft);
     let final: repo.DocumentRow;
     try {
       final = await this.ctx.db.transaction().execute(async (trx) => {
-        // Serialises credit notes of one invoice and re-checks what remains under the lock.
-        const locked = await repo.lockFinalDocument(trx, accountId, invoice.id);
-        if (!locked || locked.cancelled_by_document_id !== null)
-          throw conflict(`Invoice ${invoice.id} is already cancelled.`);
-        const credited = await repo.creditedTotal(trx, accountId, invoice.id);
-        if (spec.full && credited > 0)
-          throw conflict(
-            `Invoice ${invoice.id} is already partly credited; credit the rest with /credit-notes.`,
-          );
-        const remaining = Number(invoice.gross_total) - credited;
-        if (Number(spec.totals.gross_total) > remaining)
-          throw new AppError(
-            'business_rule_violated',
-            `The credit note exceeds what remains uncredited of invoice ${invoice.document_number ?? invoice.id}.`,
-            {
-              errors: [
-                {
-                  path: '/body/lineItems',
-                  message: `must total at most the uncredited ${remaining} minor units`,
-                  code: 'too_large',
-                },
-              ],
-              members: { remainingMinor: remaining },
-            },
-          );
+        await checkUncredited(trx, invoice, spec);
         await repo.insertDocument(trx, draft);
         await appendAudit(
           trx,
@@ -207,28 +127,7 @@ export class CreditNotes {
           now,
         );
         const row = await this.deps.finalizeInTransaction(trx, actor, draft);
-        if (spec.full) {
-          const cancelled = await repo.markCancelled(trx, accountId, invoice.id, row.id, now);
-          if (!cancelled) throw conflict(`Invoice ${invoice.id} is already cancelled.`);
-          await appendAudit(
-            trx,
-            actor,
-            {
-              action: 'document.cancelled',
-              resourceType: 'document',
-              resourceId: invoice.id,
-              changes: diff(presentDocument(invoice), presentDocument(cancelled)),
-            },
-            now,
-          );
-          await emitEvent(
-            this.ctx,
-            trx,
-            accountId,
-            'document.cancelled',
-            presentDocument(cancelled),
-          );
-        }
+        if (spec.full) await this.markCancelled(trx, actor, invoice, row.id, now);
         return row;
       });
     } catch (err) {
@@ -241,6 +140,145 @@ export class CreditNotes {
       (await repo.findDocument(this.ctx.db, accountId, rendered.id)) ?? rendered,
     );
   }
+
+  /** Storno: marks the invoice cancelled by the credit note, with its audit event and webhook. */
+  private async markCancelled(
+    trx: Transaction<DB>,
+    actor: Actor,
+    invoice: repo.DocumentRow,
+    creditNoteId: string,
+    now: Date,
+  ): Promise<void> {
+    const cancelled = await repo.markCancelled(trx, actor.accountId, invoice.id, creditNoteId, now);
+    if (!cancelled) throw conflict(`Invoice ${invoice.id} is already cancelled.`);
+    await appendAudit(
+      trx,
+      actor,
+      {
+        action: 'document.cancelled',
+        resourceType: 'document',
+        resourceId: invoice.id,
+        changes: diff(presentDocument(invoice), presentDocument(cancelled)),
+      },
+      now,
+    );
+    await emitEvent(
+      this.ctx,
+      trx,
+      actor.accountId,
+      'document.cancelled',
+      presentDocument(cancelled),
+    );
+  }
+}
+
+/** What a credit note credits: all of the invoice (`full`, Storno) or priced lines of it. */
+interface CreditSpec {
+  date: string | undefined;
+  note: string | null;
+  lines: string;
+  taxes: string;
+  totals: Pick<repo.DocumentRow, 'net_total' | 'tax_total' | 'gross_total'>;
+  full: boolean;
+}
+
+/**
+ * The credit note as a DRAFT: the invoice's parties, currency and settings as they were, with
+ * the credited lines and totals, the credit-note template, and a reference to the invoice.
+ */
+function creditNoteDraft(
+  invoice: repo.DocumentRow,
+  spec: CreditSpec,
+  templateId: string,
+  now: Date,
+): repo.DocumentRow {
+  // Only the stored columns: reads add derived figures that are not columns.
+  const {
+    settled_minor: _s,
+    as_of: _a,
+    preceding_number: _n,
+    preceding_date: _d,
+    ...stored
+  } = invoice as repo.DocumentWithFigures;
+  const name = `Gutschrift zu ${invoice.document_number ?? invoice.name}`;
+  return {
+    ...stored,
+    id: newId('document'),
+    name,
+    search_name: searchText(name),
+    document_number: null,
+    creation_date: spec.date ?? isoDate(now),
+    due_date: null,
+    status: 'DRAFT',
+    template_id: templateId,
+    file_id: null,
+    file_type: null,
+    pdf_sha256: null,
+    line_items: spec.lines,
+    tax_breakdown: spec.taxes,
+    ...spec.totals,
+    fields: '{}',
+    processing_status: null,
+    processing_error: null,
+    page_count: null,
+    analysis: null,
+    finalized_at: null,
+    sent_at: null,
+    sent_to: null,
+    payment_terms: null,
+    skonto_bp: null,
+    skonto_days: null,
+    note: spec.note,
+    invoice_type: 'CREDIT_NOTE',
+    preceding_document_id: invoice.id,
+    cancelled_by_document_id: null,
+    // The credit note corrects the invoice between the same parties as they were then.
+    einvoice_parties: invoice.einvoice_parties,
+    dunning_level: 0,
+    last_dunned_at: null,
+    dunning_blocked: 0,
+    paid_at: null,
+    overdue_at: null,
+    version: 1,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+}
+
+/**
+ * Locks the invoice (serialising credit notes of one invoice) and checks, under the lock, that
+ * it is not cancelled, that a Storno finds nothing credited yet, and that the credit note does
+ * not exceed what remains uncredited.
+ */
+async function checkUncredited(
+  trx: Transaction<DB>,
+  invoice: repo.DocumentRow,
+  spec: CreditSpec,
+): Promise<void> {
+  const locked = await repo.lockFinalDocument(trx, invoice.account_id, invoice.id);
+  if (!locked || locked.cancelled_by_document_id !== null)
+    throw conflict(`Invoice ${invoice.id} is already cancelled.`);
+  const credited = await repo.creditedTotal(trx, invoice.account_id, invoice.id);
+  if (spec.full && credited > 0)
+    throw conflict(
+      `Invoice ${invoice.id} is already partly credited; credit the rest with /credit-notes.`,
+    );
+  const remaining = Number(invoice.gross_total) - credited;
+  if (Number(spec.totals.gross_total) > remaining)
+    throw new AppError(
+      'business_rule_violated',
+      `The credit note exceeds what remains uncredited of invoice ${invoice.document_number ?? invoice.id}.`,
+      {
+        errors: [
+          {
+            path: '/body/lineItems',
+            message: `must total at most the uncredited ${remaining} minor units`,
+            code: 'too_large',
+          },
+        ],
+        members: { remainingMinor: remaining },
+      },
+    );
 }
 
 function conflict(message: string): AppError {

@@ -399,66 +399,11 @@ export class DocumentsService {
       throw invalid('dueDate', 'is only for INVOICE documents');
 
     const now = this.ctx.clock.now();
-    const values: Partial<repo.DocumentRow> = { updated_at: now.toISOString() };
-    if (input.documentType !== undefined) values.document_type = input.documentType;
-    if (input.name !== undefined) {
-      values.name = input.name;
-      values.search_name = searchText(input.name);
-    }
-    if (input.documentNumber !== undefined) values.document_number = input.documentNumber;
-    if (input.creationDate !== undefined) values.creation_date = input.creationDate;
-    if (input.dueDate !== undefined) values.due_date = input.dueDate;
-    if (documentType !== 'INVOICE') values.due_date = null;
-    if (input.fields !== undefined) values.fields = JSON.stringify(input.fields);
-    Object.assign(values, invoiceValues(input, documentType, before));
-    if (documentType !== 'INVOICE') Object.assign(values, EMPTY_INVOICE_FIELDS);
-
-    const linksChanged =
-      input.contractId !== undefined ||
-      input.contractName !== undefined ||
-      input.partnerId !== undefined ||
-      input.partnerName !== undefined;
-    if (linksChanged) {
-      const contractId =
-        input.contractId === undefined
-          ? (before.contract_id ?? undefined)
-          : (input.contractId ?? undefined);
-      const partnerId =
-        input.partnerId === undefined
-          ? (before.partner_id ?? undefined)
-          : (input.partnerId ?? undefined);
-      Object.assign(
-        values,
-        await this.resolveLinks(accountId, {
-          contractId,
-          contractName:
-            input.contractName === undefined
-              ? (before.contract_name ?? undefined)
-              : (input.contractName ?? undefined),
-          partnerId,
-          partnerName:
-            input.partnerName === undefined
-              ? (before.partner_name ?? undefined)
-              : (input.partnerName ?? undefined),
-        }),
-      );
-    }
-
-    const currency = input.currency ?? before.currency;
-    if (documentType !== 'INVOICE') {
-      Object.assign(values, {
-        currency,
-        ...pricedValues(await priceLines(db, accountId, currency, [])),
-      });
-    } else if (input.lineItems !== undefined || currency !== before.currency) {
-      const lines =
-        input.lineItems ??
-        linesAsInputs(JSON.parse(before.line_items) as repo.StoredLine[], before.currency);
-      Object.assign(values, {
-        currency,
-        ...pricedValues(await priceLines(db, accountId, currency, lines)),
-      });
-    }
+    const values: Partial<repo.DocumentRow> = {
+      ...changedColumns(input, documentType, before, now),
+      ...(await this.relinked(accountId, input, before)),
+      ...(await this.repriced(accountId, input, documentType, before)),
+    };
 
     const merged: repo.DocumentRow = { ...before, ...values };
     if (merged.source === 'GENERATED' && merged.template_id) {
@@ -509,6 +454,56 @@ export class DocumentsService {
       if (after.source === 'GENERATED') after = await this.output.renderFinalQuietly(after, trial);
     }
     return presentDocument(after);
+  }
+
+  /** The contract and partner columns when the update names either of them anew. */
+  private async relinked(
+    accountId: string,
+    input: UpdateDocument,
+    before: repo.DocumentRow,
+  ): Promise<Partial<repo.DocumentRow>> {
+    if (
+      input.contractId === undefined &&
+      input.contractName === undefined &&
+      input.partnerId === undefined &&
+      input.partnerName === undefined
+    )
+      return {};
+    // A field the update leaves out keeps its value; null clears it.
+    const pick = <T>(given: T | null | undefined, kept: T | null) =>
+      given === undefined ? (kept ?? undefined) : (given ?? undefined);
+    return this.resolveLinks(accountId, {
+      contractId: pick(input.contractId, before.contract_id),
+      contractName: pick(input.contractName, before.contract_name),
+      partnerId: pick(input.partnerId, before.partner_id),
+      partnerName: pick(input.partnerName, before.partner_name),
+    });
+  }
+
+  /**
+   * Currency, lines and totals, priced anew when the lines or the currency change (an invoice)
+   * or when the document is no invoice (no lines, zero totals).
+   */
+  private async repriced(
+    accountId: string,
+    input: UpdateDocument,
+    documentType: string,
+    before: repo.DocumentRow,
+  ): Promise<Partial<repo.DocumentRow>> {
+    const currency = input.currency ?? before.currency;
+    if (documentType !== 'INVOICE')
+      return {
+        currency,
+        ...pricedValues(await priceLines(this.ctx.db, accountId, currency, [])),
+      };
+    if (input.lineItems === undefined && currency === before.currency) return {};
+    const lines =
+      input.lineItems ??
+      linesAsInputs(JSON.parse(before.line_items) as repo.StoredLine[], before.currency);
+    return {
+      currency,
+      ...pricedValues(await priceLines(this.ctx.db, accountId, currency, lines)),
+    };
   }
 
   // ---- delete ------------------------------------------------------------------------------
@@ -839,4 +834,27 @@ export function sendDocumentToPartner(
   id: string,
 ): Promise<DocumentView> {
   return new DocumentsService(ctx).send(actor, id, {});
+}
+
+/** The columns an update sets from its plain fields (not links, lines or totals). */
+function changedColumns(
+  input: UpdateDocument,
+  documentType: string,
+  before: repo.DocumentRow,
+  now: Date,
+): Partial<repo.DocumentRow> {
+  const values: Partial<repo.DocumentRow> = { updated_at: now.toISOString() };
+  if (input.documentType !== undefined) values.document_type = input.documentType;
+  if (input.name !== undefined) {
+    values.name = input.name;
+    values.search_name = searchText(input.name);
+  }
+  if (input.documentNumber !== undefined) values.document_number = input.documentNumber;
+  if (input.creationDate !== undefined) values.creation_date = input.creationDate;
+  if (input.dueDate !== undefined) values.due_date = input.dueDate;
+  if (documentType !== 'INVOICE') values.due_date = null;
+  if (input.fields !== undefined) values.fields = JSON.stringify(input.fields);
+  Object.assign(values, invoiceValues(input, documentType, before));
+  if (documentType !== 'INVOICE') Object.assign(values, EMPTY_INVOICE_FIELDS);
+  return values;
 }

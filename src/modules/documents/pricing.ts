@@ -31,16 +31,8 @@ export async function priceLines(
   inputs: LineInput[],
 ): Promise<Priced> {
   const lines: StoredLine[] = [];
-  const digits = minorDigits(currency);
-  type Rate = {
-    id: string;
-    rate_bp: number;
-    category: string;
-    exemption_reason: string | null;
-    exemption_code: string | null;
-  };
   const rates = new Map<string, Rate>();
-  let defaultRate: Rate | null | undefined;
+  const rateOf = taxRates(db, accountId);
   for (const [i, input] of inputs.entries()) {
     const at = `/body/lineItems/${i}`;
     const product = input.productId ? await findProduct(db, accountId, input.productId) : undefined;
@@ -50,61 +42,13 @@ export async function priceLines(
       throw new AppError('validation_failed', `lineItems/${i}/quantity has more than 3 decimals.`, {
         errors: [bad(`${at}/quantity`, 'must have at most 3 decimals', 'too_many_decimals')],
       });
-    let unitPriceMinor: number;
-    if (input.unitPrice !== undefined) {
-      const minor = toMinor(input.unitPrice, currency);
-      if (minor === undefined)
-        throw new AppError(
-          'validation_failed',
-          `lineItems/${i}/unitPrice has more decimals than ${currency} allows (${digits}).`,
-          {
-            errors: [
-              bad(`${at}/unitPrice`, `must have at most ${digits} decimals`, 'too_many_decimals'),
-            ],
-          },
-        );
-      unitPriceMinor = minor;
-    } else if (product) {
-      if (product.currency !== currency)
-        throw new AppError(
-          'business_rule_violated',
-          `Product ${product.id} is priced in ${product.currency}, the document in ${currency}: give unitPrice.`,
-          {
-            errors: [
-              bad(
-                `${at}/unitPrice`,
-                `is required: the product is priced in ${product.currency}`,
-                'currency_mismatch',
-              ),
-            ],
-          },
-        );
-      unitPriceMinor = Number(product.unit_price);
-    } else
-      throw new AppError('validation_failed', `lineItems/${i} needs unitPrice or productId.`, {
-        errors: [bad(`${at}/unitPrice`, 'is required without productId', 'required')],
-      });
+    const unitPriceMinor = unitPrice(input, product, currency, i);
     const description = input.description ?? product?.name;
     if (description === undefined)
       throw new AppError('validation_failed', `lineItems/${i} needs description or productId.`, {
         errors: [bad(`${at}/description`, 'is required without productId', 'required')],
       });
-    let rate: Rate | undefined;
-    const rateId = input.taxRateId ?? product?.tax_rate_id ?? undefined;
-    if (rateId !== undefined) {
-      rate = await findTaxRate(db, accountId, rateId);
-      if (!rate) throw referenceNotFound(`lineItems/${i}/taxRateId`, 'Tax rate');
-    } else {
-      if (defaultRate === undefined)
-        defaultRate = (await findDefaultTaxRate(db, accountId)) ?? null;
-      if (!defaultRate)
-        throw new AppError('business_rule_violated', 'The account has no default tax rate.', {
-          errors: [
-            bad(`${at}/taxRateId`, 'is required: the account has no default tax rate', 'required'),
-          ],
-        });
-      rate = defaultRate;
-    }
+    const rate = await rateOf(input.taxRateId ?? product?.tax_rate_id ?? undefined, i);
     rates.set(rate.id, rate);
     lines.push({
       productId: product?.id ?? null,
@@ -143,6 +87,87 @@ export async function priceLines(
     taxMinor: totals.taxMinor,
     grossMinor: totals.grossMinor,
   };
+}
+
+type Rate = {
+  id: string;
+  rate_bp: number;
+  category: string;
+  exemption_reason: string | null;
+  exemption_code: string | null;
+};
+
+/**
+ * A line's tax rate: the one it (or its product) names, else the account's default, read once
+ * per pricing. 422 when the named rate does not exist or there is no default.
+ */
+function taxRates(db: Executor, accountId: string) {
+  let defaultRate: Rate | null | undefined;
+  return async (rateId: string | undefined, i: number): Promise<Rate> => {
+    if (rateId !== undefined) {
+      const rate = await findTaxRate(db, accountId, rateId);
+      if (!rate) throw referenceNotFound(`lineItems/${i}/taxRateId`, 'Tax rate');
+      return rate;
+    }
+    if (defaultRate === undefined) defaultRate = (await findDefaultTaxRate(db, accountId)) ?? null;
+    if (!defaultRate)
+      throw new AppError('business_rule_violated', 'The account has no default tax rate.', {
+        errors: [
+          bad(
+            `/body/lineItems/${i}/taxRateId`,
+            'is required: the account has no default tax rate',
+            'required',
+          ),
+        ],
+      });
+    return defaultRate;
+  };
+}
+
+/**
+ * A line's unit price in minor units: the one given (at most the currency's decimals), else
+ * the product's (when it is priced in the document's currency). 4xx naming the field otherwise.
+ */
+function unitPrice(
+  input: LineInput,
+  product: { id: string; currency: string; unit_price: number | string } | undefined,
+  currency: string,
+  i: number,
+): number {
+  const at = `/body/lineItems/${i}`;
+  if (input.unitPrice !== undefined) {
+    const minor = toMinor(input.unitPrice, currency);
+    if (minor !== undefined) return minor;
+    const digits = minorDigits(currency);
+    throw new AppError(
+      'validation_failed',
+      `lineItems/${i}/unitPrice has more decimals than ${currency} allows (${digits}).`,
+      {
+        errors: [
+          bad(`${at}/unitPrice`, `must have at most ${digits} decimals`, 'too_many_decimals'),
+        ],
+      },
+    );
+  }
+  if (!product)
+    throw new AppError('validation_failed', `lineItems/${i} needs unitPrice or productId.`, {
+      errors: [bad(`${at}/unitPrice`, 'is required without productId', 'required')],
+    });
+  if (product.currency !== currency)
+    throw new AppError(
+      'business_rule_violated',
+      `Product ${product.id} is priced in ${product.currency}, the document in ${currency}: give unitPrice.`,
+      {
+        errors: [
+          bad(
+            `${at}/unitPrice`,
+            `is required: the product is priced in ${product.currency}`,
+            'currency_mismatch',
+          ),
+        ],
+      },
+    );
+  return Number(product.unit_price);
 }
 
 /** Stored lines back to inputs (in major units of `currency`), to price them again. */
