@@ -5,6 +5,7 @@ import { newId } from '../shared/ids.js';
 import { dbKind } from '../../test/helpers.js';
 import { openDatabase, type Database } from './database.js';
 import { deferInsert } from './transactions.js';
+import type { DB } from './schema.js';
 
 /**
  * The PostgreSQL driver's rounds (src/db/pg-driver.ts): statements with parameters go out
@@ -139,5 +140,35 @@ describe.skipIf(dbKind !== 'postgres')('PostgreSQL rounds (pg-driver)', () => {
         );
       });
     expect(await byId(id).execute()).toEqual([{ id, n: 3 }]);
+  });
+
+  it('prepares statements anew when a migration changed the columns they answer', async () => {
+    const other = `${table}_grows`;
+    await sql`create table ${sql.table(other)} (id text primary key)`.execute(database.db);
+    const grows = (db: Kysely<DB> = database.db) =>
+      sql<Record<string, unknown>>`select * from ${sql.table(other)} where id = ${'a'}`.execute(db);
+    const widen = (column: string) =>
+      sql`alter table ${sql.table(other)} add column ${sql.ref(column)} integer default 7`.execute(
+        database.db,
+      );
+    try {
+      await sql`insert into ${sql.table(other)} (id) values ('a')`.execute(database.db);
+      for (let i = 0; i < 3; i++) await grows();
+      expect((await prepared()).some((text) => text.includes(other))).toBe(true);
+      // Outside a transaction the refused statement is prepared anew and runs at once.
+      await widen('b');
+      expect((await grows()).rows).toEqual([{ id: 'a', b: 7 }]);
+      for (let i = 0; i < 3; i++) await grows();
+      // In a transaction it fails that transaction only; the next one finds it prepared anew.
+      await widen('c');
+      await expect(database.db.transaction().execute((trx) => grows(trx))).rejects.toThrow(
+        /cached plan must not change result type/,
+      );
+      expect((await database.db.transaction().execute((trx) => grows(trx))).rows).toEqual([
+        { id: 'a', b: 7, c: 7 },
+      ]);
+    } finally {
+      await sql`drop table ${sql.table(other)}`.execute(database.db);
+    }
   });
 });

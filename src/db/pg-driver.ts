@@ -136,6 +136,14 @@ function toResult<R>(raw: pg.QueryResult | pg.QueryResult[]): QueryResult<R> {
   };
 }
 
+/** PostgreSQL's refusal to run a prepared statement whose result columns changed. */
+function isStalePlan(err: unknown): boolean {
+  return (
+    (err as { code?: unknown }).code === '0A000' &&
+    /cached plan must not change result type/.test((err as Error).message)
+  );
+}
+
 const BEGIN = CompiledQuery.raw('begin');
 const COMMIT = CompiledQuery.raw('commit');
 
@@ -161,6 +169,8 @@ class LazyConnection implements DatabaseConnection {
   private names = 0;
   /** ParseComplete messages so far: which parses of a failed round took. */
   private parses = 0;
+  /** A prepared statement was refused as stale: forget them all before the next round. */
+  private stale = false;
 
   constructor(readonly client: pg.PoolClient) {
     (client as unknown as { connection: Wire }).connection.on('parseComplete', () => {
@@ -173,7 +183,16 @@ class LazyConnection implements DatabaseConnection {
       if (this.state !== 'none') await this.send([]);
       return { rows: [] };
     }
-    if (this.state === 'none') return toResult(await this.run([query]));
+    if (this.state === 'none') {
+      try {
+        return toResult(await this.run([query]));
+      } catch (err) {
+        // Outside a transaction nothing else was at stake: the statement is prepared anew
+        // (see `forgetPlans`) and runs once more.
+        if (!isStalePlan(err)) throw err;
+        return toResult(await this.run([query]));
+      }
+    }
     const slot = deferredReads.get(query);
     if (slot || deferredStatements.has(query)) {
       if (slot) slot.deferred = true;
@@ -185,7 +204,8 @@ class LazyConnection implements DatabaseConnection {
   }
 
   /** Starts the transaction on the server if it has not, with what was deferred and `more`. */
-  private send(more: CompiledQuery[]) {
+  private async send(more: CompiledQuery[]) {
+    if (this.stale && this.state === 'lazy') await this.forgetPlans();
     const batch = [...(this.state === 'lazy' ? [BEGIN] : []), ...this.deferred, ...more];
     this.deferred = [];
     // Open from here on even if a statement fails: BEGIN has run, and the rollback must go.
@@ -195,6 +215,7 @@ class LazyConnection implements DatabaseConnection {
 
   /** Sends `batch` in one round trip; the deferred reads among it get their rows, or its error. */
   private async run(batch: CompiledQuery[]): Promise<pg.QueryResult | pg.QueryResult[]> {
+    if (this.stale && this.state !== 'open') await this.forgetPlans();
     // Without parameters: one simple query (it may hold several statements, as migrations do).
     if (batch.every((query) => query.parameters.length === 0))
       return this.settled(batch, () => this.client.query(batch.map((q) => q.sql).join('; ')));
@@ -221,21 +242,38 @@ class LazyConnection implements DatabaseConnection {
             new Round(steps, (err, result) => (err ? reject(err) : resolve(result))),
           );
         }),
-      () => this.forgetUnparsed(steps, this.parses - before),
+      (err) => {
+        this.forgetUnparsed(steps, this.parses - before);
+        if (isStalePlan(err)) this.stale = true;
+      },
     );
+  }
+
+  /**
+   * Drops every statement this connection prepared. After a migration changed the columns a
+   * prepared statement answers (`select *` of a table that gained one), PostgreSQL refuses to
+   * run it ('cached plan must not change result type') rather than re-plan it; a replica that
+   * kept running across the migration prepares its statements anew instead of failing on
+   * them until it restarts.
+   */
+  private async forgetPlans(): Promise<void> {
+    this.stale = false;
+    this.prepared.clear();
+    this.seen.clear();
+    await this.client.query('deallocate all');
   }
 
   /** Runs `send`; the deferred reads among `batch` get their rows from it, or its error. */
   private async settled(
     batch: CompiledQuery[],
     send: () => Promise<pg.QueryResult | pg.QueryResult[]>,
-    onError?: () => void,
+    onError?: (err: unknown) => void,
   ): Promise<pg.QueryResult | pg.QueryResult[]> {
     let raw: pg.QueryResult | pg.QueryResult[];
     try {
       raw = await send();
     } catch (err) {
-      onError?.();
+      onError?.(err);
       fail(batch, err);
       throw err;
     }
