@@ -70,14 +70,111 @@ export async function runReminders(
   ctx: AppContext,
   now: Date = ctx.clock.now(),
 ): Promise<{ sent: number }> {
-  const today = isoDate(now);
-  const claimedAt = now.toISOString();
-  const staleBefore = new Date(now.getTime() - CLAIM_TIMEOUT_MS).toISOString();
-  const accounts = new Map<string, AccountMailSettings | undefined>();
-  const settingsOf = async (accountId: string) => {
-    if (!accounts.has(accountId)) {
-      const account = await findAccount(ctx.db, accountId);
-      accounts.set(
+  const run = new ReminderRun(ctx, now);
+  await run.notes();
+  await run.contractDeadlines();
+  await run.budgetOverruns();
+  return { sent: run.sent };
+}
+
+/** One pass over the three kinds of reminders, with the accounts' mail settings read once. */
+class ReminderRun {
+  sent = 0;
+  private readonly today: string;
+  private readonly claimedAt: string;
+  private readonly staleBefore: string;
+  private readonly accounts = new Map<string, AccountMailSettings | undefined>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    now: Date,
+  ) {
+    this.today = isoDate(now);
+    this.claimedAt = now.toISOString();
+    this.staleBefore = new Date(now.getTime() - CLAIM_TIMEOUT_MS).toISOString();
+  }
+
+  /** REMINDER notes due today or earlier. */
+  async notes(): Promise<void> {
+    const { ctx, today, staleBefore } = this;
+    for await (const note of pages((after) => repo.dueNotes(ctx.db, today, staleBefore, after))) {
+      const account = await this.settingsOf(note.account_id);
+      if (!account) continue;
+      const due = formatDate(note.due_date, account.dateFormat);
+      await this.deliver(
+        { kind: 'NOTE', subjectId: note.id, dueKey: note.due_date },
+        note.account_id,
+        account.recipients,
+        `Reminder: ${note.title} (due ${due})`,
+        `Your reminder "${note.title}" is due on ${due}.\n\n${note.content}\n`,
+      );
+    }
+  }
+
+  /** Contracts whose cancellation deadline is within their reminder days from today. */
+  async contractDeadlines(): Promise<void> {
+    const { ctx, today, staleBefore } = this;
+    const horizon = addDays(today, MAX_REMINDER_DAYS_BEFORE);
+    for await (const contract of pages((after) =>
+      repo.contractCandidates(ctx.db, today, horizon, staleBefore, after),
+    )) {
+      const advanced: ContractAdvanced =
+        contract.advanced === null ? {} : (JSON.parse(contract.advanced) as ContractAdvanced);
+      // The stored deadline dates from the last write; an auto-renewing contract may have
+      // rolled into a new term since, so the deadline is recomputed for today.
+      const deadline = computeTerms(
+        { endDate: contract.end_date, ...advanced },
+        today,
+      ).cancellationDeadline;
+      if (deadline === null || deadline < today) continue;
+      const daysBefore = advanced.reminderDaysBefore ?? DEFAULT_REMINDER_DAYS_BEFORE;
+      if (deadline > addDays(today, daysBefore)) continue;
+      const account = await this.settingsOf(contract.account_id);
+      if (!account) continue;
+      const to =
+        account.allowOverride && advanced.reminderEmail
+          ? [advanced.reminderEmail]
+          : account.recipients;
+      const date = formatDate(deadline, account.dateFormat);
+      await this.deliver(
+        { kind: 'CONTRACT_DEADLINE', subjectId: contract.id, dueKey: deadline },
+        contract.account_id,
+        to,
+        `Cancellation deadline ${date}: ${contract.name}`,
+        `The contract "${contract.name}" with ${contract.partner_name} can be cancelled until ${date}.\n` +
+          'After that day it continues under its current terms.\n',
+      );
+    }
+  }
+
+  /** Budget categories over their monthly limit in the current month (UTC). */
+  async budgetOverruns(): Promise<void> {
+    const { ctx, staleBefore } = this;
+    const monthKey = this.today.slice(0, 7);
+    const month = { key: monthKey, ...monthRange(monthKey) };
+    for await (const category of pages((after) =>
+      repo.budgetOverruns(ctx.db, month, staleBefore, after),
+    )) {
+      const account = await this.settingsOf(category.account_id);
+      if (!account) continue;
+      const money = (minor: number) => formatMoney(minor, category.currency, account.numberFormat);
+      await this.deliver(
+        { kind: 'BUDGET_OVERRUN', subjectId: category.id, dueKey: monthKey },
+        category.account_id,
+        account.recipients,
+        `Budget exceeded: ${category.name} (${monthKey})`,
+        `The budget "${category.name}" is exceeded for ${monthKey}: ` +
+          `${money(category.spent)} spent of ${money(category.monthly_limit)} ` +
+          `(${money(category.spent - category.monthly_limit)} over).\n`,
+      );
+    }
+  }
+
+  /** The account's mail settings, read once per run; undefined when the account is gone. */
+  private async settingsOf(accountId: string): Promise<AccountMailSettings | undefined> {
+    if (!this.accounts.has(accountId)) {
+      const account = await findAccount(this.ctx.db, accountId);
+      this.accounts.set(
         accountId,
         account && {
           dateFormat: account.date_format as DateFormat,
@@ -85,21 +182,22 @@ export async function runReminders(
           allowOverride: account.allow_contract_reminder_override === 1,
           recipients: account.reminder_email
             ? [account.reminder_email]
-            : await activeAdminEmails(ctx.db, accountId),
+            : await activeAdminEmails(this.ctx.db, accountId),
         },
       );
     }
-    return accounts.get(accountId);
-  };
+    return this.accounts.get(accountId);
+  }
 
-  let sent = 0;
-  const deliver = async (
+  /** Claims the delivery, mails it, marks it sent; a failed mail gives the claim back. */
+  private async deliver(
     key: repo.DeliveryKey,
     accountId: string,
     to: string[],
     subject: string,
     text: string,
-  ) => {
+  ): Promise<void> {
+    const { ctx, claimedAt, staleBefore } = this;
     if (to.length === 0) {
       ctx.logger.warn({ ...key, accountId }, 'reminder has no recipient; skipped');
       return;
@@ -115,73 +213,8 @@ export async function runReminders(
       return;
     }
     await repo.markSent(ctx.db, key, claimedAt, ctx.clock.now().toISOString());
-    sent++;
-  };
-
-  for await (const note of pages((after) => repo.dueNotes(ctx.db, today, staleBefore, after))) {
-    const account = await settingsOf(note.account_id);
-    if (!account) continue;
-    const due = formatDate(note.due_date, account.dateFormat);
-    await deliver(
-      { kind: 'NOTE', subjectId: note.id, dueKey: note.due_date },
-      note.account_id,
-      account.recipients,
-      `Reminder: ${note.title} (due ${due})`,
-      `Your reminder "${note.title}" is due on ${due}.\n\n${note.content}\n`,
-    );
+    this.sent++;
   }
-
-  const horizon = addDays(today, MAX_REMINDER_DAYS_BEFORE);
-  for await (const contract of pages((after) =>
-    repo.contractCandidates(ctx.db, today, horizon, staleBefore, after),
-  )) {
-    const advanced: ContractAdvanced =
-      contract.advanced === null ? {} : (JSON.parse(contract.advanced) as ContractAdvanced);
-    // The stored deadline dates from the last write; an auto-renewing contract may have
-    // rolled into a new term since, so the deadline is recomputed for today.
-    const deadline = computeTerms(
-      { endDate: contract.end_date, ...advanced },
-      today,
-    ).cancellationDeadline;
-    if (deadline === null || deadline < today) continue;
-    const daysBefore = advanced.reminderDaysBefore ?? DEFAULT_REMINDER_DAYS_BEFORE;
-    if (deadline > addDays(today, daysBefore)) continue;
-    const account = await settingsOf(contract.account_id);
-    if (!account) continue;
-    const to =
-      account.allowOverride && advanced.reminderEmail
-        ? [advanced.reminderEmail]
-        : account.recipients;
-    const date = formatDate(deadline, account.dateFormat);
-    await deliver(
-      { kind: 'CONTRACT_DEADLINE', subjectId: contract.id, dueKey: deadline },
-      contract.account_id,
-      to,
-      `Cancellation deadline ${date}: ${contract.name}`,
-      `The contract "${contract.name}" with ${contract.partner_name} can be cancelled until ${date}.\n` +
-        'After that day it continues under its current terms.\n',
-    );
-  }
-
-  const monthKey = today.slice(0, 7);
-  const month = { key: monthKey, ...monthRange(monthKey) };
-  for await (const category of pages((after) =>
-    repo.budgetOverruns(ctx.db, month, staleBefore, after),
-  )) {
-    const account = await settingsOf(category.account_id);
-    if (!account) continue;
-    const money = (minor: number) => formatMoney(minor, category.currency, account.numberFormat);
-    await deliver(
-      { kind: 'BUDGET_OVERRUN', subjectId: category.id, dueKey: monthKey },
-      category.account_id,
-      account.recipients,
-      `Budget exceeded: ${category.name} (${monthKey})`,
-      `The budget "${category.name}" is exceeded for ${monthKey}: ` +
-        `${money(category.spent)} spent of ${money(category.monthly_limit)} ` +
-        `(${money(category.spent - category.monthly_limit)} over).\n`,
-    );
-  }
-  return { sent };
 }
 
 /** `runReminders` every `intervalMs` (see `JobQueue.every`: once per period across replicas). */
