@@ -4,7 +4,7 @@ import { loadConfig } from '../config.js';
 import { newId } from '../shared/ids.js';
 import { dbKind } from '../../test/helpers.js';
 import { openDatabase, type Database } from './database.js';
-import { deferInsert } from './transactions.js';
+import { deferInsert, deferRead } from './transactions.js';
 import type { DB } from './schema.js';
 
 /**
@@ -94,6 +94,48 @@ describe.skipIf(dbKind !== 'postgres')('PostgreSQL rounds (pg-driver)', () => {
     const texts = await prepared();
     expect(texts.filter((s) => s === before('x').compile().sql)).toHaveLength(1);
     expect(texts.filter((s) => s === after('x').compile().sql)).toHaveLength(1);
+  });
+
+  it('answers prepared statements with the same rows and types once it no longer describes them', async () => {
+    const id = newId('partner');
+    const at = new Date('2026-11-26T08:00:00.000Z');
+    await probe()
+      .insertInto(table)
+      .values({
+        id,
+        n: 1,
+        doc: JSON.stringify({ a: [1] }),
+        flag: true,
+        at,
+        bytes: Buffer.from([7]),
+      })
+      .execute();
+    const answers = [];
+    // Rounds of a read, an update answering nothing and a read again: the first describes,
+    // the later ones give each result the fields learnt (rows for the reads, none between).
+    for (let i = 0; i < 4; i++)
+      answers.push(
+        await probe()
+          .transaction()
+          .execute(async (trx) => {
+            const early = await deferRead(
+              trx,
+              trx.selectFrom(table).selectAll().where('id', '=', id),
+            );
+            await trx.updateTable(table).set({ n: 1 }).where('id', '=', id).execute();
+            const late = await trx
+              .selectFrom(table)
+              .select(['n', 'at'])
+              .where('id', '=', id)
+              .execute();
+            return { early: await early(), late };
+          }),
+      );
+    for (const answer of answers)
+      expect(answer).toEqual({
+        early: [{ id, n: 1, doc: { a: [1] }, flag: true, at, bytes: Buffer.from([7]) }],
+        late: [{ n: 1, at }],
+      });
   });
 
   it('answers a statement that cannot be prepared with its own error, every time', async () => {

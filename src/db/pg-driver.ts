@@ -80,6 +80,17 @@ interface Wire {
   on(event: 'parseComplete', listener: () => void): void;
 }
 
+/**
+ * What a prepared statement answers, learnt from its first Describe on a connection: its row
+ * description with `pg`'s parsers built for it (as `Result.addFields` builds them), or null for
+ * a statement that answers no rows.
+ */
+interface Shape {
+  fields: unknown[];
+  parsers: unknown[];
+  empty: object;
+}
+
 /** A statement of a round: its text, parameters, and the server-side statement it runs as. */
 interface Step {
   text: string;
@@ -88,22 +99,51 @@ interface Step {
   name: string;
   /** Whether this round parses it (first use of a name, or an unnamed statement). */
   parse: boolean;
+  /** Known from an earlier round on this connection (no Describe); undefined: describe it. */
+  shape?: Shape | null;
+  /** Told the shape when this round describes a named statement. */
+  learn?: (shape: Shape | null) => void;
 }
+
+/** The parts of `pg`'s Query and Result a round fills in itself (pg 8's own names). */
+interface QueryInternals {
+  _result: { fields: unknown[]; _parsers: unknown[]; _prebuiltEmptyResultObject: object };
+  _accumulateRows: boolean;
+  _checkForMultirow(): void;
+  callback: unknown;
+}
+
+/** `pg`'s Query with the handlers its client calls (pg 8; not in its type declarations). */
+interface QueryHandlers {
+  handleRowDescription(msg: { fields: unknown[] }): void;
+  handleDataRow(msg: unknown): void;
+  handleCommandComplete(msg: unknown, connection: pg.Connection): void;
+}
+const PgQuery = pg.Query as unknown as new (config: {
+  callback: unknown;
+}) => pg.Query & QueryHandlers;
 
 /**
  * Several statements in one round trip over the extended protocol: Parse (where needed), Bind,
- * Describe and Execute for each, then one Sync. The server runs them in order and answers once;
- * without an explicit BEGIN they form one implicit transaction, and after a failure it skips
- * the rest up to the Sync (as a simple query of several statements would, but with parameters
- * instead of literals, and with plans prepared once per connection). Results gather as `pg`
- * gathers a multi-statement simple query's: one result per statement.
+ * Describe (the first time a connection runs a prepared statement) and Execute for each, then
+ * one Sync. The server runs them in order and answers once; without an explicit BEGIN they
+ * form one implicit transaction, and after a failure it skips the rest up to the Sync (as a
+ * simple query of several statements would, but with parameters instead of literals, and with
+ * plans prepared once per connection). Results gather as `pg` gathers a multi-statement simple
+ * query's: one result per statement. A prepared statement's row description is not asked for
+ * again: the round gives its result the fields and parsers learnt the first time.
  */
-class Round extends pg.Query {
+class Round extends PgQuery {
+  /** The step whose answers are arriving. */
+  private index = 0;
+  /** Whether the current step's result has its fields. */
+  private described = false;
+
   constructor(
     private readonly steps: Step[],
     callback: (err: Error | null, result: pg.QueryResult | pg.QueryResult[]) => void,
   ) {
-    super({ text: steps.map((step) => step.text).join('; '), callback } as pg.QueryConfig);
+    super({ callback });
   }
 
   override submit = (connection: pg.Connection): void => {
@@ -113,7 +153,7 @@ class Round extends pg.Query {
       for (const step of this.steps) {
         if (step.parse) wire.parse({ text: step.text, name: step.name, types: [] });
         wire.bind({ portal: '', statement: step.name, values: step.values });
-        wire.describe({ type: 'P', name: '' });
+        if (step.shape === undefined) wire.describe({ type: 'P', name: '' });
         wire.execute({ portal: '', rows: 0 });
       }
       wire.sync();
@@ -121,6 +161,47 @@ class Round extends pg.Query {
       wire.stream.uncork?.();
     }
   };
+
+  override handleRowDescription(msg: { fields: unknown[] }): void {
+    super.handleRowDescription(msg);
+    this.described = true;
+    const { fields, _parsers, _prebuiltEmptyResultObject } = (this as unknown as QueryInternals)
+      ._result;
+    this.steps[this.index]?.learn?.({
+      fields,
+      parsers: _parsers,
+      empty: _prebuiltEmptyResultObject,
+    });
+  }
+
+  override handleDataRow(msg: unknown): void {
+    this.enter();
+    super.handleDataRow(msg);
+  }
+
+  override handleCommandComplete(msg: unknown, connection: pg.Connection): void {
+    this.enter();
+    const step = this.steps[this.index];
+    if (step?.shape === undefined && !this.described) step?.learn?.(null);
+    super.handleCommandComplete(msg, connection);
+    this.index += 1;
+    this.described = false;
+  }
+
+  /** Before a step's first answer: its known fields, as a RowDescription would have set them. */
+  private enter(): void {
+    if (this.described) return;
+    const shape = this.steps[this.index]?.shape;
+    if (!shape) return;
+    this.described = true;
+    const query = this as unknown as QueryInternals;
+    query._checkForMultirow();
+    query._result.fields = shape.fields;
+    query._result._parsers = shape.parsers;
+    query._result._prebuiltEmptyResultObject = shape.empty;
+    // As `handleRowDescription`: rows are kept (a round has a callback and no row listeners).
+    query._accumulateRows = true;
+  }
 }
 
 function toResult<R>(raw: pg.QueryResult | pg.QueryResult[]): QueryResult<R> {
@@ -164,6 +245,8 @@ class LazyConnection implements DatabaseConnection {
   private deferred: CompiledQuery[] = [];
   /** Statements this connection has prepared on the server: SQL text → name. */
   private readonly prepared = new Map<string, string>();
+  /** What the prepared statements answer, by name (see `Shape`). */
+  private readonly shapes = new Map<string, Shape | null>();
   /** Texts seen once (a second sighting prepares them); bounded, cleared when full. */
   private readonly seen = new Set<string>();
   private names = 0;
@@ -259,6 +342,7 @@ class LazyConnection implements DatabaseConnection {
   private async forgetPlans(): Promise<void> {
     this.stale = false;
     this.prepared.clear();
+    this.shapes.clear();
     this.seen.clear();
     await this.client.query('deallocate all');
   }
@@ -290,11 +374,22 @@ class LazyConnection implements DatabaseConnection {
     const text = query.sql;
     const values = [...query.parameters];
     const name = this.prepared.get(text);
-    if (name !== undefined) return { text, values, name, parse: false };
+    if (name !== undefined) {
+      const shape = this.shapes.get(name);
+      return shape === undefined
+        ? { text, values, name, parse: false, learn: (learnt) => this.shapes.set(name, learnt) }
+        : { text, values, name, parse: false, shape };
+    }
     if (values.length > 0 && this.prepared.size < MAX_PREPARED && this.seen.has(text)) {
       const fresh = `k${this.names++}`;
       this.prepared.set(text, fresh);
-      return { text, values, name: fresh, parse: true };
+      return {
+        text,
+        values,
+        name: fresh,
+        parse: true,
+        learn: (learnt) => this.shapes.set(fresh, learnt),
+      };
     }
     if (this.seen.size >= MAX_SEEN) this.seen.clear();
     this.seen.add(text);
@@ -314,8 +409,10 @@ class LazyConnection implements DatabaseConnection {
         left -= 1;
         continue;
       }
-      if (step.name !== '' && this.prepared.get(step.text) === step.name)
+      if (step.name !== '' && this.prepared.get(step.text) === step.name) {
         this.prepared.delete(step.text);
+        this.shapes.delete(step.name);
+      }
     }
   }
 
