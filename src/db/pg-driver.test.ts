@@ -169,6 +169,28 @@ describe.skipIf(dbKind !== 'postgres')('PostgreSQL rounds (pg-driver)', () => {
     expect(read).toEqual([{ doc, flag: false, at, bytes }]);
   });
 
+  it('fails a round whose value cannot be sent, with its deferred reads, and sends none of it', async () => {
+    const id = newId('partner');
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const read = probe()
+      .transaction()
+      .execute(async (trx) => {
+        const early = await deferRead(trx, trx.selectFrom(table).select('id').where('id', '=', id));
+        await deferInsert(trx, trx.insertInto(table).values({ id, n: 1 }));
+        await trx
+          .insertInto(table)
+          .values({ id: `${id}x`, n: 2, doc: circular })
+          .execute();
+        return early();
+      });
+    await expect(read).rejects.toThrow(/circular/i);
+    expect(
+      await probe().selectFrom(table).select('id').where('id', 'like', `${id}%`).execute(),
+    ).toEqual([]);
+    expect(await byId('none').execute()).toEqual([]);
+  });
+
   it('runs a text of several statements without parameters, also amid a transaction', async () => {
     const id = newId('partner');
     await probe()

@@ -313,14 +313,14 @@ class LazyConnection implements DatabaseConnection {
       return results;
     }
     const steps = batch.map((query) => this.step(query));
-    // Converted before anything is written, so a value that cannot be sent fails the round
-    // without leaving half of it on the wire.
-    for (const step of steps) step.values = step.values.map((value) => prepareValue(value));
     const before = this.parses;
     return this.settled(
       batch,
       () =>
         new Promise((resolve, reject) => {
+          // Converted before anything is written: a value that cannot be sent (a circular
+          // object) fails the round, and its deferred reads, without half of it on the wire.
+          for (const step of steps) step.values = step.values.map((value) => prepareValue(value));
           void this.client.query(
             new Round(steps, (err, result) => (err ? reject(err) : resolve(result))),
           );
