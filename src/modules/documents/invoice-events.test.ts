@@ -283,8 +283,8 @@ describe('document.paid', () => {
 
 describe('document.overdue', () => {
   it('announces an unpaid invoice due before today once; paid and not yet due ones never', async () => {
-    // Invoices other tests left overdue (a shared PostgreSQL database) are announced first.
-    await announceOverdue(t.app.ctx);
+    // The scan covers every account: on PostgreSQL other test files (running beside this one)
+    // leave overdue invoices too, so what is counted here is this account's announcements.
     const { user, partnerId } = await account();
     const overdue = await invoice(user, partnerId, '2026-06-01');
     const paid = await invoice(user, partnerId, '2026-06-01');
@@ -293,7 +293,7 @@ describe('document.overdue', () => {
     await pay(user, paid.id, 1190);
     expect(await outbox(user, 'document.paid')).toHaveLength(1);
 
-    expect(await announceOverdue(t.app.ctx)).toBe(1);
+    expect(await announceOverdue(t.app.ctx)).toBeGreaterThanOrEqual(1);
     const events = await outbox(user, 'document.overdue');
     expect(events).toHaveLength(1);
     expect(events[0]!.timestamp).toBe(now());
@@ -308,7 +308,8 @@ describe('document.overdue', () => {
       expect(events.some((e) => e.data.id === id)).toBe(false);
 
     // A second scan announces nothing new.
-    expect(await announceOverdue(t.app.ctx)).toBe(0);
+    await announceOverdue(t.app.ctx);
+    expect(await outbox(user, 'document.overdue')).toHaveLength(1);
     await expectCounts(user, { paid: 1, overdue: 1, imports: 0 });
     expect(events[0]!.data).toEqual(await read(user, overdue.id));
   });
