@@ -179,6 +179,42 @@ export class BankImportsService {
     if (input.periodTo < input.periodFrom)
       throw invalidField('/body/periodTo', 'must be on or after periodFrom', 'invalid_value');
     if (await repo.findActive(this.ctx.db, actor.accountId)) throw activeExists();
+    const { file, parsed } = await this.readStatement(actor, input);
+    const { kept, outsidePeriod } = withinPeriod(
+      parsed.statements,
+      input.periodFrom,
+      input.periodTo,
+    );
+    const importId = newId('bankImport');
+    const auto = input.autoApprove === true;
+    const { rows, undecided } = await this.stage(actor.accountId, importId, kept, auto);
+    const problems: StoredProblems = { parser: parsed.errors, outsidePeriod };
+    const row: repo.ImportRow = {
+      id: importId,
+      account_id: actor.accountId,
+      file_id: file.id,
+      file_name: input.fileName ?? file.fileName,
+      format: parsed.format,
+      period_from: input.periodFrom,
+      period_to: input.periodTo,
+      auto_approve: auto ? 1 : 0,
+      status: 'ACTIVE',
+      statements: JSON.stringify(summarize(parsed.statements)),
+      problems: JSON.stringify(problems),
+      transaction_count: rows.length,
+      undecided_count: undecided,
+      finalized_at: null,
+      result: null,
+      version: 1,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    await this.store(actor, row, rows, now);
+    return this.view(row);
+  }
+
+  /** The uploaded statement file, parsed (with the account's SOLL/HABEN convention). */
+  private async readStatement(actor: Actor, input: CreateImport) {
     const file = await requireUploadedFile(this.ctx, actor.accountId, input.fileId, {
       field: 'fileId',
       key: input.key,
@@ -191,19 +227,23 @@ export class BankImportsService {
         incomingPaymentTerm: (account?.incoming_payment_term ?? 'HABEN') as 'SOLL' | 'HABEN',
       }),
     );
+    return { file: file.file, parsed };
+  }
 
-    const statements = summarize(parsed.statements);
-    const { kept, outsidePeriod } = withinPeriod(
-      parsed.statements,
-      input.periodFrom,
-      input.periodTo,
-    );
+  /**
+   * The import's lines: each with its identity, the booked transaction it duplicates (if
+   * any), the matcher's suggestions, and (auto-approve) its decision; and how many are left
+   * undecided.
+   */
+  private async stage(
+    accountId: string,
+    importId: string,
+    kept: ReturnType<typeof withinPeriod>['kept'],
+    auto: boolean,
+  ) {
     const ids = identities(kept.map((k) => k.entry));
-    const booked = await repo.bookedIdentities(this.ctx.db, actor.accountId, ids);
-    const matcher = await Matcher.load(this.ctx.db, actor.accountId);
-
-    const importId = newId('bankImport');
-    const auto = input.autoApprove === true;
+    const booked = await repo.bookedIdentities(this.ctx.db, accountId, ids);
+    const matcher = await Matcher.load(this.ctx.db, accountId);
     let undecided = 0;
     const rows = kept.map(({ entry, statement }, idx) => {
       const duplicate = booked.get(ids[idx]!);
@@ -212,7 +252,7 @@ export class BankImportsService {
       return stagedLine(entry, {
         importId,
         idx,
-        accountId: actor.accountId,
+        accountId,
         statement,
         identity: ids[idx]!,
         decision,
@@ -220,27 +260,16 @@ export class BankImportsService {
         suggestions: matcher.suggest(entry),
       });
     });
-    const problems: StoredProblems = { parser: parsed.errors, outsidePeriod };
-    const row: repo.ImportRow = {
-      id: importId,
-      account_id: actor.accountId,
-      file_id: file.file.id,
-      file_name: input.fileName ?? file.file.fileName,
-      format: parsed.format,
-      period_from: input.periodFrom,
-      period_to: input.periodTo,
-      auto_approve: auto ? 1 : 0,
-      status: 'ACTIVE',
-      statements: JSON.stringify(statements),
-      problems: JSON.stringify(problems),
-      transaction_count: rows.length,
-      undecided_count: undecided,
-      finalized_at: null,
-      result: null,
-      version: 1,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    };
+    return { rows, undecided };
+  }
+
+  /** The import and its lines with their audit event, in one transaction; 409 if one is active. */
+  private async store(
+    actor: Actor,
+    row: repo.ImportRow,
+    rows: Parameters<typeof repo.insertLines>[1],
+    now: Date,
+  ): Promise<void> {
     try {
       await this.ctx.db.transaction().execute(async (trx) => {
         await repo.insertImport(trx, row);
@@ -251,13 +280,13 @@ export class BankImportsService {
           {
             action: 'bank_import.created',
             resourceType: 'bank_import',
-            resourceId: importId,
+            resourceId: row.id,
             changes: {
               fileId: row.file_id,
               format: row.format,
               periodFrom: row.period_from,
               periodTo: row.period_to,
-              autoApprove: auto,
+              autoApprove: row.auto_approve === 1,
               transactionCount: rows.length,
             },
           },
@@ -269,7 +298,6 @@ export class BankImportsService {
       if (isUniqueViolation(err)) throw activeExists();
       throw err;
     }
-    return this.view(row);
   }
 
   async get(accountId: string, id: string): Promise<ImportView> {
