@@ -303,8 +303,8 @@ describe('webhook endpoints: bad input', () => {
 
 describe('webhook endpoints: targets (SSRF)', () => {
   /** Creates on `app`; answers the status and the reason given for `/body/url`. */
-  const attempt = async (url: string, app: TestApp) => {
-    const user = app === t ? admin : await createUser(app);
+  const attempt = async (url: string, app: TestApp, as?: TestUser) => {
+    const user = as ?? (app === t ? admin : await createUser(app));
     const res = await create({ url, eventTypes: ['partner.created'] }, user, app);
     const error = (
       res.json().errors as { path: string; message: string; code: string }[] | undefined
@@ -323,20 +323,21 @@ describe('webhook endpoints: targets (SSRF)', () => {
     ['https://[::ffff:127.0.0.1]/hook', 'private or loopback'],
     ['https://0x7f.1/hook', 'private or loopback'],
   ])('refuses %s by default with 422 naming /body/url', async (url, why) => {
-    const before = await strict.app.ctx.db
-      .selectFrom('webhook_endpoints')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    const { status, code, reason } = await attempt(url, strict);
+    // This account's endpoints: other test files create theirs in the same database meanwhile.
+    const user = await createUser(strict);
+    const endpoints = () =>
+      strict.app.ctx.db
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', user.accountId)
+        .executeTakeFirstOrThrow();
+    const before = await endpoints();
+    const { status, code, reason } = await attempt(url, strict, user);
     expect(status).toBe(422);
     expect(code).toBe('business_rule_violated');
     expect(reason).toContain(why);
     expect(reason).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS');
-    const after = await strict.app.ctx.db
-      .selectFrom('webhook_endpoints')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    expect(Number(after.n)).toBe(Number(before.n));
+    expect(Number((await endpoints()).n)).toBe(Number(before.n));
   });
 
   it.each([
