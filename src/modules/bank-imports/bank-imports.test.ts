@@ -7,6 +7,7 @@ import {
   type TestUser,
 } from '../../../test/helpers.js';
 import { SAMPLES, upload } from '../files/files.test-support.js';
+import { newId } from '../../shared/ids.js';
 import type { ImportView } from './bank-imports.schemas.js';
 import { mt940, uploadStatement, type Line } from './bank-imports.test-support.js';
 
@@ -137,6 +138,11 @@ async function openPayment(
     .execute();
 }
 
+// Ids made per run: a PostgreSQL database may hold an earlier run's rows.
+const MUELLER_ID = newId('partner');
+const OPEN_PAYMENT_ID = newId('payment');
+const STRONG_PAYMENT_ID = newId('payment');
+
 describe('bank statement imports: staging', () => {
   it('parses, keeps the period, checks the balance and suggests partner, invoice and category', async () => {
     const user = await createUser(t);
@@ -144,7 +150,7 @@ describe('bank statement imports: staging', () => {
     await t.app.ctx.db
       .insertInto('partners')
       .values({
-        id: 'ptr_01jdtestmueller00000000000',
+        id: MUELLER_ID,
         account_id: user.accountId,
         name: 'Müller GmbH',
         search_name: 'muller gmbh',
@@ -200,7 +206,7 @@ describe('bank statement imports: staging', () => {
     });
     expect(credit!.suggestions[0]).toMatchObject({
       type: 'PARTNER',
-      id: 'ptr_01jdtestmueller00000000000',
+      id: MUELLER_ID,
       score: 80,
     });
     expect(office).toMatchObject({ amount: -49.99, direction: 'OUTGOING' });
@@ -333,7 +339,7 @@ describe('bank statement imports: review and finalize', () => {
     });
     // An open payment that the electricity debit settles.
     await openPayment(user, {
-      id: 'pay_01jdtestopenpayment0000000',
+      id: OPEN_PAYMENT_ID,
       direction: 'OUTGOING',
       document_number: null,
       partner_name: 'Stadtwerke',
@@ -343,7 +349,7 @@ describe('bank statement imports: review and finalize', () => {
     let imp = await startImport(user, mt940(MARCH));
     expect(imp.transactions[2]!.suggestions[0]).toMatchObject({
       type: 'PAYMENT',
-      id: 'pay_01jdtestopenpayment0000000',
+      id: OPEN_PAYMENT_ID,
       score: 60,
     });
     imp = await decideAll(user, imp);
@@ -381,7 +387,7 @@ describe('bank statement imports: review and finalize', () => {
   it('marks an open payment instead of duplicating it when the match is strong', async () => {
     const user = await createUser(t);
     await openPayment(user, {
-      id: 'pay_01jdtestopenpayment0000001',
+      id: STRONG_PAYMENT_ID,
       direction: 'INCOMING',
       document_number: '2026-0001',
       partner_name: 'Müller GmbH',
@@ -397,7 +403,7 @@ describe('bank statement imports: review and finalize', () => {
     expect(done.result).toEqual({ paymentsCreated: 0, paymentsMarked: 1, budgetEntries: 0 });
     expect(await payments(user)).toEqual([
       expect.objectContaining({
-        id: 'pay_01jdtestopenpayment0000001',
+        id: STRONG_PAYMENT_ID,
         status: 'MARKED',
         import_id: imp.id,
       }),
