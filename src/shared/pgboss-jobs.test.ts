@@ -42,6 +42,16 @@ describe.runIf(onPostgres)('pg-boss job queue (PostgreSQL)', () => {
     expect(runs.sort()).toEqual(Array.from({ length: 20 }, (_, n) => String(n)).sort());
   });
 
+  it('creates the queues of new kinds from two processes at once without failing either', async () => {
+    // pg-boss creates a queue with its partition in one call; two replicas creating the same
+    // queues at once can deadlock in PostgreSQL, and the one chosen to give way retries.
+    const a = queue();
+    const b = queue();
+    const kinds = Array.from({ length: 8 }, (_, i) => unique(`fresh${i}`));
+    const sizes = await Promise.all(kinds.flatMap((k) => [a.deadLetters(k), b.deadLetters(k)]));
+    expect(sizes).toEqual(kinds.flatMap(() => [0, 0]));
+  });
+
   it('a job enqueued in a transaction that rolls back never runs', async () => {
     const q = queue();
     const kind = unique('rollback');

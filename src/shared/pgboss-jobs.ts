@@ -182,25 +182,33 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   private readonly created = new Map<string, Promise<void>>();
+  /** Queue creations of this process, one after the other (fewer to deadlock with). */
+  private creating: Promise<unknown> = Promise.resolve();
 
   /** Creates the kind's queue and its dead-letter queue once per process (idempotent). */
   private ensureQueue(kind: string): Promise<void> {
     let p = this.created.get(kind);
     if (!p) {
       const name = queueName(kind);
-      p = (async () => {
+      const create = async () => {
         await this.started;
-        await this.boss.createQueue(`${name}__dead`, { name: `${name}__dead` });
-        await this.boss.createQueue(name, {
-          name,
-          retryLimit: this.maxAttempts - 1,
-          retryDelay: this.retryDelay,
-          retryBackoff: true,
-          expireInSeconds: this.expireIn,
-          deadLetter: `${name}__dead`,
-        });
+        await givingWayRetried(() =>
+          this.boss.createQueue(`${name}__dead`, { name: `${name}__dead` }),
+        );
+        await givingWayRetried(() =>
+          this.boss.createQueue(name, {
+            name,
+            retryLimit: this.maxAttempts - 1,
+            retryDelay: this.retryDelay,
+            retryBackoff: true,
+            expireInSeconds: this.expireIn,
+            deadLetter: `${name}__dead`,
+          }),
+        );
         this.queues.add(kind);
-      })();
+      };
+      p = this.creating.then(create, create);
+      this.creating = p.catch(() => undefined);
       p.catch(() => this.created.delete(kind));
       this.created.set(kind, p);
     }
@@ -252,6 +260,26 @@ export class PgBossJobQueue implements JobQueue {
       await this.boss.fail(job.name, job.id, { message: message.slice(0, 2000) });
       if (job.retryCount >= job.retryLimit && handler.failed)
         await handler.failed(payload, message).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * Runs `create` again when PostgreSQL chose it to give way in a deadlock (40P01). pg-boss 10
+ * creates a queue and its partition of `pgboss.job` in one call; two replicas creating the
+ * same new queues at once deadlock on the queue row and the partitioned table (reproduced by
+ * `pgboss-jobs.test.ts`: every run), and the call that gave way was rolled back whole. The
+ * queue insert is idempotent, so running it again after the other committed finds it made.
+ */
+async function givingWayRetried(create: () => Promise<unknown>, attempts = 8): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await create();
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== '40P01' || attempt >= attempts) throw err;
+      // A short, random pause, so the two do not meet again in step.
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
     }
   }
 }
