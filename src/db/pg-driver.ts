@@ -299,6 +299,7 @@ class LazyConnection implements DatabaseConnection {
   /** Sends `batch` in one round trip; the deferred reads among it get their rows, or its error. */
   private async run(batch: CompiledQuery[]): Promise<pg.QueryResult | pg.QueryResult[]> {
     if (this.stale && this.state !== 'open') await this.forgetPlans();
+    if (batch.length === 0) return [];
     // Without parameters: one simple query (it may hold several statements, as migrations do).
     if (batch.every((query) => query.parameters.length === 0))
       return this.settled(batch, () => this.client.query(batch.map((q) => q.sql).join('; ')));
