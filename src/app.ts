@@ -139,6 +139,11 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Where the production log configuration writes (default stdout); used by the bench. */
   logStream?: NodeJS.WritableStream;
+  /**
+   * pg-boss's schema on PostgreSQL (default `pgboss`). The test suite gives each of its workers
+   * its own, so one worker's `drain()` never runs another's jobs.
+   */
+  jobsSchema?: string;
 }
 
 /** The app secret: `APP_SECRET`, or one generated on first start and kept in `DATA_DIR`. */
@@ -325,6 +330,7 @@ async function createContext(
             connectionString: config.database.url,
             logger: log,
             pollMs: config.jobPollIntervalMs,
+            schema: options.jobsSchema,
           })
         : new DbJobQueue({
             db: database.db,

@@ -66,7 +66,13 @@ export async function buildTestApp(
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...opts.env,
   };
-  const app = await buildApp(loadConfig(env), { clock: opts.clock });
+  const app = await buildApp(loadConfig(env), {
+    clock: opts.clock,
+    // On PostgreSQL the test files of one worker share a pg-boss schema, and the other
+    // worker's files another: a file's `drain()` runs its own worker's jobs, never those of a
+    // file running beside it (whose app has another outbox, clock and data directory).
+    jobsSchema: `pgboss_w${process.env.VITEST_POOL_ID ?? '1'}`,
+  });
   const { key: apiKey } = await createApiKey(app.ctx.db, 'test');
   return {
     app,

@@ -30,6 +30,8 @@ export interface PgBossJobQueueOptions {
   retryDelaySeconds?: number;
   /** How long one attempt may run before pg-boss takes it back for a retry. */
   expireInSeconds?: number;
+  /** pg-boss's schema (default `pgboss`); processes on another schema never see these jobs. */
+  schema?: string;
 }
 
 /** pg-boss queue names: letters, digits, `_` and `-`. */
@@ -68,7 +70,7 @@ export class PgBossJobQueue implements JobQueue {
     this.expireIn = o.expireInSeconds ?? 5 * 60;
     this.boss = new PgBoss({
       connectionString: o.connectionString,
-      schema: 'pgboss',
+      schema: o.schema ?? 'pgboss',
       max: 3,
       application_name: 'kontor-jobs',
       // Maintenance and cron run only where jobs run; pg-boss elects one runner per period.
