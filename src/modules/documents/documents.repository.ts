@@ -7,6 +7,25 @@ import { systemClock } from '../../shared/clock.js';
 import { isoDate } from '../../shared/dates.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
+
+/**
+ * A new document's history: never analysed, finalized, sent, dunned, paid or overdue; version 1.
+ * Every row a create writes starts from it (a document, a credit note's draft).
+ */
+export const NEW_DOCUMENT_HISTORY = {
+  processing_error: null,
+  page_count: null,
+  analysis: null,
+  finalized_at: null,
+  sent_at: null,
+  sent_to: null,
+  dunning_level: 0,
+  last_dunned_at: null,
+  dunning_blocked: 0,
+  paid_at: null,
+  overdue_at: null,
+  version: 1,
+} satisfies Partial<DocumentRow>;
 const records = recordQueries('documents');
 
 /** What an invoice's derived `paymentStatus` and `overdue` are computed from (decisions §7). */
