@@ -11,7 +11,8 @@ export function isPostgres(db: Pick<Kysely<unknown>, 'getExecutor'>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
-function errorCode(err: unknown): string | undefined {
+/** The driver's error code (SQLite `SQLITE_*`, PostgreSQL SQLSTATE), if the error has one. */
+export function errorCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err) {
     const code = err.code;
     return typeof code === 'string' ? code : undefined;
@@ -27,6 +28,11 @@ export function isUniqueViolation(err: unknown): boolean {
     code === 'SQLITE_CONSTRAINT_UNIQUE' ||
     code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
   );
+}
+
+/** PostgreSQL chose this transaction to give way in a deadlock (it was rolled back whole). */
+export function isDeadlock(err: unknown): boolean {
+  return errorCode(err) === '40P01';
 }
 
 /** A foreign-key constraint was violated. */
@@ -61,7 +67,7 @@ export function isUnavailable(err: unknown): boolean {
     code === '57P03' || // cannot connect now
     code === '53300' || // too many connections
     code === '40001' || // serialization failure: retrying the request succeeds
-    code === '40P01' || // deadlock detected: this transaction was chosen to give way
+    isDeadlock(err) || // this transaction was chosen to give way
     code === '55P03' || // lock not available (lock_timeout)
     code === 'ECONNREFUSED' ||
     code === 'ECONNRESET' ||

@@ -1,4 +1,4 @@
-import { isUnavailable } from './dialect.js';
+import { errorCode, isUnavailable } from './dialect.js';
 import {
   CompiledQuery,
   InsertQueryNode,
@@ -110,7 +110,6 @@ interface QueryInternals {
   _result: { fields: unknown[]; _parsers: unknown[]; _prebuiltEmptyResultObject: object };
   _accumulateRows: boolean;
   _checkForMultirow(): void;
-  callback: unknown;
 }
 
 /** `pg`'s Query with the handlers its client calls (pg 8; not in its type declarations). */
@@ -220,7 +219,8 @@ function toResult<R>(raw: pg.QueryResult | pg.QueryResult[]): QueryResult<R> {
 /** PostgreSQL's refusal to run a prepared statement whose result columns changed. */
 function isStalePlan(err: unknown): boolean {
   return (
-    (err as { code?: unknown }).code === '0A000' &&
+    // 0A000 (feature_not_supported) is broad; the message names this case.
+    errorCode(err) === '0A000' &&
     /cached plan must not change result type/.test((err as Error).message)
   );
 }
@@ -288,7 +288,6 @@ class LazyConnection implements DatabaseConnection {
 
   /** Starts the transaction on the server if it has not, with what was deferred and `more`. */
   private async send(more: CompiledQuery[]) {
-    if (this.stale && this.state === 'lazy') await this.forgetPlans();
     const batch = [...(this.state === 'lazy' ? [BEGIN] : []), ...this.deferred, ...more];
     this.deferred = [];
     // Open from here on even if a statement fails: BEGIN has run, and the rollback must go.
@@ -298,7 +297,8 @@ class LazyConnection implements DatabaseConnection {
 
   /** Sends `batch` in one round trip; the deferred reads among it get their rows, or its error. */
   private async run(batch: CompiledQuery[]): Promise<pg.QueryResult | pg.QueryResult[]> {
-    if (this.stale && this.state !== 'open') await this.forgetPlans();
+    // Forgotten between transactions: outside one, or in the round that starts it.
+    if (this.stale && (this.state !== 'open' || batch[0] === BEGIN)) await this.forgetPlans();
     if (batch.length === 0) return [];
     // Without parameters: one simple query (it may hold several statements, as migrations do).
     if (batch.every((query) => query.parameters.length === 0))

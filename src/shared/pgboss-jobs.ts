@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { CompiledQuery } from 'kysely';
 import PgBoss from 'pg-boss';
+import { isDeadlock } from '../db/dialect.js';
 import type { Executor } from '../db/records.js';
 import type { EnqueueOptions, JobHandler, JobQueue } from './jobs.js';
 import { startPeriodic } from './periodic.js';
@@ -279,7 +280,7 @@ async function givingWayRetried(create: () => Promise<unknown>, attempts = 8): P
       await create();
       return;
     } catch (err) {
-      if ((err as { code?: unknown }).code !== '40P01' || attempt >= attempts) throw err;
+      if (!isDeadlock(err) || attempt >= attempts) throw err;
       // A short, random pause, so the two do not meet again in step.
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
     }
