@@ -118,9 +118,11 @@ interface QueryHandlers {
   handleDataRow(msg: unknown): void;
   handleCommandComplete(msg: unknown, connection: pg.Connection): void;
 }
-const PgQuery = pg.Query as unknown as new (config: {
-  callback: unknown;
-}) => pg.Query & QueryHandlers;
+const PgQuery = pg.Query as unknown as new (
+  text: string,
+  values: undefined,
+  callback: unknown,
+) => pg.Query & QueryHandlers;
 
 /**
  * Several statements in one round trip over the extended protocol: Parse (where needed), Bind,
@@ -142,7 +144,10 @@ class Round extends PgQuery {
     private readonly steps: Step[],
     callback: (err: Error | null, result: pg.QueryResult | pg.QueryResult[]) => void,
   ) {
-    super({ callback });
+    // A text rather than a config object: pg copies a config object property by property
+    // (`cloneQueryConfig`, 1.9 % of a PostgreSQL GET's CPU), a text it wraps. The round sends
+    // its own texts (`submit`); this one is never sent.
+    super('', undefined, callback);
   }
 
   override submit = (connection: pg.Connection): void => {
