@@ -14,12 +14,12 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { Redis } from 'ioredis';
-import pino from 'pino';
 import sjson from 'secure-json-parse';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { migrate, openDatabase } from './db/database.js';
 import { sealAllAudit, setAuditLogger, settleAudit } from './shared/audit.js';
+import { LogOutput } from './shared/log-output.js';
 import { registerAuth } from './http/auth.js';
 import { AppError } from './shared/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -168,11 +168,10 @@ function loggerOptions(
 ): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    // Standard output is written asynchronously: a line is handed to the kernel after the
-    // answer, and lines that arrive while a write is in flight go out together in the next
-    // (one write per burst instead of one blocking write per request). pino flushes what is
-    // left when the process exits, also on a fatal error.
-    stream: stream ?? pino.destination({ dest: 1, sync: false }),
+    // Standard output is written asynchronously and in batches (4 KB or 200 ms, whichever
+    // comes first; shared/log-output.ts). pino flushes what is left when the process exits,
+    // also on a fatal error.
+    stream: stream ?? new LogOutput(),
     // Credentials never reach the log, whatever a future serializer adds.
     redact: {
       // Fixed paths only: wildcard paths cost a walk of every logged object.

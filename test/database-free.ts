@@ -33,6 +33,7 @@ export const DATABASE_FREE: readonly string[] = [
   'src/shared/einvoice/serializers.test.ts',
   'src/shared/girocode.test.ts',
   'src/shared/leitweg-id.test.ts',
+  'src/shared/log-output.test.ts',
   'src/shared/pdf/analyse.test.ts',
   'src/shared/pdf/einvoice-off-thread.test.ts',
   'src/shared/pdf/layout.test.ts',
