@@ -43,14 +43,15 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
   ): void {
     const principal = req.principal!;
     const accountLimit = plan.requestsPerMinute * plan.seats;
-    const windows = [
-      { scope: 'user', limit: plan.requestsPerMinute, ...user! },
-      { scope: 'account', limit: accountLimit, ...account! },
-    ];
-    const tightest =
-      windows[1]!.limit - windows[1]!.count < windows[0]!.limit - windows[0]!.count
-        ? windows[1]!
-        : windows[0]!;
+    const byAccount = accountLimit - account!.count < plan.requestsPerMinute - user!.count;
+    const tightest = byAccount
+      ? { scope: 'account', limit: accountLimit, count: account!.count, resetMs: account!.resetMs }
+      : {
+          scope: 'user',
+          limit: plan.requestsPerMinute,
+          count: user!.count,
+          resetMs: user!.resetMs,
+        };
     const reset = Math.max(1, Math.ceil(tightest.resetMs / 1000));
     reply.header('ratelimit-limit', String(tightest.limit));
     reply.header('ratelimit-remaining', String(Math.max(0, tightest.limit - tightest.count)));
@@ -78,17 +79,26 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
     }
   }
 
+  // The minute keys of a principal, made once: the principal is the credential cache's
+  // object, the same for every request of a token, and a key made anew would be hashed anew.
+  const minuteKeys = new WeakMap<Principal, [user: string, account: string]>();
+  function keysOf(principal: Principal): [string, string] {
+    let keys = minuteKeys.get(principal);
+    if (keys === undefined)
+      minuteKeys.set(principal, (keys = [userMinuteKey(principal), accountMinuteKey(principal)]));
+    return keys;
+  }
+
   // One round trip: both minutes always count (refused requests too); the month counts only a
   // request neither minute refuses.
-  const hits = (principal: Principal, plan: Plan, month: Hit): Hit[] => [
-    { key: userMinuteKey(principal), windowMs: MINUTE, limit: plan.requestsPerMinute },
-    {
-      key: accountMinuteKey(principal),
-      windowMs: MINUTE,
-      limit: plan.requestsPerMinute * plan.seats,
-    },
-    { ...month, limit: plan.requestsPerMonth, onlyIfUnder: true },
-  ];
+  const hits = (principal: Principal, plan: Plan, month: Hit): Hit[] => {
+    const [user, account] = keysOf(principal);
+    return [
+      { key: user, windowMs: MINUTE, limit: plan.requestsPerMinute },
+      { key: account, windowMs: MINUTE, limit: plan.requestsPerMinute * plan.seats },
+      { key: month.key, windowMs: month.windowMs, limit: plan.requestsPerMonth, onlyIfUnder: true },
+    ];
+  };
 
   async function count(req: FastifyRequest, reply: FastifyReply, now: Date): Promise<void> {
     const principal = req.principal!;

@@ -9,6 +9,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
+import { ManualClock, MINUTE } from '../../shared/clock.js';
 import { DEFAULT_PLANS } from './plans.catalogue.js';
 
 let t: TestApp;
@@ -143,12 +144,13 @@ afterAll(() => planDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: tr
 async function tightApp(
   limits: { requestsPerMinute: number; requestsPerMonth: number },
   env: Record<string, string> = {},
+  clock?: ManualClock,
 ) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-plans-'));
   planDirs.push(dir);
   const file = path.join(dir, 'plans.json');
   fs.writeFileSync(file, JSON.stringify(DEFAULT_PLANS.map((p) => ({ ...p, ...limits }))));
-  return buildTestApp({ env: { PLANS_FILE: file, ...env } });
+  return buildTestApp({ env: { PLANS_FILE: file, ...env }, clock });
 }
 
 describe('rate limits and quotas', () => {
@@ -214,6 +216,21 @@ describe('rate limits and quotas', () => {
       }
     })();
     expect(row).toEqual({ stored: 4, next: 429, code: 'quota_exceeded' });
+  });
+
+  it('renews the quota when the month turns, and counts the new month from zero', async () => {
+    const clock = new ManualClock(new Date('2026-01-31T23:58:30Z'));
+    const app = await tightApp({ requestsPerMinute: 1000, requestsPerMonth: 2 }, {}, clock);
+    try {
+      const user = await createUser(app);
+      const get = async () =>
+        (await app.request({ method: 'GET', url: '/v1/partners', token: user.token })).statusCode;
+      expect([await get(), await get(), await get()]).toEqual([200, 200, 429]);
+      clock.advance(2 * MINUTE); // 2026-02-01T00:00:30Z
+      expect([await get(), await get(), await get()]).toEqual([200, 200, 429]);
+    } finally {
+      await app.close();
+    }
   });
 
   it('lifts limits with RATE_LIMITS=off', async () => {

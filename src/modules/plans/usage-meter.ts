@@ -16,6 +16,24 @@ export function msToMonthEnd(now: Date): number {
 
 const FLUSH_MS = 5_000;
 
+/** The UTC month a request falls in: its name and where it starts and ends (ms). */
+interface Month {
+  name: string;
+  startMs: number;
+  endMs: number;
+}
+
+function monthAt(ms: number): Month {
+  const date = new Date(ms);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth();
+  return {
+    name: monthOf(date),
+    startMs: Date.UTC(year, month, 1),
+    endMs: Date.UTC(year, month + 1, 1),
+  };
+}
+
 /**
  * Counts requests per account and month. The live count sits in the counter store (memory,
  * or Redis shared by every replica) for a cheap check on every request; the durable count is
@@ -27,6 +45,8 @@ export class UsageMeter {
   private readonly pending = new Map<string, number>();
   private readonly seeded = new Set<string>();
   private readonly timer: NodeJS.Timeout;
+  /** The month of the last request: every request of a month finds it here, none formats a date. */
+  private month: Month = monthAt(0);
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -39,6 +59,11 @@ export class UsageMeter {
 
   private key(accountId: string, month: string): string {
     return `q:${accountId}:${month}`;
+  }
+
+  private monthOf(ms: number): Month {
+    if (ms < this.month.startMs || ms >= this.month.endMs) this.month = monthAt(ms);
+    return this.month;
   }
 
   private async seed(accountId: string, now: Date): Promise<string> {
@@ -66,13 +91,15 @@ export class UsageMeter {
 
   /** `monthHit` when the month's counter is already seeded (most requests); no round trip. */
   monthHitNow(accountId: string, now: Date): Hit | undefined {
-    const key = this.key(accountId, monthOf(now));
-    return this.seeded.has(key) ? { key, windowMs: msToMonthEnd(now) } : undefined;
+    const ms = now.getTime();
+    const month = this.monthOf(ms);
+    const key = this.key(accountId, month.name);
+    return this.seeded.has(key) ? { key, windowMs: month.endMs - ms } : undefined;
   }
 
   /** Notes a counted request for the durable monthly total. */
   counted(accountId: string, now: Date): void {
-    const pendingKey = `${accountId}|${monthOf(now)}`;
+    const pendingKey = `${accountId}|${this.monthOf(now.getTime()).name}`;
     this.pending.set(pendingKey, (this.pending.get(pendingKey) ?? 0) + 1);
   }
 
