@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { BUILDS_APP_FOR, DATABASE_FREE } from './database-free.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const STORAGE = /DATABASE_URL|REDIS_URL|process\.env|openDatabase|\bKysely\b|ioredis|db\/database/;
+const STORAGE =
+  /DATABASE_URL|REDIS_URL|loadConfig\(process\.env|openDatabase|\bKysely\b|ioredis|db\/database/;
 const BUILDS_APP = /buildTestApp|test\/helpers/;
 
 describe('database-free test files', () => {
