@@ -47,11 +47,29 @@ const tokenInvalid = (detail: string) =>
 export function registerAuth(
   app: FastifyInstance,
   ctx: AppContext,
-  { findApiKey, findBearer, touchToken }: CredentialLookup,
+  lookup: CredentialLookup,
 ): void {
-  const envKeyHashes = ctx.config.apiKeys.map((k) => sha256(k));
-  const touched = new Map<string, number>();
+  collectRouteAccess(app);
+  const access = new AccessCheck(ctx, lookup);
 
+  // The one onRequest hook: the request id on the response, then the route's access check;
+  // a callback hook, so a request whose credentials are cached costs no promise.
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
+    let pending: Promise<void> | undefined;
+    try {
+      pending = access.check(req);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (pending === undefined) done();
+    else pending.then(() => done(), done);
+  });
+}
+
+/** Every route's access level into `app.routeTable`; a route without one fails the build. */
+function collectRouteAccess(app: FastifyInstance): void {
   const table: RouteAccess[] = [];
   app.decorate('routeTable', table);
   app.addHook('onRoute', (route) => {
@@ -64,121 +82,125 @@ export function registerAuth(
     }
     for (const method of [route.method].flat()) table.push({ method, url: route.url, access });
   });
+}
 
+/**
+ * A request's credentials against its route's access level: the client key, then the bearer
+ * and its role. Synchronous when every credential is cached (most requests); a query
+ * otherwise.
+ */
+class AccessCheck {
+  // Hashes of high-entropy keys: looking one up by its hash tells nothing about the key.
+  private readonly envKeyIndex: Map<string, number>;
+  /** When each personal token's use was last recorded by this process. */
+  private readonly touched = new Map<string, number>();
   // The hash of a connection's last credential headers: a keep-alive client sends the same
   // header on every request and pays one SHA-256 per connection instead of per request. Only
   // the hash is kept; every request still goes through the cache (revocation stays immediate).
-  const lastHash = new WeakMap<object, { raw: string; hash: string }[]>();
-  function hashOnce(req: FastifyRequest, slot: 0 | 1, raw: string): string {
-    let memo = lastHash.get(req.raw.socket);
-    if (memo === undefined) lastHash.set(req.raw.socket, (memo = []));
-    const last = memo[slot];
-    if (last?.raw === raw) return last.hash;
-    const hash = sha256(raw);
-    memo[slot] = { raw, hash };
-    return hash;
-  }
-  // Hashes of high-entropy keys: looking one up by its hash tells nothing about the key.
-  const envKeyIndex = new Map(envKeyHashes.map((h, i) => [h, i]));
+  private readonly lastHash = new WeakMap<object, { raw: string; hash: string }[]>();
 
-  /** Resolves the client key: at once from the caches, by a query otherwise. */
-  function apiKey(req: FastifyRequest): Promise<void> | undefined {
-    const raw = req.headers['x-api-key'];
-    if (typeof raw !== 'string' || raw.length === 0 || raw.length > 200)
-      throw new AppError('api_key_invalid', 'Send a valid x-api-key header.');
-    const hash = hashOnce(req, 0, raw);
-    const envIndex = envKeyIndex.get(hash);
-    if (envIndex !== undefined) {
-      req.apiKeyId = `env_${envIndex}`;
-      return undefined;
-    }
-    const generation = ctx.credentials.begin();
-    const cached = ctx.credentials.getApiKey(hash);
-    if (cached !== undefined) {
-      req.apiKeyId = cached;
-      return undefined;
-    }
-    return findApiKey(ctx.db, hash).then((id) => {
-      if (id === undefined) throw new AppError('api_key_invalid', 'Send a valid x-api-key header.');
-      ctx.credentials.putApiKey(hash, id, generation);
-      req.apiKeyId = id;
-    });
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly lookup: CredentialLookup,
+  ) {
+    this.envKeyIndex = new Map(ctx.config.apiKeys.map((k, i) => [sha256(k), i]));
   }
 
-  /** The principal behind the bearer token: at once from the cache, by a query otherwise. */
-  function bearer(req: FastifyRequest): Principal | Promise<Principal> {
-    const header = req.headers.authorization;
-    const match = header === undefined ? null : /^Bearer ([A-Za-z0-9_]{10,200})$/.exec(header);
-    if (!match) throw tokenInvalid('Send Authorization: Bearer <token>.');
-    const hash = hashOnce(req, 1, match[1]!);
-    const now = ctx.clock.now();
-    const nowIso = now.toISOString();
-    const generation = ctx.credentials.begin();
-    const cached = ctx.credentials.getPrincipal(hash);
-    if (cached === undefined)
-      return findBearer(ctx.db, hash, nowIso).then((principal) => {
-        if (principal === undefined)
-          throw tokenInvalid('The token is unknown, expired or revoked.');
-        ctx.credentials.putPrincipal(hash, principal, generation);
-        return used(req, principal, now, nowIso);
-      });
-    if (cached.expiresAt !== null && cached.expiresAt <= nowIso)
-      throw tokenInvalid('The token is unknown, expired or revoked.');
-    return used(req, cached, now, nowIso);
-  }
-
-  /** Records a personal token's use, at most once a minute per token and process. */
-  function used(req: FastifyRequest, principal: Principal, now: Date, nowIso: string): Principal {
-    const last = touched.get(principal.tokenId) ?? 0;
-    if (principal.tokenKind === 'pat' && now.getTime() - last > TOUCH_INTERVAL_MS) {
-      touched.set(principal.tokenId, now.getTime());
-      if (touched.size > 50_000) touched.clear();
-      touchToken(ctx.db, principal.tokenId, nowIso).catch((err: unknown) =>
-        req.log.warn({ err }, 'could not record token use'),
-      );
-    }
-    return principal;
-  }
-
-  function admit(req: FastifyRequest, principal: Principal): void {
-    req.principal = principal;
-    if (req.routeOptions.config.access === 'admin' && principal.role !== 'admin')
-      throw new AppError('forbidden', 'This operation needs the admin role.');
-  }
-
-  /** The route's access check; synchronous when every credential is cached (most requests). */
-  function check(req: FastifyRequest): Promise<void> | undefined {
+  /** The route's access check: undefined when settled at once, else its pending lookup. */
+  check(req: FastifyRequest): Promise<void> | undefined {
     const access = req.routeOptions.config.access;
     // No route matched: the not-found handler answers 404/405 without touching credentials.
     if (access === undefined && req.routeOptions.url === undefined) return undefined;
     if (access === undefined)
       throw new AppError('forbidden', 'This route declares no access level.');
     if (access === 'public') return undefined;
-    const keyLookup = apiKey(req);
-    if (keyLookup !== undefined) return keyLookup.then(() => checkBearer(req, access));
-    return checkBearer(req, access);
+    const keyLookup = this.apiKey(req);
+    if (keyLookup !== undefined) return keyLookup.then(() => this.checkBearer(req, access));
+    return this.checkBearer(req, access);
   }
 
-  function checkBearer(req: FastifyRequest, access: Access): Promise<void> | undefined {
+  private hashOnce(req: FastifyRequest, slot: 0 | 1, raw: string): string {
+    let memo = this.lastHash.get(req.raw.socket);
+    if (memo === undefined) this.lastHash.set(req.raw.socket, (memo = []));
+    const last = memo[slot];
+    if (last?.raw === raw) return last.hash;
+    const hash = sha256(raw);
+    memo[slot] = { raw, hash };
+    return hash;
+  }
+
+  /** Resolves the client key: at once from the caches, by a query otherwise. */
+  private apiKey(req: FastifyRequest): Promise<void> | undefined {
+    const raw = req.headers['x-api-key'];
+    if (typeof raw !== 'string' || raw.length === 0 || raw.length > 200)
+      throw new AppError('api_key_invalid', 'Send a valid x-api-key header.');
+    const hash = this.hashOnce(req, 0, raw);
+    const envIndex = this.envKeyIndex.get(hash);
+    if (envIndex !== undefined) {
+      req.apiKeyId = `env_${envIndex}`;
+      return undefined;
+    }
+    const { credentials, db } = this.ctx;
+    const generation = credentials.begin();
+    const cached = credentials.getApiKey(hash);
+    if (cached !== undefined) {
+      req.apiKeyId = cached;
+      return undefined;
+    }
+    return this.lookup.findApiKey(db, hash).then((id) => {
+      if (id === undefined) throw new AppError('api_key_invalid', 'Send a valid x-api-key header.');
+      credentials.putApiKey(hash, id, generation);
+      req.apiKeyId = id;
+    });
+  }
+
+  private checkBearer(req: FastifyRequest, access: Access): Promise<void> | undefined {
     if (access === 'apiKey') return undefined;
-    const principal = bearer(req);
-    if (principal instanceof Promise) return principal.then((p) => admit(req, p));
-    admit(req, principal);
+    const principal = this.bearer(req);
+    if (principal instanceof Promise) return principal.then((p) => this.admit(req, p));
+    this.admit(req, principal);
     return undefined;
   }
 
-  // The one onRequest hook: the request id on the response, then the route's access check;
-  // a callback hook, so a request whose credentials are cached costs no promise.
-  app.addHook('onRequest', (req, reply, done) => {
-    reply.header('x-request-id', req.id);
-    let pending: Promise<void> | undefined;
-    try {
-      pending = check(req);
-    } catch (err) {
-      done(err as Error);
-      return;
+  /** The principal behind the bearer token: at once from the cache, by a query otherwise. */
+  private bearer(req: FastifyRequest): Principal | Promise<Principal> {
+    const header = req.headers.authorization;
+    const match = header === undefined ? null : /^Bearer ([A-Za-z0-9_]{10,200})$/.exec(header);
+    if (!match) throw tokenInvalid('Send Authorization: Bearer <token>.');
+    const hash = this.hashOnce(req, 1, match[1]!);
+    const { credentials, clock, db } = this.ctx;
+    const now = clock.now();
+    const nowIso = now.toISOString();
+    const generation = credentials.begin();
+    const cached = credentials.getPrincipal(hash);
+    if (cached === undefined)
+      return this.lookup.findBearer(db, hash, nowIso).then((principal) => {
+        if (principal === undefined)
+          throw tokenInvalid('The token is unknown, expired or revoked.');
+        credentials.putPrincipal(hash, principal, generation);
+        return this.used(req, principal, now, nowIso);
+      });
+    if (cached.expiresAt !== null && cached.expiresAt <= nowIso)
+      throw tokenInvalid('The token is unknown, expired or revoked.');
+    return this.used(req, cached, now, nowIso);
+  }
+
+  /** Records a personal token's use, at most once a minute per token and process. */
+  private used(req: FastifyRequest, principal: Principal, now: Date, nowIso: string): Principal {
+    const last = this.touched.get(principal.tokenId) ?? 0;
+    if (principal.tokenKind === 'pat' && now.getTime() - last > TOUCH_INTERVAL_MS) {
+      this.touched.set(principal.tokenId, now.getTime());
+      if (this.touched.size > 50_000) this.touched.clear();
+      this.lookup
+        .touchToken(this.ctx.db, principal.tokenId, nowIso)
+        .catch((err: unknown) => req.log.warn({ err }, 'could not record token use'));
     }
-    if (pending === undefined) done();
-    else pending.then(() => done(), done);
-  });
+    return principal;
+  }
+
+  private admit(req: FastifyRequest, principal: Principal): void {
+    req.principal = principal;
+    if (req.routeOptions.config.access === 'admin' && principal.role !== 'admin')
+      throw new AppError('forbidden', 'This operation needs the admin role.');
+  }
 }

@@ -20,6 +20,78 @@ export function accountMinuteKey(principal: Pick<Principal, 'accountId'>): strin
   return `rl:a:${principal.accountId}`;
 }
 
+/** Sets the headers of the tightest minute and refuses past a limit or the quota. */
+function judge(
+  usage: AppContext['usage'],
+  req: FastifyRequest,
+  reply: FastifyReply,
+  plan: Plan,
+  now: Date,
+  [user, account, month]: (CounterState | undefined)[],
+): void {
+  const principal = req.principal!;
+  const accountLimit = plan.requestsPerMinute * plan.seats;
+  const byAccount = accountLimit - account!.count < plan.requestsPerMinute - user!.count;
+  const tightest = byAccount
+    ? { scope: 'account', limit: accountLimit, count: account!.count, resetMs: account!.resetMs }
+    : {
+        scope: 'user',
+        limit: plan.requestsPerMinute,
+        count: user!.count,
+        resetMs: user!.resetMs,
+      };
+  const reset = Math.max(1, Math.ceil(tightest.resetMs / 1000));
+  reply.header('ratelimit-limit', String(tightest.limit));
+  reply.header('ratelimit-remaining', String(Math.max(0, tightest.limit - tightest.count)));
+  reply.header('ratelimit-reset', String(reset));
+  if (tightest.count > tightest.limit)
+    throw new AppError(
+      'rate_limited',
+      tightest.scope === 'user'
+        ? `The ${plan.name} plan allows ${plan.requestsPerMinute} requests per minute and user, whatever the token. Try again in ${reset} seconds.`
+        : `The ${plan.name} plan allows ${tightest.limit} requests per minute for the account (${plan.requestsPerMinute} per seat). Try again in ${reset} seconds.`,
+      {
+        headers: { 'retry-after': String(reset) },
+      },
+    );
+  usage.counted(principal.accountId, now);
+  if (month!.count > plan.requestsPerMonth) {
+    const retry = Math.max(1, Math.ceil(month!.resetMs / 1000));
+    throw new AppError(
+      'quota_exceeded',
+      `The ${plan.name} plan includes ${plan.requestsPerMonth} requests per month; the quota renews at the start of next month.`,
+      {
+        headers: { 'retry-after': String(retry) },
+      },
+    );
+  }
+}
+
+/**
+ * The minute keys of a principal, made once: the principal is the credential cache's object,
+ * the same for every request of a token, and a key made anew would be hashed anew.
+ */
+const minuteKeys = new WeakMap<Principal, [user: string, account: string]>();
+function keysOf(principal: Principal): [string, string] {
+  let keys = minuteKeys.get(principal);
+  if (keys === undefined)
+    minuteKeys.set(principal, (keys = [userMinuteKey(principal), accountMinuteKey(principal)]));
+  return keys;
+}
+
+/**
+ * One round trip: both minutes always count (refused requests too); the month counts only a
+ * request neither minute refuses.
+ */
+const hits = (principal: Principal, plan: Plan, month: Hit): Hit[] => {
+  const [user, account] = keysOf(principal);
+  return [
+    { key: user, windowMs: MINUTE, limit: plan.requestsPerMinute },
+    { key: account, windowMs: MINUTE, limit: plan.requestsPerMinute * plan.seats },
+    { key: month.key, windowMs: month.windowMs, limit: plan.requestsPerMonth, onlyIfUnder: true },
+  ];
+};
+
 /**
  * Rate limit per minute, quota per account and month, both from the account's plan (decisions
  * §13). The minute is counted per user and per account, never per token: a counter per token
@@ -33,78 +105,18 @@ export function accountMinuteKey(principal: Pick<Principal, 'accountId'>): strin
 export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void {
   if (ctx.config.rateLimits === 'off') return;
 
-  /** Sets the headers of the tightest minute and refuses past a limit or the quota. */
-  function judge(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    plan: Plan,
-    now: Date,
-    [user, account, month]: (CounterState | undefined)[],
-  ): void {
-    const principal = req.principal!;
-    const accountLimit = plan.requestsPerMinute * plan.seats;
-    const byAccount = accountLimit - account!.count < plan.requestsPerMinute - user!.count;
-    const tightest = byAccount
-      ? { scope: 'account', limit: accountLimit, count: account!.count, resetMs: account!.resetMs }
-      : {
-          scope: 'user',
-          limit: plan.requestsPerMinute,
-          count: user!.count,
-          resetMs: user!.resetMs,
-        };
-    const reset = Math.max(1, Math.ceil(tightest.resetMs / 1000));
-    reply.header('ratelimit-limit', String(tightest.limit));
-    reply.header('ratelimit-remaining', String(Math.max(0, tightest.limit - tightest.count)));
-    reply.header('ratelimit-reset', String(reset));
-    if (tightest.count > tightest.limit)
-      throw new AppError(
-        'rate_limited',
-        tightest.scope === 'user'
-          ? `The ${plan.name} plan allows ${plan.requestsPerMinute} requests per minute and user, whatever the token. Try again in ${reset} seconds.`
-          : `The ${plan.name} plan allows ${tightest.limit} requests per minute for the account (${plan.requestsPerMinute} per seat). Try again in ${reset} seconds.`,
-        {
-          headers: { 'retry-after': String(reset) },
-        },
-      );
-    ctx.usage.counted(principal.accountId, now);
-    if (month!.count > plan.requestsPerMonth) {
-      const retry = Math.max(1, Math.ceil(month!.resetMs / 1000));
-      throw new AppError(
-        'quota_exceeded',
-        `The ${plan.name} plan includes ${plan.requestsPerMonth} requests per month; the quota renews at the start of next month.`,
-        {
-          headers: { 'retry-after': String(retry) },
-        },
-      );
-    }
-  }
-
-  // The minute keys of a principal, made once: the principal is the credential cache's
-  // object, the same for every request of a token, and a key made anew would be hashed anew.
-  const minuteKeys = new WeakMap<Principal, [user: string, account: string]>();
-  function keysOf(principal: Principal): [string, string] {
-    let keys = minuteKeys.get(principal);
-    if (keys === undefined)
-      minuteKeys.set(principal, (keys = [userMinuteKey(principal), accountMinuteKey(principal)]));
-    return keys;
-  }
-
-  // One round trip: both minutes always count (refused requests too); the month counts only a
-  // request neither minute refuses.
-  const hits = (principal: Principal, plan: Plan, month: Hit): Hit[] => {
-    const [user, account] = keysOf(principal);
-    return [
-      { key: user, windowMs: MINUTE, limit: plan.requestsPerMinute },
-      { key: account, windowMs: MINUTE, limit: plan.requestsPerMinute * plan.seats },
-      { key: month.key, windowMs: month.windowMs, limit: plan.requestsPerMonth, onlyIfUnder: true },
-    ];
-  };
-
   async function count(req: FastifyRequest, reply: FastifyReply, now: Date): Promise<void> {
     const principal = req.principal!;
     const plan = await ctx.accountPlans.get(principal.accountId, now.getTime());
     const month = await ctx.usage.monthHit(principal.accountId, now);
-    judge(req, reply, plan, now, await ctx.counters.hitMany(hits(principal, plan, month)));
+    judge(
+      ctx.usage,
+      req,
+      reply,
+      plan,
+      now,
+      await ctx.counters.hitMany(hits(principal, plan, month)),
+    );
   }
 
   // A callback hook: with the plan cached, the month seeded and the counts at hand (memory, or
@@ -119,7 +131,7 @@ export function registerRateLimits(app: FastifyInstance, ctx: AppContext): void 
       const month = plan && ctx.usage.monthHitNow(principal.accountId, now);
       const counted = month && ctx.counters.hitManyNow?.(hits(principal, plan, month));
       if (counted) {
-        judge(req, reply, plan, now, counted);
+        judge(ctx.usage, req, reply, plan, now, counted);
         return done();
       }
     } catch (err) {
