@@ -21,6 +21,8 @@ import { USE_SCORE } from './suggestions.js';
  * imported lines. Suggested records deleted since staging are not used.
  */
 
+type AcceptedLine = Awaited<ReturnType<typeof repo.acceptedLines>>[number];
+
 const best = (suggestions: Suggestion[], type: Suggestion['type']) =>
   suggestions.find((s) => s.type === type && s.score >= USE_SCORE);
 
@@ -50,8 +52,7 @@ export async function bookAcceptedLines(
   const markedDocuments: (string | null)[] = [];
   let marked = 0;
   for (const { line, suggestions } of parsed) {
-    const partner = best(suggestions, 'PARTNER');
-    const partnerId = partner && exists.has(partner.id) ? partner.id : null;
+    const partnerId = partnerOf(suggestions, exists)?.id ?? null;
     let paymentId: string | undefined;
     const open = best(suggestions, 'PAYMENT');
     if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
@@ -64,53 +65,15 @@ export async function bookAcceptedLines(
       }
     }
     if (paymentId === undefined) {
-      const invoice = line.amount > 0 ? best(suggestions, 'INVOICE') : undefined;
-      const documentId = invoice && exists.has(invoice.id) ? invoice.id : null;
-      const partnerName = partnerId ? partner!.label : line.counterparty_name;
-      const row = newPaymentRow(
-        {
-          accountId: actor.accountId,
-          direction: line.amount >= 0 ? 'INCOMING' : 'OUTGOING',
-          links: {
-            document_id: documentId,
-            document_number: documentId ? invoice!.label : null,
-            contract_id: null,
-            contract_name: null,
-            partner_id: partnerId,
-            partner_name: partnerName,
-          },
-          amountMinor: Math.abs(line.amount),
-          currency: line.currency,
-          paymentDate: line.booking_date,
-          status: 'MARKED',
-          paymentMethod: 'BANK_TRANSFER',
-          providerPaymentIntentId: null,
-          failureReason: null,
-          source: 'IMPORT',
-          importId: imp.id,
-        },
-        bookedAt,
-      );
+      const row = importedPayment(actor.accountId, imp.id, line, suggestions, exists, bookedAt);
       paymentId = row.id;
       payments.push(row);
     }
-    const category = line.amount < 0 ? best(suggestions, 'BUDGET_CATEGORY') : undefined;
-    if (category && exists.has(category.id))
-      entries.push({
-        id: newId('budgetEntry'),
-        account_id: actor.accountId,
-        category_id: category.id,
-        amount: Math.abs(line.amount),
-        currency: line.currency,
-        entry_date: line.booking_date,
-        document_id: null,
-        vendor_name: line.counterparty_name,
-        source: 'IMPORT',
-        import_id: imp.id,
-        version: 1,
-        created_at: at,
-        updated_at: at,
-      });
+    const entry =
+      line.amount < 0
+        ? budgetEntry(actor.accountId, imp.id, line, suggestions, exists, at)
+        : undefined;
+    if (entry) entries.push(entry);
     ledger.push({
       account_id: actor.accountId,
       identity: line.identity,
@@ -129,6 +92,78 @@ export async function bookAcceptedLines(
     paymentsCreated: payments.length,
     paymentsMarked: marked,
     budgetEntries: entries.length,
+  };
+}
+
+/** The partner a line names, when its suggestion is sure enough and the partner still exists. */
+function partnerOf(suggestions: Suggestion[], exists: Set<string>): Suggestion | undefined {
+  const partner = best(suggestions, 'PARTNER');
+  return partner && exists.has(partner.id) ? partner : undefined;
+}
+
+/** A MARKED payment for a line that matched no open payment, linked to what it suggests. */
+function importedPayment(
+  accountId: string,
+  importId: string,
+  line: AcceptedLine,
+  suggestions: Suggestion[],
+  exists: Set<string>,
+  bookedAt: Date,
+): PaymentRow {
+  const partner = partnerOf(suggestions, exists);
+  const invoice = line.amount > 0 ? best(suggestions, 'INVOICE') : undefined;
+  const document = invoice && exists.has(invoice.id) ? invoice : undefined;
+  return newPaymentRow(
+    {
+      accountId,
+      direction: line.amount >= 0 ? 'INCOMING' : 'OUTGOING',
+      links: {
+        document_id: document?.id ?? null,
+        document_number: document?.label ?? null,
+        contract_id: null,
+        contract_name: null,
+        partner_id: partner?.id ?? null,
+        partner_name: partner ? partner.label : line.counterparty_name,
+      },
+      amountMinor: Math.abs(line.amount),
+      currency: line.currency,
+      paymentDate: line.booking_date,
+      status: 'MARKED',
+      paymentMethod: 'BANK_TRANSFER',
+      providerPaymentIntentId: null,
+      failureReason: null,
+      source: 'IMPORT',
+      importId,
+    },
+    bookedAt,
+  );
+}
+
+/** The budget entry of a debit whose category suggestion still exists, if any. */
+function budgetEntry(
+  accountId: string,
+  importId: string,
+  line: AcceptedLine,
+  suggestions: Suggestion[],
+  exists: Set<string>,
+  at: string,
+): Insertable<DB['budget_entries']> | undefined {
+  const category = best(suggestions, 'BUDGET_CATEGORY');
+  if (!category || !exists.has(category.id)) return undefined;
+  return {
+    id: newId('budgetEntry'),
+    account_id: accountId,
+    category_id: category.id,
+    amount: Math.abs(line.amount),
+    currency: line.currency,
+    entry_date: line.booking_date,
+    document_id: null,
+    vendor_name: line.counterparty_name,
+    source: 'IMPORT',
+    import_id: importId,
+    version: 1,
+    created_at: at,
+    updated_at: at,
   };
 }
 
