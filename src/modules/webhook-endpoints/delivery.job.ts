@@ -1,3 +1,5 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { AppContext } from '../../context.js';
 import { appendAudit, systemActor } from '../../shared/audit.js';
 import { DELIVER_JOB, type DeliverJob } from './emit.js';
@@ -92,35 +94,49 @@ async function attempt(
       );
     }
     if (status !== 'FAILED') return undefined;
-    // Out of retries. Disabled only when nothing succeeded for the whole schedule: an endpoint
-    // that refuses one message but takes others keeps working.
-    const current = await repo.findEndpoint(trx, accountId, endpoint.id);
-    const span = schedule.reduce((sum, s) => sum + s, 0) * 1000;
-    if (!current?.failing_since || now.getTime() - new Date(current.failing_since).getTime() < span)
-      return undefined;
-    const reason =
-      `Every delivery attempt since ${current.failing_since} failed; the last: ` +
-      (result.statusCode !== null ? `HTTP ${result.statusCode}` : (result.error ?? 'no answer'));
-    const off = await repo.disableEndpoint(trx, accountId, endpoint.id, reason, at);
-    if (!off) return undefined;
-    await appendAudit(
-      trx,
-      systemActor(accountId),
-      {
-        action: 'webhook_endpoint.disabled',
-        resourceType: 'webhook_endpoint',
-        resourceId: endpoint.id,
-        changes: {
-          enabled: { from: true, to: false },
-          disabledReason: { from: null, to: reason },
-        },
-      },
-      now,
-    );
-    return off;
+    return disableIfFailingThroughout(trx, accountId, endpoint.id, schedule, result, now);
   });
   if (next) ctx.jobs.kick();
   if (disabled) await mailDisabled(ctx, disabled, job.attempt);
+}
+
+/**
+ * Out of retries: disables the endpoint when nothing it was sent succeeded for the whole
+ * retry schedule (an endpoint that refuses one message but takes others keeps working), with
+ * its audit event. Answers the disabled endpoint, or undefined.
+ */
+async function disableIfFailingThroughout(
+  trx: Transaction<DB>,
+  accountId: string,
+  endpointId: string,
+  schedule: number[],
+  result: AttemptResult,
+  now: Date,
+) {
+  const current = await repo.findEndpoint(trx, accountId, endpointId);
+  const span = schedule.reduce((sum, s) => sum + s, 0) * 1000;
+  if (!current?.failing_since || now.getTime() - new Date(current.failing_since).getTime() < span)
+    return undefined;
+  const reason =
+    `Every delivery attempt since ${current.failing_since} failed; the last: ` +
+    (result.statusCode !== null ? `HTTP ${result.statusCode}` : (result.error ?? 'no answer'));
+  const off = await repo.disableEndpoint(trx, accountId, endpointId, reason, now.toISOString());
+  if (!off) return undefined;
+  await appendAudit(
+    trx,
+    systemActor(accountId),
+    {
+      action: 'webhook_endpoint.disabled',
+      resourceType: 'webhook_endpoint',
+      resourceId: endpointId,
+      changes: {
+        enabled: { from: true, to: false },
+        disabledReason: { from: null, to: reason },
+      },
+    },
+    now,
+  );
+  return off;
 }
 
 /** Signs and sends one attempt, after checking the target again (it may resolve elsewhere now). */
