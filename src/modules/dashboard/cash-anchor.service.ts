@@ -1,3 +1,5 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { AppContext } from '../../context.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
 import { AppError } from '../../shared/errors.js';
@@ -30,17 +32,7 @@ export class CashAnchorService {
 
   async put(actor: Actor, input: PutCashAnchor, ifMatch: IfMatch): Promise<CashAnchor> {
     const now = this.ctx.clock.now();
-    const today = isoDate(now);
-    assertIsoDate(input.effectiveDate, '/body/effectiveDate');
-    if (input.effectiveDate < MIN_DATE)
-      throw invalidField('/body/effectiveDate', `must be on or after ${MIN_DATE}`, 'out_of_range');
-    // One day of leeway: "today" is UTC, and in Berlin the next day starts an hour earlier.
-    if (input.effectiveDate > addDays(today, 1))
-      throw invalidField(
-        '/body/effectiveDate',
-        `must not be in the future (today is ${today} UTC): the anchor is a balance the bank has already shown`,
-        'out_of_range',
-      );
+    checkEffectiveDate(input.effectiveDate, isoDate(now));
     return this.ctx.db.transaction().execute(async (trx) => {
       // Serialises anchor writes of the account (and its currency setting): the read of the
       // current anchor below is then the state the write replaces.
@@ -58,38 +50,7 @@ export class CashAnchorService {
         updated_at: now.toISOString(),
       };
       const before = await repo.findAnchor(trx, actor.accountId);
-      if (!before) {
-        if (ifMatch !== undefined)
-          throw new AppError(
-            'precondition_failed',
-            'If-Match cannot match: no cash anchor is set yet. Send the PUT without If-Match to set the first one.',
-          );
-        if (input.version !== undefined)
-          throw new AppError(
-            'version_conflict',
-            'No cash anchor is set yet, so there is no version to match. Send the PUT without version to set the first one.',
-          );
-        const row: repo.CashAnchorRow = {
-          account_id: actor.accountId,
-          ...values,
-          version: 1,
-          created_at: values.updated_at,
-        };
-        await repo.insertAnchor(trx, row);
-        const anchor = presentAnchor(row);
-        await appendAudit(
-          trx,
-          actor,
-          {
-            action: 'cash_anchor.created',
-            resourceType: 'cash_anchor',
-            resourceId: actor.accountId,
-            changes: anchor,
-          },
-          now,
-        );
-        return anchor;
-      }
+      if (!before) return this.setFirst(trx, actor, values, input.version, ifMatch, now);
       const after = await compareAndSet({
         expected: input.version,
         ifMatch,
@@ -113,4 +74,59 @@ export class CashAnchorService {
       return anchor;
     });
   }
+
+  /** The account's first anchor: a version or If-Match names a state that does not exist. */
+  private async setFirst(
+    trx: Transaction<DB>,
+    actor: Actor,
+    values: Omit<repo.CashAnchorRow, 'account_id' | 'version' | 'created_at'>,
+    version: number | undefined,
+    ifMatch: IfMatch,
+    now: Date,
+  ): Promise<CashAnchor> {
+    if (ifMatch !== undefined)
+      throw new AppError(
+        'precondition_failed',
+        'If-Match cannot match: no cash anchor is set yet. Send the PUT without If-Match to set the first one.',
+      );
+    if (version !== undefined)
+      throw new AppError(
+        'version_conflict',
+        'No cash anchor is set yet, so there is no version to match. Send the PUT without version to set the first one.',
+      );
+    const row: repo.CashAnchorRow = {
+      account_id: actor.accountId,
+      ...values,
+      version: 1,
+      created_at: values.updated_at,
+    };
+    await repo.insertAnchor(trx, row);
+    const anchor = presentAnchor(row);
+    await appendAudit(
+      trx,
+      actor,
+      {
+        action: 'cash_anchor.created',
+        resourceType: 'cash_anchor',
+        resourceId: actor.accountId,
+        changes: anchor,
+      },
+      now,
+    );
+    return anchor;
+  }
+}
+
+/** A balance the bank has shown: from MIN_DATE up to today (with a day of leeway). */
+function checkEffectiveDate(date: string, today: string): void {
+  assertIsoDate(date, '/body/effectiveDate');
+  if (date < MIN_DATE)
+    throw invalidField('/body/effectiveDate', `must be on or after ${MIN_DATE}`, 'out_of_range');
+  // One day of leeway: "today" is UTC, and in Berlin the next day starts an hour earlier.
+  if (date > addDays(today, 1))
+    throw invalidField(
+      '/body/effectiveDate',
+      `must not be in the future (today is ${today} UTC): the anchor is a balance the bank has already shown`,
+      'out_of_range',
+    );
 }
