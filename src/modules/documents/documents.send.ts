@@ -84,22 +84,12 @@ export async function sendDocument(
   const db = ctx.db;
   let row = await repo.findDocument(db, accountId, id);
   if (!row) throw notFound('Document');
-  let to = input.to;
   const partner = row.partner_id ? await findPartner(db, accountId, row.partner_id) : undefined;
   const addresses = partner ? (JSON.parse(partner.addresses) as Address[]) : [];
   assertFewExtraRecipients(addresses, input);
   const now = ctx.clock.now();
   await assertMailQuota(ctx.counters, await ctx.accountPlans.get(accountId), accountId, now);
-  if (to === undefined) {
-    const billing = addresses.find((a) => a.type === 'BILLING' && a.email)?.email;
-    if (!billing)
-      throw new AppError(
-        'business_rule_violated',
-        'Give recipients: the document has no partner with a BILLING address email.',
-        bodyFieldError('to', 'is required: the partner has no BILLING address email', 'required'),
-      );
-    to = [billing];
-  }
+  const to = input.to ?? [billingEmail(addresses)];
   if (row.status === 'DRAFT') row = await deps.finalizeDraft(actor, row);
   const pdf = await deps.output.attachment(row);
   row = pdf.row;
@@ -122,9 +112,34 @@ export async function sendDocument(
     ],
   });
   await countMail(ctx.counters, accountId, now);
-  const sentTo = [...to, ...(input.cc ?? [])];
-  const before = row;
-  const after = await db.transaction().execute(async (trx) => {
+  return presentDocument(await recordSent(ctx, actor, row, to, input.cc ?? [], now));
+}
+
+/** The default recipient: the partner's BILLING address email. */
+function billingEmail(addresses: Address[]): string {
+  const billing = addresses.find((a) => a.type === 'BILLING' && a.email)?.email;
+  if (!billing)
+    throw new AppError(
+      'business_rule_violated',
+      'Give recipients: the document has no partner with a BILLING address email.',
+      bodyFieldError('to', 'is required: the partner has no BILLING address email', 'required'),
+    );
+  return billing;
+}
+
+/** Records `sentAt`/`sentTo` as a versioned write, with its audit event and webhook event. */
+function recordSent(
+  ctx: AppContext,
+  actor: Actor,
+  before: repo.DocumentRow,
+  to: string[],
+  cc: string[],
+  now: Date,
+): Promise<repo.DocumentRow> {
+  const { accountId } = actor;
+  const id = before.id;
+  const sentTo = [...to, ...cc];
+  return ctx.db.transaction().execute(async (trx) => {
     // Sending does not race with edits (FINAL is immutable); retry on a concurrent send.
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await repo.findDocument(trx, accountId, id);
@@ -145,7 +160,7 @@ export async function sendDocument(
             changes: {
               ...diff(presentDocument(before), presentDocument(updated)),
               to,
-              cc: input.cc ?? [],
+              cc,
             },
           },
           now,
@@ -156,5 +171,4 @@ export async function sendDocument(
     }
     throw new AppError('version_conflict', 'Document is being changed; try again.');
   });
-  return presentDocument(after);
 }
