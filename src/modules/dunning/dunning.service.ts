@@ -235,58 +235,8 @@ export class DunningRuns {
       return;
     }
     const template = prepared.templates[claim.kind]!;
-    const within = async (trx: Transaction<DB>, documentId: string) => {
-      if (!(await this.stillDue(trx, invoice, claim))) throw new LevelTaken();
-      const now = this.ctx.clock.now();
-      const claimed = await repo.claimNotice(trx, {
-        invoice_id: invoice.id,
-        level: claim.level,
-        account_id: invoice.account_id,
-        document_id: documentId,
-        kind: claim.kind,
-        as_of: run.asOf,
-        currency: invoice.currency,
-        open_minor: claim.openMinor,
-        fee_minor: claim.feeMinor,
-        interest_minor: claim.interestMinor,
-        flat_fee_minor: claim.flatFeeMinor,
-        created_at: now.toISOString(),
-      });
-      const recorded =
-        claimed &&
-        (await recordDunning(trx, invoice.account_id, invoice.id, {
-          from: claim.level - 1,
-          to: claim.level,
-          on: run.asOf,
-          at: now.toISOString(),
-        }));
-      if (!recorded) throw new LevelTaken();
-      await appendAudit(
-        trx,
-        run.actor,
-        {
-          action: 'document.dunned',
-          resourceType: 'document',
-          resourceId: invoice.id,
-          changes: {
-            dunningLevel: { from: claim.level - 1, to: claim.level },
-            letterId: documentId,
-          },
-        },
-        now,
-      );
-      await emitEvent(this.ctx, trx, invoice.account_id, 'dunning.sent', {
-        ...letter,
-        documentId,
-        sendQueued: true,
-      });
-      await this.ctx.jobs.enqueue(
-        trx,
-        SEND_JOB,
-        { documentId, accountId: invoice.account_id },
-        invoice.account_id,
-      );
-    };
+    const within = (trx: Transaction<DB>, documentId: string) =>
+      this.recordLetter(trx, run, invoice, claim, letter, documentId);
     try {
       const doc = await createDocument(
         this.ctx,
@@ -301,6 +251,69 @@ export class DunningRuns {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       result.problems.push({ invoiceId: invoice.id, code: err.code, detail: err.message });
     }
+  }
+  /**
+   * Inside the letter's own transaction: claims the level (or gives way with LevelTaken when
+   * another run took it or the figures moved), records it on the invoice, and queues the mail.
+   */
+  private async recordLetter(
+    trx: Transaction<DB>,
+    run: Run,
+    invoice: DunnableInvoiceRow,
+    claim: Claim,
+    letter: ReturnType<typeof letterView>,
+    documentId: string,
+  ): Promise<void> {
+    if (!(await this.stillDue(trx, invoice, claim))) throw new LevelTaken();
+    const now = this.ctx.clock.now();
+    const claimed = await repo.claimNotice(trx, {
+      invoice_id: invoice.id,
+      level: claim.level,
+      account_id: invoice.account_id,
+      document_id: documentId,
+      kind: claim.kind,
+      as_of: run.asOf,
+      currency: invoice.currency,
+      open_minor: claim.openMinor,
+      fee_minor: claim.feeMinor,
+      interest_minor: claim.interestMinor,
+      flat_fee_minor: claim.flatFeeMinor,
+      created_at: now.toISOString(),
+    });
+    const recorded =
+      claimed &&
+      (await recordDunning(trx, invoice.account_id, invoice.id, {
+        from: claim.level - 1,
+        to: claim.level,
+        on: run.asOf,
+        at: now.toISOString(),
+      }));
+    if (!recorded) throw new LevelTaken();
+    await appendAudit(
+      trx,
+      run.actor,
+      {
+        action: 'document.dunned',
+        resourceType: 'document',
+        resourceId: invoice.id,
+        changes: {
+          dunningLevel: { from: claim.level - 1, to: claim.level },
+          letterId: documentId,
+        },
+      },
+      now,
+    );
+    await emitEvent(this.ctx, trx, invoice.account_id, 'dunning.sent', {
+      ...letter,
+      documentId,
+      sendQueued: true,
+    });
+    await this.ctx.jobs.enqueue(
+      trx,
+      SEND_JOB,
+      { documentId, accountId: invoice.account_id },
+      invoice.account_id,
+    );
   }
 }
 
