@@ -167,6 +167,72 @@ function changesOf(row: PaymentRow, event: ProviderPaymentEvent): Partial<Paymen
   return values;
 }
 
+/** The first of a refund's original provider ids that names a payment Kontor knows. */
+async function firstKnownPayment(
+  trx: Transaction<DB>,
+  ids: readonly string[],
+): Promise<PaymentRow | undefined> {
+  for (const id of ids) {
+    const payment = await findPaymentByProviderId(trx, id);
+    if (payment) return payment;
+  }
+  return undefined;
+}
+
+/** A later refund of a charge already refunded: the refund payment grows, never shrinks. */
+async function raiseRefund(
+  ctx: AppContext,
+  trx: Transaction<DB>,
+  actor: Actor,
+  existing: PaymentRow,
+  event: ProviderRefundEvent,
+  now: Date,
+): Promise<PaymentWebhookAck> {
+  if (event.refundedMinor <= Number(existing.amount))
+    return {
+      received: true,
+      paymentId: existing.id,
+      ...(event.refundedMinor < Number(existing.amount) && { stale: true as const }),
+    };
+  const updated = await updatePaymentRecord(
+    ctx,
+    trx,
+    actor,
+    existing,
+    { amount: event.refundedMinor, payment_date: event.date },
+    now,
+    contextOf(event),
+  );
+  if (!updated) throw new Contended();
+  return { received: true, paymentId: existing.id };
+}
+
+/**
+ * What a new refund payment links to: where the refunded payment belonged (a document only
+ * while the currency agrees), else what the provider's metadata names.
+ */
+async function refundLinks(
+  trx: Transaction<DB>,
+  accountId: string,
+  original: PaymentRow | undefined,
+  event: ProviderRefundEvent,
+): Promise<Omit<Links, 'documentCurrency' | 'documentRefund'>> {
+  if (original && original.account_id === accountId) {
+    const sameCurrency = original.currency === event.currency;
+    return {
+      document_id: sameCurrency ? original.document_id : null,
+      document_number: sameCurrency ? original.document_number : null,
+      contract_id: original.contract_id,
+      contract_name: original.contract_name,
+      partner_id: original.partner_id,
+      partner_name: original.partner_name,
+    };
+  }
+  const resolved = await resolveLinks(trx, accountId, event.origin.links, event.path);
+  assertDocumentCurrency(resolved, event.currency, event.path);
+  return resolved;
+}
+
 /**
  * `charge.refunded`: the refunded money is one payment of its own per charge, MARKED, in the
  * other direction, linked like the refunded payment, under the provider id `<charge>:refunds`.
@@ -183,11 +249,7 @@ async function applyRefund(
   const key = `${event.chargeId}:refunds`;
   const existing = await findPaymentByProviderId(trx, key);
   await assertSameAccount(trx, existing, event.origin, event.path);
-  let original: PaymentRow | undefined;
-  for (const id of event.originalIds) {
-    original = await findPaymentByProviderId(trx, id);
-    if (original) break;
-  }
+  const original = await firstKnownPayment(trx, event.originalIds);
   await assertSameAccount(trx, original, event.origin, event.path);
   const accountId =
     existing?.account_id ??
@@ -203,43 +265,8 @@ async function applyRefund(
   if (!fresh) return { received: true, duplicate: true };
   const actor = systemActor(accountId, meta);
 
-  if (existing) {
-    if (event.refundedMinor <= Number(existing.amount))
-      return {
-        received: true,
-        paymentId: existing.id,
-        ...(event.refundedMinor < Number(existing.amount) && { stale: true as const }),
-      };
-    const updated = await updatePaymentRecord(
-      ctx,
-      trx,
-      actor,
-      existing,
-      { amount: event.refundedMinor, payment_date: event.date },
-      now,
-      contextOf(event),
-    );
-    if (!updated) throw new Contended();
-    return { received: true, paymentId: existing.id };
-  }
-
-  let links: Omit<Links, 'documentCurrency' | 'documentRefund'>;
-  if (original && original.account_id === accountId) {
-    // The refund belongs where the payment did; a document only while the currency agrees.
-    const sameCurrency = original.currency === event.currency;
-    links = {
-      document_id: sameCurrency ? original.document_id : null,
-      document_number: sameCurrency ? original.document_number : null,
-      contract_id: original.contract_id,
-      contract_name: original.contract_name,
-      partner_id: original.partner_id,
-      partner_name: original.partner_name,
-    };
-  } else {
-    const resolved = await resolveLinks(trx, accountId, event.origin.links, event.path);
-    assertDocumentCurrency(resolved, event.currency, event.path);
-    links = resolved;
-  }
+  if (existing) return raiseRefund(ctx, trx, actor, existing, event, now);
+  const links = await refundLinks(trx, accountId, original, event);
   const row = newPaymentRow(
     {
       accountId,
