@@ -106,20 +106,40 @@ const NO_VAT_CATEGORIES = new Set(['Z', 'E', 'AE', 'K', 'G', 'O']);
  * `/partner/…` the buyer (`PUT /v1/partners/{id}`).
  */
 export function finalizeProblems(row: DocumentRow, parties: FrozenParties): FieldError[] {
-  const errors: FieldError[] = [];
   const { seller, buyer } = parties;
   const lines = JSON.parse(row.line_items) as StoredLine[];
-  const taxes = JSON.parse(row.tax_breakdown) as StoredTaxLine[];
-  const categories = new Set(taxes.map((t) => t.category ?? 'S'));
+  const errors = [...sellerProblems(seller), ...buyerProblems(buyer)];
+  // Delivery date or service period (§14 (4) Nr. 6 UStG).
+  if (!row.delivery_date && !row.service_period_from)
+    errors.push(field('/body/deliveryDate', 'or /body/servicePeriod is required'));
+  if (lines.length === 0) errors.push(field('/body/lineItems', 'needs at least one line'));
+  errors.push(...vatProblems(lines, JSON.parse(row.tax_breakdown) as StoredTaxLine[], parties));
+  errors.push(...paymentProblems(row, seller));
+  if (wantsXRechnung(buyer.einvoiceFormat)) {
+    if (!row.buyer_reference)
+      errors.push(field('/body/buyerReference', 'is required for XRechnung (BT-10, Leitweg-ID)'));
+    errors.push(...xrechnungProblems(parties));
+  }
+  return dedupe(errors);
+}
 
-  // Seller: name, full address, tax number or VAT id (§14 (4) Nr. 1, 2 UStG).
+type Seller = FrozenParties['seller'];
+type Buyer = FrozenParties['buyer'];
+
+/** Seller: name, full address, tax number or VAT id (§14 (4) Nr. 1, 2 UStG). */
+function sellerProblems(seller: Seller): FieldError[] {
+  const errors: FieldError[] = [];
   if (!seller.legalName.trim()) errors.push(field('/company/legalName', 'is required'));
   for (const key of ['street', 'postalCode', 'city', 'country'] as const)
     if (!seller.address?.[key]) errors.push(field(`/company/address/${key}`, 'is required'));
   if (!seller.vatId && !seller.taxNumber)
     errors.push(field('/company/taxNumber', 'or /company/vatId is required (§14 (4) Nr. 2 UStG)'));
+  return errors;
+}
 
-  // Buyer: name and full address (§14 (4) Nr. 1 UStG).
+/** Buyer: name and full address (§14 (4) Nr. 1 UStG). */
+function buyerProblems(buyer: Buyer): FieldError[] {
+  const errors: FieldError[] = [];
   if (!buyer.name.trim()) errors.push(field('/body/partnerId', 'is required: the buyer'));
   if (buyer.id === null)
     errors.push(field('/body/partnerId', 'is required: the buyer’s address comes from it'));
@@ -127,13 +147,17 @@ export function finalizeProblems(row: DocumentRow, parties: FrozenParties): Fiel
     for (const key of ['street', 'postalCode', 'city', 'country'] as const)
       if (!buyer.address?.[key])
         errors.push(field(`/partner/addresses/BILLING/${key}`, 'is required'));
+  return errors;
+}
 
-  // Delivery date or service period (§14 (4) Nr. 6 UStG).
-  if (!row.delivery_date && !row.service_period_from)
-    errors.push(field('/body/deliveryDate', 'or /body/servicePeriod is required'));
-  if (lines.length === 0) errors.push(field('/body/lineItems', 'needs at least one line'));
-
-  // VAT categories (EN 16931 BR-S/Z/E/AE/IC/G/O rules).
+/** VAT categories of the lines and the tax breakdown (EN 16931 BR-S/Z/E/AE/IC/G/O rules). */
+function vatProblems(
+  lines: StoredLine[],
+  taxes: StoredTaxLine[],
+  { seller, buyer }: FrozenParties,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  const categories = new Set(taxes.map((t) => t.category ?? 'S'));
   lines.forEach((line, i) => {
     const category = line.taxCategory ?? 'S';
     const at = `/body/lineItems/${i}/taxRateId`;
@@ -178,21 +202,16 @@ export function finalizeProblems(row: DocumentRow, parties: FrozenParties): Fiel
         'or /company/taxNumber is required to identify a seller without VAT id (O)',
       ),
     );
+  return errors;
+}
 
-  // Payment by transfer needs the seller's IBAN.
+/** Payment by transfer needs the seller's IBAN (not for credit notes or nothing to pay). */
+function paymentProblems(row: DocumentRow, seller: Seller): FieldError[] {
+  if (row.invoice_type === 'CREDIT_NOTE' || Number(row.gross_total) <= 0) return [];
   const bank = seller.bankAccounts[0];
-  if (row.invoice_type !== 'CREDIT_NOTE' && Number(row.gross_total) > 0) {
-    if (!bank) errors.push(field('/company/bankAccounts', 'needs an IBAN for payment by transfer'));
-    else if (ibanProblem(bank.iban))
-      errors.push(field('/company/bankAccounts/0/iban', ibanProblem(bank.iban)!, 'invalid'));
-  }
-
-  if (wantsXRechnung(buyer.einvoiceFormat)) {
-    if (!row.buyer_reference)
-      errors.push(field('/body/buyerReference', 'is required for XRechnung (BT-10, Leitweg-ID)'));
-    errors.push(...xrechnungProblems(parties));
-  }
-  return dedupe(errors);
+  if (!bank) return [field('/company/bankAccounts', 'needs an IBAN for payment by transfer')];
+  const problem = ibanProblem(bank.iban);
+  return problem ? [field('/company/bankAccounts/0/iban', problem, 'invalid')] : [];
 }
 
 /**
