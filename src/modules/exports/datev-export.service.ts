@@ -196,12 +196,26 @@ export class DatevExportService {
         { errors: [...unmapped.values()] },
       );
 
+    // A loop, not a spread: a year of payments can pass the engine's limit on arguments.
+    for (const booking of await this.paymentBookings(accountId, settings, from, to))
+      bookings.push(booking);
+    return { bookings, images };
+  }
+
+  /** The period's debtor payments as bookings between the bank and the debtor account. */
+  private async paymentBookings(
+    accountId: string,
+    settings: DatevSettings,
+    from: string,
+    to: string,
+  ): Promise<Booking[]> {
+    const out: Booking[] = [];
     let paymentsAfter: [string, string] | null = null;
     for (;;) {
-      const page = await repo.debtorPayments(db, accountId, from, to, paymentsAfter);
+      const page = await repo.debtorPayments(this.ctx.db, accountId, from, to, paymentsAfter);
       for (const p of page)
         // Money in: the bank is debited, the debtor credited; a refund the other way round.
-        bookings.push({
+        out.push({
           amountMinor: Number(p.amount),
           side: p.direction === 'INCOMING' ? 'S' : 'H',
           currency: p.currency,
@@ -218,7 +232,7 @@ export class DatevExportService {
       const last = page.at(-1)!;
       paymentsAfter = [last.payment_date, last.id];
     }
-    return { bookings, images };
+    return out;
   }
 
   /** The package's files in order: the CSV, each PDF, then `document.xml`. */

@@ -130,45 +130,10 @@ export class DatevSettingsService {
         account: m.account,
         taxKey: m.taxKey ?? null,
       })) ?? (before ? mappingsOf(before) : []);
-    const seen = new Set<string>();
-    mappings.forEach((m, i) => {
-      if (seen.has(m.taxRateId))
-        errors.push({
-          path: `/body/revenueAccounts/${i}/taxRateId`,
-          message: 'lists the tax rate a second time',
-          code: 'duplicate_items',
-        });
-      seen.add(m.taxRateId);
-      if (!isLedgerAccount(m.account, length))
-        errors.push({
-          path: input.revenueAccounts
-            ? `/body/revenueAccounts/${i}/account`
-            : '/body/accountLength',
-          message: `must have exactly ${length} digits (account length ${length})`,
-          code: 'out_of_range',
-        });
-    });
+    errors.push(...mappingProblems(mappings, length, input.revenueAccounts !== undefined));
     if (errors.length > 0)
       throw new AppError('validation_failed', 'The DATEV settings are not valid.', { errors });
-    if (input.revenueAccounts) {
-      const known = await repo.existingTaxRateIds(
-        trx,
-        accountId,
-        mappings.map((m) => m.taxRateId),
-      );
-      const missing = mappings
-        .map((m, i) => ({ m, i }))
-        .filter(({ m }) => !known.has(m.taxRateId))
-        .map(({ i }) => ({
-          path: `/body/revenueAccounts/${i}/taxRateId`,
-          message: 'Tax rate not found',
-          code: 'reference_not_found',
-        }));
-      if (missing.length > 0)
-        throw new AppError('reference_not_found', 'A mapped tax rate does not exist.', {
-          errors: missing,
-        });
-    }
+    if (input.revenueAccounts) await assertMappedRatesExist(trx, accountId, mappings);
     return {
       consultant_number: Number(consultant),
       client_number: Number(client),
@@ -180,4 +145,54 @@ export class DatevSettingsService {
       account_mapping: JSON.stringify(mappings),
     };
   }
+}
+
+/**
+ * Each mapped tax rate once, each account of the account length. A stored mapping that no
+ * longer fits a new length is reported at the field that moved.
+ */
+function mappingProblems(mappings: RevenueMapping[], length: number, given: boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  mappings.forEach((m, i) => {
+    if (seen.has(m.taxRateId))
+      errors.push({
+        path: `/body/revenueAccounts/${i}/taxRateId`,
+        message: 'lists the tax rate a second time',
+        code: 'duplicate_items',
+      });
+    seen.add(m.taxRateId);
+    if (!isLedgerAccount(m.account, length))
+      errors.push({
+        path: given ? `/body/revenueAccounts/${i}/account` : '/body/accountLength',
+        message: `must have exactly ${length} digits (account length ${length})`,
+        code: 'out_of_range',
+      });
+  });
+  return errors;
+}
+
+/** Refuses (`reference_not_found`) naming every mapped tax rate the account does not have. */
+async function assertMappedRatesExist(
+  trx: Executor,
+  accountId: string,
+  mappings: RevenueMapping[],
+): Promise<void> {
+  const known = await repo.existingTaxRateIds(
+    trx,
+    accountId,
+    mappings.map((m) => m.taxRateId),
+  );
+  const missing = mappings
+    .map((m, i) => ({ m, i }))
+    .filter(({ m }) => !known.has(m.taxRateId))
+    .map(({ i }) => ({
+      path: `/body/revenueAccounts/${i}/taxRateId`,
+      message: 'Tax rate not found',
+      code: 'reference_not_found',
+    }));
+  if (missing.length > 0)
+    throw new AppError('reference_not_found', 'A mapped tax rate does not exist.', {
+      errors: missing,
+    });
 }
