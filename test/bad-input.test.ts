@@ -373,13 +373,22 @@ async function fillUntilFull(local: TestApp, dir: string): Promise<string> {
   expect(full, 'the disk never filled').toBeDefined();
   expectProblem(full!, 507, 'insufficient_storage');
   expectProblem(await local.request({ method: 'GET', url: '/ready' }), 503, 'service_unavailable');
-  // Nothing half-written: exactly the partners that answered 201 exist.
-  const list = await local.request({
-    method: 'GET',
-    url: '/v1/partners?limit=100',
-    token: owner.token,
-  });
-  expect(list.json<{ data: unknown[] }>().data).toHaveLength(created);
+  // Nothing half-written: exactly the partners that answered 201 exist (over as many pages as
+  // that takes: up to 200 may fit).
+  let listed = 0;
+  let cursor: string | null = null;
+  do {
+    const page: { data: unknown[]; nextCursor: string | null } = (
+      await local.request({
+        method: 'GET',
+        url: `/v1/partners?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+        token: owner.token,
+      })
+    ).json<{ data: unknown[]; nextCursor: string | null }>();
+    listed += page.data.length;
+    cursor = page.nextCursor;
+  } while (cursor);
+  expect(listed).toBe(created);
   return ballast;
 }
 
