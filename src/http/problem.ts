@@ -168,6 +168,12 @@ export function registerProblemHandlers(
   app: FastifyInstance,
   hooks: { onStorageFull?: () => void } = {},
 ): void {
+  registerNotFound(app);
+  registerErrorHandler(app, hooks);
+}
+
+/** 404 `route_not_found`, or 405 with `Allow` when the path exists for other methods. */
+function registerNotFound(app: FastifyInstance): void {
   const routes: { pattern: RegExp; method: string }[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -195,7 +201,10 @@ export function registerProblemHandlers(
       );
     return sendProblem(req, reply, 'route_not_found', `No route serves ${req.method} ${path}.`);
   });
+}
 
+/** Every thrown error as a problem: domain, validation, framework, storage, or a bare 500. */
+function registerErrorHandler(app: FastifyInstance, hooks: { onStorageFull?: () => void }): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, req, reply) => {
     if (err instanceof AppError)
       return sendProblem(req, reply, err.code, err.message, {
