@@ -200,87 +200,107 @@ export function registerCsv(app: FastifyInstance, { now }: { now: () => Date }):
     const response = route.schema?.response as Record<string, unknown> | undefined;
     const page = response?.['200'];
     if (!isPageSchema(page)) return;
-    const list = route.handler;
-    const item: Json =
-      (page as { properties: { data: { items?: Json } } }).properties.data.items ?? {};
-    let columns: Column[] | undefined;
-    const resource = resourceName(route.url);
-
-    /** One page from the route's own handler, on a request that differs only in its query. */
-    async function fetchPage(
-      server: FastifyInstance,
-      req: FastifyRequest,
-      reply: FastifyReply,
-      query: Json,
-    ): Promise<Page> {
-      const pageRequest = Object.create(req, {
-        query: { value: query, enumerable: true, writable: true },
-      }) as FastifyRequest;
-      const result = (await (list as (...args: unknown[]) => unknown).call(
-        server,
-        pageRequest,
-        reply,
-      )) as Partial<Page> | undefined;
-      if (!Array.isArray(result?.data) || result.nextCursor === undefined)
-        throw new Error(`The list handler of ${route.url} did not answer a page`);
-      return { data: result.data, nextCursor: result.nextCursor };
-    }
-
-    async function sendCsv(
-      server: FastifyInstance,
-      req: FastifyRequest,
-      reply: FastifyReply,
-    ): Promise<FastifyReply> {
-      columns ??= csvColumns(item, (ref) => server.getSchema(ref) as Json | undefined);
-      const cols = columns;
-      // The export runs to the end of the list: the client's `limit` decides nothing; its
-      // `cursor`, if any, is where the export starts, as the JSON page would.
-      const { limit: _limit, cursor, ...filters } = (req.query ?? {}) as Json;
-      const queryAt = (at: unknown): Json =>
-        at === undefined
-          ? { ...filters, limit: CSV_PAGE_SIZE }
-          : { ...filters, limit: CSV_PAGE_SIZE, cursor: at };
-      // The first page before the answer starts: a bad filter or cursor is still a problem.
-      const first = await fetchPage(server, req, reply, queryAt(cursor));
-      const head = BOM + cols.map((c) => textCell(c.name)).join(';') + CRLF;
-      reply
-        .type('text/csv; charset=utf-8')
-        .header(
-          'content-disposition',
-          `attachment; filename="${resource}-${now().toISOString().slice(0, 10)}.csv"`,
-        );
-      if (req.method === 'HEAD') return reply.send(head);
-
-      async function* body(): AsyncGenerator<Buffer> {
-        yield Buffer.from(head, 'utf8');
-        let current = first;
-        let rows = 0;
-        try {
-          for (;;) {
-            if (current.data.length > 0)
-              yield Buffer.from(current.data.map((r) => csvLine(cols, r)).join(''), 'utf8');
-            rows += current.data.length;
-            const next = current.nextCursor;
-            if (next === null) return;
-            current = await fetchPage(server, req, reply, queryAt(next));
-          }
-        } catch (err) {
-          // The status (200) is out: the transfer is cut off (no final chunk), so the client
-          // sees a broken download rather than a file that looks complete.
-          req.log.error({ err, rows }, 'CSV export failed after the answer began');
-          throw err;
-        }
-      }
-      return reply.send(Readable.from(body(), { objectMode: false }));
-    }
-
-    const wrapped = function (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {
+    const list = route.handler as (...args: unknown[]) => unknown;
+    const csv = new CsvList(
+      route.url,
+      list,
+      (page as { properties: { data: { items?: Json } } }).properties.data.items ?? {},
+      now,
+    );
+    route.handler = function (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {
       // Caches must keep the JSON and the CSV answer of a list apart.
       reply.header('vary', 'accept');
-      if (!prefersCsv(req.headers.accept))
-        return (list as (...args: unknown[]) => unknown).call(this, req, reply);
-      return sendCsv(this, req, reply);
+      if (!prefersCsv(req.headers.accept)) return list.call(this, req, reply);
+      return csv.send(this, req, reply);
     };
-    route.handler = wrapped;
   });
+}
+
+/** One list route's CSV answer: every page of the route's own handler, streamed as rows. */
+class CsvList {
+  private columns: Column[] | undefined;
+  private readonly resource: string;
+
+  constructor(
+    private readonly url: string,
+    private readonly list: (...args: unknown[]) => unknown,
+    private readonly item: Json,
+    private readonly now: () => Date,
+  ) {
+    this.resource = resourceName(url);
+  }
+
+  /** One page from the route's own handler, on a request that differs only in its query. */
+  private async fetchPage(
+    server: FastifyInstance,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    query: Json,
+  ): Promise<Page> {
+    const pageRequest = Object.create(req, {
+      query: { value: query, enumerable: true, writable: true },
+    }) as FastifyRequest;
+    const result = (await this.list.call(server, pageRequest, reply)) as Partial<Page> | undefined;
+    if (!Array.isArray(result?.data) || result.nextCursor === undefined)
+      throw new Error(`The list handler of ${this.url} did not answer a page`);
+    return { data: result.data, nextCursor: result.nextCursor };
+  }
+
+  async send(
+    server: FastifyInstance,
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply> {
+    const cols = (this.columns ??= csvColumns(
+      this.item,
+      (ref) => server.getSchema(ref) as Json | undefined,
+    ));
+    // The export runs to the end of the list: the client's `limit` decides nothing; its
+    // `cursor`, if any, is where the export starts, as the JSON page would.
+    const { limit: _limit, cursor, ...filters } = (req.query ?? {}) as Json;
+    const queryAt = (at: unknown): Json =>
+      at === undefined
+        ? { ...filters, limit: CSV_PAGE_SIZE }
+        : { ...filters, limit: CSV_PAGE_SIZE, cursor: at };
+    // The first page before the answer starts: a bad filter or cursor is still a problem.
+    const first = await this.fetchPage(server, req, reply, queryAt(cursor));
+    const head = BOM + cols.map((c) => textCell(c.name)).join(';') + CRLF;
+    reply
+      .type('text/csv; charset=utf-8')
+      .header(
+        'content-disposition',
+        `attachment; filename="${this.resource}-${this.now().toISOString().slice(0, 10)}.csv"`,
+      );
+    if (req.method === 'HEAD') return reply.send(head);
+    const next = (at: unknown) => this.fetchPage(server, req, reply, queryAt(at));
+    return reply.send(Readable.from(rowsOf(req, cols, head, first, next), { objectMode: false }));
+  }
+}
+
+/** The CSV body: the head, then every page's rows until the list ends. */
+async function* rowsOf(
+  req: FastifyRequest,
+  cols: Column[],
+  head: string,
+  first: Page,
+  fetchNext: (cursor: unknown) => Promise<Page>,
+): AsyncGenerator<Buffer> {
+  yield Buffer.from(head, 'utf8');
+  let current = first;
+  let rows = 0;
+  try {
+    for (;;) {
+      if (current.data.length > 0)
+        yield Buffer.from(current.data.map((r) => csvLine(cols, r)).join(''), 'utf8');
+      rows += current.data.length;
+      const next = current.nextCursor;
+      if (next === null) return;
+      current = await fetchNext(next);
+    }
+  } catch (err) {
+    // The status (200) is out: the transfer is cut off (no final chunk), so the client sees a
+    // broken download rather than a file that looks complete.
+    req.log.error({ err, rows }, 'CSV export failed after the answer began');
+    throw err;
+  }
 }
