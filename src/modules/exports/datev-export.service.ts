@@ -139,14 +139,9 @@ export class DatevExportService {
       for (const doc of page) {
         const credit = doc.invoice_type === 'CREDIT_NOTE';
         const number = doc.document_number ?? doc.id;
-        let guid: string | null = null;
-        if (doc.file_key) {
-          guid = documentGuid(doc.id);
-          let name = `${reference(number)}.pdf`;
-          for (let n = 2; names.has(name); n++) name = `${reference(number)}_${n}.pdf`;
-          names.add(name);
-          images.push({ guid, fileName: name, keywords: number, key: doc.file_key });
-        }
+        const image = doc.file_key ? imageOf(doc.id, doc.file_key, number, names) : undefined;
+        if (image) images.push(image);
+        const guid = image?.guid ?? null;
         const buyerVatId = buyerVatIdOf(doc.einvoice_parties);
         for (const line of JSON.parse(doc.tax_breakdown) as TaxLine[]) {
           const gross = Number(line.netMinor) + Number(line.taxMinor);
@@ -296,4 +291,12 @@ function buyerVatIdOf(parties: string | null): string | null {
   if (!parties) return null;
   const parsed = JSON.parse(parties) as { buyer?: { vatId?: string | null } };
   return parsed.buyer?.vatId ?? null;
+}
+
+/** A document's PDF in the package, under a file name no other image of the package has. */
+function imageOf(id: string, key: string, number: string, names: Set<string>): Image {
+  let name = `${reference(number)}.pdf`;
+  for (let n = 2; names.has(name); n++) name = `${reference(number)}_${n}.pdf`;
+  names.add(name);
+  return { guid: documentGuid(id), fileName: name, keywords: number, key };
 }
