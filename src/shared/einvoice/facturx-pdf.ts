@@ -61,11 +61,41 @@ export async function embedFacturX(
     updateMetadata: false,
     parseSpeed: ParseSpeeds.Fastest,
   });
-  const { context, catalog } = doc;
+  const { context } = doc;
   // Associated files (/AF) are a PDF 2.0 feature that PDF/A-3 adopts on top of PDF 1.7.
   context.header = PDFHeader.forVersion(1, 7);
   const date = PDFString.of(pdfDate(meta.createdAt));
 
+  attachInvoice(doc, fileName, xmlBytes, date, profile);
+  declarePdfA(doc, xmpPacket({ ...meta, profile, documentType, fileName }));
+  replaceInfo(doc, meta, date);
+
+  const id = createHash('sha256')
+    .update(pdf)
+    .update(xmlBytes)
+    .update(JSON.stringify([meta.title, meta.author, meta.subject, date.asString(), profile]))
+    .digest('hex')
+    .slice(0, 32);
+  context.trailerInfo.ID = context.obj([PDFHexString.of(id), PDFHexString.of(id)]);
+
+  // A classic cross-reference table: the trailer (with /ID) stays plain text for any reader.
+  return doc.save({
+    useObjectStreams: false,
+    objectsPerTick: Infinity,
+    addDefaultPage: false,
+    updateFieldAppearances: false,
+  });
+}
+
+/** The XML as an associated file (`/AF`, AFRelationship Alternative) and an embedded file. */
+function attachInvoice(
+  doc: PDFDocument,
+  fileName: string,
+  xmlBytes: Uint8Array,
+  date: PDFString,
+  profile: string,
+): void {
+  const { context, catalog } = doc;
   const embeddedFile = context.register(
     context.flateStream(xmlBytes, {
       Type: 'EmbeddedFile',
@@ -92,8 +122,11 @@ export async function embedFacturX(
   const names = catalog.lookupMaybe(PDFName.of('Names'), PDFDict);
   if (names) names.set(PDFName.of('EmbeddedFiles'), embeddedFiles);
   else catalog.set(PDFName.of('Names'), context.obj({ EmbeddedFiles: embeddedFiles }));
+}
 
-  const xmp = xmpPacket({ ...meta, profile, documentType, fileName });
+/** PDF/A-3B: the XMP metadata stream and an sRGB output intent. */
+function declarePdfA(doc: PDFDocument, xmp: string): void {
+  const { context, catalog } = doc;
   catalog.set(
     PDFName.of('Metadata'),
     // PDF/A forbids filters on the metadata stream: it must stay readable without a PDF parser.
@@ -115,8 +148,11 @@ export async function embedFacturX(
       },
     ]),
   );
+}
 
-  // PDF/A requires every Info entry to match its XMP twin, so Chromium's entries go.
+/** PDF/A requires every Info entry to match its XMP twin, so Chromium's entries go. */
+function replaceInfo(doc: PDFDocument, meta: FacturXMeta, date: PDFString): void {
+  const { context } = doc;
   const info = context.obj({
     Title: PDFHexString.fromText(meta.title),
     ...(meta.author !== undefined && { Author: PDFHexString.fromText(meta.author) }),
@@ -129,22 +165,6 @@ export async function embedFacturX(
   const infoRef = context.trailerInfo.Info;
   if (infoRef instanceof PDFRef) context.assign(infoRef, info);
   else context.trailerInfo.Info = context.register(info);
-
-  const id = createHash('sha256')
-    .update(pdf)
-    .update(xmlBytes)
-    .update(JSON.stringify([meta.title, meta.author, meta.subject, date.asString(), profile]))
-    .digest('hex')
-    .slice(0, 32);
-  context.trailerInfo.ID = context.obj([PDFHexString.of(id), PDFHexString.of(id)]);
-
-  // A classic cross-reference table: the trailer (with /ID) stays plain text for any reader.
-  return doc.save({
-    useObjectStreams: false,
-    objectsPerTick: Infinity,
-    addDefaultPage: false,
-    updateFieldAppearances: false,
-  });
 }
 
 /** `D:YYYYMMDDHHmmSS+00'00'` in UTC. */
