@@ -1,3 +1,5 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../shared/errors.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
@@ -25,6 +27,42 @@ function isStale(
   return stored.status === 'CANCELED' && change.currentPeriodEnd <= stored.current_period_end;
 }
 
+/** The account the change names, once the plan it names is in the catalogue; else a 4xx. */
+async function knownAccountAndPlan(
+  ctx: AppContext,
+  trx: Transaction<DB>,
+  change: SubscriptionChange,
+) {
+  const account = await findAccount(trx, change.accountId);
+  if (!account)
+    throw new AppError('reference_not_found', `Account ${change.accountId} does not exist.`, {
+      errors: [
+        { path: '/body/accountId', message: 'Account not found', code: 'reference_not_found' },
+      ],
+    });
+  if (!ctx.plans.has(change.planId))
+    throw new AppError(
+      'business_rule_violated',
+      `Plan ${change.planId} is not in the catalogue (${ctx.plans.plans.map((p) => p.id).join(', ')}).`,
+      {
+        errors: [{ path: '/body/planId', message: 'is not a catalogue plan', code: 'not_in_enum' }],
+      },
+    );
+  return account;
+}
+
+/** The license's period end after the change: a late cancellation does not move it back. */
+function periodEndAfter(
+  change: SubscriptionChange,
+  stored: Awaited<ReturnType<typeof findLicense>>,
+): string | null {
+  return stored?.current_period_end &&
+    stored.provider_subscription_id === change.subscriptionId &&
+    (change.currentPeriodEnd === null || change.currentPeriodEnd < stored.current_period_end)
+    ? stored.current_period_end
+    : change.currentPeriodEnd;
+}
+
 /**
  * Applies a verified subscription event to the account's plan and license in one
  * transaction with its processed-event record and audit event: a replay changes nothing, an
@@ -42,33 +80,11 @@ export async function applySubscriptionChange(
     const fresh = await recordWebhookEvent(trx, change, at);
     if (!fresh) return { duplicate: true } as const;
     await lockAccount(trx, change.accountId);
-    const account = await findAccount(trx, change.accountId);
-    if (!account)
-      throw new AppError('reference_not_found', `Account ${change.accountId} does not exist.`, {
-        errors: [
-          { path: '/body/accountId', message: 'Account not found', code: 'reference_not_found' },
-        ],
-      });
-    if (!ctx.plans.has(change.planId))
-      throw new AppError(
-        'business_rule_violated',
-        `Plan ${change.planId} is not in the catalogue (${ctx.plans.plans.map((p) => p.id).join(', ')}).`,
-        {
-          errors: [
-            { path: '/body/planId', message: 'is not a catalogue plan', code: 'not_in_enum' },
-          ],
-        },
-      );
+    const account = await knownAccountAndPlan(ctx, trx, change);
     const stored = await findLicense(trx, change.accountId);
     if (isStale(change, stored)) return { stale: true } as const;
 
-    // A late cancellation does not move the period end back.
-    const periodEnd =
-      stored?.current_period_end &&
-      stored.provider_subscription_id === change.subscriptionId &&
-      (change.currentPeriodEnd === null || change.currentPeriodEnd < stored.current_period_end)
-        ? stored.current_period_end
-        : change.currentPeriodEnd;
+    const periodEnd = periodEndAfter(change, stored);
     const before = {
       planId: account.plan_id,
       status: stored?.status ?? null,
