@@ -131,19 +131,6 @@ export function toEnInvoice(
   // Not subject to VAT (O): no VAT identifiers at all (BR-O-02…04).
   const notSubject = vatBreakdown.some((b) => b.category === 'O');
   const credit = row.invoice_type === 'CREDIT_NOTE';
-  const bank = seller.bankAccounts[0];
-  const sellerEmail = seller.email ?? undefined;
-  const buyerEmail = buyer.address?.email ?? undefined;
-  const legalInfo = [
-    seller.managingDirectors.length > 0
-      ? `Geschäftsführung: ${seller.managingDirectors.join(', ')}`
-      : '',
-    seller.registerCourt || seller.registerNumber
-      ? `Registergericht: ${[seller.registerCourt, seller.registerNumber].filter(Boolean).join(' ')}`
-      : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
   const intraCommunity = vatBreakdown.some((b) => b.category === 'K');
   const gross = Number(row.gross_total);
   const terms = paymentTerms(row, specification);
@@ -170,27 +157,8 @@ export function toEnInvoice(
           },
         }
       : {}),
-    seller: {
-      name: seller.legalName,
-      ...opt('legalRegistrationId', seller.registerNumber),
-      ...(notSubject ? {} : opt('vatId', seller.vatId)),
-      ...opt('taxNumber', seller.taxNumber),
-      ...opt('legalInfo', legalInfo),
-      ...opt('electronicAddress', electronicAddress(seller.electronicAddress, sellerEmail)),
-      address: postal(seller.address),
-      contact: {
-        name: seller.managingDirectors[0] ?? seller.legalName,
-        ...opt('phone', seller.phone),
-        ...opt('email', sellerEmail),
-      },
-    },
-    buyer: {
-      name: buyer.name,
-      ...opt('identifier', buyer.id),
-      ...(notSubject ? {} : opt('vatId', buyer.vatId)),
-      ...opt('electronicAddress', electronicAddress(buyer.electronicAddress, buyerEmail)),
-      address: postal(buyer.address),
-    },
+    seller: sellerParty(seller, notSubject),
+    buyer: buyerParty(buyer, notSubject),
     ...(row.delivery_date || intraCommunity
       ? {
           delivery: {
@@ -202,18 +170,7 @@ export function toEnInvoice(
     ...(row.service_period_from && row.service_period_to
       ? { invoicingPeriod: { start: row.service_period_from, end: row.service_period_to } }
       : {}),
-    payment:
-      !credit && bank
-        ? {
-            meansCode: row.currency === 'EUR' ? '58' : '30',
-            remittanceInformation: row.document_number ?? row.id,
-            creditTransfer: {
-              iban: bank.iban,
-              accountName: bank.accountHolder ?? seller.legalName,
-              ...opt('bic', bank.bic),
-            },
-          }
-        : { meansCode: '1', remittanceInformation: row.document_number ?? row.id },
+    payment: paymentOf(row, seller, credit),
     lines,
     vatBreakdown,
     totals: {
@@ -223,6 +180,67 @@ export function toEnInvoice(
       taxInclusiveMinor: gross,
       paidMinor: 0,
       payableMinor: gross,
+    },
+  };
+}
+
+/** The seller (BG-4): without VAT identifiers when the supply is not subject to VAT. */
+function sellerParty(seller: FrozenParties['seller'], notSubject: boolean): EnInvoice['seller'] {
+  const email = seller.email ?? undefined;
+  const legalInfo = [
+    seller.managingDirectors.length > 0
+      ? `Geschäftsführung: ${seller.managingDirectors.join(', ')}`
+      : '',
+    seller.registerCourt || seller.registerNumber
+      ? `Registergericht: ${[seller.registerCourt, seller.registerNumber].filter(Boolean).join(' ')}`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return {
+    name: seller.legalName,
+    ...opt('legalRegistrationId', seller.registerNumber),
+    ...(notSubject ? {} : opt('vatId', seller.vatId)),
+    ...opt('taxNumber', seller.taxNumber),
+    ...opt('legalInfo', legalInfo),
+    ...opt('electronicAddress', electronicAddress(seller.electronicAddress, email)),
+    address: postal(seller.address),
+    contact: {
+      name: seller.managingDirectors[0] ?? seller.legalName,
+      ...opt('phone', seller.phone),
+      ...opt('email', email),
+    },
+  };
+}
+
+/** The buyer (BG-7): without VAT identifiers when the supply is not subject to VAT. */
+function buyerParty(buyer: FrozenParties['buyer'], notSubject: boolean): EnInvoice['buyer'] {
+  const email = buyer.address?.email ?? undefined;
+  return {
+    name: buyer.name,
+    ...opt('identifier', buyer.id),
+    ...(notSubject ? {} : opt('vatId', buyer.vatId)),
+    ...opt('electronicAddress', electronicAddress(buyer.electronicAddress, email)),
+    address: postal(buyer.address),
+  };
+}
+
+/** Payment instructions (BG-16): a SEPA transfer to the seller's first account, if any. */
+function paymentOf(
+  row: DocumentWithFigures,
+  seller: FrozenParties['seller'],
+  credit: boolean,
+): EnInvoice['payment'] {
+  const bank = seller.bankAccounts[0];
+  const remittanceInformation = row.document_number ?? row.id;
+  if (credit || !bank) return { meansCode: '1', remittanceInformation };
+  return {
+    meansCode: row.currency === 'EUR' ? '58' : '30',
+    remittanceInformation,
+    creditTransfer: {
+      iban: bank.iban,
+      accountName: bank.accountHolder ?? seller.legalName,
+      ...opt('bic', bank.bic),
     },
   };
 }
