@@ -52,7 +52,7 @@ export async function bookAcceptedLines(
   const markedDocuments: (string | null)[] = [];
   let marked = 0;
   for (const { line, suggestions } of parsed) {
-    const partnerId = partnerOf(suggestions, exists)?.id ?? null;
+    const partner = partnerOf(suggestions, exists);
     let paymentId: string | undefined;
     const open = best(suggestions, 'PAYMENT');
     if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
@@ -65,7 +65,15 @@ export async function bookAcceptedLines(
       }
     }
     if (paymentId === undefined) {
-      const row = importedPayment(actor.accountId, imp.id, line, suggestions, exists, bookedAt);
+      const row = importedPayment(
+        actor.accountId,
+        imp.id,
+        line,
+        partner,
+        suggestions,
+        exists,
+        bookedAt,
+      );
       paymentId = row.id;
       payments.push(row);
     }
@@ -80,7 +88,7 @@ export async function bookAcceptedLines(
       import_id: imp.id,
       idx: line.idx,
       payment_id: paymentId,
-      partner_id: partnerId,
+      partner_id: partner?.id ?? null,
       counterparty_iban: line.counterparty_iban?.replace(/\s+/g, '').toUpperCase() ?? null,
       created_at: at,
     });
@@ -106,11 +114,11 @@ function importedPayment(
   accountId: string,
   importId: string,
   line: AcceptedLine,
+  partner: Suggestion | undefined,
   suggestions: Suggestion[],
   exists: Set<string>,
   bookedAt: Date,
 ): PaymentRow {
-  const partner = partnerOf(suggestions, exists);
   const invoice = line.amount > 0 ? best(suggestions, 'INVOICE') : undefined;
   const document = invoice && exists.has(invoice.id) ? invoice : undefined;
   return newPaymentRow(
