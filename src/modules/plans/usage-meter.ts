@@ -61,13 +61,13 @@ export class UsageMeter {
     return `q:${accountId}:${month}`;
   }
 
-  private monthOf(ms: number): Month {
+  private currentMonth(ms: number): Month {
     if (ms < this.month.startMs || ms >= this.month.endMs) this.month = monthAt(ms);
     return this.month;
   }
 
   private async seed(accountId: string, now: Date): Promise<string> {
-    const month = monthOf(now);
+    const month = this.currentMonth(now.getTime()).name;
     const key = this.key(accountId, month);
     if (this.seeded.has(key)) return key;
     const stored = await monthlyRequests(this.db, accountId, month);
@@ -92,14 +92,14 @@ export class UsageMeter {
   /** `monthHit` when the month's counter is already seeded (most requests); no round trip. */
   monthHitNow(accountId: string, now: Date): Hit | undefined {
     const ms = now.getTime();
-    const month = this.monthOf(ms);
+    const month = this.currentMonth(ms);
     const key = this.key(accountId, month.name);
     return this.seeded.has(key) ? { key, windowMs: month.endMs - ms } : undefined;
   }
 
   /** Notes a counted request for the durable monthly total. */
   counted(accountId: string, now: Date): void {
-    const pendingKey = `${accountId}|${this.monthOf(now.getTime()).name}`;
+    const pendingKey = `${accountId}|${this.currentMonth(now.getTime()).name}`;
     this.pending.set(pendingKey, (this.pending.get(pendingKey) ?? 0) + 1);
   }
 
