@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 
@@ -102,6 +103,52 @@ export function toPage<T extends { id: string }>(
   if (rows.length <= limit) return { rows, nextCursor: null };
   const page = rows.slice(0, limit);
   return { rows: page, nextCursor: encodeCursor(page[page.length - 1]!.id) };
+}
+
+/**
+ * A page whose records are JSON texts the database built (src/db/json-object.ts), answered as
+ * they are: `sendJsonPage` writes them into the body without parsing or serialising them. Its
+ * `data` parses them, for callers that need values (the CSV export calls the list handler).
+ */
+export class JsonPage<T> {
+  private constructor(
+    private readonly records: string[],
+    readonly nextCursor: string | null,
+  ) {}
+
+  /** Given `limit + 1` rows fetched, as `toPage` does. */
+  static of<T>(rows: { id: string; json: string }[], limit: number): JsonPage<T> {
+    const page = toPage(rows, limit);
+    return new JsonPage<T>(
+      page.rows.map((r) => r.json),
+      page.nextCursor,
+    );
+  }
+
+  get data(): T[] {
+    return JSON.parse(`[${this.records.join(',')}]`) as T[];
+  }
+
+  /** The `{data, nextCursor}` body. */
+  body(): string {
+    const cursor = this.nextCursor === null ? 'null' : `"${this.nextCursor}"`;
+    return `{"data":[${this.records.join(',')}],"nextCursor":${cursor}}`;
+  }
+}
+
+/**
+ * Has `reply` answer the `JsonPage` a handler returns as its body, past the route's schema
+ * serializer. Returned, not sent: the CSV export calls the same handler and reads `data`.
+ */
+export function jsonPageReply<T>(reply: FastifyReply, page: JsonPage<T>): JsonPage<T> {
+  reply.type('application/json; charset=utf-8').serializer(jsonPageBody);
+  return page;
+}
+
+function jsonPageBody(payload: unknown): string {
+  if (payload instanceof JsonPage) return payload.body();
+  // What else the reply sends: the CSV export's head (a text) on HEAD.
+  return typeof payload === 'string' ? payload : JSON.stringify(payload);
 }
 
 /** Lower-cased, accent-folded text for case-insensitive search that works alike on both databases. */

@@ -2,7 +2,10 @@ import type { Address, ElectronicAddress } from '../account/index.js';
 import type { Partner } from './partners.schemas.js';
 import type { PartnerRow } from './partners.repository.js';
 
-/** Row → response, field by field: nothing reaches the client that is not listed here. */
+/**
+ * Row → response, field by field: nothing reaches the client that is not listed here. Lists
+ * are answered by the database as `PARTNER_JSON` (partners.repository.ts) says: keep the two alike.
+ */
 export function presentPartner(row: PartnerRow): Partner {
   return {
     id: row.id,

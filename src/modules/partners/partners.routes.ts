@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { readIfMatch, setEtag } from '../../http/concurrency.js';
-import { PageOf } from '../../http/pagination.js';
+import { PageOf, jsonPageReply } from '../../http/pagination.js';
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, problems } from '../../http/schemas.js';
 import { actorOf } from '../../http/types.js';
 import {
@@ -31,7 +31,8 @@ export function partnerRoutes(app: App, ctx: AppContext): void {
         response: { 200: PageOf(PartnerSchema), ...problems(400, 401) },
       },
     },
-    (req) => service.list(req.principal!.accountId, req.query),
+    async (req, reply) =>
+      jsonPageReply(reply, await service.list(req.principal!.accountId, req.query)),
   );
 
   app.post(

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
 import { notFound } from '../../shared/errors.js';
-import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
+import { decodeCursor, JsonPage, searchText } from '../../http/pagination.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
@@ -96,20 +96,17 @@ export class PartnersService {
     return presentPartner(row);
   }
 
-  async list(
-    accountId: string,
-    query: ListPartners,
-  ): Promise<{ data: Partner[]; nextCursor: string | null }> {
+  /** A page of partners; its records are the database's JSON texts (`PARTNER_JSON`). */
+  async list(accountId: string, query: ListPartners): Promise<JsonPage<Partner>> {
     const limit = query.limit ?? 25;
-    const rows = await repo.listPartners(this.ctx.db, accountId, {
+    const rows = await repo.listPartnersJson(this.ctx.db, accountId, {
       limit,
       afterId: decodeCursor(query.cursor),
       type: query.type,
       tag: query.tag,
       q: query.q,
     });
-    const page = toPage(rows, limit);
-    return { data: page.rows.map(presentPartner), nextCursor: page.nextCursor };
+    return JsonPage.of(rows, limit);
   }
 
   async update(actor: Actor, id: string, input: UpdatePartner, ifMatch: IfMatch): Promise<Partner> {

@@ -11,6 +11,8 @@ import { SAMPLES, upload } from '../files/files.test-support.js';
 import * as audit from '../../shared/audit.js';
 import { registerReference } from '../../shared/references.js';
 import { describeResourceContract } from '../../../test/contract.js';
+import { findPartner } from './partners.repository.js';
+import { presentPartner } from './partners.presenter.js';
 
 let t: TestApp;
 let admin: TestUser;
@@ -461,5 +463,118 @@ describe('partners: audit and references', () => {
       (await t.request({ method: 'GET', url: `/v1/partners/${p.id}`, token: admin.token }))
         .statusCode,
     ).toBe(200);
+  });
+});
+
+const tricky = 'Quote " backslash \\ tab \t line\nbreak \u0001 ctrl, </script> \u2028 Ä ß 😀 €';
+
+const bodies: Record<string, unknown>[] = [
+  { name: 'Minimal GmbH' },
+  {
+    name: tricky,
+    type: 'VENDOR',
+    description: tricky,
+    website: 'https://example.com/?a=1&b="2"',
+    addresses: [
+      {
+        type: 'BILLING',
+        name: tricky,
+        street: 'Hauptstraße 1',
+        postalCode: '10115',
+        city: 'Berlin',
+        country: 'DE',
+      },
+      {
+        type: 'SHIPPING',
+        street: 'Nebenweg 2',
+        postalCode: '80331',
+        city: 'München',
+        country: 'DE',
+      },
+    ],
+    tags: ['vip', 'b2b', 'ü-tag'],
+    vatId: 'DE811907980',
+    buyerReference: '04011000-12345-03',
+    electronicAddress: { scheme: 'EM', value: 'rechnung@example.com' },
+    einvoiceFormat: 'XRECHNUNG_CII',
+    language: 'en',
+    dunningBlocked: true,
+    consumer: false,
+  },
+  { name: 'Verbraucher', type: 'CUSTOMER', consumer: true, dunningBlocked: false, tags: [] },
+];
+
+describe('partners: the list as JSON from the database', () => {
+  // The list answers the database's JSON texts (PARTNER_JSON); a single partner is presented
+  // in JavaScript (presentPartner). Both must say the same for every kind of value.
+  let user: TestUser;
+  beforeAll(async () => {
+    user = await createUser(t);
+  });
+
+  it('answers exactly what presentPartner gives for the same rows', async () => {
+    const ids: string[] = [];
+    for (const payload of bodies) {
+      const res = await t.request({
+        method: 'POST',
+        url: '/v1/partners',
+        token: user.token,
+        payload,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      ids.push(res.json<{ id: string }>().id);
+    }
+    // Values no request sets: NULL format and language (the defaults), consumer unknown.
+    await sql`update partners set einvoice_format = null, language = null, consumer = null where id = ${ids[0]}`.execute(
+      t.app.ctx.db,
+    );
+
+    const res = await t.request({ method: 'GET', url: '/v1/partners?limit=10', token: user.token });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const page = res.json<{ data: { id: string }[]; nextCursor: string | null }>();
+    expect(page.nextCursor).toBeNull();
+    expect(page.data.map((p) => p.id)).toEqual([...ids].reverse());
+
+    for (const listed of page.data) {
+      const row = await findPartner(t.app.ctx.db, user.accountId, listed.id);
+      expect(listed).toStrictEqual(presentPartner(row!));
+    }
+    const [minimal, full, consumer] = [...page.data].reverse() as Record<string, unknown>[];
+    expect(minimal).toMatchObject({ einvoiceFormat: 'ZUGFERD', language: 'de', consumer: null });
+    expect(minimal!.electronicAddress).toBeNull();
+    expect(full).toMatchObject({ name: tricky, dunningBlocked: true, consumer: false });
+    expect(consumer).toMatchObject({ consumer: true, dunningBlocked: false, tags: [] });
+  });
+
+  it('pages with the same cursors as before, and exports the same records as CSV', async () => {
+    const first = await t.request({
+      method: 'GET',
+      url: '/v1/partners?limit=2',
+      token: user.token,
+    });
+    const page1 = first.json<{ data: { id: string }[]; nextCursor: string }>();
+    expect(page1.data).toHaveLength(2);
+    expect(page1.nextCursor).toEqual(expect.any(String));
+    const second = await t.request({
+      method: 'GET',
+      url: `/v1/partners?limit=2&cursor=${page1.nextCursor}`,
+      token: user.token,
+    });
+    const page2 = second.json<{ data: { id: string }[]; nextCursor: string | null }>();
+    expect(page2.data).toHaveLength(1);
+    expect(page2.nextCursor).toBeNull();
+
+    const csv = await t.request({
+      method: 'GET',
+      url: '/v1/partners',
+      token: user.token,
+      headers: { accept: 'text/csv' },
+    });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    const lines = csv.body.trim().split('\r\n');
+    expect(lines).toHaveLength(4); // head + three partners
+    expect(csv.body).toContain('Verbraucher');
   });
 });
