@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { Executor } from './records.js';
 
@@ -98,4 +98,36 @@ export function jsonObject(db: Executor, table: string, shape: JsonShape): RawBu
     byTable.set(key, expression);
   }
   return expression;
+}
+
+/** A record's version (for its ETag) and its answer as the database writes it. */
+export interface JsonRecord {
+  version: number;
+  json: string;
+}
+
+/**
+ * The point read of `table` answering `shape` (see `jsonObject`): compiled once per dialect,
+ * like the row read of `recordQueries`. Undefined when the account has no such record.
+ */
+export function jsonFinder(
+  table: 'partners',
+  shape: JsonShape,
+): (db: Executor, accountId: string, id: string) => Promise<JsonRecord | undefined> {
+  const texts = new Map<boolean, string>();
+  return async (db, accountId, id) => {
+    const postgres = isPostgres(db);
+    let text = texts.get(postgres);
+    if (text === undefined) {
+      text = db
+        .selectFrom(table)
+        .select([`${table}.version`, jsonObject(db, table, shape).as('json')])
+        .where(`${table}.account_id`, '=', accountId)
+        .where(`${table}.id`, '=', id)
+        .compile().sql;
+      texts.set(postgres, text);
+    }
+    const { rows } = await db.executeQuery<JsonRecord>(CompiledQuery.raw(text, [accountId, id]));
+    return rows[0];
+  };
 }

@@ -145,6 +145,15 @@ export function jsonPageReply<T>(reply: FastifyReply, page: JsonPage<T>): JsonPa
   return page;
 }
 
+/**
+ * Has `reply` answer `json`, a record's JSON text the database wrote, as it is: a text sent
+ * with a JSON content type passes Fastify's serializer untouched.
+ */
+export function jsonText<T>(reply: FastifyReply, json: string): T {
+  reply.type('application/json; charset=utf-8');
+  return json as unknown as T;
+}
+
 function jsonPageBody(payload: unknown): string {
   if (payload instanceof JsonPage) return payload.body();
   // What else the reply sends: the CSV export's head (a text) on HEAD.

@@ -9,7 +9,15 @@ import {
 import type { PartnersTable } from '../../db/schema.js';
 import { deferInsert } from '../../db/transactions.js';
 import { containsText } from '../../db/dialect.js';
-import { flag, json, jsonObject, number, text, type JsonShape } from '../../db/json-object.js';
+import {
+  flag,
+  json,
+  jsonFinder,
+  jsonObject,
+  number,
+  text,
+  type JsonShape,
+} from '../../db/json-object.js';
 import { searchText } from '../../http/pagination.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
 
@@ -62,6 +70,9 @@ const PARTNER_JSON: JsonShape = {
   createdAt: text('created_at'),
   updatedAt: text('updated_at'),
 };
+
+/** A partner's version and its answer as the database writes it (`PARTNER_JSON`). */
+export const findPartnerJson = jsonFinder('partners', PARTNER_JSON);
 
 /** The account's partners matching `f`, newest first, `limit + 1` of them (is there a next page?). */
 function filteredPartners(db: Executor, accountId: string, f: PartnerFilter) {

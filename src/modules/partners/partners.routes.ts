@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { readIfMatch, setEtag } from '../../http/concurrency.js';
-import { PageOf, jsonPageReply } from '../../http/pagination.js';
+import { PageOf, jsonPageReply, jsonText } from '../../http/pagination.js';
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, problems } from '../../http/schemas.js';
 import { actorOf } from '../../http/types.js';
 import {
@@ -69,7 +69,7 @@ export function partnerRoutes(app: App, ctx: AppContext): void {
     async (req, reply) => {
       const partner = await service.get(req.principal!.accountId, req.params.partnerId);
       setEtag(reply, partner.version);
-      return partner;
+      return jsonText(reply, partner.json);
     },
   );
 

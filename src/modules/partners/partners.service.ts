@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
 import { notFound } from '../../shared/errors.js';
 import { decodeCursor, JsonPage, searchText } from '../../http/pagination.js';
+import type { JsonRecord } from '../../db/json-object.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
@@ -90,10 +91,11 @@ export class PartnersService {
     return partner;
   }
 
-  async get(accountId: string, id: string): Promise<Partner> {
-    const row = await repo.findPartner(this.ctx.db, accountId, id);
-    if (!row) throw notFound('Partner');
-    return presentPartner(row);
+  /** A partner's version and its answer, written by the database (`PARTNER_JSON`). */
+  async get(accountId: string, id: string): Promise<JsonRecord> {
+    const found = await repo.findPartnerJson(this.ctx.db, accountId, id);
+    if (!found) throw notFound('Partner');
+    return found;
   }
 
   /** A page of partners; its records are the database's JSON texts (`PARTNER_JSON`). */

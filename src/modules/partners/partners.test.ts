@@ -504,9 +504,9 @@ const bodies: Record<string, unknown>[] = [
   { name: 'Verbraucher', type: 'CUSTOMER', consumer: true, dunningBlocked: false, tags: [] },
 ];
 
-describe('partners: the list as JSON from the database', () => {
-  // The list answers the database's JSON texts (PARTNER_JSON); a single partner is presented
-  // in JavaScript (presentPartner). Both must say the same for every kind of value.
+describe('partners: reads as JSON from the database', () => {
+  // Reads answer the database's JSON texts (PARTNER_JSON); creates and updates answer what
+  // presentPartner makes of the row. Both must say the same for every kind of value.
   let user: TestUser;
   beforeAll(async () => {
     user = await createUser(t);
@@ -539,6 +539,14 @@ describe('partners: the list as JSON from the database', () => {
     for (const listed of page.data) {
       const row = await findPartner(t.app.ctx.db, user.accountId, listed.id);
       expect(listed).toStrictEqual(presentPartner(row!));
+      const one = await t.request({
+        method: 'GET',
+        url: `/v1/partners/${listed.id}`,
+        token: user.token,
+      });
+      expect(one.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(one.headers.etag).toBe(`"${row!.version}"`);
+      expect(one.json()).toStrictEqual(listed);
     }
     const [minimal, full, consumer] = [...page.data].reverse() as Record<string, unknown>[];
     expect(minimal).toMatchObject({ einvoiceFormat: 'ZUGFERD', language: 'de', consumer: null });
