@@ -3,7 +3,8 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3 esbuild
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 COPY bin ./bin
 RUN npm run build && npm prune --omit=dev

@@ -25,11 +25,7 @@ async function kontor(...args: string[]): Promise<{ code: number; out: string }>
     LOG_LEVEL: 'silent',
   };
   try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
-      { env },
-    );
+    const { stdout, stderr } = await run(process.execPath, ['dist/cli.js', ...args], { env });
     return { code: 0, out: stdout + stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

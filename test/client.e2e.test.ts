@@ -4,13 +4,12 @@
  * port, registers and confirms a user from the mail in the outbox, signs in, creates a personal
  * API token, and then works with partners only through the generated types.
  *
- * It needs `dist/`: `npm ci` builds it (the `prepare` script); when `dist/server.js` is missing,
- * `beforeAll` builds it once with `tsc -p tsconfig.build.json`. A `dist/` older than `src/` is
- * used as it is, so run `npm run build` after changing the server. The server always runs on
+ * It runs `dist/`, which the suite's global setup brings up to date with the sources before any
+ * test starts (`test/global-setup.ts`, `ensureBuilt`). The server always runs on
  * its embedded SQLite database here, also in CI's PostgreSQL pass: the subject is the client
  * against a real process, not the database.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -91,13 +90,6 @@ async function confirmationCode(email: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(serverJs)) {
-    execFileSync(
-      process.execPath,
-      [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-      { cwd: root, stdio: 'inherit' },
-    );
-  }
   baseUrl = await startServer();
 }, 180_000);
 

@@ -1,12 +1,18 @@
 import { loadConfig } from '../src/config.js';
 import { migrate, openDatabase } from '../src/db/database.js';
+import { loadEnsureBuilt } from './processes.js';
 
 /**
- * With `DATABASE_URL` set to PostgreSQL, the suite runs against it: migrate once here, before
- * the workers start, so they do not race to create the schema. Every test makes its own
- * account, so files can share the database. SQLite runs get a fresh file per app.
+ * Before the workers start:
+ * - `dist/` is brought up to date with the sources (esbuild, ~1 s, and only when they changed
+ *   since the last build): the tests that start Kontor as a process run the build, as
+ *   `npm start` and the container do, and would race to rebuild it from two workers.
+ * - With `DATABASE_URL` set to PostgreSQL, the suite runs against it: migrate once here, so the
+ *   workers do not race to create the schema. Every test makes its own account, so files can
+ *   share the database. SQLite runs get a fresh file per app.
  */
 export default async function setup(): Promise<void> {
+  (await loadEnsureBuilt())();
   const url = process.env.DATABASE_URL;
   if (!url?.startsWith('postgres')) return;
   const database = openDatabase(loadConfig({ DATABASE_URL: url }));

@@ -8,11 +8,11 @@ import { dbKind } from './helpers.js';
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-/** Starts `src/server.ts` as `npm start` would, in a fresh data directory. */
+/** Starts the build (`dist/server.js`) as `npm start` would, in a fresh data directory. */
 function startServer(env: Record<string, string> = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-server-'));
   dirs.push(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['dist/server.js'], {
     env: {
       ...process.env,
       DATABASE_URL: '',
@@ -80,7 +80,7 @@ describe.runIf(dbKind === 'sqlite')('server', () => {
     expect(again.output()).not.toContain('created a client API key');
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
-    // Two starts through tsx (which compiles every module on the way): slow on a loaded machine.
+    // Two starts of the server: slow on a loaded machine.
   }, 120_000);
 
   it('refuses to start on a bad setting, naming it', async () => {

@@ -56,7 +56,7 @@ let database: Database;
 let apiKey = '';
 
 function start(env: Record<string, string>): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['dist/server.js'], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
