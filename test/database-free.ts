@@ -5,6 +5,8 @@
  * there would exercise the same code on the same inputs (vitest.config.ts). In CI that saves
  * about 30 s of the PostgreSQL pass. `test/database-free.test.ts` checks that none of them
  * reads the database settings, opens a database or builds the app (except as named below).
+ * Three start Kontor as a process (`npm start`, the README's quick start, the typed client's
+ * server) with `DATABASE_URL` and `REDIS_URL` cleared: on its embedded SQLite in either pass.
  */
 export const DATABASE_FREE: readonly string[] = [
   'src/db/dialect.test.ts',
@@ -50,8 +52,11 @@ export const DATABASE_FREE: readonly string[] = [
   'src/shared/templating/invoice.test.ts',
   'src/shared/templating/sanitize.test.ts',
   'src/shared/vat-id.test.ts',
+  'test/client.e2e.test.ts',
   'test/docs.test.ts',
   'test/openapi.test.ts',
+  'test/readme.test.ts',
+  'test/start.test.ts',
 ];
 
 /**
