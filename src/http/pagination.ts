@@ -107,8 +107,9 @@ export function toPage<T extends { id: string }>(
 
 /**
  * A page whose records are JSON texts the database built (src/db/json-object.ts), answered as
- * they are: `sendJsonPage` writes them into the body without parsing or serialising them. Its
- * `data` parses them, for callers that need values (the CSV export calls the list handler).
+ * they are: `jsonPageReply` has them written into the body without parsing or serialising
+ * them. Its `data` parses them, for callers that need values (the CSV export calls the list
+ * handler).
  */
 export class JsonPage<T> {
   private constructor(
@@ -147,7 +148,8 @@ export function jsonPageReply<T>(reply: FastifyReply, page: JsonPage<T>): JsonPa
 
 /**
  * Has `reply` answer `json`, a record's JSON text the database wrote, as it is: a text sent
- * with a JSON content type passes Fastify's serializer untouched.
+ * with a JSON content type passes Fastify's serializer untouched. Typed as the route's answer
+ * (`T`), which the text is, so the route keeps its schema's reply type.
  */
 export function jsonText<T>(reply: FastifyReply, json: string): T {
   reply.type('application/json; charset=utf-8');
