@@ -6,6 +6,8 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'dist.next-*/**',
+      'dist.old-*/**',
       'node_modules/**',
       'data/**',
       'coverage/**',

@@ -72,16 +72,21 @@ export function build(hash = sourceHash()) {
   const next = `${dist}.next-${process.pid}`;
   const old = `${dist}.old-${process.pid}`;
   fs.rmSync(next, { recursive: true, force: true });
-  buildSync({
-    entryPoints: entryPoints(),
-    outdir: next,
-    outbase: path.join(root, 'src'),
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    sourcemap: true,
-    logLevel: 'warning',
-  });
+  try {
+    buildSync({
+      entryPoints: entryPoints(),
+      outdir: next,
+      outbase: path.join(root, 'src'),
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      sourcemap: true,
+      logLevel: 'warning',
+    });
+  } catch (err) {
+    fs.rmSync(next, { recursive: true, force: true });
+    throw err;
+  }
   fs.writeFileSync(path.join(next, '.build-stamp'), `${hash}\n`);
   if (fs.existsSync(dist)) fs.renameSync(dist, old);
   fs.renameSync(next, dist);
