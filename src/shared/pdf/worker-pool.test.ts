@@ -20,13 +20,18 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A worker that answers `echo` jobs and misbehaves as told by the job's op. */
+/**
+ * A worker that answers `echo` jobs and misbehaves as told by the job's op. The hog piles up
+ * many small arrays: Node ends a worker that reaches its heap limit that way, but one failed
+ * large allocation (arrays of a million elements, as this hog made before) can abort the whole
+ * process instead (nodejs/node#47224), and once took a CI test worker down with it.
+ */
 const STAND_IN = `
 import { parentPort } from 'node:worker_threads';
 const hoard = [];
 parentPort.on('message', ({ id, op, input }) => {
   if (op === 'block') for (;;);
-  if (op === 'hog') for (;;) hoard.push(new Array(1e6).fill(Math.random()));
+  if (op === 'hog') for (;;) hoard.push(new Array(10000).fill(Math.random()));
   if (op === 'crash') process.exit(3);
   if (op === 'slow') return setTimeout(() => parentPort.postMessage({ id, ok: true, value: input }), 300);
   parentPort.postMessage({ id, ok: true, value: input });
