@@ -1,16 +1,19 @@
-import { CompiledQuery, sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { Executor } from './records.js';
 
 /**
- * A record's JSON answer built by the database, one text per row, for lists: the rows never
- * become JavaScript objects only to be turned back into JSON (GET /v1/partners?limit=25: 767 →
- * 591 µs CPU per request on SQLite, 986 → 610 on PostgreSQL; docs/scaling.md, "Lists as JSON
+ * A record's JSON answer kept by the database in a column of its row: a trigger writes it on
+ * every insert and update, whoever writes the row, so reads hand out the stored text and
+ * neither the database nor Node builds the answer per request (GET /v1/partners?limit=25 on
+ * PostgreSQL: the backend's CPU per page 173–213 → 80–83 µs; docs/scaling.md, "Lists as JSON
  * from the database").
  *
  * A shape names every field of the answer and the column it comes from, as the module's
- * presenter does; a test per shape checks that both databases answer exactly what the
- * presenter gives for the same rows (nulls, defaults, flags, stored JSON, escapes).
+ * presenter does. Migrations hold their shape as it was when they ran (a new field is a new
+ * migration: `storeJsonAnswer` again, with the new shape); a test per table checks that both
+ * databases answer exactly what the presenter gives for the same rows, after inserts and after
+ * updates (nulls, defaults, flags, stored JSON, escapes).
  */
 export type JsonField =
   /** A text column; `orElse` stands in for NULL (the presenter's default). */
@@ -35,16 +38,21 @@ export const flag = (column: string, nullable = false): JsonField => ({
 });
 
 const KEY = /^[A-Za-z][A-Za-z0-9]*$/;
-const COLUMN = /^[a-z][a-z0-9_]*$/;
+const NAME = /^[a-z][a-z0-9_]*$/;
+
+function name(value: string): string {
+  if (!NAME.test(value)) throw new Error(`Not a table or column name: ${value}`);
+  return `"${value}"`;
+}
 
 /**
- * SQL text of one field's JSON value. The object is concatenated, not built with
- * json_object/json_build_object: those parse every stored JSON column again, which made
- * PostgreSQL spend twice the CPU per list (294 against 144 µs for 25 partners).
+ * SQL text of one field's JSON value; `row` qualifies the column (`"partners"`, or `new` in a
+ * PostgreSQL trigger). The object is concatenated, not built with json_object /
+ * json_build_object: those parse every stored JSON column again, which made PostgreSQL spend
+ * twice the CPU (294 against 144 µs for 25 partners).
  */
-function valueSql(table: string, field: JsonField, postgres: boolean): string {
-  if (!COLUMN.test(field.column)) throw new Error(`Not a column name: ${field.column}`);
-  const ref = `"${table}"."${field.column}"`;
+function valueSql(row: string, field: JsonField, postgres: boolean): string {
+  const ref = `${row}.${name(field.column)}`;
   switch (field.kind) {
     case 'number':
       return postgres ? `coalesce(${ref}::text, 'null')` : `coalesce(${ref}, 'null')`;
@@ -65,11 +73,11 @@ function literal(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-/** The shape's object as SQL text: `{"key":value,…}`, one text per row. */
-function objectSql(table: string, shape: JsonShape, postgres: boolean): string {
+/** The shape's object as SQL text: `{"key":value,…}` over the columns of `row`. */
+function objectSql(row: string, shape: JsonShape, postgres: boolean): string {
   const parts = Object.entries(shape).flatMap(([key, field], i) => {
     if (!KEY.test(key)) throw new Error(`Not a field name: ${key}`);
-    return [`'${i === 0 ? '{' : ','}"${key}":'`, valueSql(table, field, postgres)];
+    return [`'${i === 0 ? '{' : ','}"${key}":'`, valueSql(row, field, postgres)];
   });
   parts.push(`'}'`);
   // concat treats NULL as '' on both databases (hence the coalesces); PostgreSQL's takes at
@@ -79,42 +87,71 @@ function objectSql(table: string, shape: JsonShape, postgres: boolean): string {
   return `concat(${parts.join(', ')})`;
 }
 
-const built = new WeakMap<JsonShape, Map<string, RawBuilder<string>>>();
-
 /**
- * `shape` over the rows of `table` as one JSON text per row, for `select(...)`. Built once per
- * shape, table and dialect; the text is fixed, so PostgreSQL prepares it once per connection.
+ * For a migration: `table.column` (added, text) holds every row's `shape` from now on. Existing
+ * rows are filled in; then a trigger keeps the column up to date on every insert and every
+ * update — on PostgreSQL a BEFORE trigger sets it in the written row itself (so RETURNING sees
+ * it), on SQLite AFTER triggers write it into the row just written, in the same statement.
+ * Running it again for a table replaces its triggers (a migration that changes the shape).
  */
-export function jsonObject(db: Executor, table: string, shape: JsonShape): RawBuilder<string> {
+export async function storeJsonAnswer(
+  db: Kysely<unknown>,
+  table: string,
+  column: string,
+  shape: JsonShape,
+  options: { addColumn: boolean } = { addColumn: true },
+): Promise<void> {
   const postgres = isPostgres(db);
-  let byTable = built.get(shape);
-  if (!byTable) {
-    byTable = new Map<string, RawBuilder<string>>();
-    built.set(shape, byTable);
-  }
-  const key = `${postgres ? 'pg' : 'sqlite'}:${table}`;
-  let expression = byTable.get(key);
-  if (!expression) {
-    if (!COLUMN.test(table)) throw new Error(`Not a table name: ${table}`);
-    expression = sql<string>`${sql.raw(objectSql(table, shape, postgres))}`;
-    byTable.set(key, expression);
-  }
-  return expression;
+  const [t, c] = [name(table), name(column)];
+  const trigger = name(`${table}_${column}`);
+  if (options.addColumn) await db.schema.alterTable(table).addColumn(column, 'text').execute();
+  const statements = postgres
+    ? [
+        `create or replace function ${trigger}() returns trigger language plpgsql as $$
+          begin
+            new.${c} := ${objectSql('new', shape, true)};
+            return new;
+          end $$`,
+        `drop trigger if exists ${trigger} on ${t}`,
+        `create trigger ${trigger} before insert or update on ${t}
+          for each row execute function ${trigger}()`,
+        // Fires the trigger on every row.
+        `update ${t} set ${c} = null`,
+      ]
+    : [
+        `drop trigger if exists ${name(`${table}_${column}_insert`)}`,
+        `drop trigger if exists ${name(`${table}_${column}_update`)}`,
+        `update ${t} set ${c} = ${objectSql(t, shape, false)}`,
+        // Runs after the row is written, in the same statement: the update below reads the
+        // row's new values. It changes only `column`, so it fires neither trigger again.
+        `create trigger ${name(`${table}_${column}_insert`)} after insert on ${t} begin
+          update ${t} set ${c} = ${objectSql(t, shape, false)} where rowid = new.rowid;
+        end`,
+        `create trigger ${name(`${table}_${column}_update`)} after update of ${columnsOf(shape)} on ${t} begin
+          update ${t} set ${c} = ${objectSql(t, shape, false)} where rowid = new.rowid;
+        end`,
+      ];
+  for (const statement of statements) await sql.raw(statement).execute(db);
 }
 
-/** A record's version (for its ETag) and its answer as the database writes it. */
+function columnsOf(shape: JsonShape): string {
+  return [...new Set(Object.values(shape).map((field) => name(field.column)))].join(', ');
+}
+
+/** A record's version (for its ETag) and its answer as the database keeps it. */
 export interface JsonRecord {
   version: number;
   json: string;
 }
 
 /**
- * The point read of `table` answering `shape` (see `jsonObject`): compiled once per dialect,
- * like the row read of `recordQueries`. Undefined when the account has no such record.
+ * The point read of `table` answering its stored JSON `column` (see `storeJsonAnswer`):
+ * compiled once per dialect, like the row read of `recordQueries`. Undefined when the account
+ * has no such record.
  */
 export function jsonFinder(
   table: 'partners',
-  shape: JsonShape,
+  column: 'answer_json',
 ): (db: Executor, accountId: string, id: string) => Promise<JsonRecord | undefined> {
   const texts = new Map<boolean, string>();
   return async (db, accountId, id) => {
@@ -123,7 +160,7 @@ export function jsonFinder(
     if (text === undefined) {
       text = db
         .selectFrom(table)
-        .select([`${table}.version`, jsonObject(db, table, shape).as('json')])
+        .select([`${table}.version`, `${table}.${column} as json`])
         .where(`${table}.account_id`, '=', accountId)
         .where(`${table}.id`, '=', id)
         .compile().sql;

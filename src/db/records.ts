@@ -56,6 +56,14 @@ function assigned(values: object): [string, unknown][] {
 
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** `*`, or the given columns (qualified by `alias`). */
+const selectList = (columns: readonly string[] | undefined, alias?: string) =>
+  columns
+    ? columns.map((c) => (alias ? `${alias}.${ident(c)}` : ident(c))).join(', ')
+    : alias
+      ? `${alias}.*`
+      : '*';
+
 /**
  * Update statements by table and columns, written once: an update is the hottest write, and
  * building it through the query builder on every call cost more than the database's work.
@@ -72,14 +80,20 @@ function cachedText(key: string, build: () => string): string {
   return text;
 }
 
-/** `update … set <columns>, version + 1 where account_id, id, version and guards … returning *`. */
-function updateText(pg: boolean, table: string, columns: string[], guards: string[]): string {
-  return cachedText(`u|${pg ? 'p' : 's'}|${table}|${columns.join()}|${guards.join()}`, () => {
+/** `update … set <sets>, version + 1 where account_id, id, version and guards … returning <read>`. */
+function updateText(
+  pg: boolean,
+  table: string,
+  read: readonly string[] | undefined,
+  sets: string[],
+  guards: string[],
+): string {
+  return cachedText(`u|${pg ? 'p' : 's'}|${table}|${sets.join()}|${guards.join()}`, () => {
     let n = 0;
     const next = () => (pg ? `$${++n}` : '?');
-    const sets = columns.map((c) => `${ident(c)} = ${next()}`);
+    const assignments = sets.map((c) => `${ident(c)} = ${next()}`);
     const where = ['account_id', 'id', 'version', ...guards].map((c) => `${ident(c)} = ${next()}`);
-    return `update ${ident(table)} set ${[...sets, '"version" = "version" + 1'].join(', ')} where ${where.join(' and ')} returning *`;
+    return `update ${ident(table)} set ${[...assignments, '"version" = "version" + 1'].join(', ')} where ${where.join(' and ')} returning ${selectList(read)}`;
   });
 }
 
@@ -87,19 +101,30 @@ function updateText(pg: boolean, table: string, columns: string[], guards: strin
  * PostgreSQL: the update that also answers the replaced row, joined in by `UPDATE … FROM`;
  * parameters: the columns' values, then account, id, account, version.
  */
-function updateWithBeforeText(table: string, columns: string[]): string {
-  return cachedText(`b|${table}|${columns.join()}`, () => {
-    const sets = columns.map((c, i) => `${ident(c)} = $${i + 1}`);
-    const n = columns.length;
-    return `update ${ident(table)} as t set ${[...sets, 'version = t.version + 1'].join(', ')}
-      from (select * from ${ident(table)} where account_id = $${n + 1} and id = $${n + 2}) as old
+function updateWithBeforeText(
+  table: string,
+  read: readonly string[] | undefined,
+  sets: string[],
+): string {
+  return cachedText(`b|${table}|${sets.join()}`, () => {
+    const n = sets.length;
+    const assignments = sets.map((c, i) => `${ident(c)} = $${i + 1}`);
+    return `update ${ident(table)} as t set ${[...assignments, 'version = t.version + 1'].join(', ')}
+      from (select ${selectList(read)} from ${ident(table)} where account_id = $${n + 1} and id = $${n + 2}) as old
       where t.id = old.id and t.account_id = $${n + 3} and t.version = $${n + 4}
-      returning t.*, to_json(old) as before_row`;
+      returning ${selectList(read, 't')}, to_json(old) as before_row`;
   });
 }
 
-export function recordQueries<T extends RecordTable>(name: T) {
-  type Row = Selectable<DB[T]>;
+/**
+ * `columns`: the row as the table's record queries read it, when that is not every column (a
+ * column the database derives, like `partners.answer_json`, is not read back by every write).
+ */
+export function recordQueries<
+  T extends RecordTable,
+  C extends keyof Selectable<DB[T]> & string = keyof Selectable<DB[T]> & string,
+>(name: T, columns?: readonly C[]) {
+  type Row = Pick<Selectable<DB[T]>, C>;
   const table: string = name;
   /**
    * The compare-and-set update: applied only when the stored version equals `version` and
@@ -118,6 +143,7 @@ export function recordQueries<T extends RecordTable>(name: T) {
     const text = updateText(
       isPostgres(db),
       table,
+      columns,
       sets.map(([c]) => c),
       guards.map(([c]) => c),
     );
@@ -139,9 +165,8 @@ export function recordQueries<T extends RecordTable>(name: T) {
     const dialect = db.getExecutor().adapter.constructor.name;
     let text = findSql.get(dialect);
     if (text === undefined) {
-      text = loose(db)
-        .selectFrom(table)
-        .selectAll()
+      const query = loose(db).selectFrom(table);
+      text = (columns ? query.select(columns as unknown as 'id'[]) : query.selectAll())
         .where('account_id', '=', accountId)
         .where('id', '=', id)
         .compile().sql;
@@ -190,6 +215,7 @@ export function recordQueries<T extends RecordTable>(name: T) {
         CompiledQuery.raw(
           updateWithBeforeText(
             table,
+            columns,
             sets.map(([c]) => c),
           ),
           [...sets.map(([, v]) => v), accountId, id, accountId, version],
@@ -216,7 +242,10 @@ export function recordQueries<T extends RecordTable>(name: T) {
       if (version !== undefined) query = query.where('version', '=', version);
       for (const [column, value] of Object.entries(guard))
         query = query.where(column as 'id', '=', value as string);
-      return (await query.returningAll().executeTakeFirst()) as Row | undefined;
+      const deleted = columns
+        ? query.returning(columns as unknown as 'id'[])
+        : query.returningAll();
+      return (await deleted.executeTakeFirst()) as Row | undefined;
     },
   };
 }

@@ -166,6 +166,8 @@ export interface PartnersTable {
   version: number;
   created_at: string;
   updated_at: string;
+  /** The partner as the API answers it, written by the database's trigger (migration 0021). */
+  answer_json: Generated<string>;
 }
 
 export interface PartnerTagsTable {

@@ -3,8 +3,9 @@ import type { Partner } from './partners.schemas.js';
 import type { PartnerRow } from './partners.repository.js';
 
 /**
- * Row → response, field by field: nothing reaches the client that is not listed here. Lists
- * are answered by the database as `PARTNER_JSON` (partners.repository.ts) says: keep the two alike.
+ * Row → response, field by field: nothing reaches the client that is not listed here. Reads
+ * answer the text the database keeps in `answer_json`, written by the shape in migration 0021:
+ * a change here is a new migration there (partners.test.ts holds the two alike).
  */
 export function presentPartner(row: PartnerRow): Partner {
   return {

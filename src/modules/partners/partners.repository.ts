@@ -9,20 +9,45 @@ import {
 import type { PartnersTable } from '../../db/schema.js';
 import { deferInsert } from '../../db/transactions.js';
 import { containsText } from '../../db/dialect.js';
-import {
-  flag,
-  json,
-  jsonFinder,
-  jsonObject,
-  number,
-  text,
-  type JsonShape,
-} from '../../db/json-object.js';
+import { jsonFinder } from '../../db/json-object.js';
 import { searchText } from '../../http/pagination.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
 
-export type PartnerRow = Selectable<PartnersTable>;
-const records = recordQueries('partners');
+/** A partner's columns; its stored answer (`answer_json`) is the database's to write and read. */
+export type PartnerRow = Omit<Selectable<PartnersTable>, 'answer_json'>;
+
+/**
+ * The columns the record queries read back (every one but the stored answer, which only the
+ * reads of answers need): on PostgreSQL a PUT answered it twice, as the row and in the row
+ * before, 1,765 → 1,697 req/s. The type check below fails when a column is added and not listed.
+ */
+const COLUMNS = [
+  'id',
+  'account_id',
+  'name',
+  'search_name',
+  'type',
+  'description',
+  'website',
+  'logo_file_id',
+  'addresses',
+  'tags',
+  'vat_id',
+  'buyer_reference',
+  'electronic_address',
+  'einvoice_format',
+  'language',
+  'dunning_blocked',
+  'consumer',
+  'version',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof PartnerRow)[];
+const listed: Exclude<keyof PartnerRow, (typeof COLUMNS)[number]> extends never ? true : false =
+  true;
+void listed;
+
+const records = recordQueries('partners', COLUMNS);
 const TAGS: TagTable = { table: 'partner_tags', owner: 'partner_id' };
 
 /** Partner queries; every one is scoped by account (STYLE rule 3). */
@@ -45,37 +70,18 @@ export interface PartnerFilter {
   q?: string;
 }
 
+/** A partner's version and its answer as the database keeps it (migration 0021). */
+export const findPartnerJson = jsonFinder('partners', 'answer_json');
+
 /**
- * `presentPartner` as the database builds it, for lists (src/db/json-object.ts): the same
- * fields from the same columns, with the same defaults. `partners.test.ts` holds the two
- * to the same answer on both databases.
+ * A page of partners as their stored JSON answers (migration 0021), newest first; `limit + 1`
+ * rows so the caller can tell whether a next page exists.
  */
-const PARTNER_JSON: JsonShape = {
-  id: text('id'),
-  version: number('version'),
-  name: text('name'),
-  type: text('type'),
-  description: text('description'),
-  website: text('website'),
-  logoFileId: text('logo_file_id'),
-  addresses: json('addresses'),
-  tags: json('tags'),
-  vatId: text('vat_id'),
-  buyerReference: text('buyer_reference'),
-  electronicAddress: json('electronic_address'),
-  einvoiceFormat: text('einvoice_format', 'ZUGFERD'),
-  language: text('language', 'de'),
-  dunningBlocked: flag('dunning_blocked'),
-  consumer: flag('consumer', true),
-  createdAt: text('created_at'),
-  updatedAt: text('updated_at'),
-};
-
-/** A partner's version and its answer as the database writes it (`PARTNER_JSON`). */
-export const findPartnerJson = jsonFinder('partners', PARTNER_JSON);
-
-/** The account's partners matching `f`, newest first, `limit + 1` of them (is there a next page?). */
-function filteredPartners(db: Executor, accountId: string, f: PartnerFilter) {
+export function listPartnersJson(
+  db: Executor,
+  accountId: string,
+  f: PartnerFilter,
+): Promise<{ id: string; json: string }[]> {
   let query = db.selectFrom('partners').where('partners.account_id', '=', accountId);
   if (f.afterId !== undefined) query = query.where('partners.id', '<', f.afterId);
   if (f.type !== undefined) query = query.where('partners.type', '=', f.type);
@@ -93,20 +99,10 @@ function filteredPartners(db: Executor, accountId: string, f: PartnerFilter) {
       ),
     );
   }
-  return query.orderBy('partners.id', 'desc').limit(f.limit + 1);
-}
-
-/**
- * A page of partners as their JSON answers, built by the database (`PARTNER_JSON`), newest
- * first; `limit + 1` rows so the caller can tell whether a next page exists.
- */
-export function listPartnersJson(
-  db: Executor,
-  accountId: string,
-  f: PartnerFilter,
-): Promise<{ id: string; json: string }[]> {
-  return filteredPartners(db, accountId, f)
-    .select(['partners.id', jsonObject(db, 'partners', PARTNER_JSON).as('json')])
+  return query
+    .select(['partners.id', 'partners.answer_json as json'])
+    .orderBy('partners.id', 'desc')
+    .limit(f.limit + 1)
     .execute();
 }
 

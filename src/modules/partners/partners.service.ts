@@ -91,14 +91,14 @@ export class PartnersService {
     return partner;
   }
 
-  /** A partner's version and its answer, written by the database (`PARTNER_JSON`). */
+  /** A partner's version and its answer, as the database keeps it (`answer_json`). */
   async get(accountId: string, id: string): Promise<JsonRecord> {
     const found = await repo.findPartnerJson(this.ctx.db, accountId, id);
     if (!found) throw notFound('Partner');
     return found;
   }
 
-  /** A page of partners; its records are the database's JSON texts (`PARTNER_JSON`). */
+  /** A page of partners; its records are the JSON texts the database keeps (`answer_json`). */
   async list(accountId: string, query: ListPartners): Promise<JsonPage<Partner>> {
     const limit = query.limit ?? 25;
     const rows = await repo.listPartnersJson(this.ctx.db, accountId, {

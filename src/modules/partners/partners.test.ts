@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   auditCount as countAudit,
   buildTestApp,
   createUser,
+  dbKind,
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
@@ -11,7 +12,9 @@ import { SAMPLES, upload } from '../files/files.test-support.js';
 import * as audit from '../../shared/audit.js';
 import { registerReference } from '../../shared/references.js';
 import { describeResourceContract } from '../../../test/contract.js';
-import { findPartner } from './partners.repository.js';
+import { openDatabase, type Database } from '../../db/database.js';
+import { migrations } from '../../db/migrations/index.js';
+import { findPartner, findPartnerJson } from './partners.repository.js';
 import { presentPartner } from './partners.presenter.js';
 
 let t: TestApp;
@@ -505,8 +508,9 @@ const bodies: Record<string, unknown>[] = [
 ];
 
 describe('partners: reads as JSON from the database', () => {
-  // Reads answer the database's JSON texts (PARTNER_JSON); creates and updates answer what
-  // presentPartner makes of the row. Both must say the same for every kind of value.
+  // Reads answer the JSON texts the database keeps (answer_json, migration 0021); creates and
+  // updates answer what presentPartner makes of the row. Both must say the same for every kind
+  // of value, after inserts and after updates, however the row was written.
   let user: TestUser;
   beforeAll(async () => {
     user = await createUser(t);
@@ -555,6 +559,54 @@ describe('partners: reads as JSON from the database', () => {
     expect(consumer).toMatchObject({ consumer: true, dunningBlocked: false, tags: [] });
   });
 
+  it('keeps the stored answer up to date through every kind of update', async () => {
+    const { data } = (
+      await t.request({ method: 'GET', url: '/v1/partners?limit=10', token: user.token })
+    ).json<{ data: { id: string; version: number }[] }>();
+    const [consumer, full, minimal] = data;
+    // Through the API: every field the PUT can change, with tricky text and cleared values.
+    const put = await t.request({
+      method: 'PUT',
+      url: `/v1/partners/${full!.id}`,
+      token: user.token,
+      payload: {
+        version: full!.version,
+        name: `${tricky} (renamed)`,
+        description: null,
+        website: null,
+        tags: ['neu', 'Ä-ß "quoted" \\ tag'],
+        addresses: [],
+        vatId: null,
+        electronicAddress: null,
+        einvoiceFormat: 'XRECHNUNG_UBL',
+        language: 'de',
+        dunningBlocked: false,
+        consumer: true,
+      },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    // Straight in the database, as a migration or a maintenance script would write.
+    await sql`update partners set dunning_blocked = 1, consumer = 0, description = ${tricky} where id = ${consumer!.id}`.execute(
+      t.app.ctx.db,
+    );
+    await sql`update partners set search_name = 'untouched answer' where id = ${minimal!.id}`.execute(
+      t.app.ctx.db,
+    );
+
+    for (const { id } of data) {
+      const row = await findPartner(t.app.ctx.db, user.accountId, id);
+      const one = await t.request({ method: 'GET', url: `/v1/partners/${id}`, token: user.token });
+      expect(one.json()).toStrictEqual(presentPartner(row!));
+    }
+    const updated = await t.request({
+      method: 'GET',
+      url: `/v1/partners/${full!.id}`,
+      token: user.token,
+    });
+    expect(updated.json()).toStrictEqual(put.json());
+    expect(updated.json()).toMatchObject({ name: `${tricky} (renamed)`, consumer: true });
+  });
+
   it('pages with the same cursors as before, and exports the same records as CSV', async () => {
     const first = await t.request({
       method: 'GET',
@@ -584,5 +636,67 @@ describe('partners: reads as JSON from the database', () => {
     const lines = csv.body.trim().split('\r\n');
     expect(lines).toHaveLength(4); // head + three partners
     expect(csv.body).toContain('Verbraucher');
+  });
+});
+
+describe('partners: stored answers after the upgrade (migration 0021)', () => {
+  /** A database of this run's kind to migrate step by step: in memory, or a fresh PostgreSQL one. */
+  async function freshDatabase(): Promise<Database> {
+    if (dbKind === 'sqlite')
+      return openDatabase({ database: { kind: 'sqlite', file: ':memory:' } });
+    const { default: pg } = await import('pg');
+    const name = `kontor_upgrade_${process.pid}_${Date.now()}`;
+    const admin = async (statement: string) => {
+      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await client.connect();
+      await client.query(statement).finally(() => client.end());
+    };
+    await admin(`create database ${name}`);
+    onTestFinished(() => admin(`drop database if exists ${name} with (force)`));
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${name}`;
+    return openDatabase({ database: { kind: 'postgres', url: url.toString() } });
+  }
+
+  it('fills in the partners that exist, then keeps them up to date', async () => {
+    const database = await freshDatabase();
+    try {
+      const migrator = new Migrator({
+        db: database.db,
+        provider: { getMigrations: () => Promise.resolve(migrations) },
+      });
+      expect((await migrator.migrateTo('0020_invoice_events')).error).toBeUndefined();
+      const now = '2026-01-02T03:04:05.000Z';
+      await sql`insert into accounts (id, name, plan_id, currency, date_format, number_format,
+        incoming_payment_term, budgets_suppressed, allow_contract_reminder_override,
+        dashboard_widgets, addresses, version, created_at, updated_at)
+        values ('acc_u', 'Alt GmbH', 'free', 'EUR', 'DD.MM.YYYY', '1.234,56', 'HABEN', 0, 0,
+        '[]', '[]', 1, ${now}, ${now})`.execute(database.db);
+      await sql`insert into partners (id, account_id, name, search_name, type, description,
+        addresses, tags, version, created_at, updated_at, dunning_blocked, consumer)
+        values ('ptr_old', 'acc_u', ${tricky}, 'x', 'CUSTOMER', ${tricky},
+        '[{"type":"BILLING","city":"Köln"}]', '["alt"]', 3, ${now}, ${now}, 1, null)`.execute(
+        database.db,
+      );
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+
+      const read = async () => {
+        const row = await findPartner(database.db, 'acc_u', 'ptr_old');
+        const stored = await findPartnerJson(database.db, 'acc_u', 'ptr_old');
+        return { row: row!, answer: JSON.parse(stored!.json) as unknown };
+      };
+      const before = await read();
+      expect(before.answer).toStrictEqual(presentPartner(before.row));
+      expect(before.answer).toMatchObject({ name: tricky, tags: ['alt'], consumer: null });
+
+      await sql`update partners set name = 'Neu', consumer = 1, version = 4 where id = 'ptr_old'`.execute(
+        database.db,
+      );
+      const after = await read();
+      expect(after.answer).toStrictEqual(presentPartner(after.row));
+      expect(after.answer).toMatchObject({ name: 'Neu', consumer: true, version: 4 });
+    } finally {
+      await database.close();
+    }
   });
 });
