@@ -6,13 +6,7 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import sjson from 'secure-json-parse';
 import type { Config } from './config.js';
@@ -20,6 +14,7 @@ import type { AppContext } from './context.js';
 import { migrate, openDatabase } from './db/database.js';
 import { sealAllAudit, setAuditLogger, settleAudit } from './shared/audit.js';
 import { LogOutput } from './shared/log-output.js';
+import { AccessLog } from './http/access-log.js';
 import { registerAuth } from './http/auth.js';
 import { AppError } from './shared/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -197,30 +192,6 @@ function loggerOptions(
   };
 }
 
-/**
- * One access-log line per request, when it completes (Fastify's default writes two). The
- * path only: signed links carry tokens in their query strings.
- */
-class AccessLog extends LogController {
-  override incomingRequest(): void {}
-  override requestCompleted(
-    error: Error | null | undefined,
-    req: FastifyRequest,
-    reply: FastifyReply,
-  ): void {
-    const line = {
-      method: req.method,
-      url: req.url.split('?')[0],
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 10) / 10,
-      ip: req.ip,
-      account: req.principal?.accountId,
-    };
-    if (error) req.log.error({ ...line, err: error }, 'request errored');
-    else req.log.info(line, 'request');
-  }
-}
-
 // Request ids: a random per-process prefix and a counter; unique across replicas, and no
 // CSPRNG call per request.
 const requestIdPrefix = randomBase62(10);
@@ -238,7 +209,8 @@ function createServer(config: Config, options: BuildOptions) {
         : nextRequestId();
     },
     requestIdHeader: false,
-    logController: new AccessLog(),
+    // The app's own logger gets the access line written directly (http/access-log.ts).
+    logController: new AccessLog(options.logger === undefined),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
