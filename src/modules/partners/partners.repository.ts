@@ -1,4 +1,5 @@
-import type { Selectable } from 'kysely';
+import { isDeepStrictEqual } from 'node:util';
+import { CompiledQuery, type Selectable } from 'kysely';
 import {
   recordQueries,
   insertTags,
@@ -8,7 +9,7 @@ import {
 } from '../../db/records.js';
 import type { PartnersTable } from '../../db/schema.js';
 import { deferInsert } from '../../db/transactions.js';
-import { containsText } from '../../db/dialect.js';
+import { containsText, isPostgres } from '../../db/dialect.js';
 import { jsonFinder } from '../../db/json-object.js';
 import { searchText } from '../../http/pagination.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
@@ -73,15 +74,8 @@ export interface PartnerFilter {
 /** A partner's version and its answer as the database keeps it (migration 0021). */
 export const findPartnerJson = jsonFinder('partners', 'answer_json');
 
-/**
- * A page of partners as their stored JSON answers (migration 0021), newest first; `limit + 1`
- * rows so the caller can tell whether a next page exists.
- */
-export function listPartnersJson(
-  db: Executor,
-  accountId: string,
-  f: PartnerFilter,
-): Promise<{ id: string; json: string }[]> {
+/** The account's partners matching `f` as their stored answers, newest first, `limit + 1` of them. */
+function partnerPage(db: Executor, accountId: string, f: PartnerFilter) {
   let query = db.selectFrom('partners').where('partners.account_id', '=', accountId);
   if (f.afterId !== undefined) query = query.where('partners.id', '<', f.afterId);
   if (f.type !== undefined) query = query.where('partners.type', '=', f.type);
@@ -102,8 +96,44 @@ export function listPartnersJson(
   return query
     .select(['partners.id', 'partners.answer_json as json'])
     .orderBy('partners.id', 'desc')
-    .limit(f.limit + 1)
-    .execute();
+    .limit(f.limit + 1);
+}
+
+/** SQL of the pages without a search or tag, by dialect, cursor and type (see below). */
+const plainPages = new Map<string, string>();
+
+/**
+ * A page of partners as their stored JSON answers (migration 0021), newest first; `limit + 1`
+ * rows so the caller can tell whether a next page exists. A page without a search or a tag
+ * filter (most of them) runs SQL built once per dialect, cursor and type: building it through
+ * the query builder took 9 % of a list's CPU. Its first build checks that the parameters it
+ * will be given are in the order the builder put them.
+ */
+export async function listPartnersJson(
+  db: Executor,
+  accountId: string,
+  f: PartnerFilter,
+): Promise<{ id: string; json: string }[]> {
+  if (f.q !== undefined || f.tag !== undefined) return partnerPage(db, accountId, f).execute();
+  const parameters = [
+    accountId,
+    ...(f.afterId === undefined ? [] : [f.afterId]),
+    ...(f.type === undefined ? [] : [f.type]),
+    f.limit + 1,
+  ];
+  const key = `${isPostgres(db)}|${f.afterId !== undefined}|${f.type !== undefined}`;
+  let text = plainPages.get(key);
+  if (text === undefined) {
+    const compiled = partnerPage(db, accountId, f).compile();
+    if (!isDeepStrictEqual(compiled.parameters, parameters))
+      throw new Error("listPartnersJson: parameters out of the builder's order");
+    text = compiled.sql;
+    plainPages.set(key, text);
+  }
+  const { rows } = await db.executeQuery<{ id: string; json: string }>(
+    CompiledQuery.raw(text, parameters),
+  );
+  return rows;
 }
 
 /** The compare-and-set update answering the partner before and after (one statement on PostgreSQL). */
