@@ -30,7 +30,16 @@ const tags = ['documents'];
 export function documentRoutes(app: App, ctx: AppContext): void {
   const service = new DocumentsService(ctx);
   service.output.registerJobs();
+  collectionRoutes(app, service);
+  einvoiceRoute(app, service);
+  correctionRoutes(app, service);
+  recordRoutes(app, service);
+  dunningBlockRoute(app, ctx);
+  sendRoute(app, service);
+}
 
+/** The collection: list, create (at once or in the background), and rasterize a PDF. */
+function collectionRoutes(app: App, service: DocumentsService): void {
   app.get(
     '/v1/documents',
     {
@@ -99,7 +108,10 @@ export function documentRoutes(app: App, ctx: AppContext): void {
     },
     (req) => service.rasterize(actorOf(req), req.body),
   );
+}
 
+/** A FINAL invoice's e-invoice, with an ETag of its bytes. */
+function einvoiceRoute(app: App, service: DocumentsService): void {
   app.get(
     '/v1/documents/:documentId/einvoice',
     {
@@ -140,7 +152,10 @@ export function documentRoutes(app: App, ctx: AppContext): void {
       return reply.type(file.contentType).send(file.bytes);
     },
   );
+}
 
+/** Corrections of a FINAL invoice: cancellation (Storno) and partial credit notes. */
+function correctionRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/cancel',
     {
@@ -186,7 +201,10 @@ export function documentRoutes(app: App, ctx: AppContext): void {
       return reply.code(201).send(doc);
     },
   );
+}
 
+/** One document: read, update (a DRAFT, or finalize it) and delete (a DRAFT). */
+function recordRoutes(app: App, service: DocumentsService): void {
   app.get(
     '/v1/documents/:documentId',
     {
@@ -230,6 +248,27 @@ export function documentRoutes(app: App, ctx: AppContext): void {
     },
   );
 
+  app.delete(
+    '/v1/documents/:documentId',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Delete a DRAFT document (409 state_conflict when FINAL)',
+        params: Params,
+        headers: IfMatchHeaders,
+        response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(401, 404, 409, 412) },
+      },
+    },
+    async (req, reply) => {
+      await service.remove(actorOf(req), req.params.documentId, readIfMatch(req));
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+/** The dunning block (Mahnsperre) of an invoice. */
+function dunningBlockRoute(app: App, ctx: AppContext): void {
   app.put(
     '/v1/documents/:documentId/dunning-block',
     {
@@ -257,25 +296,10 @@ export function documentRoutes(app: App, ctx: AppContext): void {
       return doc;
     },
   );
+}
 
-  app.delete(
-    '/v1/documents/:documentId',
-    {
-      config: { access: 'user' },
-      schema: {
-        tags,
-        summary: 'Delete a DRAFT document (409 state_conflict when FINAL)',
-        params: Params,
-        headers: IfMatchHeaders,
-        response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(401, 404, 409, 412) },
-      },
-    },
-    async (req, reply) => {
-      await service.remove(actorOf(req), req.params.documentId, readIfMatch(req));
-      return reply.code(204).send(null);
-    },
-  );
-
+/** Mailing a document with its PDF. */
+function sendRoute(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/send',
     {
