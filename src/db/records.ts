@@ -117,6 +117,86 @@ function updateWithBeforeText(
 }
 
 /**
+ * The compare-and-set update: applied only when the stored version equals `version` and every
+ * `guard` column holds its value (a state transition's `status = 'DRAFT'`); answers the row
+ * after it (`read` columns), or undefined.
+ */
+async function casUpdate(
+  db: Executor,
+  table: string,
+  read: readonly string[] | undefined,
+  key: { accountId: string; id: string; version: number },
+  values: object,
+  guard: Guard,
+): Promise<unknown> {
+  const sets = assigned(values);
+  const guards = Object.entries(guard);
+  const text = updateText(
+    isPostgres(db),
+    table,
+    read,
+    sets.map(([c]) => c),
+    guards.map(([c]) => c),
+  );
+  const parameters = [
+    ...sets.map(([, v]) => v),
+    key.accountId,
+    key.id,
+    key.version,
+    ...guards.map(([, v]) => v),
+  ];
+  const { rows } = await db.executeQuery(CompiledQuery.raw(text, parameters));
+  return rows[0];
+}
+
+/** PostgreSQL's `casUpdate` that answers the replaced row too, in one statement. */
+async function casUpdateWithBefore(
+  db: Executor,
+  table: string,
+  read: readonly string[] | undefined,
+  key: { accountId: string; id: string; version: number },
+  values: object,
+): Promise<{ before: unknown; after: unknown } | undefined> {
+  const sets = assigned(values);
+  const text = updateWithBeforeText(
+    table,
+    read,
+    sets.map(([c]) => c),
+  );
+  const parameters = [...sets.map(([, v]) => v), key.accountId, key.id, key.accountId, key.version];
+  const { rows } = await db.executeQuery<{ before_row: unknown }>(
+    CompiledQuery.raw(text, parameters),
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { before_row: before, ...after } = row;
+  return { before, after };
+}
+
+/**
+ * The point read of `table` (`read` columns): the hottest query of all, built and compiled
+ * once per dialect, then run with new parameters (building and compiling cost more than
+ * SQLite's read itself).
+ */
+function pointRead(table: string, read: readonly string[] | undefined) {
+  const texts = new Map<string, string>();
+  return async (db: Executor, accountId: string, id: string): Promise<unknown> => {
+    const dialect = db.getExecutor().adapter.constructor.name;
+    let text = texts.get(dialect);
+    if (text === undefined) {
+      const query = loose(db).selectFrom(table);
+      text = (read ? query.select(read as unknown as 'id'[]) : query.selectAll())
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .compile().sql;
+      texts.set(dialect, text);
+    }
+    const { rows } = await db.executeQuery(CompiledQuery.raw(text, [accountId, id]));
+    return rows[0];
+  };
+}
+
+/**
  * `columns`: the row as the table's record queries read it, when that is not every column (a
  * column the database derives, like `partners.answer_json`, is not read back by every write).
  */
@@ -126,55 +206,21 @@ export function recordQueries<
 >(name: T, columns?: readonly C[]) {
   type Row = Pick<Selectable<DB[T]>, C>;
   const table: string = name;
-  /**
-   * The compare-and-set update: applied only when the stored version equals `version` and
-   * every `guard` column holds its value (a state transition's `status = 'DRAFT'`).
-   */
-  const update = async (
+  const read = pointRead(table, columns);
+  const find = (db: Executor, accountId: string, id: string) =>
+    read(db, accountId, id) as Promise<Row | undefined>;
+  /** `casUpdate` of this table. */
+  const update = (
     db: Executor,
     accountId: string,
     id: string,
     version: number,
     values: Partial<Row>,
     guard: Guard = {},
-  ): Promise<Row | undefined> => {
-    const sets = assigned(values);
-    const guards = Object.entries(guard);
-    const text = updateText(
-      isPostgres(db),
-      table,
-      columns,
-      sets.map(([c]) => c),
-      guards.map(([c]) => c),
-    );
-    const parameters = [
-      ...sets.map(([, v]) => v),
-      accountId,
-      id,
-      version,
-      ...guards.map(([, v]) => v),
-    ];
-    const { rows } = await db.executeQuery<Row>(CompiledQuery.raw(text, parameters));
-    return rows[0];
-  };
-
-  // The point read is the hottest query of all: built and compiled once per dialect, then run
-  // with new parameters (building and compiling cost more than SQLite's read itself).
-  const findSql = new Map<string, string>();
-  const find = async (db: Executor, accountId: string, id: string): Promise<Row | undefined> => {
-    const dialect = db.getExecutor().adapter.constructor.name;
-    let text = findSql.get(dialect);
-    if (text === undefined) {
-      const query = loose(db).selectFrom(table);
-      text = (columns ? query.select(columns as unknown as 'id'[]) : query.selectAll())
-        .where('account_id', '=', accountId)
-        .where('id', '=', id)
-        .compile().sql;
-      findSql.set(dialect, text);
-    }
-    const { rows } = await db.executeQuery<Row>(CompiledQuery.raw(text, [accountId, id]));
-    return rows[0];
-  };
+  ) =>
+    casUpdate(db, table, columns, { accountId, id, version }, values, guard) as Promise<
+      Row | undefined
+    >;
 
   return {
     find,
@@ -204,27 +250,18 @@ export function recordQueries<
       version: number,
       values: Partial<Row>,
     ): Promise<{ before: Row; after: Row } | undefined> => {
-      if (!isPostgres(db)) {
-        const before = await find(db, accountId, id);
-        if (!before) return undefined;
-        const after = await update(db, accountId, id, version, values);
-        return after && { before, after };
-      }
-      const sets = assigned(values);
-      const { rows } = await db.executeQuery<Row & { before_row: Row }>(
-        CompiledQuery.raw(
-          updateWithBeforeText(
-            table,
-            columns,
-            sets.map(([c]) => c),
-          ),
-          [...sets.map(([, v]) => v), accountId, id, accountId, version],
-        ),
-      );
-      const row = rows[0];
-      if (!row) return undefined;
-      const { before_row: before, ...after } = row;
-      return { before, after: after as unknown as Row };
+      if (isPostgres(db))
+        return casUpdateWithBefore(
+          db,
+          table,
+          columns,
+          { accountId, id, version },
+          values,
+        ) as Promise<{ before: Row; after: Row } | undefined>;
+      const before = await find(db, accountId, id);
+      if (!before) return undefined;
+      const after = await update(db, accountId, id, version, values);
+      return after && { before, after };
     },
 
     /** Deletes when the version matches (any when undefined) and every `guard` column holds its value. */
