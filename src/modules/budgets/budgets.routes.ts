@@ -26,6 +26,13 @@ const deleted = { 204: Type.Null({ description: 'Deleted.' }) };
 export function budgetRoutes(app: App, ctx: AppContext): void {
   const service = new BudgetsService(ctx);
 
+  categoryCollectionRoutes(app, service);
+  categoryRoutes(app, service);
+  entryRoutes(app, service);
+}
+
+/** Budget categories: list and create. */
+function categoryCollectionRoutes(app: App, service: BudgetsService): void {
   app.get(
     '/v1/budget-categories',
     {
@@ -59,7 +66,10 @@ export function budgetRoutes(app: App, ctx: AppContext): void {
       return reply.code(201).send(category);
     },
   );
+}
 
+/** One budget category: read, update, delete. */
+function categoryRoutes(app: App, service: BudgetsService): void {
   app.get(
     '/v1/budget-categories/:categoryId',
     {
@@ -125,7 +135,10 @@ export function budgetRoutes(app: App, ctx: AppContext): void {
       return reply.code(204).send(null);
     },
   );
+}
 
+/** Budget entries: list, create, read, delete. */
+function entryRoutes(app: App, service: BudgetsService): void {
   app.get(
     '/v1/budget-entries',
     {

@@ -32,6 +32,13 @@ export function webhookEndpointRoutes(app: App, ctx: AppContext): void {
   const service = new WebhookEndpointsService(ctx);
   registerDeliveryJob(ctx);
 
+  collectionRoutes(app, service);
+  recordRoutes(app, service);
+  secretAndDeliveryRoutes(app, service);
+}
+
+/** Webhook endpoints: list and create (the signing secret is shown once). */
+function collectionRoutes(app: App, service: WebhookEndpointsService): void {
   app.get(
     '/v1/webhook-endpoints',
     {
@@ -67,7 +74,10 @@ export function webhookEndpointRoutes(app: App, ctx: AppContext): void {
       return reply.code(201).send(endpoint);
     },
   );
+}
 
+/** One webhook endpoint: read, replace, delete. */
+function recordRoutes(app: App, service: WebhookEndpointsService): void {
   app.get(
     '/v1/webhook-endpoints/:webhookEndpointId',
     {
@@ -128,7 +138,10 @@ export function webhookEndpointRoutes(app: App, ctx: AppContext): void {
       return reply.code(204).send(null);
     },
   );
+}
 
+/** An endpoint's signing secret (rotate) and its deliveries (list, replay one). */
+function secretAndDeliveryRoutes(app: App, service: WebhookEndpointsService): void {
   app.post(
     '/v1/webhook-endpoints/:webhookEndpointId/rotate-secret',
     {
