@@ -22,6 +22,13 @@ const tags = ['bank-statement-imports'];
 export function bankImportRoutes(app: App, ctx: AppContext): void {
   const service = new BankImportsService(ctx);
 
+  importRoutes(app, service);
+  reviewRoutes(app, service);
+  outcomeRoutes(app, service);
+}
+
+/** An import: upload a statement, the active import, any import by id. */
+function importRoutes(app: App, service: BankImportsService): void {
   app.post(
     '/v1/bank-statement-imports',
     {
@@ -77,7 +84,10 @@ export function bankImportRoutes(app: App, ctx: AppContext): void {
       return imported;
     },
   );
+}
 
+/** Reviewing an import's transactions: page through them, accept or reject one. */
+function reviewRoutes(app: App, service: BankImportsService): void {
   app.get(
     '/v1/bank-statement-imports/:importId/transactions',
     {
@@ -124,7 +134,10 @@ export function bankImportRoutes(app: App, ctx: AppContext): void {
       return imported;
     },
   );
+}
 
+/** Ending an import: finalize (book what was accepted) or discard. */
+function outcomeRoutes(app: App, service: BankImportsService): void {
   app.post(
     '/v1/bank-statement-imports/:importId/finalize',
     {
