@@ -110,6 +110,107 @@ function contact(party: XmlNode | undefined) {
   };
 }
 
+/** A line's net amount (BT-131) as written. */
+function lineNet(line: XmlNode, version: keyof typeof NAMES): string | undefined {
+  const n = NAMES[version];
+  return text(child(line, n.lineSettlement), n.lineSummation, 'LineTotalAmount');
+}
+
+/**
+ * Each invoice line's amounts, for the totals check; undefined when lines nest (EXTENDED's
+ * sub-lines and information lines, whose amounts are not summed).
+ */
+function lineAmountsOf(
+  lines: XmlNode[],
+  version: keyof typeof NAMES,
+  currency: string,
+): LineAmounts[] | undefined {
+  // EXTENDED may nest lines (sub-lines, information lines) whose amounts are not summed.
+  const hierarchical = lines.some((line) => {
+    const doc = child(line, 'AssociatedDocumentLineDocument');
+    return (
+      text(doc, 'ParentLineID') !== undefined || text(doc, 'LineStatusReasonCode') !== undefined
+    );
+  });
+  if (hierarchical) return undefined;
+  const n = NAMES[version];
+  return lines.map((line, i): LineAmounts => {
+    const lineSettlement = child(line, n.lineSettlement);
+    const net = parseAmount(
+      lineNet(line, version),
+      currency,
+      `net amount of line ${i + 1} (BT-131)`,
+    );
+    if (net === undefined)
+      throw refuse(`Line ${i + 1} of the e-invoice has no net amount (BT-131).`);
+    if (version === 'ZUGFeRD1') return { index: i + 1, net, allowances: [], charges: [] };
+    const price = child(line, 'SpecifiedLineTradeAgreement', 'NetPriceProductTradePrice');
+    const adjustments = children(lineSettlement, 'SpecifiedTradeAllowanceCharge');
+    const amounts = (charge: boolean) =>
+      adjustments
+        .filter((a) => (text(a, 'ChargeIndicator', 'Indicator') === 'true') === charge)
+        .map((a) => text(a, 'ActualAmount'))
+        .filter((a): a is string => a !== undefined);
+    const quantity = text(line, 'SpecifiedLineTradeDelivery', 'BilledQuantity');
+    const netPrice = text(price, 'ChargeAmount');
+    const basis = text(price, 'BasisQuantity');
+    return {
+      index: i + 1,
+      net,
+      ...(quantity !== undefined && { quantity }),
+      ...(netPrice !== undefined && { price: netPrice }),
+      ...(basis !== undefined && { basis }),
+      allowances: amounts(false),
+      charges: amounts(true),
+    };
+  });
+}
+
+/** The document totals (BG-22) checked against each other, the lines and the VAT breakdown. */
+function totalsOf(
+  settlement: XmlNode | undefined,
+  summation: XmlNode,
+  about: {
+    currency: string;
+    en16931: boolean;
+    version: keyof typeof NAMES;
+    name: string | undefined;
+    lineAmounts: LineAmounts[] | undefined;
+  },
+) {
+  const { currency, en16931, version, name, lineAmounts } = about;
+  const amount = (element: string, what: string) =>
+    parseAmount(text(summation, element), currency, what);
+  // With a separate VAT accounting currency the VAT total appears twice; take the invoice's.
+  const taxTotals = children(summation, 'TaxTotalAmount');
+  const taxTotal =
+    taxTotals.find((t) => attr(t, 'currencyID')?.toUpperCase() === currency) ??
+    taxTotals.find((t) => attr(t, 'currencyID') === undefined);
+  if (taxTotals.length > 0 && taxTotal === undefined)
+    throw refuse(`The e-invoice states its VAT total only in another currency than ${currency}.`);
+  return checkTotals({
+    currency,
+    en16931,
+    generation: version,
+    lineTotal: amount('LineTotalAmount', 'sum of line net amounts (BT-106)'),
+    allowances: amount('AllowanceTotalAmount', 'sum of allowances (BT-107)'),
+    charges: amount('ChargeTotalAmount', 'sum of charges (BT-108)'),
+    net: amount('TaxBasisTotalAmount', 'total without VAT (BT-109)'),
+    tax: parseAmount(text(taxTotal), currency, 'VAT total (BT-110)'),
+    gross: amount('GrandTotalAmount', 'total with VAT (BT-112)'),
+    prepaid: amount('TotalPrepaidAmount', 'prepaid amount (BT-113)'),
+    rounding: amount('RoundingAmount', 'rounding amount (BT-114)'),
+    due: amount('DuePayableAmount', 'amount due (BT-115)'),
+    ...(lineAmounts !== undefined && { lines: lineAmounts }),
+    vatBreakdown: children(settlement, 'ApplicableTradeTax').map(
+      (t, i) =>
+        parseAmount(text(t, 'CalculatedAmount'), currency, `VAT of category ${i + 1} (BT-117)`) ??
+        0n,
+    ),
+    dueUncheckable: name === 'MINIMUM',
+  });
+}
+
 /** Reads a CII invoice whose root element is `root`. */
 export function readCii(root: XmlNode, version: keyof typeof NAMES): EInvoice {
   const n = NAMES[version];
@@ -137,74 +238,17 @@ export function readCii(root: XmlNode, version: keyof typeof NAMES): EInvoice {
     checkNoCurrencyIds(summation, allLines, NAMES.D16B);
   // ZUGFeRD 1.0 and EXTENDED know text-only lines without amounts; they are not invoice lines.
   const textLinesAllowed = version === 'ZUGFeRD1' || name === 'EXTENDED';
-  const netOf = (line: XmlNode) =>
-    text(child(line, n.lineSettlement), n.lineSummation, 'LineTotalAmount');
-  const lines = textLinesAllowed ? allLines.filter((l) => netOf(l) !== undefined) : allLines;
-  // EXTENDED may nest lines (sub-lines, information lines) whose amounts are not summed.
-  const hierarchical = lines.some((line) => {
-    const doc = child(line, 'AssociatedDocumentLineDocument');
-    return (
-      text(doc, 'ParentLineID') !== undefined || text(doc, 'LineStatusReasonCode') !== undefined
-    );
-  });
-  const lineAmounts = hierarchical
-    ? undefined
-    : lines.map((line, i): LineAmounts => {
-        const lineSettlement = child(line, n.lineSettlement);
-        const net = parseAmount(netOf(line), currency, `net amount of line ${i + 1} (BT-131)`);
-        if (net === undefined)
-          throw refuse(`Line ${i + 1} of the e-invoice has no net amount (BT-131).`);
-        if (version === 'ZUGFeRD1') return { index: i + 1, net, allowances: [], charges: [] };
-        const price = child(line, 'SpecifiedLineTradeAgreement', 'NetPriceProductTradePrice');
-        const adjustments = children(lineSettlement, 'SpecifiedTradeAllowanceCharge');
-        const amounts = (charge: boolean) =>
-          adjustments
-            .filter((a) => (text(a, 'ChargeIndicator', 'Indicator') === 'true') === charge)
-            .map((a) => text(a, 'ActualAmount'))
-            .filter((a): a is string => a !== undefined);
-        const quantity = text(line, 'SpecifiedLineTradeDelivery', 'BilledQuantity');
-        const netPrice = text(price, 'ChargeAmount');
-        const basis = text(price, 'BasisQuantity');
-        return {
-          index: i + 1,
-          net,
-          ...(quantity !== undefined && { quantity }),
-          ...(netPrice !== undefined && { price: netPrice }),
-          ...(basis !== undefined && { basis }),
-          allowances: amounts(false),
-          charges: amounts(true),
-        };
-      });
+  const lines = textLinesAllowed
+    ? allLines.filter((l) => lineNet(l, version) !== undefined)
+    : allLines;
+  const lineAmounts = lineAmountsOf(lines, version, currency);
 
-  const amount = (element: string, what: string) =>
-    parseAmount(text(summation, element), currency, what);
-  // With a separate VAT accounting currency the VAT total appears twice; take the invoice's.
-  const taxTotals = children(summation, 'TaxTotalAmount');
-  const taxTotal =
-    taxTotals.find((t) => attr(t, 'currencyID')?.toUpperCase() === currency) ??
-    taxTotals.find((t) => attr(t, 'currencyID') === undefined);
-  if (taxTotals.length > 0 && taxTotal === undefined)
-    throw refuse(`The e-invoice states its VAT total only in another currency than ${currency}.`);
-  const { totals, warnings } = checkTotals({
+  const { totals, warnings } = totalsOf(settlement, summation, {
     currency,
     en16931,
-    generation: version,
-    lineTotal: amount('LineTotalAmount', 'sum of line net amounts (BT-106)'),
-    allowances: amount('AllowanceTotalAmount', 'sum of allowances (BT-107)'),
-    charges: amount('ChargeTotalAmount', 'sum of charges (BT-108)'),
-    net: amount('TaxBasisTotalAmount', 'total without VAT (BT-109)'),
-    tax: parseAmount(text(taxTotal), currency, 'VAT total (BT-110)'),
-    gross: amount('GrandTotalAmount', 'total with VAT (BT-112)'),
-    prepaid: amount('TotalPrepaidAmount', 'prepaid amount (BT-113)'),
-    rounding: amount('RoundingAmount', 'rounding amount (BT-114)'),
-    due: amount('DuePayableAmount', 'amount due (BT-115)'),
-    ...(lineAmounts !== undefined && { lines: lineAmounts }),
-    vatBreakdown: children(settlement, 'ApplicableTradeTax').map(
-      (t, i) =>
-        parseAmount(text(t, 'CalculatedAmount'), currency, `VAT of category ${i + 1} (BT-117)`) ??
-        0n,
-    ),
-    dueUncheckable: name === 'MINIMUM',
+    version,
+    name,
+    lineAmounts,
   });
 
   const dueDate = children(settlement, 'SpecifiedTradePaymentTerms')
