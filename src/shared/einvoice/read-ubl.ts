@@ -54,22 +54,13 @@ function party(node: XmlNode | undefined, what: string): EInvoiceParty {
   };
 }
 
-/** Reads a UBL invoice or credit note whose root element is `root`. */
-export function readUbl(root: XmlNode, type: 'Invoice' | 'CreditNote'): EInvoice {
-  const profile = text(root, 'CustomizationID');
-  const documentNumber = required(text(root, 'ID'), 'invoice number (BT-1)');
-  // UBL 2.1 makes the type code optional; the root element then says what the document is.
-  const documentType =
-    text(root, type === 'Invoice' ? 'InvoiceTypeCode' : 'CreditNoteTypeCode') ??
-    (type === 'Invoice' ? '380' : '381');
-  const issueDate = required(
-    parseDate(text(root, 'IssueDate'), 'issue date (BT-2)'),
-    'issue date (BT-2)',
-  );
-  const currency = checkCurrency(text(root, 'DocumentCurrencyCode'));
-
-  const lines = children(root, type === 'Invoice' ? 'InvoiceLine' : 'CreditNoteLine');
-  const lineAmounts = lines.map((line, i): LineAmounts => {
+/** Each invoice (or credit note) line's amounts, for the totals check. */
+function lineAmountsOf(
+  lines: XmlNode[],
+  type: 'Invoice' | 'CreditNote',
+  currency: string,
+): LineAmounts[] {
+  return lines.map((line, i): LineAmounts => {
     const net = parseAmount(
       text(line, 'LineExtensionAmount'),
       currency,
@@ -96,7 +87,15 @@ export function readUbl(root: XmlNode, type: 'Invoice' | 'CreditNote'): EInvoice
       charges: amounts(true),
     };
   });
+}
 
+/** The document totals (BG-22) checked against each other, the lines and the VAT breakdown. */
+function totalsOf(
+  root: XmlNode,
+  profile: string | undefined,
+  currency: string,
+  lineAmounts: LineAmounts[],
+) {
   const totals = child(root, 'LegalMonetaryTotal');
   if (totals === undefined) throw refuse('The e-invoice has no LegalMonetaryTotal.');
   const amount = (name: string, what: string) => parseAmount(text(totals, name), currency, what);
@@ -108,7 +107,7 @@ export function readUbl(root: XmlNode, type: 'Invoice' | 'CreditNote'): EInvoice
   const taxAmount = child(taxTotal, 'TaxAmount');
   if (taxTotals.length > 0 && taxAmount === undefined)
     throw refuse(`The e-invoice states its VAT total only in another currency than ${currency}.`);
-  const { totals: sums, warnings } = checkTotals({
+  return checkTotals({
     currency,
     en16931: declaresEn16931(profile),
     lineTotal: amount('LineExtensionAmount', 'sum of line net amounts (BT-106)'),
@@ -134,6 +133,26 @@ export function readUbl(root: XmlNode, type: 'Invoice' | 'CreditNote'): EInvoice
         .reduce<bigint>((a, b) => a + (b ?? 0n), 0n),
     }),
   });
+}
+
+/** Reads a UBL invoice or credit note whose root element is `root`. */
+export function readUbl(root: XmlNode, type: 'Invoice' | 'CreditNote'): EInvoice {
+  const profile = text(root, 'CustomizationID');
+  const documentNumber = required(text(root, 'ID'), 'invoice number (BT-1)');
+  // UBL 2.1 makes the type code optional; the root element then says what the document is.
+  const documentType =
+    text(root, type === 'Invoice' ? 'InvoiceTypeCode' : 'CreditNoteTypeCode') ??
+    (type === 'Invoice' ? '380' : '381');
+  const issueDate = required(
+    parseDate(text(root, 'IssueDate'), 'issue date (BT-2)'),
+    'issue date (BT-2)',
+  );
+  const currency = checkCurrency(text(root, 'DocumentCurrencyCode'));
+
+  const lines = children(root, type === 'Invoice' ? 'InvoiceLine' : 'CreditNoteLine');
+  const lineAmounts = lineAmountsOf(lines, type, currency);
+
+  const { totals: sums, warnings } = totalsOf(root, profile, currency, lineAmounts);
 
   const paymentMeans = children(root, 'PaymentMeans');
   const dueDate =
