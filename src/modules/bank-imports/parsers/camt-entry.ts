@@ -154,6 +154,88 @@ function formatMinor(minor: number, currency: string): string {
   return `${sign}${whole}${digits > 0 ? `.${padded.slice(-digits)}` : ''} ${currency}`;
 }
 
+/** What an entry says for every booking made of it (`bookingOf`). */
+interface EntryFacts {
+  credit: boolean;
+  reversal: boolean;
+  bookingDate: string;
+  valueDate: string | null;
+  currency: string;
+  entryText: string | undefined;
+  entryCode: string | undefined;
+  ownIban: EntryContext['ownIban'];
+}
+
+/**
+ * One booking of an entry: the entry itself (`tx` undefined, or its only transaction) or one of
+ * its transactions. `ownPurposeOnly`: a split transaction does not borrow the entry's text as
+ * its purpose.
+ */
+function bookingOf(
+  entry: EntryFacts,
+  tx: XmlElement | undefined,
+  amountMinor: number,
+  bankReference: string | null,
+  ownPurposeOnly: boolean,
+): ParsedEntry {
+  const { credit, reversal, bookingDate, valueDate, currency, entryText, entryCode } = entry;
+  const returned = child(tx, 'RtrInf');
+  const party = counterparty(
+    tx,
+    amountMinor > 0 || (amountMinor === 0 && credit),
+    reversal || returned !== undefined,
+    entry.ownIban,
+  );
+  const refs = child(tx, 'Refs');
+  const txText = text(tx, 'AddtlTxInf');
+  let purpose = remittance(tx);
+  if (purpose === '') purpose = squash(txText ?? (ownPurposeOnly ? '' : (entryText ?? '')));
+  const bookingText = entryText ?? txText ?? bankTransactionCode(child(tx, 'BkTxCd')) ?? entryCode;
+  const returnReason = text(returned, 'Rsn', 'Cd') ?? text(returned, 'Rsn', 'Prtry');
+  return {
+    bookingDate,
+    valueDate,
+    amountMinor,
+    currency,
+    counterpartyName: party.name ?? null,
+    counterpartyIban: party.iban ?? null,
+    counterpartyBic: party.bic ?? null,
+    purpose,
+    endToEndId: optionalReference(text(refs, 'EndToEndId')),
+    mandateReference: optionalReference(text(refs, 'MndtId')),
+    bankReference,
+    bookingText: bookingText === undefined ? null : squash(bookingText),
+    reversal,
+    ...(returned !== undefined ? { returnReason: returnReason ?? null } : {}),
+  };
+}
+
+/**
+ * An entry's booking date: its own; without one, its value date or else the statement's date
+ * (`note` says which was used); a message when the date is not valid or there is none.
+ */
+function bookingDateOf(
+  ntry: XmlElement,
+  valueDate: string | null,
+  fallbackDate: string | undefined,
+): { ok: true; value: string; note?: string } | { ok: false; message: string } {
+  const booking = child(ntry, 'BookgDt');
+  const own = choiceDate(booking);
+  if (own !== undefined) return { ok: true, value: own };
+  if (booking !== undefined) {
+    const raw = text(booking, 'Dt') ?? text(booking, 'DtTm') ?? '';
+    return { ok: false, message: `the booking date "${raw.slice(0, 30)}" is not a valid date` };
+  }
+  const value = valueDate ?? fallbackDate;
+  if (value === undefined)
+    return { ok: false, message: 'the entry has neither a booking nor a value date' };
+  return {
+    ok: true,
+    value,
+    note: `the entry has no booking date; ${valueDate !== null ? 'its value date' : "the statement's date"} ${value} is used`,
+  };
+}
+
 /** Converts one `Ntry` element. Never throws for bad content. */
 export function convertEntry(ntry: XmlElement, context: EntryContext): EntryOutcome {
   const problems: string[] = [];
@@ -178,66 +260,32 @@ export function convertEntry(ntry: XmlElement, context: EntryContext): EntryOutc
   const reversal = /^(true|1)$/i.test(text(ntry, 'RvslInd') ?? '');
 
   const valueDate = choiceDate(child(ntry, 'ValDt')) ?? null;
-  const booking = child(ntry, 'BookgDt');
-  let bookingDate = choiceDate(booking);
-  if (bookingDate === undefined && booking !== undefined) {
-    const raw = text(booking, 'Dt') ?? text(booking, 'DtTm') ?? '';
-    return {
-      entries: [],
-      problems: [`the booking date "${raw.slice(0, 30)}" is not a valid date`],
-    };
-  }
-  if (bookingDate === undefined) {
-    bookingDate = valueDate ?? context.fallbackDate;
-    if (bookingDate === undefined)
-      return { entries: [], problems: ['the entry has neither a booking nor a value date'] };
-    problems.push(
-      `the entry has no booking date; ${valueDate !== null ? 'its value date' : "the statement's date"} ${bookingDate} is used`,
-    );
-  }
+  const dated = bookingDateOf(ntry, valueDate, context.fallbackDate);
+  if (!dated.ok) return { entries: [], problems: [dated.message] };
+  const bookingDate = dated.value;
+  if (dated.note !== undefined) problems.push(dated.note);
 
   const entryReference = text(ntry, 'AcctSvcrRef') ?? text(ntry, 'NtryRef');
   const entryText = text(ntry, 'AddtlNtryInf');
   const entryCode = bankTransactionCode(child(ntry, 'BkTxCd'));
   const transactions = children(ntry, 'NtryDtls').flatMap((details) => children(details, 'TxDtls'));
 
+  const facts: EntryFacts = {
+    credit,
+    reversal,
+    bookingDate,
+    valueDate,
+    currency,
+    entryText,
+    entryCode,
+    ownIban: context.ownIban,
+  };
   const build = (
     tx: XmlElement | undefined,
     amountMinor: number,
     bankReference: string | null,
     ownPurposeOnly: boolean,
-  ): ParsedEntry => {
-    const returned = child(tx, 'RtrInf');
-    const party = counterparty(
-      tx,
-      amountMinor > 0 || (amountMinor === 0 && credit),
-      reversal || returned !== undefined,
-      context.ownIban,
-    );
-    const refs = child(tx, 'Refs');
-    const txText = text(tx, 'AddtlTxInf');
-    let purpose = remittance(tx);
-    if (purpose === '') purpose = squash(txText ?? (ownPurposeOnly ? '' : (entryText ?? '')));
-    const bookingText =
-      entryText ?? txText ?? bankTransactionCode(child(tx, 'BkTxCd')) ?? entryCode;
-    const returnReason = text(returned, 'Rsn', 'Cd') ?? text(returned, 'Rsn', 'Prtry');
-    return {
-      bookingDate: bookingDate,
-      valueDate,
-      amountMinor,
-      currency,
-      counterpartyName: party.name ?? null,
-      counterpartyIban: party.iban ?? null,
-      counterpartyBic: party.bic ?? null,
-      purpose,
-      endToEndId: optionalReference(text(refs, 'EndToEndId')),
-      mandateReference: optionalReference(text(refs, 'MndtId')),
-      bankReference,
-      bookingText: bookingText === undefined ? null : squash(bookingText),
-      reversal,
-      ...(returned !== undefined ? { returnReason: returnReason ?? null } : {}),
-    };
-  };
+  ) => bookingOf(facts, tx, amountMinor, bankReference, ownPurposeOnly);
 
   if (transactions.length <= 1) {
     const tx = transactions[0];
