@@ -106,8 +106,10 @@ describe('bank statement imports: crash during finalize', () => {
       await new Promise((r) => setTimeout(r, 5));
     expect(out).toContain('ready');
     await untilChildWrites();
-    // Into the booking of the lines, well before a 20 000-line commit.
-    await new Promise((r) => setTimeout(r, 150));
+    // Into the booking of the lines, well before a 20 000-line commit: the write transaction
+    // itself (the lines are prepared before it) took under 150 ms on a fast VM, where a kill
+    // 150 ms in arrived after the commit.
+    await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     expect(out).not.toContain('finalized');
