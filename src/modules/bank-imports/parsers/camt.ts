@@ -204,6 +204,52 @@ function findMessage(root: XmlElement): XmlElement | undefined {
   return undefined;
 }
 
+/** The XML document, read in one pass; what it is not allowed to be is refused. */
+function readDocument(
+  source: string,
+  onClose: (element: XmlElement, ancestors: readonly XmlElement[]) => boolean,
+): XmlDocument {
+  try {
+    return readXml(source, { onClose });
+  } catch (error) {
+    if (error instanceof XmlDoctypeError)
+      throw refuse('The XML contains a DOCTYPE or entity declaration, which is not accepted.');
+    if (error instanceof XmlSyntaxError)
+      throw refuse(`The XML is not well-formed: ${error.message}.`);
+    throw error;
+  }
+}
+
+/**
+ * The document's statement message (camt.052, .053 or .054) and its kind; another camt message,
+ * another XML or a version outside 001.01–001.10 is refused with what it is.
+ */
+function statementMessage(document: XmlDocument): {
+  messageElement: XmlElement;
+  kind: MessageKind;
+} {
+  const messageElement = findMessage(document.root);
+  const kind = messageElement === undefined ? undefined : camtMessageKind(messageElement.name);
+  const declared = document.namespaces.map(camtNamespace).find((ns) => ns !== undefined);
+  if (messageElement === undefined || kind === undefined) {
+    const { root, rootNamespace } = document;
+    throw refuse(
+      declared !== undefined
+        ? `The file is a camt.${declared.message} message, not a bank statement; camt.052, camt.053 and camt.054 are read.`
+        : `The XML (document element <${root.name}>${rootNamespace ? `, namespace ${rootNamespace}` : ''}) is not a camt.052, camt.053 or camt.054 message.`,
+    );
+  }
+  if (
+    declared !== undefined &&
+    (declared.version < CAMT_MIN_VERSION || declared.version > CAMT_MAX_VERSION)
+  ) {
+    throw refuse(
+      `${kind.label}.001.${String(declared.version).padStart(2, '0')} is not supported; versions 001.01 to 001.10 are read.`,
+    );
+  }
+  return { messageElement, kind };
+}
+
 /** Parses a camt.052, camt.053 or camt.054 document (any version 001.01–001.10). */
 export function parseCamt(bytes: Buffer): ParseResult {
   const source = decodeXml(bytes);
@@ -267,36 +313,8 @@ export function parseCamt(bytes: Buffer): ParseResult {
     return true;
   };
 
-  let document: XmlDocument;
-  try {
-    document = readXml(source, { onClose });
-  } catch (error) {
-    if (error instanceof XmlDoctypeError)
-      throw refuse('The XML contains a DOCTYPE or entity declaration, which is not accepted.');
-    if (error instanceof XmlSyntaxError)
-      throw refuse(`The XML is not well-formed: ${error.message}.`);
-    throw error;
-  }
-
-  const messageElement = findMessage(document.root);
-  const kind = messageElement === undefined ? undefined : camtMessageKind(messageElement.name);
-  const declared = document.namespaces.map(camtNamespace).find((ns) => ns !== undefined);
-  if (messageElement === undefined || kind === undefined) {
-    const { root, rootNamespace } = document;
-    throw refuse(
-      declared !== undefined
-        ? `The file is a camt.${declared.message} message, not a bank statement; camt.052, camt.053 and camt.054 are read.`
-        : `The XML (document element <${root.name}>${rootNamespace ? `, namespace ${rootNamespace}` : ''}) is not a camt.052, camt.053 or camt.054 message.`,
-    );
-  }
-  if (
-    declared !== undefined &&
-    (declared.version < CAMT_MIN_VERSION || declared.version > CAMT_MAX_VERSION)
-  ) {
-    throw refuse(
-      `${kind.label}.001.${String(declared.version).padStart(2, '0')} is not supported; versions 001.01 to 001.10 are read.`,
-    );
-  }
+  const document = readDocument(source, onClose);
+  const { messageElement, kind } = statementMessage(document);
 
   const statementElements = children(messageElement, kind.statement);
   if (statementElements.length === 0)
