@@ -1,6 +1,6 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.js';
-import type { Executor } from './records.js';
+import { pointRead, type Executor } from './records.js';
 
 /**
  * A record's JSON answer kept by the database in a column of its row: a trigger writes it on
@@ -92,19 +92,23 @@ function objectSql(row: string, shape: JsonShape, postgres: boolean): string {
  * rows are filled in; then a trigger keeps the column up to date on every insert and every
  * update — on PostgreSQL a BEFORE trigger sets it in the written row itself (so RETURNING sees
  * it), on SQLite AFTER triggers write it into the row just written, in the same statement.
- * Running it again for a table replaces its triggers (a migration that changes the shape).
+ * A later shape is a later migration that replaces the triggers and refills the column (the
+ * statements below without adding the column).
  */
 export async function storeJsonAnswer(
   db: Kysely<unknown>,
   table: string,
   column: string,
   shape: JsonShape,
-  options: { addColumn: boolean } = { addColumn: true },
 ): Promise<void> {
   const postgres = isPostgres(db);
   const [t, c] = [name(table), name(column)];
   const trigger = name(`${table}_${column}`);
-  if (options.addColumn) await db.schema.alterTable(table).addColumn(column, 'text').execute();
+  const [onInsert, onUpdate] = [
+    name(`${table}_${column}_insert`),
+    name(`${table}_${column}_update`),
+  ];
+  await db.schema.alterTable(table).addColumn(column, 'text').execute();
   const statements = postgres
     ? [
         `create or replace function ${trigger}() returns trigger language plpgsql as $$
@@ -119,15 +123,15 @@ export async function storeJsonAnswer(
         `update ${t} set ${c} = null`,
       ]
     : [
-        `drop trigger if exists ${name(`${table}_${column}_insert`)}`,
-        `drop trigger if exists ${name(`${table}_${column}_update`)}`,
+        `drop trigger if exists ${onInsert}`,
+        `drop trigger if exists ${onUpdate}`,
         `update ${t} set ${c} = ${objectSql(t, shape, false)}`,
         // Runs after the row is written, in the same statement: the update below reads the
         // row's new values. It changes only `column`, so it fires neither trigger again.
-        `create trigger ${name(`${table}_${column}_insert`)} after insert on ${t} begin
+        `create trigger ${onInsert} after insert on ${t} begin
           update ${t} set ${c} = ${objectSql(t, shape, false)} where rowid = new.rowid;
         end`,
-        `create trigger ${name(`${table}_${column}_update`)} after update of ${columnsOf(shape)} on ${t} begin
+        `create trigger ${onUpdate} after update of ${columnsOf(shape)} on ${t} begin
           update ${t} set ${c} = ${objectSql(t, shape, false)} where rowid = new.rowid;
         end`,
       ];
@@ -146,27 +150,13 @@ export interface JsonRecord {
 
 /**
  * The point read of `table` answering its stored JSON `column` (see `storeJsonAnswer`):
- * compiled once per dialect, like the row read of `recordQueries`. Undefined when the account
- * has no such record.
+ * `recordQueries`' point read of the version and that column. Undefined when the account has
+ * no such record.
  */
 export function jsonFinder(
   table: 'partners',
   column: 'answer_json',
 ): (db: Executor, accountId: string, id: string) => Promise<JsonRecord | undefined> {
-  const texts = new Map<boolean, string>();
-  return async (db, accountId, id) => {
-    const postgres = isPostgres(db);
-    let text = texts.get(postgres);
-    if (text === undefined) {
-      text = db
-        .selectFrom(table)
-        .select([`${table}.version`, `${table}.${column} as json`])
-        .where(`${table}.account_id`, '=', accountId)
-        .where(`${table}.id`, '=', id)
-        .compile().sql;
-      texts.set(postgres, text);
-    }
-    const { rows } = await db.executeQuery<JsonRecord>(CompiledQuery.raw(text, [accountId, id]));
-    return rows[0];
-  };
+  const read = pointRead(table, ['version', `${column} as json`]);
+  return (db, accountId, id) => read(db, accountId, id) as Promise<JsonRecord | undefined>;
 }

@@ -174,11 +174,11 @@ async function casUpdateWithBefore(
 }
 
 /**
- * The point read of `table` (`read` columns): the hottest query of all, built and compiled
- * once per dialect, then run with new parameters (building and compiling cost more than
- * SQLite's read itself).
+ * The point read of `table` (`read` columns, Kysely select strings such as `col as alias`;
+ * every column when undefined): the hottest query of all, built and compiled once per dialect,
+ * then run with new parameters (building and compiling cost more than SQLite's read itself).
  */
-function pointRead(table: string, read: readonly string[] | undefined) {
+export function pointRead(table: string, read: readonly string[] | undefined) {
   const texts = new Map<string, string>();
   return async (db: Executor, accountId: string, id: string): Promise<unknown> => {
     const dialect = db.getExecutor().adapter.constructor.name;
