@@ -280,17 +280,10 @@ export function convertEntry(ntry: XmlElement, context: EntryContext): EntryOutc
     entryCode,
     ownIban: context.ownIban,
   };
-  const build = (
-    tx: XmlElement | undefined,
-    amountMinor: number,
-    bankReference: string | null,
-    ownPurposeOnly: boolean,
-  ) => bookingOf(facts, tx, amountMinor, bankReference, ownPurposeOnly);
-
   if (transactions.length <= 1) {
     const tx = transactions[0];
     const reference = entryReference ?? text(tx, 'Refs', 'AcctSvcrRef') ?? null;
-    return { entries: [build(tx, signed, reference, false)], problems };
+    return { entries: [bookingOf(facts, tx, signed, reference, false)], problems };
   }
 
   const amounts = transactions.map((tx) => transactionAmount(tx, currency, credit));
@@ -304,7 +297,10 @@ export function convertEntry(ntry: XmlElement, context: EntryContext): EntryOutc
           : `they add up to ${formatMinor(sum, currency)}, the entry to ${formatMinor(signed, currency)}`
       }); the entry is kept as one booking`,
     );
-    return { entries: [build(undefined, signed, entryReference ?? null, false)], problems };
+    return {
+      entries: [bookingOf(facts, undefined, signed, entryReference ?? null, false)],
+      problems,
+    };
   }
   const ownReferences = transactions.map((tx) => text(tx, 'Refs', 'AcctSvcrRef'));
   const distinct = new Set(ownReferences).size === transactions.length;
@@ -319,7 +315,7 @@ export function convertEntry(ntry: XmlElement, context: EntryContext): EntryOutc
           ? `${entryReference}/${index + 1}`
           : null;
     const checked = amounts[index];
-    return build(tx, checked?.ok ? checked.value : 0, reference, true);
+    return bookingOf(facts, tx, checked?.ok ? checked.value : 0, reference, true);
   });
   return { entries, problems };
 }
