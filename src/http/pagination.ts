@@ -106,7 +106,7 @@ export function toPage<T extends { id: string }>(
 }
 
 /**
- * A page whose records are JSON texts the database built (src/db/json-object.ts), answered as
+ * A page whose records are JSON texts the database keeps (src/db/json-object.ts), answered as
  * they are: `jsonPageReply` has them written into the body without parsing or serialising
  * them. Its `data` parses them, for callers that need values (the CSV export calls the list
  * handler).
