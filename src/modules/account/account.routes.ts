@@ -22,6 +22,12 @@ const path = '/v1/account/addresses';
 export function accountRoutes(app: App, ctx: AppContext): void {
   const service = new AccountService(ctx);
 
+  addressRoutes(app, service);
+  companyRoutes(app, service);
+}
+
+/** `/v1/account/addresses`: the addresses and the settings. */
+function addressRoutes(app: App, service: AccountService): void {
   app.get(
     path,
     {
@@ -81,7 +87,10 @@ export function accountRoutes(app: App, ctx: AppContext): void {
       return account;
     },
   );
+}
 
+/** `/v1/account/company`: the seller’s master data. */
+function companyRoutes(app: App, service: AccountService): void {
   app.get(
     '/v1/account/company',
     {

@@ -30,6 +30,13 @@ export function authRoutes(app: App, ctx: AppContext): void {
   const service = new AuthService(ctx);
   const recovery = new PasswordRecoveryService(ctx);
 
+  registrationRoutes(app, service);
+  sessionRoutes(app, service);
+  recoveryRoutes(app, recovery);
+}
+
+/** Registering an account and confirming its owner’s address. */
+function registrationRoutes(app: App, service: AuthService): void {
   app.post(
     '/v1/auth/register',
     {
@@ -57,7 +64,10 @@ export function authRoutes(app: App, ctx: AppContext): void {
     },
     (req) => service.confirm(req.body, meta(req)),
   );
+}
 
+/** Sessions: login, refresh and logout. */
+function sessionRoutes(app: App, service: AuthService): void {
   app.post(
     '/v1/auth/login',
     {
@@ -101,7 +111,10 @@ export function authRoutes(app: App, ctx: AppContext): void {
       return reply.code(204).send(null);
     },
   );
+}
 
+/** Password recovery: the mail with the link, and the new password. */
+function recoveryRoutes(app: App, recovery: PasswordRecoveryService): void {
   app.post(
     '/v1/auth/forgot-password',
     {

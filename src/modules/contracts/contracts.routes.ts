@@ -20,6 +20,12 @@ const tags = ['contracts'];
 export function contractRoutes(app: App, ctx: AppContext): void {
   const service = new ContractsService(ctx);
 
+  contractCollectionRoutes(app, service);
+  contractItemRoutes(app, service);
+}
+
+/** `/v1/contracts`: list and create. */
+function contractCollectionRoutes(app: App, service: ContractsService): void {
   app.get(
     '/v1/contracts',
     {
@@ -53,7 +59,10 @@ export function contractRoutes(app: App, ctx: AppContext): void {
       return reply.code(201).send(contract);
     },
   );
+}
 
+/** `/v1/contracts/{contractId}`: read, update and delete one. */
+function contractItemRoutes(app: App, service: ContractsService): void {
   app.get(
     '/v1/contracts/:contractId',
     {

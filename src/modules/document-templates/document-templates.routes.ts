@@ -27,6 +27,12 @@ const tags = ['document-templates'];
 export function documentTemplateRoutes(app: App, ctx: AppContext): void {
   const service = new DocumentTemplatesService(ctx);
 
+  documentTemplateCollectionRoutes(app, service);
+  documentTemplateItemRoutes(app, service);
+}
+
+/** `/v1/document-templates`: list, create, and compile a template without saving it. */
+function documentTemplateCollectionRoutes(app: App, service: DocumentTemplatesService): void {
   app.get(
     '/v1/document-templates',
     {
@@ -79,7 +85,10 @@ export function documentTemplateRoutes(app: App, ctx: AppContext): void {
     },
     (req) => service.compile(req.principal!.accountId, req.body),
   );
+}
 
+/** `/v1/document-templates/{templateId}`: read, update and delete one. */
+function documentTemplateItemRoutes(app: App, service: DocumentTemplatesService): void {
   app.get(
     '/v1/document-templates/:templateId',
     {

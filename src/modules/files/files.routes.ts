@@ -36,6 +36,13 @@ const DOWNLOAD_HEADERS = {
 export function fileRoutes(app: App, ctx: AppContext): void {
   const service = new FilesService(ctx);
 
+  fileRecordRoutes(app, service);
+  uploadRoutes(app, service);
+  downloadRoutes(app, service);
+}
+
+/** `/v1/files` and `/v1/files/{fileId}`: list, read and delete. */
+function fileRecordRoutes(app: App, service: FilesService): void {
   app.get(
     '/v1/files',
     {
@@ -48,42 +55,6 @@ export function fileRoutes(app: App, ctx: AppContext): void {
       },
     },
     (req) => service.list(req.principal!.accountId, req.query),
-  );
-
-  app.post(
-    '/v1/files/upload-url',
-    {
-      config: { access: 'user' },
-      schema: {
-        tags,
-        summary: 'Get a signed URL to upload a file to',
-        description:
-          'Creates a PENDING file and answers where to PUT its bytes (with the given headers) before `expiresAt`. The bytes must have exactly the declared size and be of the declared type by their content (magic numbers), else they are refused (422 content_mismatch) and nothing is kept. 409 storage_limit_exceeded when the plan’s storage cannot hold the file; 413 when `size` exceeds MAX_UPLOAD_BYTES.',
-        headers: IdempotencyHeaders,
-        body: CreateUploadUrlBody,
-        response: { 201: UploadUrlSchema, ...problems(400, 401, 409, 413) },
-      },
-    },
-    async (req, reply) => {
-      const upload = await service.requestUpload(actorOf(req), req.body);
-      return reply.code(201).header('location', `/v1/files/${upload.fileId}`).send(upload);
-    },
-  );
-
-  app.get(
-    '/v1/files/download-url',
-    {
-      config: { access: 'user' },
-      schema: {
-        tags,
-        summary: 'Get a short-lived signed URL that downloads a file',
-        description:
-          'Only UPLOADED files: 409 state_conflict while the upload is outstanding, 422 content_mismatch for a rejected file.',
-        querystring: DownloadUrlQuery,
-        response: { 200: DownloadUrlSchema, ...problems(400, 401, 404, 409, 422) },
-      },
-    },
-    (req) => service.downloadUrl(actorOf(req), req.query.fileId),
   );
 
   app.get(
@@ -115,6 +86,81 @@ export function fileRoutes(app: App, ctx: AppContext): void {
       await service.remove(actorOf(req), req.params.fileId);
       return reply.code(204).send(null);
     },
+  );
+}
+
+/** Uploads: the signed URL, and the upload itself in a scope of its own. */
+function uploadRoutes(app: App, service: FilesService): void {
+  app.post(
+    '/v1/files/upload-url',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Get a signed URL to upload a file to',
+        description:
+          'Creates a PENDING file and answers where to PUT its bytes (with the given headers) before `expiresAt`. The bytes must have exactly the declared size and be of the declared type by their content (magic numbers), else they are refused (422 content_mismatch) and nothing is kept. 409 storage_limit_exceeded when the plan’s storage cannot hold the file; 413 when `size` exceeds MAX_UPLOAD_BYTES.',
+        headers: IdempotencyHeaders,
+        body: CreateUploadUrlBody,
+        response: { 201: UploadUrlSchema, ...problems(400, 401, 409, 413) },
+      },
+    },
+    async (req, reply) => {
+      const upload = await service.requestUpload(actorOf(req), req.body);
+      return reply.code(201).header('location', `/v1/files/${upload.fileId}`).send(upload);
+    },
+  );
+
+  // The upload route has a scope of its own: its raw-bytes parser must not reach the other
+  // routes, which accept JSON only (everything else answers 415 there).
+  app.register((scope, _opts, done) => {
+    scope.removeAllContentTypeParsers();
+    // Hands the unread body stream to the handler, which checks and streams it to disk.
+    scope.addContentTypeParser('*', (_req, payload, next) => next(null, payload));
+    const typed = scope as unknown as App;
+    typed.put(
+      '/v1/files/upload',
+      {
+        config: { access: 'public' },
+        schema: {
+          tags,
+          summary: 'Upload a file’s bytes (the URL from upload-url, embedded storage)',
+          description:
+            'Authorised only by the signed, expiring token. The body is the raw bytes with the declared Content-Type (415 otherwise) and exactly the declared size (413 when larger, 422 content_mismatch when smaller). Bytes that are not of the declared type mark the file REJECTED (422 content_mismatch); nothing is kept. A second upload → 409 state_conflict. 403 url_invalid for a tampered or expired token.',
+          querystring: SignedUrlQuery,
+          response: { 200: FileSchema, ...problems(400, 403, 404, 409, 413, 415, 422) },
+        },
+      },
+      (req) =>
+        service.receiveUpload({
+          token: req.query.token,
+          contentType: req.headers['content-type'],
+          contentLength: req.headers['content-length'],
+          body: req.body,
+          requestId: req.id,
+          ip: req.ip,
+        }),
+    );
+    done();
+  });
+}
+
+/** Downloads: the signed URL and the download it authorises. */
+function downloadRoutes(app: App, service: FilesService): void {
+  app.get(
+    '/v1/files/download-url',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Get a short-lived signed URL that downloads a file',
+        description:
+          'Only UPLOADED files: 409 state_conflict while the upload is outstanding, 422 content_mismatch for a rejected file.',
+        querystring: DownloadUrlQuery,
+        response: { 200: DownloadUrlSchema, ...problems(400, 401, 404, 409, 422) },
+      },
+    },
+    (req) => service.downloadUrl(actorOf(req), req.query.fileId),
   );
 
   app.get(
@@ -155,37 +201,4 @@ export function fileRoutes(app: App, ctx: AppContext): void {
         .send(stream);
     },
   );
-
-  // The upload route has a scope of its own: its raw-bytes parser must not reach the other
-  // routes, which accept JSON only (everything else answers 415 there).
-  app.register((scope, _opts, done) => {
-    scope.removeAllContentTypeParsers();
-    // Hands the unread body stream to the handler, which checks and streams it to disk.
-    scope.addContentTypeParser('*', (_req, payload, next) => next(null, payload));
-    const typed = scope as unknown as App;
-    typed.put(
-      '/v1/files/upload',
-      {
-        config: { access: 'public' },
-        schema: {
-          tags,
-          summary: 'Upload a file’s bytes (the URL from upload-url, embedded storage)',
-          description:
-            'Authorised only by the signed, expiring token. The body is the raw bytes with the declared Content-Type (415 otherwise) and exactly the declared size (413 when larger, 422 content_mismatch when smaller). Bytes that are not of the declared type mark the file REJECTED (422 content_mismatch); nothing is kept. A second upload → 409 state_conflict. 403 url_invalid for a tampered or expired token.',
-          querystring: SignedUrlQuery,
-          response: { 200: FileSchema, ...problems(400, 403, 404, 409, 413, 415, 422) },
-        },
-      },
-      (req) =>
-        service.receiveUpload({
-          token: req.query.token,
-          contentType: req.headers['content-type'],
-          contentLength: req.headers['content-length'],
-          body: req.body,
-          requestId: req.id,
-          ip: req.ip,
-        }),
-    );
-    done();
-  });
 }

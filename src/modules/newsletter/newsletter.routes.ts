@@ -56,6 +56,27 @@ const linkResponses = {
 export function newsletterRoutes(app: App, ctx: AppContext): void {
   const service = new NewsletterService(ctx);
 
+  subscriptionRoutes(app, service);
+
+  // The link routes share a scope: their form parser (RFC 8058 one-click POSTs) and their
+  // HTML error pages must not leak into other modules.
+  app.register((scope, _opts, done) => {
+    // The one-click body is always `List-Unsubscribe=One-Click`; the token in the URL is
+    // what counts, so the body is read (within a small limit) and dropped.
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 1024 },
+      (_req, _body, done) => done(null, undefined),
+    );
+
+    scope.setErrorHandler(linkErrorPage);
+    linkRoutes(scope, service);
+    done();
+  });
+}
+
+/** Signing up (double opt-in) and a user's own subscription. */
+function subscriptionRoutes(app: App, service: NewsletterService): void {
   app.post(
     '/v1/newsletter/signup',
     {
@@ -85,86 +106,81 @@ export function newsletterRoutes(app: App, ctx: AppContext): void {
     },
     (req) => service.setOwn(actorOf(req), req.body),
   );
+}
 
-  // The link routes share a scope: their form parser (RFC 8058 one-click POSTs) and their
-  // HTML error pages must not leak into other modules.
-  app.register((scope, _opts, done) => {
-    // The one-click body is always `List-Unsubscribe=One-Click`; the token in the URL is
-    // what counts, so the body is read (within a small limit) and dropped.
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: 1024 },
-      (_req, _body, done) => done(null, undefined),
-    );
+/**
+ * People following a link get an HTML page for a bad link too; JSON clients keep the RFC 9457
+ * problem from the app's handler.
+ */
+function linkErrorPage(
+  err: FastifyError | AppError,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const status = err instanceof AppError ? err.status : (err.statusCode ?? 500);
+  if (prefersJson(req.headers.accept) || status >= 500) throw err;
+  const title =
+    err instanceof AppError && err.code === 'link_invalid' ? err.title : 'Invalid request';
+  const message =
+    err instanceof AppError && err.code === 'link_invalid'
+      ? err.message
+      : 'This link could not be used. Please check that it was copied completely.';
+  reply.headers(PAGE_HEADERS);
+  if (err instanceof AppError)
+    for (const [k, v] of Object.entries(err.extras.headers ?? {})) reply.header(k, v);
+  return reply.code(status).type('text/html; charset=utf-8').send(page(title, message));
+}
 
-    // People following a link get an HTML page for a bad link too; JSON clients keep the
-    // RFC 9457 problem from the app's handler.
-    scope.setErrorHandler((err: FastifyError | AppError, req, reply) => {
-      const status = err instanceof AppError ? err.status : (err.statusCode ?? 500);
-      if (prefersJson(req.headers.accept) || status >= 500) throw err;
-      const title =
-        err instanceof AppError && err.code === 'link_invalid' ? err.title : 'Invalid request';
-      const message =
-        err instanceof AppError && err.code === 'link_invalid'
-          ? err.message
-          : 'This link could not be used. Please check that it was copied completely.';
-      reply.headers(PAGE_HEADERS);
-      if (err instanceof AppError)
-        for (const [k, v] of Object.entries(err.extras.headers ?? {})) reply.header(k, v);
-      return reply.code(status).type('text/html; charset=utf-8').send(page(title, message));
-    });
-
-    const typed = scope as unknown as App;
-    // No automatic HEAD twins: a link checker's HEAD must not confirm or unsubscribe anyone.
-    typed.get(
-      '/v1/newsletter/confirm',
-      {
-        exposeHeadRoute: false,
-        config: { access: 'public' },
-        schema: {
-          tags,
-          summary: 'Confirm a signup (the link from the confirmation mail)',
-          description:
-            'Authorised by the signed token (valid 7 days). Answers an HTML page, or `{status}` when Accept prefers application/json. 400 `link_invalid` for a tampered, expired or unknown link.',
-          querystring: LinkQuery,
-          response: linkResponses,
-        },
+/** The mailed links: confirm a signup, unsubscribe (the page, and the one-click POST). */
+function linkRoutes(typed: App, service: NewsletterService): void {
+  // No automatic HEAD twins: a link checker's HEAD must not confirm or unsubscribe anyone.
+  typed.get(
+    '/v1/newsletter/confirm',
+    {
+      exposeHeadRoute: false,
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Confirm a signup (the link from the confirmation mail)',
+        description:
+          'Authorised by the signed token (valid 7 days). Answers an HTML page, or `{status}` when Accept prefers application/json. 400 `link_invalid` for a tampered, expired or unknown link.',
+        querystring: LinkQuery,
+        response: linkResponses,
       },
-      async (req, reply) => answer(req, reply, await service.confirm(req.query.token)),
-    );
+    },
+    async (req, reply) => answer(req, reply, await service.confirm(req.query.token)),
+  );
 
-    typed.get(
-      '/v1/newsletter/unsubscribe',
-      {
-        exposeHeadRoute: false,
-        config: { access: 'public' },
-        schema: {
-          tags,
-          summary: 'Unsubscribe (the link from every newsletter)',
-          description:
-            'Authorised by the signed token (valid 90 days). Idempotent. HTML page, or `{status}` when Accept prefers application/json.',
-          querystring: LinkQuery,
-          response: linkResponses,
-        },
+  typed.get(
+    '/v1/newsletter/unsubscribe',
+    {
+      exposeHeadRoute: false,
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Unsubscribe (the link from every newsletter)',
+        description:
+          'Authorised by the signed token (valid 90 days). Idempotent. HTML page, or `{status}` when Accept prefers application/json.',
+        querystring: LinkQuery,
+        response: linkResponses,
       },
-      async (req, reply) => answer(req, reply, await service.unsubscribe(req.query.token)),
-    );
+    },
+    async (req, reply) => answer(req, reply, await service.unsubscribe(req.query.token)),
+  );
 
-    typed.post(
-      '/v1/newsletter/unsubscribe',
-      {
-        config: { access: 'public' },
-        schema: {
-          tags,
-          summary: 'One-click unsubscribe (RFC 8058 `List-Unsubscribe-Post`)',
-          description:
-            'Mail providers POST `List-Unsubscribe=One-Click` as application/x-www-form-urlencoded to the `List-Unsubscribe` address; the token in the query authorises it.',
-          querystring: LinkQuery,
-          response: linkResponses,
-        },
+  typed.post(
+    '/v1/newsletter/unsubscribe',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'One-click unsubscribe (RFC 8058 `List-Unsubscribe-Post`)',
+        description:
+          'Mail providers POST `List-Unsubscribe=One-Click` as application/x-www-form-urlencoded to the `List-Unsubscribe` address; the token in the query authorises it.',
+        querystring: LinkQuery,
+        response: linkResponses,
       },
-      async (req, reply) => answer(req, reply, await service.unsubscribe(req.query.token)),
-    );
-    done();
-  });
+    },
+    async (req, reply) => answer(req, reply, await service.unsubscribe(req.query.token)),
+  );
 }

@@ -15,6 +15,12 @@ const tags = ['notes'];
 export function noteRoutes(app: App, ctx: AppContext): void {
   const service = new NotesService(ctx);
 
+  noteCollectionRoutes(app, service);
+  noteItemRoutes(app, service);
+}
+
+/** `/v1/notes`: list and create. */
+function noteCollectionRoutes(app: App, service: NotesService): void {
   app.get(
     '/v1/notes',
     {
@@ -48,7 +54,10 @@ export function noteRoutes(app: App, ctx: AppContext): void {
       return reply.code(201).send(note);
     },
   );
+}
 
+/** `/v1/notes/{noteId}`: read, update and delete one. */
+function noteItemRoutes(app: App, service: NotesService): void {
   app.get(
     '/v1/notes/:noteId',
     {

@@ -20,6 +20,12 @@ const tags = ['partners'];
 export function partnerRoutes(app: App, ctx: AppContext): void {
   const service = new PartnersService(ctx);
 
+  partnerCollectionRoutes(app, service);
+  partnerItemRoutes(app, service);
+}
+
+/** `/v1/partners`: list and create. */
+function partnerCollectionRoutes(app: App, service: PartnersService): void {
   app.get(
     '/v1/partners',
     {
@@ -54,7 +60,10 @@ export function partnerRoutes(app: App, ctx: AppContext): void {
       return reply.code(201).send(partner);
     },
   );
+}
 
+/** `/v1/partners/{partnerId}`: read, update and delete one. */
+function partnerItemRoutes(app: App, service: PartnersService): void {
   app.get(
     '/v1/partners/:partnerId',
     {

@@ -20,6 +20,12 @@ const tags = ['payments'];
 export function paymentRoutes(app: App, ctx: AppContext): void {
   const service = new PaymentsService(ctx);
 
+  paymentCollectionRoutes(app, service);
+  paymentItemRoutes(app, service);
+}
+
+/** `/v1/payments`: list and create. */
+function paymentCollectionRoutes(app: App, service: PaymentsService): void {
   app.get(
     '/v1/payments',
     {
@@ -53,7 +59,10 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
       return reply.code(201).send(payment);
     },
   );
+}
 
+/** `/v1/payments/{paymentId}`: read, update and delete one. */
+function paymentItemRoutes(app: App, service: PaymentsService): void {
   app.get(
     '/v1/payments/:paymentId',
     {

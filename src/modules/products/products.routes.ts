@@ -20,6 +20,12 @@ const tags = ['products'];
 export function productRoutes(app: App, ctx: AppContext): void {
   const service = new ProductsService(ctx);
 
+  productCollectionRoutes(app, service);
+  productItemRoutes(app, service);
+}
+
+/** `/v1/products`: list and create. */
+function productCollectionRoutes(app: App, service: ProductsService): void {
   app.get(
     '/v1/products',
     {
@@ -53,7 +59,10 @@ export function productRoutes(app: App, ctx: AppContext): void {
       return reply.code(201).send(product);
     },
   );
+}
 
+/** `/v1/products/{productId}`: read, update and delete one. */
+function productItemRoutes(app: App, service: ProductsService): void {
   app.get(
     '/v1/products/:productId',
     {

@@ -24,6 +24,12 @@ const tags = ['tax-rates'];
 export function taxRateRoutes(app: App, ctx: AppContext): void {
   const service = new TaxRatesService(ctx);
 
+  taxRateCollectionRoutes(app, service);
+  taxRateItemRoutes(app, service);
+}
+
+/** `/v1/tax-rates`: list and create. */
+function taxRateCollectionRoutes(app: App, service: TaxRatesService): void {
   app.get(
     '/v1/tax-rates',
     {
@@ -57,7 +63,10 @@ export function taxRateRoutes(app: App, ctx: AppContext): void {
       return reply.code(201).send(taxRate);
     },
   );
+}
 
+/** `/v1/tax-rates/{taxRateId}`: read, update and delete one. */
+function taxRateItemRoutes(app: App, service: TaxRatesService): void {
   app.get(
     '/v1/tax-rates/:taxRateId',
     {

@@ -21,6 +21,12 @@ const Params = IdParams('userId', 'usr');
 export function userRoutes(app: App, ctx: AppContext): void {
   const service = new UsersService(ctx);
 
+  userCollectionRoutes(app, service);
+  userItemRoutes(app, service);
+}
+
+/** `/v1/users`: list, invite, and preview an invitation. */
+function userCollectionRoutes(app: App, service: UsersService): void {
   app.get(
     '/v1/users',
     {
@@ -69,7 +75,10 @@ export function userRoutes(app: App, ctx: AppContext): void {
     },
     (req) => service.preview(req.principal!.accountId, req.body),
   );
+}
 
+/** `/v1/users/{userId}`: read, change the role of, and remove one. */
+function userItemRoutes(app: App, service: UsersService): void {
   app.get(
     '/v1/users/:userId',
     {
