@@ -280,101 +280,134 @@ function declarations(qualified: string, attributes: string[]): { own: string; a
  * `AppError` `file_unprocessable` naming the cap.
  */
 export function readXml(text: string, options: ReadXmlOptions = {}): XmlDocument {
-  const limits: XmlLimits = { ...CAMT_XML_LIMITS, ...options.limits };
-  const maxDepth = limits.depth;
-  const budget: Budget = { references: limits.references };
-  const onClose = options.onClose;
-  const n = text.length;
-  const stack: XmlElement[] = [];
-  const qualifiedNames: string[] = [];
+  return new XmlReader(text, { ...CAMT_XML_LIMITS, ...options.limits }, options.onClose).read();
+}
+
+/** One pass over a document: the open elements, what the tree holds, the namespaces seen. */
+class XmlReader {
+  private readonly budget: Budget;
+  private readonly stack: XmlElement[] = [];
+  private readonly qualifiedNames: string[] = [];
   // Elements held in the tree, and how many were held when each open element started: an
   // element the caller consumes takes its whole subtree with it, so the count goes back.
-  let held = 0;
-  const heldBefore: number[] = [];
-  let root: XmlElement | undefined;
-  let rootNamespace = '';
-  const namespaces: string[] = [];
-  let pos = 0;
+  private held = 0;
+  private readonly heldBefore: number[] = [];
+  private root: XmlElement | undefined;
+  private rootNamespace = '';
+  private readonly namespaces: string[] = [];
 
-  while (pos < n) {
-    const lt = text.indexOf('<', pos);
-    const end = lt === -1 ? n : lt;
-    if (end > pos) {
-      const current = stack[stack.length - 1];
-      let blank = true;
-      for (let i = pos; i < end; i++) {
-        if (!isWhitespace(text.charCodeAt(i))) {
-          blank = false;
-          break;
-        }
-      }
-      if (!blank) {
-        if (current === undefined) fail(text, 'Text outside the document element', pos);
-        // Checked before decoding, so an oversized node costs no more than finding its end.
-        if (current.text.length + (end - pos) > limits.textChars) textTooLong(text, pos, limits);
-        current.text += decodeEntities(text, pos, end, budget, limits);
-      }
+  constructor(
+    private readonly text: string,
+    private readonly limits: XmlLimits,
+    private readonly onClose: ReadXmlOptions['onClose'],
+  ) {
+    this.budget = { references: limits.references };
+  }
+
+  read(): XmlDocument {
+    const text = this.text;
+    const n = text.length;
+    let pos = 0;
+    while (pos < n) {
+      const lt = text.indexOf('<', pos);
+      const end = lt === -1 ? n : lt;
+      if (end > pos) this.characters(pos, end);
+      if (lt === -1) break;
+      const next = text.charCodeAt(lt + 1);
+      if (next === 47 /* / */) pos = this.endTag(lt);
+      else if (next === 63 /* ? */) pos = this.processingInstruction(lt);
+      else if (next === 33 /* ! */) pos = this.markupDeclaration(lt);
+      else pos = this.startTag(lt, next);
     }
-    if (lt === -1) break;
-    const next = text.charCodeAt(lt + 1);
+    if (this.stack.length > 0)
+      fail(
+        text,
+        `Element <${this.qualifiedNames[this.qualifiedNames.length - 1]}> is not closed`,
+        n,
+      );
+    if (this.root === undefined)
+      throw new XmlSyntaxError('The document has no element', lineAt(text, n));
+    return { root: this.root, rootNamespace: this.rootNamespace, namespaces: this.namespaces };
+  }
 
-    if (next === 47 /* / */) {
-      const gt = text.indexOf('>', lt + 2);
-      if (gt === -1) fail(text, 'Unterminated end tag', lt);
-      const name = text.slice(lt + 2, gt).trimEnd();
-      const open = qualifiedNames.pop();
-      if (open !== name) {
-        fail(
-          text,
-          open === undefined
-            ? `End tag </${name}> without a start tag`
-            : `End tag </${name}> does not match <${open}>`,
-          lt,
-        );
-      }
-      const element = stack.pop()!;
-      const before = heldBefore.pop()!;
-      const parent = stack[stack.length - 1];
-      if (parent !== undefined && !(onClose?.(element, stack) ?? false))
-        parent.children.push(element);
-      else held = before;
-      pos = gt + 1;
-      continue;
+  /** Text between two tags: added to the open element's text unless it is blank. */
+  private characters(pos: number, end: number): void {
+    const { text, limits } = this;
+    for (let i = pos; i < end; i++) {
+      if (isWhitespace(text.charCodeAt(i))) continue;
+      const current = this.stack[this.stack.length - 1];
+      if (current === undefined) fail(text, 'Text outside the document element', pos);
+      // Checked before decoding, so an oversized node costs no more than finding its end.
+      if (current.text.length + (end - pos) > limits.textChars) textTooLong(text, pos, limits);
+      current.text += decodeEntities(text, pos, end, this.budget, limits);
+      return;
     }
+  }
 
-    if (next === 63 /* ? */) {
-      const close = text.indexOf('?>', lt + 2);
-      if (close === -1) fail(text, 'Unterminated processing instruction', lt);
-      pos = close + 2;
-      continue;
+  /** `</name>`: closes the open element, which must carry that name. Answers where to go on. */
+  private endTag(lt: number): number {
+    const text = this.text;
+    const gt = text.indexOf('>', lt + 2);
+    if (gt === -1) fail(text, 'Unterminated end tag', lt);
+    const name = text.slice(lt + 2, gt).trimEnd();
+    const open = this.qualifiedNames.pop();
+    if (open !== name) {
+      fail(
+        text,
+        open === undefined
+          ? `End tag </${name}> without a start tag`
+          : `End tag </${name}> does not match <${open}>`,
+        lt,
+      );
     }
+    this.closed(this.stack.pop()!, this.heldBefore.pop()!);
+    return gt + 1;
+  }
 
-    if (next === 33 /* ! */) {
-      if (text.startsWith('!--', lt + 1)) {
-        const close = text.indexOf('-->', lt + 4);
-        if (close === -1) fail(text, 'Unterminated comment', lt);
-        pos = close + 3;
-      } else if (text.startsWith('![CDATA[', lt + 1)) {
-        const close = text.indexOf(']]>', lt + 9);
-        if (close === -1) fail(text, 'Unterminated CDATA section', lt);
-        const current = stack[stack.length - 1];
-        if (current === undefined) fail(text, 'CDATA outside the document element', lt);
-        if (current.text.length + (close - lt - 9) > limits.textChars)
-          textTooLong(text, lt, limits);
-        current.text += text.slice(lt + 9, close);
-        pos = close + 3;
-      } else if (/^!(DOCTYPE|ENTITY)/i.test(text.slice(lt + 1, lt + 9))) {
-        throw new XmlDoctypeError('The XML contains a DOCTYPE or entity declaration.');
-      } else {
-        fail(text, 'Malformed markup declaration', lt);
-      }
-      continue;
+  /** An element just closed goes to its parent, unless the caller consumed it (`onClose`). */
+  private closed(element: XmlElement, heldBefore: number): void {
+    const parent = this.stack[this.stack.length - 1];
+    if (parent !== undefined && !(this.onClose?.(element, this.stack) ?? false))
+      parent.children.push(element);
+    else this.held = heldBefore;
+  }
+
+  /** `<?…?>`: skipped. */
+  private processingInstruction(lt: number): number {
+    const close = this.text.indexOf('?>', lt + 2);
+    if (close === -1) fail(this.text, 'Unterminated processing instruction', lt);
+    return close + 2;
+  }
+
+  /** `<!--…-->` is skipped, `<![CDATA[…]]>` is text; a DOCTYPE or an entity is refused. */
+  private markupDeclaration(lt: number): number {
+    const text = this.text;
+    if (text.startsWith('!--', lt + 1)) {
+      const close = text.indexOf('-->', lt + 4);
+      if (close === -1) fail(text, 'Unterminated comment', lt);
+      return close + 3;
     }
+    if (text.startsWith('![CDATA[', lt + 1)) {
+      const close = text.indexOf(']]>', lt + 9);
+      if (close === -1) fail(text, 'Unterminated CDATA section', lt);
+      const current = this.stack[this.stack.length - 1];
+      if (current === undefined) fail(text, 'CDATA outside the document element', lt);
+      if (current.text.length + (close - lt - 9) > this.limits.textChars)
+        textTooLong(text, lt, this.limits);
+      current.text += text.slice(lt + 9, close);
+      return close + 3;
+    }
+    if (/^!(DOCTYPE|ENTITY)/i.test(text.slice(lt + 1, lt + 9)))
+      throw new XmlDoctypeError('The XML contains a DOCTYPE or entity declaration.');
+    return fail(text, 'Malformed markup declaration', lt);
+  }
 
-    // Start tag: name, attributes, `>` or `/>`.
+  /** A start tag (name, attributes, `>` or `/>`): a new element, open or closed at once. */
+  private startTag(lt: number, next: number): number {
+    const { text, limits, stack } = this;
     if (!isNameStart(next)) fail(text, 'Malformed start tag', lt);
     let i = lt + 1;
-    for (; i < n; i++) {
+    for (; i < text.length; i++) {
       const code = text.charCodeAt(i);
       if (isWhitespace(code) || code === 62 /* > */ || code === 47 /* / */) break;
     }
@@ -393,45 +426,37 @@ export function readXml(text: string, options: ReadXmlOptions = {}): XmlDocument
       i += 2;
       selfClosing = true;
     } else {
-      const end = readAttributes(text, i, lt, element, budget, limits);
+      const end = readAttributes(text, i, lt, element, this.budget, limits);
       selfClosing = end < 0;
       i = Math.abs(end);
       if (stack.length < 4 && element.attributes !== undefined) {
         const { own, all } = declarations(qualified, element.attributes);
-        if (stack.length === 0) rootNamespace = own;
-        namespaces.push(...all);
+        if (stack.length === 0) this.rootNamespace = own;
+        this.namespaces.push(...all);
       }
     }
-    pos = i;
 
     if (stack.length === 0) {
-      if (root !== undefined) fail(text, 'More than one document element', lt);
-      root = element;
+      if (this.root !== undefined) fail(text, 'More than one document element', lt);
+      this.root = element;
     }
-    if (++held > limits.elements)
+    if (++this.held > limits.elements)
       throw xmlLimitExceeded(
         `More than ${limits.elements} elements held at once (line ${lineAt(text, lt)})`,
       );
     if (selfClosing) {
-      const parent = stack[stack.length - 1];
-      if (parent !== undefined && !(onClose?.(element, stack) ?? false))
-        parent.children.push(element);
-      else held--;
+      this.closed(element, this.held - 1);
     } else {
-      if (stack.length >= maxDepth)
+      if (stack.length >= limits.depth)
         throw xmlLimitExceeded(
-          `Elements nested deeper than ${maxDepth} levels (line ${lineAt(text, lt)})`,
+          `Elements nested deeper than ${limits.depth} levels (line ${lineAt(text, lt)})`,
         );
       stack.push(element);
-      qualifiedNames.push(qualified);
-      heldBefore.push(held - 1);
+      this.qualifiedNames.push(qualified);
+      this.heldBefore.push(this.held - 1);
     }
+    return i;
   }
-
-  if (stack.length > 0)
-    fail(text, `Element <${qualifiedNames[qualifiedNames.length - 1]}> is not closed`, n);
-  if (root === undefined) throw new XmlSyntaxError('The document has no element', lineAt(text, n));
-  return { root, rootNamespace, namespaces };
 }
 
 /** The first child element named `name`, following a path of names. */
