@@ -69,6 +69,20 @@ function accountOf(raw: string, currency: string): string {
 
 const HEADER_TAGS = new Set(['21', '25', '25P', '28', '28C']);
 
+/** `:86:`, the details of the entry before it (or of the whole statement, then dropped). */
+function details(d: StatementDraft, field: Field): void {
+  const entry = d.current;
+  if (!entry) return;
+  if (entry.hasDetails) {
+    // A second `:86:` to the same entry (Rabobank, Danske Bank) continues the first.
+    entry.detailLines.push(...field.lines.map((l, i) => (i === 0 ? ` ${l}` : l)));
+  } else {
+    entry.detailLines = field.lines;
+    entry.detailWidth = field.width;
+    entry.hasDetails = true;
+  }
+}
+
 /** Collects fields into statements; `finish()` closes the statement in progress. */
 class StatementAssembler {
   readonly statements: ParsedStatement[] = [];
@@ -85,23 +99,36 @@ class StatementAssembler {
       return;
     }
     this.sawFields = true;
-    let d = this.draft;
-    if (
-      !d ||
-      field.tag === '20' ||
-      this.afterSeparator ||
-      (d.closed && (HEADER_TAGS.has(field.tag) || field.tag === '60F' || field.tag === '60M'))
-    ) {
-      this.finish();
-      d = newDraft(field.line);
-      this.draft = d;
-    }
+    const d = this.draftFor(field);
     this.afterSeparator = false;
     if (field.tag !== '86' && field.tag !== 'NS') this.closeEntry(d);
     if (MT942_TAGS.has(field.tag)) {
       d.mt942 = true;
       return;
     }
+    this.apply(d, field);
+  }
+
+  /**
+   * The statement a field belongs to: a new one at `:20:`, after a separator, or when a header
+   * field or an opening balance follows a closing balance; else the one in progress.
+   */
+  private draftFor(field: Field): StatementDraft {
+    const d = this.draft;
+    const startsStatement =
+      !d ||
+      field.tag === '20' ||
+      this.afterSeparator ||
+      (d.closed && (HEADER_TAGS.has(field.tag) || field.tag === '60F' || field.tag === '60M'));
+    if (!startsStatement) return d;
+    this.finish();
+    const draft = newDraft(field.line);
+    this.draft = draft;
+    return draft;
+  }
+
+  /** What a field says, into its statement. */
+  private apply(d: StatementDraft, field: Field): void {
     const content = (field.lines[0] ?? '').trim();
     switch (field.tag) {
       case '20':
@@ -118,62 +145,62 @@ class StatementAssembler {
         else d.number = content === '' ? null : content;
         break;
       case '60F':
-      case '60M': {
-        if (d.opening) {
-          this.corrupt(d, field, 'a second opening balance');
-          break;
-        }
-        const balance = parseBalance(content, 'EUR');
-        if (typeof balance === 'string') this.corrupt(d, field, `opening ${balance}`);
-        else d.opening = balance;
+      case '60M':
+        this.opening(d, field, content);
         break;
-      }
-      case '61': {
-        if (d.closed) {
-          this.corrupt(d, field, 'an entry after the closing balance');
-          break;
-        }
-        if (!d.opening) {
-          d.orphanEntries++; // the statement is left out for its missing opening balance
-          break;
-        }
-        const entry = parseEntry(field, d.opening.currency ?? 'EUR');
-        if (typeof entry === 'string') d.entryErrors.push({ line: field.line, message: entry });
-        else d.current = entry;
+      case '61':
+        this.entry(d, field);
         break;
-      }
-      case '86': {
-        const entry = d.current;
-        if (!entry) break; // information to the whole statement
-        if (entry.hasDetails) {
-          // A second `:86:` to the same entry (Rabobank, Danske Bank) continues the first.
-          entry.detailLines.push(...field.lines.map((l, i) => (i === 0 ? ` ${l}` : l)));
-        } else {
-          entry.detailLines = field.lines;
-          entry.detailWidth = field.width;
-          entry.hasDetails = true;
-        }
+      case '86':
+        details(d, field);
         break;
-      }
       case '62F':
-      case '62M': {
-        if (d.closed) {
-          this.corrupt(d, field, 'a second closing balance');
-          break;
-        }
-        d.closed = true;
-        const balance = parseBalance(content, d.opening?.currency ?? 'EUR');
-        if (typeof balance === 'string') {
-          d.closingProblem = { line: field.line, message: `closing ${balance}` };
-        } else {
-          d.closing = balance;
-        }
+      case '62M':
+        this.closing(d, field, content);
         break;
-      }
       default:
         // :21:, :25P:, :NS:, :64:, :65: carry nothing Kontor keeps.
         break;
     }
+  }
+
+  /** `:60F:`/`:60M:`, the opening balance: one per statement. */
+  private opening(d: StatementDraft, field: Field, content: string): void {
+    if (d.opening) {
+      this.corrupt(d, field, 'a second opening balance');
+      return;
+    }
+    const balance = parseBalance(content, 'EUR');
+    if (typeof balance === 'string') this.corrupt(d, field, `opening ${balance}`);
+    else d.opening = balance;
+  }
+
+  /** `:61:`, an entry: after the opening balance and before the closing one. */
+  private entry(d: StatementDraft, field: Field): void {
+    if (d.closed) {
+      this.corrupt(d, field, 'an entry after the closing balance');
+      return;
+    }
+    if (!d.opening) {
+      d.orphanEntries++; // the statement is left out for its missing opening balance
+      return;
+    }
+    const entry = parseEntry(field, d.opening.currency ?? 'EUR');
+    if (typeof entry === 'string') d.entryErrors.push({ line: field.line, message: entry });
+    else d.current = entry;
+  }
+
+  /** `:62F:`/`:62M:`, the closing balance: closes the statement. */
+  private closing(d: StatementDraft, field: Field, content: string): void {
+    if (d.closed) {
+      this.corrupt(d, field, 'a second closing balance');
+      return;
+    }
+    d.closed = true;
+    const balance = parseBalance(content, d.opening?.currency ?? 'EUR');
+    if (typeof balance === 'string')
+      d.closingProblem = { line: field.line, message: `closing ${balance}` };
+    else d.closing = balance;
   }
 
   private closeEntry(d: StatementDraft): void {
