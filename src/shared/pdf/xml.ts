@@ -179,118 +179,152 @@ function ampersands(text: string, start: number, end: number): number {
  * follow is refused as not well-formed; the finer checks are left to `XMLValidator`.
  */
 function scanXml(text: string, limits: XmlLimits): { qualified: string; attributes: string[] } {
-  const n = text.length;
-  const malformed = (what: string, at: number): never => {
-    throw refuse(`The XML is not well-formed: ${what} (line ${lineAt(text, at)}).`);
-  };
-  const breach = (what: string, at: number): never => {
-    throw xmlLimitExceeded(`${what} (line ${lineAt(text, at)})`);
-  };
-  let references = 0;
-  const countReferences = (start: number, end: number) => {
-    references += ampersands(text, start, end);
-    if (references > limits.references)
-      breach(`More than ${limits.references} character or entity references`, start);
-  };
+  return new XmlScan(text, limits).scan();
+}
+
+/** The state of one `scanXml` pass. */
+class XmlScan {
+  private references = 0;
   // Text characters of each open element (CDATA included); index 0 is outside the root.
-  const textChars: number[] = [0];
-  const addText = (chars: number, at: number) => {
-    const total = (textChars[textChars.length - 1] ?? 0) + chars;
-    if (total > limits.textChars)
-      breach(`An element text longer than ${limits.textChars} characters`, at);
-    textChars[textChars.length - 1] = total;
-  };
-  let elements = 0;
-  let root: { qualified: string; attributes: string[] } | undefined;
-  let pos = 0;
-  while (pos < n) {
-    const lt = text.indexOf('<', pos);
-    const end = lt === -1 ? n : lt;
-    if (end > pos) {
-      addText(end - pos, pos);
-      countReferences(pos, end);
+  private readonly textChars: number[] = [0];
+  private elements = 0;
+  private root: { qualified: string; attributes: string[] } | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly limits: XmlLimits,
+  ) {}
+
+  scan(): { qualified: string; attributes: string[] } {
+    const { text } = this;
+    const n = text.length;
+    let pos = 0;
+    while (pos < n) {
+      const lt = text.indexOf('<', pos);
+      const end = lt === -1 ? n : lt;
+      if (end > pos) {
+        this.addText(end - pos, pos);
+        this.countReferences(pos, end);
+      }
+      if (lt === -1) break;
+      pos = this.markup(lt);
     }
-    if (lt === -1) break;
+    if (this.root === undefined) throw refuse('The XML has no document element.');
+    return this.root;
+  }
+
+  /** The markup at `lt` (a tag, comment, CDATA section or instruction); answers the index after it. */
+  private markup(lt: number): number {
+    const { text } = this;
     const next = text.charCodeAt(lt + 1);
     if (next === 47 /* / */) {
       const gt = text.indexOf('>', lt + 2);
-      if (gt === -1) malformed('an end tag is not closed', lt);
-      if (textChars.length === 1) malformed('an end tag without a start tag', lt);
-      textChars.pop();
-      pos = gt + 1;
-    } else if (next === 63 /* ? */) {
-      const close = text.indexOf('?>', lt + 2);
-      if (close === -1) malformed('a processing instruction is not closed', lt);
-      pos = close + 2;
-    } else if (text.startsWith('!--', lt + 1)) {
-      const close = text.indexOf('-->', lt + 4);
-      if (close === -1) malformed('a comment is not closed', lt);
-      pos = close + 3;
-    } else if (text.startsWith('![CDATA[', lt + 1)) {
-      const close = text.indexOf(']]>', lt + 9);
-      if (close === -1) malformed('a CDATA section is not closed', lt);
-      addText(close - lt - 9, lt);
-      pos = close + 3;
-    } else if (next === 33 /* ! */) {
-      malformed('a markup declaration', lt);
-    } else {
-      pos = scanStartTag(lt);
+      if (gt === -1) this.malformed('an end tag is not closed', lt);
+      if (this.textChars.length === 1) this.malformed('an end tag without a start tag', lt);
+      this.textChars.pop();
+      return gt + 1;
     }
+    if (next === 63 /* ? */) {
+      const close = text.indexOf('?>', lt + 2);
+      if (close === -1) this.malformed('a processing instruction is not closed', lt);
+      return close + 2;
+    }
+    if (text.startsWith('!--', lt + 1)) {
+      const close = text.indexOf('-->', lt + 4);
+      if (close === -1) this.malformed('a comment is not closed', lt);
+      return close + 3;
+    }
+    if (text.startsWith('![CDATA[', lt + 1)) {
+      const close = text.indexOf(']]>', lt + 9);
+      if (close === -1) this.malformed('a CDATA section is not closed', lt);
+      this.addText(close - lt - 9, lt);
+      return close + 3;
+    }
+    if (next === 33 /* ! */) this.malformed('a markup declaration', lt);
+    return this.startTag(lt);
   }
-  if (root === undefined) throw refuse('The XML has no document element.');
-  return root;
 
   /** The start tag at `lt`: name, attributes, `>` or `/>`; answers the index after it. */
-  function scanStartTag(lt: number): number {
+  private startTag(lt: number): number {
+    const { text, limits } = this;
+    const n = text.length;
     let i = lt + 1;
     while (i < n) {
       const code = text.charCodeAt(i);
       if (isSpace(code) || code === 62 /* > */ || code === 47 /* / */ || code === 60 /* < */) break;
       i++;
     }
-    if (i === lt + 1) malformed('a start tag without a name', lt);
+    if (i === lt + 1) this.malformed('a start tag without a name', lt);
     const qualified = text.slice(lt + 1, i);
-    if (++elements > limits.elements) breach(`More than ${limits.elements} elements`, lt);
+    if (++this.elements > limits.elements) this.breach(`More than ${limits.elements} elements`, lt);
     const attributes: string[] = [];
     for (;;) {
       while (i < n && isSpace(text.charCodeAt(i))) i++;
-      if (i >= n) malformed('a start tag is not closed', lt);
+      if (i >= n) this.malformed('a start tag is not closed', lt);
       const code = text.charCodeAt(i);
       if (code === 62 /* > */ || (code === 47 /* / */ && text.charCodeAt(i + 1) === 62)) break;
       if (attributes.length >= 2 * limits.attributes)
-        breach(`An element with more than ${limits.attributes} attributes`, lt);
-      const nameStart = i;
-      while (i < n) {
-        const c = text.charCodeAt(i);
-        if (c === 61 /* = */ || isSpace(c) || c === 62 || c === 47 || c === 60) break;
-        i++;
-      }
-      const name = text.slice(nameStart, i);
-      while (i < n && isSpace(text.charCodeAt(i))) i++;
-      if (name === '' || text.charCodeAt(i) !== 61) malformed('an attribute without a value', i);
-      i++;
-      while (i < n && isSpace(text.charCodeAt(i))) i++;
-      const quote = text.charCodeAt(i);
-      if (quote !== 34 && quote !== 39) malformed(`attribute ${name} is not quoted`, i);
-      const close = text.indexOf(quote === 34 ? '"' : "'", i + 1);
-      if (close === -1) malformed('an attribute value is not closed', i);
-      if (close - i - 1 > limits.textChars)
-        breach(`An attribute value longer than ${limits.textChars} characters`, i);
-      countReferences(i + 1, close);
-      attributes.push(name, text.slice(i + 1, close));
-      i = close + 1;
+        this.breach(`An element with more than ${limits.attributes} attributes`, lt);
+      i = this.attribute(i, attributes);
     }
     const selfClosing = text.charCodeAt(i) === 47;
-    if (textChars.length === 1) {
-      if (root !== undefined) malformed('more than one document element', lt);
-      root = { qualified, attributes };
+    if (this.textChars.length === 1) {
+      if (this.root !== undefined) this.malformed('more than one document element', lt);
+      this.root = { qualified, attributes };
     }
     if (!selfClosing) {
-      if (textChars.length > limits.depth)
-        breach(`Elements nested deeper than ${limits.depth} levels`, lt);
-      textChars.push(0);
+      if (this.textChars.length > limits.depth)
+        this.breach(`Elements nested deeper than ${limits.depth} levels`, lt);
+      this.textChars.push(0);
     }
     return i + (selfClosing ? 2 : 1);
+  }
+
+  /** The attribute at `i` (`name = "value"`), added to `attributes`; answers the index after it. */
+  private attribute(start: number, attributes: string[]): number {
+    const { text, limits } = this;
+    const n = text.length;
+    let i = start;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 61 /* = */ || isSpace(c) || c === 62 || c === 47 || c === 60) break;
+      i++;
+    }
+    const name = text.slice(start, i);
+    while (i < n && isSpace(text.charCodeAt(i))) i++;
+    if (name === '' || text.charCodeAt(i) !== 61) this.malformed('an attribute without a value', i);
+    i++;
+    while (i < n && isSpace(text.charCodeAt(i))) i++;
+    const quote = text.charCodeAt(i);
+    if (quote !== 34 && quote !== 39) this.malformed(`attribute ${name} is not quoted`, i);
+    const close = text.indexOf(quote === 34 ? '"' : "'", i + 1);
+    if (close === -1) this.malformed('an attribute value is not closed', i);
+    if (close - i - 1 > limits.textChars)
+      this.breach(`An attribute value longer than ${limits.textChars} characters`, i);
+    this.countReferences(i + 1, close);
+    attributes.push(name, text.slice(i + 1, close));
+    return close + 1;
+  }
+
+  private countReferences(start: number, end: number): void {
+    this.references += ampersands(this.text, start, end);
+    if (this.references > this.limits.references)
+      this.breach(`More than ${this.limits.references} character or entity references`, start);
+  }
+
+  private addText(chars: number, at: number): void {
+    const total = (this.textChars[this.textChars.length - 1] ?? 0) + chars;
+    if (total > this.limits.textChars)
+      this.breach(`An element text longer than ${this.limits.textChars} characters`, at);
+    this.textChars[this.textChars.length - 1] = total;
+  }
+
+  private malformed(what: string, at: number): never {
+    throw refuse(`The XML is not well-formed: ${what} (line ${lineAt(this.text, at)}).`);
+  }
+
+  private breach(what: string, at: number): never {
+    throw xmlLimitExceeded(`${what} (line ${lineAt(this.text, at)})`);
   }
 }
 
