@@ -65,6 +65,8 @@ interface RenderRun {
   problems: TemplateProblem[];
 }
 
+type ParsedTemplates = ReturnType<typeof parseSource>['templates'];
+
 /** Parses, checks, renders and sanitises every part against `context`. */
 function run(
   sources: TemplateSources,
@@ -72,7 +74,6 @@ function run(
   mode: 'sample' | 'strict',
 ): RenderRun {
   const defs = sources.fields ?? [];
-  const fieldKeys = new Set(defs.map((f) => f.key));
   const formats: Formats = {
     dateFormat: context.account.dateFormat,
     numberFormat: context.account.numberFormat,
@@ -85,9 +86,41 @@ function run(
     footer: sources.footerSource ?? null,
   };
   const problems: TemplateProblem[] = [];
-  const parsed = new Map<TemplatePart, ReturnType<typeof parseSource>['templates']>();
-  const referenced = new Map<string, Set<TemplatePart>>();
+  const { parsed, referenced } = parseParts(partSources, new Set(defs.map((f) => f.key)), problems);
 
+  const fields = resolveFields(defs, context.fields, mode, formats, (key) => {
+    const parts = referenced.get(key);
+    return parts && parts.size > 0 ? [...parts] : ['content'];
+  });
+  problems.push(...fields.problems);
+
+  const scope = {
+    ...fields.values,
+    account: context.account,
+    company: context.company,
+    partner: context.partner,
+    contract: context.contract,
+    document: context.document,
+    invoice: context.invoice,
+    today: context.today,
+    fields: fields.values,
+    [FORMATS]: formats,
+  };
+  return { html: renderParts(partSources, parsed, scope, problems), problems };
+}
+
+/**
+ * Parses every part and checks its placeholders against the context and the declared fields
+ * (`unknown_placeholder`, once per part and path); answers the parsed parts and, per declared
+ * field, the parts that use it. Problems are added to `problems`.
+ */
+function parseParts(
+  partSources: Record<TemplatePart, string | null>,
+  fieldKeys: Set<string>,
+  problems: TemplateProblem[],
+): { parsed: Map<TemplatePart, ParsedTemplates>; referenced: Map<string, Set<TemplatePart>> } {
+  const parsed = new Map<TemplatePart, ParsedTemplates>();
+  const referenced = new Map<string, Set<TemplatePart>>();
   for (const part of TEMPLATE_PARTS) {
     const source = partSources[part];
     if (source === null) continue;
@@ -116,25 +149,19 @@ function run(
       });
     }
   }
+  return { parsed, referenced };
+}
 
-  const fields = resolveFields(defs, context.fields, mode, formats, (key) => {
-    const parts = referenced.get(key);
-    return parts && parts.size > 0 ? [...parts] : ['content'];
-  });
-  problems.push(...fields.problems);
-
-  const scope = {
-    ...fields.values,
-    account: context.account,
-    company: context.company,
-    partner: context.partner,
-    contract: context.contract,
-    document: context.document,
-    invoice: context.invoice,
-    today: context.today,
-    fields: fields.values,
-    [FORMATS]: formats,
-  };
+/**
+ * Renders the parsed parts against `scope` within one shared time limit and sanitises the
+ * HTML (`unsafe_markup_removed` names what went); a part that failed to parse or render is ''.
+ */
+function renderParts(
+  partSources: Record<TemplatePart, string | null>,
+  parsed: Map<TemplatePart, ParsedTemplates>,
+  scope: object,
+  problems: TemplateProblem[],
+): Record<TemplatePart, string | null> {
   const html: Record<TemplatePart, string | null> = { header: null, content: null, footer: null };
   const deadline = performance.now() + RENDER_LIMIT_MS;
   for (const part of TEMPLATE_PARTS) {
@@ -158,7 +185,7 @@ function run(
         message: `Removed markup that is not allowed in documents: ${clean.removed.join(', ')}.`,
       });
   }
-  return { html, problems };
+  return html;
 }
 
 /**
