@@ -234,30 +234,40 @@ export function setAuditLogger(logger: { warn: (obj: object, msg: string) => voi
 /**
  * One seal of an account at a time per process: a call joins the seal that has not started
  * yet, or queues one behind the running seal, so every call is answered by a seal that began
- * after it (and so saw its committed events), and a burst of writes shares a few seals.
+ * after it (and so saw its committed events), and a burst of writes shares a few seals. A
+ * seal after a write waits SEAL_GATHER_MS for the burst; one someone waits for (a reader of
+ * the trail, `settleAudit`) starts at once, taking the writes' queued seal with it.
  */
 class Sealer {
   private readonly queued = new Map<string, Promise<void>>();
   private readonly running = new Map<string, Promise<void>>();
+  /** Accounts whose queued seal must not gather, and how to end a gather under way. */
+  private readonly hurried = new Map<string, (() => void) | undefined>();
 
   constructor(private readonly db: Kysely<DB>) {}
 
-  /** Resolves when every seal started or queued so far has ended. */
+  /** Resolves when every seal started or queued so far has ended; none of them gathers. */
   async settled(): Promise<void> {
-    while (this.queued.size > 0 || this.running.size > 0)
+    while (this.queued.size > 0 || this.running.size > 0) {
+      for (const accountId of this.queued.keys()) this.hurry(accountId);
       await Promise.allSettled([...this.queued.values(), ...this.running.values()]);
+    }
   }
 
-  seal(accountId: string): Promise<void> {
+  seal(accountId: string, now: boolean): Promise<void> {
     const queued = this.queued.get(accountId);
-    if (queued) return queued;
+    if (queued) {
+      if (now) this.hurry(accountId);
+      return queued;
+    }
     const previous = this.running.get(accountId);
+    if (now) this.hurried.set(accountId, undefined);
     let next: Promise<void> | undefined = undefined;
     next = (async () => {
       await previous?.catch(() => undefined);
       // A short wait gathers the burst: under load one seal chains the events of many writes
       // (its queries and its commit are shared), instead of one seal per write or two.
-      await new Promise((resolve) => setTimeout(resolve, SEAL_GATHER_MS));
+      await this.gather(accountId);
       this.queued.delete(accountId);
       this.running.set(accountId, next!);
       try {
@@ -268,6 +278,26 @@ class Sealer {
     })();
     this.queued.set(accountId, next);
     return next;
+  }
+
+  /** Waits SEAL_GATHER_MS, unless the account's seal is hurried (before or during the wait). */
+  private async gather(accountId: string): Promise<void> {
+    if (!this.hurried.has(accountId))
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, SEAL_GATHER_MS);
+        this.hurried.set(accountId, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    this.hurried.delete(accountId);
+  }
+
+  /** The account's queued seal starts as soon as the one before it has ended. */
+  private hurry(accountId: string): void {
+    const end = this.hurried.get(accountId);
+    if (end) end();
+    else this.hurried.set(accountId, undefined);
   }
 
   /**
@@ -375,16 +405,21 @@ const sealers = new WeakMap<Kysely<DB>, Sealer>();
 
 /**
  * Chains the account's pending events (PostgreSQL; SQLite chains inline and has none). Called
- * after every write's commit, before reading the trail, and by the sweep.
+ * after every write's commit (gathering the burst first), and with `now` before reading the
+ * trail and by the sweep (at once).
  */
-export function sealAudit(db: Kysely<DB>, accountId: string): Promise<void> {
+export function sealAudit(
+  db: Kysely<DB>,
+  accountId: string,
+  { now = false }: { now?: boolean } = {},
+): Promise<void> {
   if (!isPostgres(db)) return Promise.resolve();
   let sealer = sealers.get(db);
   if (!sealer) {
     sealer = new Sealer(db);
     sealers.set(db, sealer);
   }
-  return sealer.seal(accountId);
+  return sealer.seal(accountId, now);
 }
 
 /**
@@ -402,7 +437,7 @@ export async function settleAudit(db: Kysely<DB>): Promise<void> {
 export async function sealAllAudit(db: Kysely<DB>): Promise<number> {
   if (!isPostgres(db)) return 0;
   const accounts = await db.selectFrom('audit_pending').select('account_id').distinct().execute();
-  for (const { account_id } of accounts) await sealAudit(db, account_id);
+  for (const { account_id } of accounts) await sealAudit(db, account_id, { now: true });
   return accounts.length;
 }
 

@@ -101,7 +101,7 @@ export function auditRoutes(app: App, ctx: AppContext): void {
       };
       const from = iso(q.from, 'from');
       // Events another process committed a moment ago are chained before they are shown.
-      await sealAudit(ctx.db, req.principal!.accountId);
+      await sealAudit(ctx.db, req.principal!.accountId, { now: true });
       const to = iso(q.to, 'to');
       const rows = await listAuditEvents(ctx.db, req.principal!.accountId, {
         after: decodeCursor(q.cursor),
