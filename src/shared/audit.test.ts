@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   buildTestApp,
   createUser,
@@ -7,7 +7,7 @@ import {
   type TestUser,
 } from '../../test/helpers.js';
 import { newId } from './ids.js';
-import { redact, sealAllAudit, verifyAuditChain } from './audit.js';
+import { redact, sealAllAudit, sealAudit, verifyAuditChain } from './audit.js';
 
 let t: TestApp;
 let admin: TestUser;
@@ -30,6 +30,50 @@ async function writeSome(user: TestUser, n: number): Promise<string[]> {
     ids.push(res.json<{ id: string }>().id);
   }
   return ids;
+}
+
+/** An event as a PostgreSQL writer commits it, before any seal chains it. */
+async function insertPending(accountId: string): Promise<string> {
+  const id = newId('auditEvent');
+  await t.app.ctx.db
+    .insertInto('audit_pending')
+    .values({
+      id,
+      account_id: accountId,
+      occurred_at: new Date().toISOString(),
+      actor_type: 'system',
+      actor_id: null,
+      token_id: null,
+      action: 'partner.updated',
+      resource_type: 'partner',
+      resource_id: 'ptr_x',
+      changes: '{}',
+      request_id: null,
+      ip: null,
+    })
+    .execute();
+  return id;
+}
+
+/**
+ * `promise`, or a failure when it is still pending after 10 s of real time; for tests whose
+ * timers are fake (setImmediate still runs), where a wait for a timer would never end.
+ */
+function settlesSoon<T>(promise: Promise<T>): Promise<T> {
+  const deadline = performance.now() + 10_000;
+  let settled = false;
+  return new Promise<T>((resolve, reject) => {
+    promise.then(
+      (value) => ((settled = true), resolve(value)),
+      (error: unknown) => ((settled = true), reject(error as Error)),
+    );
+    const poll = () => {
+      if (settled) return;
+      if (performance.now() > deadline) reject(new Error('still pending after 10 s'));
+      else setImmediate(poll);
+    };
+    setImmediate(poll);
+  });
 }
 
 async function brokenFor(accountId: string) {
@@ -147,24 +191,7 @@ describe('audit chain', () => {
       ).length;
     expect(await pendingOf()).toBe(0);
     // A PostgreSQL writer that committed its event and died before chaining it.
-    const orphan = newId('auditEvent');
-    await db
-      .insertInto('audit_pending')
-      .values({
-        id: orphan,
-        account_id: user.accountId,
-        occurred_at: new Date().toISOString(),
-        actor_type: 'system',
-        actor_id: null,
-        token_id: null,
-        action: 'partner.updated',
-        resource_type: 'partner',
-        resource_id: 'ptr_x',
-        changes: '{}',
-        request_id: null,
-        ip: null,
-      })
-      .execute();
+    const orphan = await insertPending(user.accountId);
     const listed = await t.request({
       method: 'GET',
       url: '/v1/audit-events?limit=1',
@@ -181,6 +208,35 @@ describe('audit chain', () => {
     }
     expect(await brokenFor(user.accountId)).toEqual([]);
   });
+
+  it.runIf(dbKind === 'postgres')(
+    "starts a seal someone waits for at once, taking a writer's queued seal with it",
+    async () => {
+      const user = await createUser(t);
+      const db = t.app.ctx.db;
+      const pending = await insertPending(user.accountId);
+      // Timers stand still: a seal that waited for its gather timer would never end.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        const writers = sealAudit(db, user.accountId); // gathers the burst first
+        await settlesSoon(sealAudit(db, user.accountId, { now: true })); // hurries that seal
+        await writers;
+        const next = await insertPending(user.accountId);
+        // Queued while nothing runs and hurried before its gather began.
+        await settlesSoon(sealAudit(db, user.accountId, { now: true }));
+        const chained = await db
+          .selectFrom('audit_events')
+          .select(['id', 'seq'])
+          .where('account_id', '=', user.accountId)
+          .orderBy('seq')
+          .execute();
+        expect(chained.map((e) => e.id)).toEqual([pending, next]);
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(await brokenFor(user.accountId)).toEqual([]);
+    },
+  );
 
   it('lists events for admins with filters and pages, and refuses users', async () => {
     const member = await createUser(t, { role: 'user', accountId: admin.accountId });
