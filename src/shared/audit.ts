@@ -255,13 +255,11 @@ class Sealer {
   }
 
   seal(accountId: string, now: boolean): Promise<void> {
+    // Hurries the queued seal, or (none queued) the one made below.
+    if (now) this.hurry(accountId);
     const queued = this.queued.get(accountId);
-    if (queued) {
-      if (now) this.hurry(accountId);
-      return queued;
-    }
+    if (queued) return queued;
     const previous = this.running.get(accountId);
-    if (now) this.hurried.set(accountId, undefined);
     let next: Promise<void> | undefined = undefined;
     next = (async () => {
       await previous?.catch(() => undefined);
