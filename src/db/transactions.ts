@@ -70,6 +70,8 @@ export const deferInsert = deferStatement;
  * function that resolves to the rows, sending the read first if nothing has taken it yet.
  * Under READ COMMITTED a read at the start of the transaction sees what one at its end would,
  * less what commits in between; use it only where that difference is the same race either way.
+ * A statement that writes and answers rows may be deferred the same way when its answer is
+ * wanted only after the commit (the audit seal: its count goes out with the `COMMIT`).
  */
 export async function deferRead<R>(
   db: { executeQuery(query: CompiledQuery): Promise<{ rows: unknown[] }> },

@@ -238,6 +238,45 @@ describe('audit chain', () => {
     },
   );
 
+  it.runIf(dbKind === 'postgres')(
+    'links in the database what the code verifies: awkward text, a new chain, batches of 1,000',
+    async () => {
+      const db = t.app.ctx.db;
+      // No head yet: the chain starts at the genesis hash. 1,005 events: two seal batches.
+      const accountId = `acc_${newId('auditEvent')}`;
+      const awkward = [
+        'quote " backslash \\ slash / tab \t newline \n return \r',
+        'controls \u0001\u001f\u007f \b \f (PostgreSQL text holds no NUL)',
+        'Müller & Söhne – “Zitat” € 𝄞 😀 \u2028 \u2029',
+      ];
+      const rows = Array.from({ length: 1005 }, (_, i) => ({
+        id: newId('auditEvent'),
+        account_id: accountId,
+        occurred_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+        actor_type: i % 2 ? 'user' : 'system',
+        actor_id: i % 2 ? 'usr_1' : null,
+        token_id: null,
+        action: 'partner.updated',
+        resource_type: 'partner',
+        resource_id: `ptr_${i}`,
+        changes: JSON.stringify({ name: { from: awkward[i % 3], to: awkward[(i + 1) % 3] } }),
+        request_id: i % 3 ? `req-${i}` : null,
+        ip: i % 2 ? '2001:db8::1' : null,
+      }));
+      await db.insertInto('audit_pending').values(rows).execute();
+      await sealAudit(db, accountId, { now: true });
+      const chained = await db
+        .selectFrom('audit_events')
+        .select(['id', 'seq'])
+        .where('account_id', '=', accountId)
+        .orderBy('seq')
+        .execute();
+      expect(chained.map((e) => e.id)).toEqual(rows.map((r) => r.id));
+      expect(chained.at(-1)?.seq).toBe(1005);
+      expect(await brokenFor(accountId)).toEqual([]);
+    },
+  );
+
   it('lists events for admins with filters and pages, and refuses users', async () => {
     const member = await createUser(t, { role: 'user', accountId: admin.accountId });
     const ids = await writeSome(member, 3);

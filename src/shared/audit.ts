@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import { isPostgres } from '../db/dialect.js';
-import { afterCommit, deferStatement } from '../db/transactions.js';
+import { afterCommit, deferRead, deferStatement } from '../db/transactions.js';
 import type { DB } from '../db/schema.js';
 import { newId } from './ids.js';
 import { sha256 } from './secrets.js';
@@ -299,32 +299,23 @@ class Sealer {
   }
 
   /**
-   * Chains up to SEAL_BATCH pending events of the account. The advisory lock keeps other
-   * processes' seals of the account out until this one commits; the head's row lock keeps out
-   * writers chaining inline. Answers how many it chained (0: nothing was pending, and the
-   * transaction wrote nothing).
+   * Chains up to SEAL_BATCH pending events of the account, in one round trip: BEGIN, the
+   * advisory lock (it keeps other processes' seals of the account out until this one commits;
+   * the head's row lock keeps out writers chaining inline), the seal itself and COMMIT. The
+   * database links the events (`SEAL`), so their fields never travel to this process and back.
+   * Answers how many it chained (0: nothing was pending, and the transaction wrote nothing).
    */
-  private sealBatch(accountId: string): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
+  private async sealBatch(accountId: string): Promise<number> {
+    let sealed!: () => Promise<{ sealed: number }[]>;
+    await this.db.transaction().execute(async (trx) => {
       await lockChain(trx, accountId);
-      const { rows: pending } = await trx.executeQuery<PendingRow>(
-        CompiledQuery.raw(SEAL_READ, [accountId, SEAL_BATCH]),
-      );
-      if (pending.length === 0) return 0;
-      const first = pending[0]!;
-      const rows = link(
-        { seq: first.head_seq ?? 0, hash: first.head_hash ?? GENESIS },
-        pending.map(({ head_seq: _s, head_hash: _h, ...event }) => event),
-      );
-      const last = rows.at(-1)!;
-      const links = rows.map(({ id, seq, prev_hash, hash }) => ({ id, seq, prev_hash, hash }));
-      // One statement, sent with the COMMIT: the events in, the pending rows out, the head moved.
-      await deferStatement(
+      // Its answer is read after the commit, so the whole seal goes out with the COMMIT.
+      sealed = await deferRead<{ sealed: number }>(
         trx,
-        CompiledQuery.raw(SEAL_WRITE, [JSON.stringify(links), accountId, last.seq, last.hash]),
+        CompiledQuery.raw(SEAL, [accountId, SEAL_BATCH]),
       );
-      return pending.length;
     });
+    return (await sealed())[0]?.sealed ?? 0;
   }
 }
 
@@ -343,11 +334,6 @@ const PENDING_COLUMNS = [
   'request_id',
   'ip',
 ] as const;
-
-type PendingRow = ReturnType<typeof pendingEvent> & {
-  head_seq: number | null;
-  head_hash: string | null;
-};
 
 // The statements of the PostgreSQL path, written out once: every write sends the first, and
 // building them through the query builder cost more than the database's work on them.
@@ -376,25 +362,55 @@ function raw(trx: Transaction<DB>, text: string, parameters: unknown[]): Compile
   return CompiledQuery.raw(sqlite, parameters);
 }
 
-// Ids grow strictly within a process (a write's events keep their order) and by time across
-// processes.
-const SEAL_READ = `select ${PENDING_COLUMNS.map((c) => `p.${c}`).join(', ')}, h.seq as head_seq, h.hash as head_hash
-  from audit_pending p left join audit_heads h on h.account_id = p.account_id
-  where p.account_id = $1 order by p.id limit $2`;
+/** `to_json(x)` as text, 'null' for SQL NULL: an element of `eventHash`'s JSON array. */
+const jsonText = (x: string) => `coalesce(to_json(${x})::text, 'null')`;
+/** `eventHash`'s array in SQL: the previous hash, then the event's fields with its `seq`. */
+const HASH_INPUT = [
+  'link.hash',
+  'p.id',
+  'p.account_id',
+  'link.seq + 1',
+  ...PENDING_COLUMNS.slice(2).map((c) => `p.${c}`),
+]
+  .map(jsonText)
+  .join(" || ',' || ");
 
-// The links computed here (sequence number and hashes per event id) join the pending rows they
-// were computed from: the event's fields go from table to table without a round trip.
-const SEAL_WRITE = `with link as (
-    select * from json_to_recordset($1::json) as l(id text, seq integer, prev_hash text, hash text)
-  ), chained as (
+/**
+ * The seal as one statement. `link` walks the account's pending events in id order (ids grow
+ * strictly within a process, and by time across processes) from the chain head, one index
+ * step per event, giving each its sequence number, previous hash and hash: SHA-256 over the
+ * same JSON text `eventHash` hashes (`to_json` escapes a string as `JSON.stringify` does: `"`,
+ * `\`, `\b\f\n\r\t`, other control characters as `\u00xx`, everything else as is), so
+ * `verifyAuditChain` checks the database's links with the same code as SQLite's. The linked
+ * events move to `audit_events`, leave `audit_pending`, and the last becomes the head.
+ */
+const SEAL = `with recursive
+  head as (
+    select coalesce((select seq from audit_heads where account_id = $1), 0) as seq,
+      coalesce((select hash from audit_heads where account_id = $1), '${GENESIS}') as hash),
+  link (n, ${PENDING_COLUMNS.join(', ')}, seq, prev_hash, hash) as (
+    select 0, ''::text, ${PENDING_COLUMNS.slice(1)
+      .map(() => 'null::text')
+      .join(', ')}, head.seq, null::text, head.hash
+    from head
+    union all
+    select link.n + 1, ${PENDING_COLUMNS.map((c) => `p.${c}`).join(', ')}, link.seq + 1, link.hash,
+      encode(sha256(convert_to('[' || ${HASH_INPUT} || ']', 'UTF8')), 'hex')
+    from link cross join lateral (
+      select * from audit_pending q where q.account_id = $1 and q.id > link.id
+      order by q.id limit 1) p
+    where link.n < $2),
+  chained as (
     insert into audit_events (${PENDING_COLUMNS.join(', ')}, seq, prev_hash, hash)
-    select ${PENDING_COLUMNS.map((c) => `p.${c}`).join(', ')}, link.seq, link.prev_hash, link.hash
-    from link join audit_pending p on p.id = link.id
-  ), sealed as (
-    delete from audit_pending p using link where p.id = link.id
-  )
-  insert into audit_heads (account_id, seq, hash) values ($2, $3, $4)
-  on conflict (account_id) do update set seq = excluded.seq, hash = excluded.hash`;
+    select ${PENDING_COLUMNS.join(', ')}, seq, prev_hash, hash from link where n > 0),
+  sealed as (
+    delete from audit_pending p using link
+    where p.account_id = $1 and p.id = link.id and link.n > 0),
+  moved as (
+    insert into audit_heads (account_id, seq, hash)
+    select $1, seq, hash from link where n > 0 order by n desc limit 1
+    on conflict (account_id) do update set seq = excluded.seq, hash = excluded.hash)
+  select count(*)::int as sealed from link where n > 0`;
 
 /** Namespace of the seal's advisory locks (first key of `pg_advisory_xact_lock(int, int)`). */
 const ADVISORY_NAMESPACE = 0x4b41; // "KA"
