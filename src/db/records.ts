@@ -287,6 +287,39 @@ export function recordQueries<
   };
 }
 
+/**
+ * `insert into <table> (<columns>) values (…), …` for rows of one shape (the columns the first
+ * row defines, in its order): its text is written once per table, shape and row count, as the
+ * updates' are, instead of being built through the query builder on every create.
+ */
+function insertQuery<T extends keyof DB>(
+  db: Executor,
+  table: T,
+  rows: readonly Insertable<DB[T]>[],
+): CompiledQuery {
+  const first = rows[0] as Record<string, unknown>;
+  const columns = Object.keys(first).filter((c) => first[c] !== undefined);
+  const pg = isPostgres(db);
+  const text = cachedText(`i|${pg ? 'p' : 's'}|${table}|${rows.length}|${columns.join()}`, () => {
+    let n = 0;
+    const tuple = () => `(${columns.map(() => (pg ? `$${++n}` : '?')).join(', ')})`;
+    return `insert into ${ident(table)} (${columns.map(ident).join(', ')}) values ${rows.map(tuple).join(', ')}`;
+  });
+  return CompiledQuery.raw(
+    text,
+    rows.flatMap((row) => columns.map((c) => (row as Record<string, unknown>)[c] ?? null)),
+  );
+}
+
+/** Inserts rows of one shape (`insertQuery`), deferred (`deferInsert`); none: nothing. */
+export async function deferInsertRows<T extends keyof DB>(
+  db: Executor,
+  table: T,
+  rows: readonly Insertable<DB[T]>[],
+): Promise<void> {
+  if (rows.length > 0) await deferInsert(db, insertQuery(db, table, rows));
+}
+
 /** Adds tags to a record's join table (a new record: nothing to replace); deferred (`deferInsert`). */
 export async function insertTags(
   db: Executor,
@@ -295,13 +328,11 @@ export async function insertTags(
   ownerId: string,
   values: string[],
 ): Promise<void> {
-  if (values.length === 0) return;
-  const ldb = db as unknown as Kysely<Record<string, Record<string, string>>>;
-  await deferInsert(
+  await deferInsertRows(
     db,
-    ldb
-      .insertInto(tags.table)
-      .values(values.map((tag) => ({ account_id: accountId, [tags.owner]: ownerId, tag }))),
+    tags.table,
+    // The owner's column is chosen at run time; the types cannot follow it (see `loose`).
+    values.map((tag) => ({ account_id: accountId, [tags.owner]: ownerId, tag }) as never),
   );
 }
 

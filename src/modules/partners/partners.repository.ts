@@ -2,13 +2,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { CompiledQuery, type Selectable } from 'kysely';
 import {
   recordQueries,
+  deferInsertRows,
   insertTags,
   replaceTags as replaceTagsOf,
   type TagTable,
   type Executor,
 } from '../../db/records.js';
 import type { PartnersTable } from '../../db/schema.js';
-import { deferInsert } from '../../db/transactions.js';
 import { containsText, isPostgres } from '../../db/dialect.js';
 import { jsonFinder } from '../../db/json-object.js';
 import { searchText } from '../../http/pagination.js';
@@ -55,7 +55,7 @@ const TAGS: TagTable = { table: 'partner_tags', owner: 'partner_id' };
 
 export async function insertPartner(trx: Executor, row: PartnerRow, tags: string[]): Promise<void> {
   // Deferred: on PostgreSQL the partner, its tags and its audit event go out as one statement.
-  await deferInsert(trx, trx.insertInto('partners').values(row));
+  await deferInsertRows(trx, 'partners', [row]);
   await insertTags(trx, TAGS, row.account_id, row.id, tags);
 }
 
