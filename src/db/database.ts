@@ -109,7 +109,7 @@ export function openDatabase(
     sqlite.pragma('foreign_keys = ON');
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
     const db = new KontorKysely<DB>({
-      dialect: new KontorSqliteDialect(sqlite, memory ? undefined : `${file}-wal`),
+      dialect: new KontorSqliteDialect(sqlite, memory ? undefined : file, checkpointFailed(logger)),
     });
     // Read at most once per event-loop turn: every request of a turn sees the same state,
     // and the pragma stops costing a read transaction per credential lookup.
@@ -156,6 +156,19 @@ export function openDatabase(
     },
     reportStorageFull: storage.report,
     close: () => db.destroy(),
+  };
+}
+
+/** Logs a failed background checkpoint, at most once a minute (a full disk fails every one). */
+function checkpointFailed(logger: Logger | undefined): (message: string) => void {
+  let last = 0;
+  return (message) => {
+    if (Date.now() - last < 60_000) return;
+    last = Date.now();
+    logger?.warn(
+      { checkpointError: message },
+      'SQLite checkpoint failed; the WAL grows until one succeeds',
+    );
   };
 }
 

@@ -84,3 +84,36 @@ describe('SQLite group commit', () => {
     await database.close();
   });
 });
+
+describe('SQLite checkpoints', () => {
+  it('moves the WAL into the database file on a thread of its own, not in a commit', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-ckpt-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'db.sqlite');
+    const database = openDatabase({ database: { kind: 'sqlite', file } });
+    const db = database.db;
+    // The writer's own checkpoint is off: a COMMIT never copies pages or syncs the file.
+    const autocheckpoint = await sql<{
+      wal_autocheckpoint: number;
+    }>`pragma wal_autocheckpoint`.execute(db);
+    expect(autocheckpoint.rows[0]?.wal_autocheckpoint).toBe(0);
+    await sql`create table t (n integer primary key, body text not null)`.execute(db);
+    const before = fs.statSync(file).size;
+    // ~2 MB through the WAL, more than the 1,000 pages after which SQLite would checkpoint.
+    for (let i = 0; i < 20; i++)
+      await db.transaction().execute(async (trx) => {
+        for (let j = 0; j < 25; j++)
+          await sql`insert into t (body) values (${'x'.repeat(4000)})`.execute(trx);
+      });
+    // The thread's checkpoints (every 100 ms) bring the rows into the database file itself.
+    const deadline = Date.now() + 5_000;
+    while (fs.statSync(file).size < before + 1_500_000 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fs.statSync(file).size).toBeGreaterThan(before + 1_500_000);
+    await database.close();
+    // Closed: the thread made its last checkpoint and let go of the file; every row is there.
+    const reader = new SQLite(file, { readonly: true });
+    expect(reader.prepare('select count(*) from t').pluck().get()).toBe(500);
+    reader.close();
+  });
+});

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -157,18 +159,87 @@ class GroupSync {
   }
 }
 
+/** How often the checkpoint thread moves the WAL into the database file. */
+const CHECKPOINT_MS = 100;
+
+/**
+ * The checkpoint thread's script: its own connection to the database file, a PASSIVE
+ * checkpoint every `intervalMs`, and a last one when told to stop. Inline, so it runs the same
+ * from the sources (tests) and from `dist/`.
+ */
+const CHECKPOINT_SCRIPT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.file);
+const checkpoint = () => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch (err) {
+    parentPort.postMessage(String((err && err.message) || err));
+  }
+};
+const timer = setInterval(checkpoint, workerData.intervalMs);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  checkpoint();
+  db.close();
+  parentPort.close();
+});
+`;
+
+/**
+ * Checkpoints off the event loop. SQLite's automatic checkpoint runs inside the COMMIT that
+ * takes the WAL past 1,000 pages: it copies the pages into the database file and (with
+ * `synchronous=NORMAL`) syncs the WAL before and the database after, two `fsync`s on the event
+ * loop every few hundred writes, during which no request moves. The connection's automatic
+ * checkpoint is off instead, and a worker thread with a connection of its own runs a PASSIVE
+ * checkpoint every CHECKPOINT_MS: it copies what no reader still needs, never waits for or
+ * blocks the writer, and the writer starts the WAL over once all of it is in the database.
+ */
+class Checkpointer {
+  private readonly worker: Worker;
+  private readonly exited: Promise<void>;
+
+  constructor(db: SQLite.Database, file: string, onError: (message: string) => void) {
+    db.pragma('wal_autocheckpoint = 0');
+    this.worker = new Worker(CHECKPOINT_SCRIPT, {
+      eval: true,
+      workerData: {
+        module: createRequire(import.meta.url).resolve('better-sqlite3'),
+        file,
+        intervalMs: CHECKPOINT_MS,
+      },
+    });
+    this.worker.on('message', (message: string) => onError(message));
+    this.worker.on('error', (err) => onError(err.message));
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    // The thread does not keep the process alive; `close` ends it with a last checkpoint.
+    this.worker.unref();
+  }
+
+  async close(): Promise<void> {
+    // Referenced again: a process with nothing else to do must not end while it waits here.
+    this.worker.ref();
+    this.worker.postMessage('close');
+    await this.exited;
+  }
+}
+
 class KontorSqliteDriver implements Driver {
   private readonly lock = new FifoLock();
   private readonly connection: Connection;
   private readonly sync: GroupSync | undefined;
+  private readonly checkpointer: Checkpointer | undefined;
 
   constructor(
     private readonly db: SQLite.Database,
-    walFile: string | undefined,
+    file: string | undefined,
+    onCheckpointError: (message: string) => void,
   ) {
     this.connection = new Connection(db);
-    this.sync =
-      walFile === undefined ? undefined : new GroupSync(walFile, () => this.connection.commits);
+    if (file === undefined) return;
+    this.sync = new GroupSync(`${file}-wal`, () => this.connection.commits);
+    this.checkpointer = new Checkpointer(db, file, onCheckpointError);
   }
 
   async init(): Promise<void> {}
@@ -212,6 +283,7 @@ class KontorSqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    await this.checkpointer?.close();
     await this.sync?.close();
     this.db.close();
   }
@@ -238,16 +310,20 @@ class TransactionalDdlAdapter extends SqliteAdapter {
  * group commit.
  */
 export class KontorSqliteDialect extends SqliteDialect {
-  /** `walFile`: group commit on this WAL (the connection runs `synchronous=NORMAL`). */
+  /**
+   * `file`: the database file, whose WAL gets group commit (the connection runs
+   * `synchronous=NORMAL`) and checkpoints off the event loop; undefined for `:memory:`.
+   */
   constructor(
     private readonly handle: SQLite.Database,
-    private readonly walFile?: string,
+    private readonly file?: string,
+    private readonly onCheckpointError: (message: string) => void = () => undefined,
   ) {
     super({ database: handle });
   }
 
   override createDriver(): Driver {
-    return new KontorSqliteDriver(this.handle, this.walFile);
+    return new KontorSqliteDriver(this.handle, this.file, this.onCheckpointError);
   }
 
   override createAdapter(): DialectAdapter {
