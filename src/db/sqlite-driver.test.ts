@@ -12,12 +12,17 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A database in a fresh temporary folder (removed after the test): its file, dir and handle. */
+function tempDatabase() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sqlite-'));
+  dirs.push(dir);
+  const file = path.join(dir, 'db.sqlite');
+  return { dir, file, database: openDatabase({ database: { kind: 'sqlite', file } }) };
+}
+
 describe('SQLite group commit', () => {
   it('answers a write only after a WAL flush that began after its commit, and shares flushes', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sync-'));
-    dirs.push(dir);
-    const file = path.join(dir, 'db.sqlite');
-    const database = openDatabase({ database: { kind: 'sqlite', file } });
+    const { dir, file, database } = tempDatabase();
     const db = database.db;
     await sql`create table t (n integer primary key)`.execute(db);
     // A second connection tells what had committed when each flush began.
@@ -67,11 +72,7 @@ describe('SQLite group commit', () => {
   });
 
   it('does not flush for reads when nothing was committed', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sync-'));
-    dirs.push(dir);
-    const database = openDatabase({
-      database: { kind: 'sqlite', file: path.join(dir, 'db.sqlite') },
-    });
+    const { dir, database } = tempDatabase();
     await sql`create table t (n integer primary key)`.execute(database.db);
     const probe = await fs.promises.open(path.join(dir, 'probe'), 'w');
     const handleProto = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
@@ -87,10 +88,7 @@ describe('SQLite group commit', () => {
 
 describe('SQLite checkpoints', () => {
   it('moves the WAL into the database file on a thread of its own, not in a commit', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-ckpt-'));
-    dirs.push(dir);
-    const file = path.join(dir, 'db.sqlite');
-    const database = openDatabase({ database: { kind: 'sqlite', file } });
+    const { file, database } = tempDatabase();
     const db = database.db;
     // The writer's own checkpoint is off: a COMMIT never copies pages or syncs the file.
     const autocheckpoint = await sql<{
