@@ -1,5 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   CompiledQuery,
+  type Compilable,
   type Insertable,
   type Kysely,
   type Selectable,
@@ -80,6 +82,12 @@ function cachedText(key: string, build: () => string): string {
   return text;
 }
 
+/** The placeholders of one statement in turn: `$1`, `$2`, … on PostgreSQL, `?` on SQLite. */
+function placeholders(pg: boolean): () => string {
+  let n = 0;
+  return () => (pg ? `$${++n}` : '?');
+}
+
 /** `update … set <sets>, version + 1 where account_id, id, version and guards … returning <read>`. */
 function updateText(
   pg: boolean,
@@ -89,8 +97,7 @@ function updateText(
   guards: string[],
 ): string {
   return cachedText(`u|${pg ? 'p' : 's'}|${table}|${sets.join()}|${guards.join()}`, () => {
-    let n = 0;
-    const next = () => (pg ? `$${++n}` : '?');
+    const next = placeholders(pg);
     const assignments = sets.map((c) => `${ident(c)} = ${next()}`);
     const where = ['account_id', 'id', 'version', ...guards].map((c) => `${ident(c)} = ${next()}`);
     return `update ${ident(table)} set ${[...assignments, '"version" = "version" + 1'].join(', ')} where ${where.join(' and ')} returning ${selectList(read)}`;
@@ -174,26 +181,44 @@ async function casUpdateWithBefore(
 }
 
 /**
+ * A statement built through the query builder once per dialect, then run as that text with new
+ * parameters: for the hottest statements, where building and compiling cost more than the
+ * database's own work. `build` gets the parameters the statement runs with, and must put them
+ * into it in that order and nothing else (a constant goes in with `sql.lit`); the first build
+ * checks that it did.
+ */
+export function compiledOnce<P extends unknown[], R>(
+  build: (db: Executor, ...parameters: P) => Compilable<R>,
+): (db: Executor, ...parameters: P) => CompiledQuery<R> {
+  const texts = new Map<boolean, string>();
+  return (db, ...parameters) => {
+    const pg = isPostgres(db);
+    let text = texts.get(pg);
+    if (text === undefined) {
+      const compiled = build(db, ...parameters).compile();
+      if (!isDeepStrictEqual(compiled.parameters, parameters))
+        throw new Error(`compiledOnce: parameters out of order in ${compiled.sql}`);
+      text = compiled.sql;
+      texts.set(pg, text);
+    }
+    return CompiledQuery.raw(text, parameters);
+  };
+}
+
+/**
  * The point read of `table` (`read` columns, Kysely select strings such as `col as alias`;
- * every column when undefined): the hottest query of all, built and compiled once per dialect,
- * then run with new parameters (building and compiling cost more than SQLite's read itself).
+ * every column when undefined): the hottest query of all, compiled once (`compiledOnce`;
+ * building and compiling cost more than SQLite's read itself).
  */
 export function pointRead(table: string, read: readonly string[] | undefined) {
-  const texts = new Map<string, string>();
-  return async (db: Executor, accountId: string, id: string): Promise<unknown> => {
-    const dialect = db.getExecutor().adapter.constructor.name;
-    let text = texts.get(dialect);
-    if (text === undefined) {
-      const query = loose(db).selectFrom(table);
-      text = (read ? query.select(read as unknown as 'id'[]) : query.selectAll())
-        .where('account_id', '=', accountId)
-        .where('id', '=', id)
-        .compile().sql;
-      texts.set(dialect, text);
-    }
-    const { rows } = await db.executeQuery(CompiledQuery.raw(text, [accountId, id]));
-    return rows[0];
-  };
+  const query = compiledOnce((db: Executor, accountId: string, id: string) => {
+    const from = loose(db).selectFrom(table);
+    return (read ? from.select(read as unknown as 'id'[]) : from.selectAll())
+      .where('account_id', '=', accountId)
+      .where('id', '=', id);
+  });
+  return async (db: Executor, accountId: string, id: string): Promise<unknown> =>
+    (await db.executeQuery(query(db, accountId, id))).rows[0];
 }
 
 /**
@@ -301,8 +326,8 @@ function insertQuery<T extends keyof DB>(
   const columns = Object.keys(first).filter((c) => first[c] !== undefined);
   const pg = isPostgres(db);
   const text = cachedText(`i|${pg ? 'p' : 's'}|${table}|${rows.length}|${columns.join()}`, () => {
-    let n = 0;
-    const tuple = () => `(${columns.map(() => (pg ? `$${++n}` : '?')).join(', ')})`;
+    const next = placeholders(pg);
+    const tuple = () => `(${columns.map(next).join(', ')})`;
     return `insert into ${ident(table)} (${columns.map(ident).join(', ')}) values ${rows.map(tuple).join(', ')}`;
   });
   return CompiledQuery.raw(

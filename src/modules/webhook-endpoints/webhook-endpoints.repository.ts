@@ -1,6 +1,5 @@
-import { CompiledQuery, type Selectable } from 'kysely';
-import { isPostgres } from '../../db/dialect.js';
-import { recordQueries, type Executor } from '../../db/records.js';
+import { sql, type Compilable, type Selectable } from 'kysely';
+import { compiledOnce, recordQueries, type Executor } from '../../db/records.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
@@ -46,32 +45,20 @@ export async function listEndpoints(
     .execute();
 }
 
-/** The account's enabled endpoints with the event types they want (JSON), for the outbox. */
 type EnabledEndpoint = Pick<WebhookEndpointRow, 'id' | 'event_types'>;
-/** `enabledEndpointsQuery`'s text per dialect: every write that emits an event reads it. */
-const enabledTexts = new Map<boolean, string>();
 
 /**
- * The account's enabled endpoints: built and compiled once per dialect, then run with new
- * parameters (building it cost a partner write as much as its other statements' building).
+ * The account's enabled endpoints with the event types they want (JSON), for the outbox:
+ * every write that emits an event reads them, so the statement is compiled once.
  */
-export function enabledEndpointsQuery(
-  db: Executor,
-  accountId: string,
-): CompiledQuery<EnabledEndpoint> {
-  const postgres = isPostgres(db);
-  let text = enabledTexts.get(postgres);
-  if (text === undefined) {
-    text = db
+export const enabledEndpointsQuery = compiledOnce(
+  (db: Executor, accountId: string): Compilable<EnabledEndpoint> =>
+    db
       .selectFrom('webhook_endpoints')
       .select(['id', 'event_types'])
       .where('account_id', '=', accountId)
-      .where('enabled', '=', 1)
-      .compile().sql;
-    enabledTexts.set(postgres, text);
-  }
-  return CompiledQuery.raw(text, [accountId, 1]);
-}
+      .where('enabled', '=', sql.lit(1)),
+);
 
 export async function enabledEndpoints(
   db: Executor,
