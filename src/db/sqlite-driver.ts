@@ -199,6 +199,7 @@ parentPort.on('message', () => {
 class Checkpointer {
   private readonly worker: Worker;
   private readonly exited: Promise<void>;
+  private closing = false;
 
   constructor(db: SQLite.Database, file: string, onError: (message: string) => void) {
     db.pragma('wal_autocheckpoint = 0');
@@ -212,13 +213,23 @@ class Checkpointer {
     });
     this.worker.on('message', (message: string) => onError(message));
     this.worker.on('error', (err) => onError(err.message));
-    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    this.exited = new Promise((resolve) =>
+      this.worker.once('exit', () => {
+        resolve();
+        if (this.closing) return;
+        // A thread that died (it could not open the file) checkpoints no more: the writer
+        // takes the checkpoints back, as SQLite does by default, rather than grow the WAL.
+        db.pragma('wal_autocheckpoint = 1000');
+        onError('the checkpoint thread ended; the writer checkpoints again');
+      }),
+    );
     // The thread does not keep the process alive; `close` ends it with a last checkpoint.
     this.worker.unref();
   }
 
   async close(): Promise<void> {
     // Referenced again: a process with nothing else to do must not end while it waits here.
+    this.closing = true;
     this.worker.ref();
     this.worker.postMessage('close');
     await this.exited;
