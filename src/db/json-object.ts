@@ -73,6 +73,31 @@ function literal(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
+/**
+ * PostgreSQL: the JSON text `{"key":{"from":…,"to":…},…}` of the shape's fields over `columns`
+ * (those `includes` admits) whose value differs between the rows `before` and `after`, in the
+ * shape's order; `{}` when none. Each value is the text the stored answer holds for it, so
+ * this is `diff` (src/shared/audit.ts) of the records as presented, without parsing JSON: an
+ * update's audit event in the update's own statement (`updateAudited`, src/db/records.ts).
+ */
+export function changedFieldsSql(
+  shape: JsonShape,
+  columns: readonly string[],
+  rows: { before: string; after: string },
+  includes: (key: string) => boolean,
+): string {
+  const parts = Object.entries(shape)
+    .filter(([key, field]) => columns.includes(field.column) && includes(key))
+    .map(([key, field]) => {
+      if (!KEY.test(key)) throw new Error(`Not a field name: ${key}`);
+      const [from, to] = [valueSql(rows.before, field, true), valueSql(rows.after, field, true)];
+      return `case when ${from} is distinct from ${to} then '"${key}":{"from":' || ${from} || ',"to":' || ${to} || '}' end`;
+    });
+  // concat_ws leaves out the NULLs (the fields that did not change); at most 100 arguments.
+  if (parts.length > 99) throw new Error('A JSON shape has at most 49 fields');
+  return parts.length === 0 ? `'{}'` : `'{' || concat_ws(',', ${parts.join(', ')}) || '}'`;
+}
+
 /** The shape's object as SQL text: `{"key":value,…}` over the columns of `row`. */
 function objectSql(row: string, shape: JsonShape, postgres: boolean): string {
   const parts = Object.entries(shape).flatMap(([key, field], i) => {

@@ -9,7 +9,7 @@ import {
 } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { DB } from './schema.js';
-import { deferInsert } from './transactions.js';
+import { deferInsert, deferRead } from './transactions.js';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -178,6 +178,115 @@ async function casUpdateWithBefore(
   if (!row) return undefined;
   const { before_row: before, ...after } = row;
   return { before, after };
+}
+
+/**
+ * A condition another module owns, for a statement's WHERE: its text with its parameters
+ * numbered from `$first` (`updateAudited`).
+ */
+export interface SqlCondition {
+  /** Names the text, for the cache of statement texts (one per writer of it). */
+  readonly key: string;
+  sql(first: number): string;
+  readonly parameters: readonly unknown[];
+}
+
+/**
+ * The audit event of a change the database diffs itself (`updateAudited`; written by
+ * `src/shared/audit.ts`, the one writer of the audit tables).
+ */
+export interface ChangeAudit {
+  /** Names the statement text, for the cache of texts (one per writer of it). */
+  readonly key: string;
+  /** Whether a presented field's change belongs in the event (secrets and bookkeeping do not). */
+  includes(field: string): boolean;
+  /**
+   * `insert … select … from <cte>`: the event for each row of `cte`, its changes the JSON
+   * text in the column `changes`; its parameters numbered from `$first`.
+   */
+  sql(cte: string, changes: string, first: number): string;
+  readonly parameters: readonly unknown[];
+}
+
+/** What `updateAudited` writes besides the values, and on which condition. */
+export interface AuditedUpdate {
+  /**
+   * SQL of the event's changes, a JSON text: the presented fields over `columns` (those the
+   * update sets, those `includes` admits) that differ between the rows `before` and `after`
+   * (`changedFieldsSql` of src/db/json-object.ts, with the record's shape).
+   */
+  changes: (
+    columns: readonly string[],
+    rows: { before: string; after: string },
+    includes: (field: string) => boolean,
+  ) => string;
+  /** A further condition of the update (another module's; nothing is written without it). */
+  guard: SqlCondition;
+  /** The event of the change. */
+  audit: ChangeAudit;
+}
+
+/**
+ * PostgreSQL: `casUpdateWithBefore` with a further condition (`guard`) that writes the audit
+ * event of the change itself (the presented fields over the columns it sets that differ from
+ * the row before), and answers the row after; parameters: the columns' values, then account,
+ * id, account, version, then the guard's, then the event's.
+ */
+function updateAuditedText(
+  table: string,
+  read: readonly string[] | undefined,
+  sets: string[],
+  { changes, guard, audit }: AuditedUpdate,
+): string {
+  return cachedText(`a|${table}|${guard.key}|${audit.key}|${sets.join()}`, () => {
+    const n = sets.length;
+    const assignments = sets.map((c, i) => `${ident(c)} = $${i + 1}`);
+    const changed = changes(sets, { before: 'old', after: 't' }, (field) => audit.includes(field));
+    return `with changed as (
+        update ${ident(table)} as t set ${[...assignments, 'version = t.version + 1'].join(', ')}
+        from (select ${['id', ...sets].map(ident).join(', ')} from ${ident(table)}
+          where account_id = $${n + 1} and id = $${n + 2}) as old
+        where t.id = old.id and t.account_id = $${n + 3} and t.version = $${n + 4}
+          and ${guard.sql(n + 5)}
+        returning ${selectList(read, 't')}, ${changed} as audit_changes
+      ), audited as (${audit.sql('changed', 'audit_changes', n + 5 + guard.parameters.length)})
+      select ${selectList(read)} from changed`;
+  });
+}
+
+/**
+ * PostgreSQL, for a write in one round trip: the compare-and-set update with its audit event in
+ * the same statement, the event's changes diffed by the database (`AuditedUpdate.changes`).
+ * Deferred (`deferRead`): it goes out with the transaction's next statement or its COMMIT.
+ * Answers a function giving the row after (`read` columns), or undefined when the version,
+ * the record or the guard did not match — then nothing was written, the event neither.
+ */
+export async function updateAudited(
+  db: Transaction<DB>,
+  table: RecordTable,
+  read: readonly string[] | undefined,
+  key: { accountId: string; id: string; version: number },
+  values: object,
+  write: AuditedUpdate,
+): Promise<() => Promise<unknown>> {
+  const sets = assigned(values);
+  const text = updateAuditedText(
+    table,
+    read,
+    sets.map(([c]) => c),
+    write,
+  );
+  const parameters = [
+    ...sets.map(([, v]) => v),
+    key.accountId,
+    key.id,
+    key.accountId,
+    key.version,
+    ...write.guard.parameters,
+    ...write.audit.parameters,
+  ];
+  const rows = await deferRead(db, CompiledQuery.raw(text, parameters));
+  return async () => (await rows())[0];
 }
 
 /**

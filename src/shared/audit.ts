@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import { isPostgres } from '../db/dialect.js';
+import type { ChangeAudit } from '../db/records.js';
 import { afterCommit, deferRead, deferStatement } from '../db/transactions.js';
 import type { DB } from '../db/schema.js';
 import { newId } from './ids.js';
@@ -37,6 +38,9 @@ export function redact(values: Record<string, unknown>): Record<string, unknown>
   return Object.fromEntries(Object.entries(values).filter(([k]) => !SECRET_FIELDS.test(k)));
 }
 
+/** Fields every change touches, left out of its `changes`. */
+const NOT_DIFFED: readonly string[] = ['version', 'updatedAt', 'createdAt'];
+
 /** `{field: {from, to}}` for every listed field whose value changed. */
 export function diff<T extends object>(
   before: T,
@@ -44,7 +48,7 @@ export function diff<T extends object>(
 ): Record<string, { from: unknown; to: unknown }> {
   const out: Record<string, { from: unknown; to: unknown }> = {};
   for (const key of Object.keys(after) as (keyof T & string)[]) {
-    if (SECRET_FIELDS.test(key) || ['version', 'updatedAt', 'createdAt'].includes(key)) continue;
+    if (SECRET_FIELDS.test(key) || NOT_DIFFED.includes(key)) continue;
     if (JSON.stringify(before[key]) !== JSON.stringify(after[key]))
       out[key] = { from: before[key] ?? null, to: after[key] ?? null };
   }
@@ -125,18 +129,7 @@ export async function appendAudit(
   at: Date,
 ): Promise<void> {
   const event = pendingEvent(actor, input, at);
-  if (
-    isPostgres(trx) &&
-    afterCommit(trx, (db) => {
-      // Not awaited: the write answers at once, and the seal chains its event (with every
-      // other event committed meanwhile) a moment later. Reading the trail seals first.
-      void sealAudit(db, actor.accountId).catch((err: unknown) =>
-        // The event is stored; the next seal of the account (or the sweep) chains it.
-        sealFailures.report(err),
-      );
-      return Promise.resolve();
-    })
-  ) {
+  if (sealsAfterCommit(trx, actor.accountId)) {
     await deferStatement(
       trx,
       CompiledQuery.raw(
@@ -150,6 +143,51 @@ export async function appendAudit(
   if (isPostgres(trx)) await lockChain(trx, actor.accountId);
   const head = await bumpHead(trx, actor.accountId);
   await chain(trx, actor.accountId, head, event);
+}
+
+/**
+ * PostgreSQL, in a transaction opened through `KontorKysely`: seals the account's pending
+ * events after the commit and answers true; else false (the caller chains inline).
+ */
+function sealsAfterCommit(trx: Transaction<DB>, accountId: string): boolean {
+  return (
+    isPostgres(trx) &&
+    afterCommit(trx, (db) => {
+      // Not awaited: the write answers at once, and the seal chains its event (with every
+      // other event committed meanwhile) a moment later. Reading the trail seals first.
+      void sealAudit(db, accountId).catch((err: unknown) =>
+        // The event is stored; the next seal of the account (or the sweep) chains it.
+        sealFailures.report(err),
+      );
+      return Promise.resolve();
+    })
+  );
+}
+
+/**
+ * PostgreSQL, for an update sent in one round trip (`updateAudited` of src/db/records.ts):
+ * the event of the change, its `changes` diffed by the database (what `diff` gives from the
+ * presented records, over the fields `diff` keeps). The event is chained after the commit as
+ * `appendAudit`'s. Undefined where that cannot be (SQLite, or a transaction not opened
+ * through `KontorKysely`): the caller uses `appendAudit`.
+ */
+export function auditChange(
+  trx: Transaction<DB>,
+  actor: Actor,
+  input: Omit<AuditInput, 'changes'>,
+  at: Date,
+): ChangeAudit | undefined {
+  if (!sealsAfterCommit(trx, actor.accountId)) return undefined;
+  const event = pendingEvent(actor, { ...input, changes: {} }, at);
+  return {
+    key: 'audit',
+    includes: (field) => !SECRET_FIELDS.test(field) && !NOT_DIFFED.includes(field),
+    sql: (cte, changes, first) =>
+      `insert into audit_pending (${CHANGE_EVENT_COLUMNS.join(', ')}, changes)
+        select ${CHANGE_EVENT_COLUMNS.map((_, i) => `$${first + i}`).join(', ')}, ${cte}.${changes}
+        from ${cte}`,
+    parameters: CHANGE_EVENT_COLUMNS.map((c) => event[c]),
+  };
 }
 
 /**
@@ -337,6 +375,8 @@ const PENDING_COLUMNS = [
 
 // The statements of the PostgreSQL path, written out once: every write sends the first, and
 // building them through the query builder cost more than the database's work on them.
+/** The columns of a pending event other than its changes (`auditChange`). */
+const CHANGE_EVENT_COLUMNS = PENDING_COLUMNS.filter((c) => c !== 'changes');
 const PENDING_INSERT = `insert into audit_pending (${PENDING_COLUMNS.join(', ')}) values (${PENDING_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
 // Chaining inline (SQLite, and PostgreSQL transactions not opened through `KontorKysely`).

@@ -5,9 +5,10 @@ import { flag, json, number, storeJsonAnswer, text, type JsonShape } from '../js
  * `partners.answer_json`: each partner as the API answers it (`presentPartner`), kept by the
  * database (src/db/json-object.ts) so reads hand out stored text (docs/scaling.md, "Lists as
  * JSON from the database"). The shape as of this migration: a field added to the partner
- * later is a new migration calling `storeJsonAnswer` with the new shape.
+ * later is a new migration calling `storeJsonAnswer` with the new shape (and exporting it as
+ * the partner's answer from then on, for the audit's diff in SQL: partners.repository.ts).
  */
-const PARTNER: JsonShape = {
+export const PARTNER_ANSWER: JsonShape = {
   id: text('id'),
   version: number('version'),
   name: text('name'),
@@ -29,5 +30,5 @@ const PARTNER: JsonShape = {
 };
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await storeJsonAnswer(db, 'partners', 'answer_json', PARTNER);
+  await storeJsonAnswer(db, 'partners', 'answer_json', PARTNER_ANSWER);
 }

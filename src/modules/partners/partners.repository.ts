@@ -1,16 +1,20 @@
 import { isDeepStrictEqual } from 'node:util';
-import { CompiledQuery, type Selectable } from 'kysely';
+import { CompiledQuery, type Selectable, type Transaction } from 'kysely';
 import {
   recordQueries,
   deferInsertRows,
   insertTags,
   replaceTags as replaceTagsOf,
+  type AuditedUpdate,
+  updateAudited,
   type TagTable,
   type Executor,
 } from '../../db/records.js';
-import type { PartnersTable } from '../../db/schema.js';
+import type { DB, PartnersTable } from '../../db/schema.js';
 import { containsText, isPostgres } from '../../db/dialect.js';
-import { jsonFinder } from '../../db/json-object.js';
+import { changedFieldsSql, jsonFinder } from '../../db/json-object.js';
+// The partner as presented: the shape of its stored answer, as the latest migration wrote it.
+import { PARTNER_ANSWER } from '../../db/migrations/0021_partner_answers.js';
 import { searchText } from '../../http/pagination.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
 
@@ -138,6 +142,23 @@ export async function listPartnersJson(
 
 /** The compare-and-set update answering the partner before and after (one statement on PostgreSQL). */
 export const updatePartnerWithBefore = records.updateWithBefore;
+
+/**
+ * PostgreSQL: the compare-and-set update with its audit event, diffed from the stored answers,
+ * in one deferred statement (`updateAudited`); answers a function giving the row after.
+ */
+export const updatePartnerAudited = (
+  trx: Transaction<DB>,
+  accountId: string,
+  id: string,
+  version: number,
+  values: Partial<PartnerRow>,
+  write: Omit<AuditedUpdate, 'changes'>,
+) =>
+  updateAudited(trx, 'partners', COLUMNS, { accountId, id, version }, values, {
+    changes: (columns, rows, includes) => changedFieldsSql(PARTNER_ANSWER, columns, rows, includes),
+    ...write,
+  }) as Promise<() => Promise<PartnerRow | undefined>>;
 
 /** Deletes when the version matches (any version when `version` is undefined). */
 export const deletePartner = records.remove;

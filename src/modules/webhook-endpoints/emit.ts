@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { afterCommit, deferRead } from '../../db/transactions.js';
+import type { SqlCondition } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { newId } from '../../shared/ids.js';
 import * as repo from './webhook-endpoints.repository.js';
@@ -34,6 +35,33 @@ export async function prefetchEndpoints(trx: Transaction<DB>, accountId: string)
   byAccount.set(accountId, rows);
 }
 
+/** How long an account seen with endpoints for an event is not asked to do without them. */
+const HINT_MS = 60_000;
+/** `account|event` pairs seen with endpoints lately (per process), and when. */
+const withEndpoints = new Map<string, number>();
+
+/**
+ * For a write sent in one round trip (PostgreSQL): the condition, for its statement's WHERE,
+ * that the account has no enabled endpoint subscribed to `type`, standing in for reading the
+ * endpoints first (which needs their answer before the event, a round trip of its own). When
+ * an endpoint exists the statement writes nothing, and the caller writes again the reading
+ * way, whose `emitEvent` writes the deliveries. Undefined when the account had endpoints for
+ * `type` lately: the caller writes the reading way at once. The same race as
+ * `prefetchEndpoints`: an endpoint committed while the write runs may or may not count.
+ */
+export function withoutEndpoints(
+  accountId: string,
+  type: WebhookEventType,
+): SqlCondition | undefined {
+  const key = `${accountId}|${type}`;
+  const seen = withEndpoints.get(key);
+  if (seen !== undefined) {
+    if (Date.now() - seen < HINT_MS) return undefined;
+    withEndpoints.delete(key);
+  }
+  return repo.noEndpointsCondition(accountId, type);
+}
+
 /**
  * The outbox: records that `type` happened, in the caller's transaction. For every enabled
  * endpoint of the account that subscribed to `type` it writes one delivery row holding the
@@ -54,6 +82,8 @@ export async function emitEvent(
     (JSON.parse(e.event_types) as string[]).includes(type),
   );
   if (endpoints.length === 0) return 0;
+  if (withEndpoints.size >= 10_000) withEndpoints.clear();
+  withEndpoints.set(`${accountId}|${type}`, Date.now());
   const at = ctx.clock.now().toISOString();
   const payload = JSON.stringify({ type, timestamp: at, data });
   for (const endpoint of endpoints) {

@@ -1,5 +1,5 @@
 import { sql, type Compilable, type Selectable } from 'kysely';
-import { compiledOnce, recordQueries, type Executor } from '../../db/records.js';
+import { compiledOnce, recordQueries, type Executor, type SqlCondition } from '../../db/records.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
@@ -59,6 +59,19 @@ export const enabledEndpointsQuery = compiledOnce(
       .where('account_id', '=', accountId)
       .where('enabled', '=', sql.lit(1)),
 );
+
+/**
+ * PostgreSQL: the condition that the account has no enabled endpoint subscribed to `type`, for
+ * another statement's WHERE (`withoutEndpoints`).
+ */
+export function noEndpointsCondition(accountId: string, type: string): SqlCondition {
+  return {
+    key: 'no-endpoints',
+    sql: (first) => `not exists (select 1 from webhook_endpoints e
+      where e.account_id = $${first} and e.enabled = 1 and e.event_types::jsonb ? $${first + 1})`,
+    parameters: [accountId, type],
+  };
+}
 
 export async function enabledEndpoints(
   db: Executor,
