@@ -56,7 +56,7 @@ export async function buildTestApp(
   const env: Record<string, string> = {
     PLANS_FILE: plansFile,
     DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // Background jobs run when a test drains the queue (`app.ctx.jobs.drain()`), not on a timer.
     JOB_POLL_INTERVAL_MS: '0',
     DATABASE_URL:

@@ -289,6 +289,76 @@ export async function updateAudited(
   return async () => (await rows())[0];
 }
 
+/** What `insertAudited` writes besides the row, and on which condition. */
+export interface AuditedInsert {
+  /** The record's tags, into its tag table (the same statement whether there are any or not). */
+  tags: { of: TagTable; values: readonly string[] };
+  /** A further condition of the insert (another module's; nothing is written without it). */
+  guard: SqlCondition;
+  /** The event of the creation. */
+  audit: ChangeAudit;
+  /** The event's changes, a JSON text (`auditedValues` of src/shared/audit.ts). */
+  changes: string;
+}
+
+/**
+ * PostgreSQL: the insert of one row (`columns`), its tags and its audit event as one statement,
+ * on the guard's condition; parameters: the row's values, the guard's, the event's changes, the
+ * tags (an array), the event's. An `insert … select $1, …` takes its parameters' types from the
+ * columns they go into, as `insert … values` does.
+ */
+function insertAuditedText(
+  table: string,
+  columns: readonly string[],
+  { tags, guard, audit }: AuditedInsert,
+): string {
+  const key = `c|${table}|${tags.of.table}|${guard.key}|${audit.key}|${columns.join()}`;
+  return cachedText(key, () => {
+    const n = columns.length;
+    const changes = n + 1 + guard.parameters.length;
+    return `with created as (
+        insert into ${ident(table)} (${columns.map(ident).join(', ')})
+        select ${columns.map((_, i) => `$${i + 1}`).join(', ')} where ${guard.sql(n + 1)}
+        returning id, account_id, $${changes}::text as audit_changes
+      ), tagged as (
+        insert into ${ident(tags.of.table)} (account_id, ${ident(tags.of.owner)}, tag)
+        select created.account_id, created.id, t.tag
+        from created cross join unnest($${changes + 1}::text[]) with ordinality as t(tag, n)
+        order by t.n
+      ), audited as (${audit.sql('created', 'audit_changes', changes + 2)})
+      select count(*)::int as created from created`;
+  });
+}
+
+/**
+ * PostgreSQL, for a create in one round trip: the row, its tags and its audit event in one
+ * statement, written only where the guard holds. Deferred (`deferRead`): it goes out with the
+ * transaction's next statement or its COMMIT. Answers a function telling whether it wrote
+ * (false: the guard did not hold, and nothing was written).
+ */
+export async function insertAudited<T extends RecordTable>(
+  db: Transaction<DB>,
+  table: T,
+  row: Insertable<DB[T]>,
+  write: AuditedInsert,
+): Promise<() => Promise<boolean>> {
+  const values = Object.entries(row as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  const text = insertAuditedText(
+    table,
+    values.map(([c]) => c),
+    write,
+  );
+  const parameters = [
+    ...values.map(([, v]) => v),
+    ...write.guard.parameters,
+    write.changes,
+    write.tags.values,
+    ...write.audit.parameters,
+  ];
+  const rows = await deferRead<{ created: number }>(db, CompiledQuery.raw(text, parameters));
+  return async () => (await rows())[0]?.created === 1;
+}
+
 /**
  * A statement built through the query builder once per dialect, then run as that text with new
  * parameters: for the hottest statements, where building and compiling cost more than the

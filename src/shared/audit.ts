@@ -38,6 +38,11 @@ export function redact(values: Record<string, unknown>): Record<string, unknown>
   return Object.fromEntries(Object.entries(values).filter(([k]) => !SECRET_FIELDS.test(k)));
 }
 
+/** The `changes` of an event recording `values` (a creation's, a deletion's), as stored. */
+export function auditedValues(values: Record<string, unknown>): string {
+  return JSON.stringify(redact(values));
+}
+
 /** Fields every change touches, left out of its `changes`. */
 const NOT_DIFFED: readonly string[] = ['version', 'updatedAt', 'createdAt'];
 
@@ -105,7 +110,7 @@ function pendingEvent(actor: Actor, input: AuditInput, at: Date) {
     action: input.action,
     resource_type: input.resourceType,
     resource_id: input.resourceId,
-    changes: JSON.stringify(redact(input.changes)),
+    changes: auditedValues(input.changes),
     request_id: actor.requestId,
     ip: actor.ip,
   };

@@ -5,7 +5,9 @@ import {
   deferInsertRows,
   insertTags,
   replaceTags as replaceTagsOf,
+  type AuditedInsert,
   type AuditedUpdate,
+  insertAudited,
   updateAudited,
   type TagTable,
   type Executor,
@@ -56,6 +58,17 @@ const records = recordQueries('partners', COLUMNS);
 const TAGS: TagTable = { table: 'partner_tags', owner: 'partner_id' };
 
 /** Partner queries; every one is scoped by account (STYLE rule 3). */
+
+/**
+ * PostgreSQL: the partner, its tags and its audit event as one deferred statement, where the
+ * guard holds (`insertAudited`); answers a function telling whether it wrote.
+ */
+export const insertPartnerAudited = (
+  trx: Transaction<DB>,
+  row: PartnerRow,
+  tags: string[],
+  write: Omit<AuditedInsert, 'tags'>,
+) => insertAudited(trx, 'partners', row, { ...write, tags: { of: TAGS, values: tags } });
 
 export async function insertPartner(trx: Executor, row: PartnerRow, tags: string[]): Promise<void> {
   // Deferred: on PostgreSQL the partner, its tags and its audit event go out as one statement.

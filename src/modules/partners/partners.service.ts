@@ -4,7 +4,7 @@ import { notFound } from '../../shared/errors.js';
 import { decodeCursor, JsonPage, searchText } from '../../http/pagination.js';
 import type { JsonRecord } from '../../db/json-object.js';
 import { deleteRecord } from '../../shared/delete-record.js';
-import { appendAudit, auditChange, diff, type Actor } from '../../shared/audit.js';
+import { appendAudit, auditChange, auditedValues, diff, type Actor } from '../../shared/audit.js';
 import { isPostgres } from '../../db/dialect.js';
 import { newId } from '../../shared/ids.js';
 import { leitwegIdProblem, looksLikeLeitwegId } from '../../shared/leitweg-id.js';
@@ -72,6 +72,8 @@ export class PartnersService {
     };
     const partner = presentPartner(row);
     await requireImageFile(this.ctx, actor, row.logo_file_id, 'logoFileId');
+    if (row.logo_file_id === null && (await this.createInOneRound(actor, row, tags, partner, now)))
+      return partner;
     await this.ctx.db.transaction().execute(async (trx) => {
       if (row.logo_file_id !== null)
         await lockUploadedFile(trx, actor.accountId, row.logo_file_id, 'logoFileId');
@@ -90,6 +92,41 @@ export class PartnersService {
       await emitEvent(this.ctx, trx, actor.accountId, 'partner.created', partner);
     });
     return partner;
+  }
+
+  /**
+   * PostgreSQL: a create without a logo to lock as one round trip and one statement — the
+   * partner, its tags and its audit event, on the condition that the account has no webhook
+   * endpoint for `partner.created` (instead of reading them). False when it wrote nothing (on
+   * SQLite, or when the account has such an endpoint: the reading way writes the deliveries).
+   * docs/scaling.md, "One round trip per update".
+   */
+  private async createInOneRound(
+    actor: Actor,
+    row: repo.PartnerRow,
+    tags: string[],
+    partner: Partner,
+    now: Date,
+  ): Promise<boolean> {
+    const guard = withoutEndpoints(actor.accountId, 'partner.created');
+    if (!guard || !isPostgres(this.ctx.db)) return false;
+    const created = await this.ctx.db.transaction().execute(async (trx) => {
+      const audit = auditChange(
+        trx,
+        actor,
+        { action: 'partner.created', resourceType: 'partner', resourceId: row.id },
+        now,
+      );
+      return (
+        audit &&
+        repo.insertPartnerAudited(trx, row, tags, {
+          guard,
+          audit,
+          changes: auditedValues(partner),
+        })
+      );
+    });
+    return created !== undefined && (await created());
   }
 
   /** A partner's version and its answer, as the database keeps it (`answer_json`). */

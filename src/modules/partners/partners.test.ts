@@ -420,9 +420,25 @@ describe('partners: audit and references', () => {
   });
 
   it('rolls the write back when its audit event cannot be written (same transaction)', async () => {
-    const spy = vi.spyOn(audit, 'appendAudit').mockRejectedValueOnce(new Error('audit store down'));
+    // The reading way: the event's insert fails in the service. In one round (PostgreSQL): the
+    // database refuses the event (a NULL id) inside the create's own statement.
+    const reading = vi.spyOn(audit, 'appendAudit').mockRejectedValue(new Error('audit store down'));
+    const original = audit.auditChange;
+    const oneRound = vi.spyOn(audit, 'auditChange').mockImplementation((...args) => {
+      const change = original(...args);
+      return (
+        change && {
+          ...change,
+          key: 'null-id',
+          sql: (cte, changes, first) =>
+            change.sql(cte, changes, first).replace(`$${first},`, `$${first}::text || null,`),
+        }
+      );
+    });
     const before = await auditCount(admin.accountId);
     const res = await create(admin, { name: 'Never stored' });
+    reading.mockRestore();
+    oneRound.mockRestore();
     expect(res.statusCode).toBe(500);
     expect(Object.keys(res.json()).sort()).toEqual([
       'code',
@@ -431,7 +447,6 @@ describe('partners: audit and references', () => {
       'title',
       'type',
     ]);
-    spy.mockRestore();
     const list = (
       await t.request({ method: 'GET', url: '/v1/partners?q=never', token: admin.token })
     ).json();

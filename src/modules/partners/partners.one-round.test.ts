@@ -9,12 +9,13 @@ import {
 import * as audit from '../../shared/audit.js';
 
 /**
- * A partner update on PostgreSQL goes out as one round trip when it can (partners.service.ts,
- * `updateInOneRound`): the database diffs the stored answers for the audit event, and the
- * condition that the account has no endpoint for `partner.updated` stands in for reading them. These
- * tests hold it to what the reading way does (on SQLite they run that way and must pass the
- * same): the same `changes` as `diff` of the presented partners, nothing written on a
- * conflict, and the deliveries when an endpoint wants the event.
+ * A partner create or update on PostgreSQL goes out as one statement in one round trip when
+ * it can (partners.service.ts, `createInOneRound`, `updateInOneRound`): the database writes
+ * the audit event (an update's changes diffed from the columns it sets), and the condition
+ * that the account has no endpoint for the event stands in for reading them. These tests hold
+ * it to what the reading way does (on SQLite they run that way and must pass the same): the
+ * same `changes` as `diff` of the presented partners, nothing written on a conflict, and the
+ * deliveries when an endpoint wants the event.
  */
 let t: TestApp;
 let admin: TestUser;
@@ -30,18 +31,19 @@ afterAll(() => t.close());
 const request = (as: TestUser, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json) =>
   t.request({ method, url, token: as.token, ...(payload ? { payload } : {}) });
 
-async function updateEvents(as: TestUser, id: string): Promise<Json[]> {
+async function events(as: TestUser, id: string, action: string): Promise<Json[]> {
   const res = await request(as, 'GET', `/v1/audit-events?resourceId=${id}`);
   expect(res.statusCode).toBe(200);
-  return (res.json().data as Json[]).filter((e) => e.action === 'partner.updated');
+  return (res.json().data as Json[]).filter((e) => e.action === action);
 }
+const updateEvents = (as: TestUser, id: string) => events(as, id, 'partner.updated');
 
-/** How many partner updates among what `run` does were written the reading way (`appendAudit`). */
-async function readingWay(run: () => Promise<void>): Promise<number> {
+/** How many partner writes (`action`) among what `run` does went the reading way (`appendAudit`). */
+async function readingWay(run: () => Promise<void>, action = 'partner.updated'): Promise<number> {
   const spy = vi.spyOn(audit, 'appendAudit');
   try {
     await run();
-    return spy.mock.calls.filter(([, , input]) => input.action === 'partner.updated').length;
+    return spy.mock.calls.filter(([, , input]) => input.action === action).length;
   } finally {
     spy.mockRestore();
   }
@@ -49,6 +51,57 @@ async function readingWay(run: () => Promise<void>): Promise<number> {
 const oneRound = dbKind === 'postgres';
 
 const awkward = 'Quote " back \\ slash\ttab \u2028 line \u{1F600} ü Ω';
+
+describe('partner create in one round (PostgreSQL; the reading way on SQLite)', () => {
+  it('writes the partner, its tags and an event holding the partner as answered', async () => {
+    let made: Json = {};
+    const slow = await readingWay(async () => {
+      const res = await request(admin, 'POST', '/v1/partners', {
+        name: awkward,
+        type: 'VENDOR',
+        tags: ['zeta', 'alpha', 'mü'],
+        addresses: [{ type: 'BILLING', city: 'Köln', country: 'DE' }],
+        consumer: true,
+      });
+      expect(res.statusCode).toBe(201);
+      made = res.json<Json>();
+    }, 'partner.created');
+    expect(slow).toBe(oneRound ? 0 : 1);
+    const id = String(made.id);
+    expect((await request(admin, 'GET', `/v1/partners/${id}`)).json()).toEqual(made);
+    const [event] = await events(admin, id, 'partner.created');
+    expect(event?.changes).toEqual(made);
+    for (const tag of ['zeta', 'alpha', 'mü']) {
+      const page = await request(admin, 'GET', `/v1/partners?tag=${encodeURIComponent(tag)}`);
+      expect((page.json().data as Json[]).map((p) => p.id)).toContain(id);
+    }
+  });
+
+  it('writes the delivery when an endpoint wants partner.created, and one audit event', async () => {
+    const owner = await createUser(t);
+    const hook = await request(owner, 'POST', '/v1/webhook-endpoints', {
+      url: 'https://8.8.8.8/hooks/created',
+      eventTypes: ['partner.created'],
+    });
+    expect(hook.statusCode).toBe(201);
+    const ids: string[] = [];
+    for (const name of ['First', 'Second']) {
+      const res = await request(owner, 'POST', '/v1/partners', { name, tags: ['x'] });
+      expect(res.statusCode).toBe(201);
+      ids.push(String(res.json<Json>().id));
+    }
+    const deliveries = (
+      await request(
+        owner,
+        'GET',
+        `/v1/webhook-endpoints/${String(hook.json<Json>().id)}/deliveries`,
+      )
+    ).json().data as Json[];
+    expect(deliveries.map((d) => d.eventType)).toEqual(['partner.created', 'partner.created']);
+    for (const id of ids) expect(await events(owner, id, 'partner.created')).toHaveLength(1);
+    expect((await audit.verifyAuditChain(t.app.ctx.db)).broken).toEqual([]);
+  });
+});
 
 describe('partner update in one round (PostgreSQL; the reading way on SQLite)', () => {
   it('records exactly the changes `diff` gives, in the partner’s field order', async () => {
