@@ -71,7 +71,12 @@ try {
     fs.writeFileSync(
       preload,
       Object.entries(env)
-        .map(([k, v]) => `process.env[${JSON.stringify(k)}] = ${JSON.stringify(v)};`)
+        .map(([k, v]) =>
+          // REQUIRE: a script the server loads first (e.g. an event-loop delay probe).
+          k === 'REQUIRE'
+            ? `require(${JSON.stringify(v)});`
+            : `process.env[${JSON.stringify(k)}] = ${JSON.stringify(v)};`,
+        )
         .join('\n'),
     );
     // PEER=nest: the NestJS peer of the shared harness on DATABASE_URL, for a side-by-side look.
