@@ -7,7 +7,10 @@
 // measured seconds), which moves less with the machine's load than req/s.
 //   VARIANTS='{"base":{},"nolog":{"LOG_LEVEL":"warn"}}' EP=get ROUNDS=5 SECS=5 node bench/variants.mjs
 // EP: get | list | post | put; MIN=0 leaves out the minimal route; PROF_DIR=dir writes a CPU
-// profile per variant (`node bench/profile-summary.mjs dir/<variant>/*.cpuprofile`). Not a test.
+// profile per variant (`node bench/profile-summary.mjs dir/<variant>/*.cpuprofile`). Keys of a
+// variant that are not environment: KDIR (another build), PEER=nest (the harness's NestJS peer),
+// NODE_ARGS (flags for the server's node, e.g. "--trace-gc-nvp"), REQUIRE (a script the server
+// loads first), LOG_FILE (the server's stdout; /dev/null otherwise). Not a test.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -88,8 +91,12 @@ try {
             kontorDir: env.KDIR ?? kontorDir,
             runDir,
             cpu: '1',
+            // LOG_FILE: where the server's stdout goes (default /dev/null).
+            ...(env.LOG_FILE ? { logFile: env.LOG_FILE } : {}),
             // PROF_DIR: a CPU profile of each variant (node --cpu-prof), written when it stops.
             nodeArgs: [
+              // NODE_ARGS: flags for the server's node (e.g. "--max-semi-space-size=64").
+              ...(env.NODE_ARGS ? env.NODE_ARGS.split(' ') : []),
               '--require',
               preload,
               ...(process.env.PROF_DIR
