@@ -105,22 +105,49 @@ function updateText(
 }
 
 /**
- * PostgreSQL: the update that also answers the replaced row, joined in by `UPDATE … FROM`;
- * parameters: the columns' values, then account, id, account, version.
+ * PostgreSQL: the compare-and-set update that joins the row it replaces in as `old` (`UPDATE …
+ * FROM`; when the compare-and-set matched, no one changed the row between the two, or its
+ * version would differ). `old` selects `oldColumns`; `extra` is a further condition, numbered
+ * from `$n + 5`. Parameters: the columns' values, then those of `fromOldParameters`.
  */
+function updateFromOld(
+  table: string,
+  sets: string[],
+  oldColumns: string,
+  extra: (first: number) => string,
+  returning: string,
+): string {
+  const n = sets.length;
+  const assignments = sets.map((c, i) => `${ident(c)} = $${i + 1}`);
+  return `update ${ident(table)} as t set ${[...assignments, 'version = t.version + 1'].join(', ')}
+      from (select ${oldColumns} from ${ident(table)} where account_id = $${n + 1} and id = $${n + 2}) as old
+      where t.id = old.id and t.account_id = $${n + 3} and t.version = $${n + 4}${extra(n + 5)}
+      returning ${returning}`;
+}
+
+/** `updateFromOld`'s parameters: the columns' values, then account, id, account, version. */
+function fromOldParameters(
+  sets: [string, unknown][],
+  key: { accountId: string; id: string; version: number },
+): unknown[] {
+  return [...sets.map(([, v]) => v), key.accountId, key.id, key.accountId, key.version];
+}
+
+/** PostgreSQL: the update that also answers the replaced row (`updateFromOld`). */
 function updateWithBeforeText(
   table: string,
   read: readonly string[] | undefined,
   sets: string[],
 ): string {
-  return cachedText(`b|${table}|${sets.join()}`, () => {
-    const n = sets.length;
-    const assignments = sets.map((c, i) => `${ident(c)} = $${i + 1}`);
-    return `update ${ident(table)} as t set ${[...assignments, 'version = t.version + 1'].join(', ')}
-      from (select ${selectList(read)} from ${ident(table)} where account_id = $${n + 1} and id = $${n + 2}) as old
-      where t.id = old.id and t.account_id = $${n + 3} and t.version = $${n + 4}
-      returning ${selectList(read, 't')}, to_json(old) as before_row`;
-  });
+  return cachedText(`b|${table}|${sets.join()}`, () =>
+    updateFromOld(
+      table,
+      sets,
+      selectList(read),
+      () => '',
+      `${selectList(read, 't')}, to_json(old) as before_row`,
+    ),
+  );
 }
 
 /**
@@ -170,9 +197,8 @@ async function casUpdateWithBefore(
     read,
     sets.map(([c]) => c),
   );
-  const parameters = [...sets.map(([, v]) => v), key.accountId, key.id, key.accountId, key.version];
   const { rows } = await db.executeQuery<{ before_row: unknown }>(
-    CompiledQuery.raw(text, parameters),
+    CompiledQuery.raw(text, fromOldParameters(sets, key)),
   );
   const row = rows[0];
   if (!row) return undefined;
@@ -229,8 +255,8 @@ export interface AuditedUpdate {
 /**
  * PostgreSQL: `casUpdateWithBefore` with a further condition (`guard`) that writes the audit
  * event of the change itself (the presented fields over the columns it sets that differ from
- * the row before), and answers the row after; parameters: the columns' values, then account,
- * id, account, version, then the guard's, then the event's.
+ * the row before), and answers the row after; parameters: `fromOldParameters`, then the
+ * guard's, then the event's.
  */
 function updateAuditedText(
   table: string,
@@ -239,17 +265,17 @@ function updateAuditedText(
   { changes, guard, audit }: AuditedUpdate,
 ): string {
   return cachedText(`a|${table}|${guard.key}|${audit.key}|${sets.join()}`, () => {
-    const n = sets.length;
-    const assignments = sets.map((c, i) => `${ident(c)} = $${i + 1}`);
     const changed = changes(sets, { before: 'old', after: 't' }, (field) => audit.includes(field));
-    return `with changed as (
-        update ${ident(table)} as t set ${[...assignments, 'version = t.version + 1'].join(', ')}
-        from (select ${['id', ...sets].map(ident).join(', ')} from ${ident(table)}
-          where account_id = $${n + 1} and id = $${n + 2}) as old
-        where t.id = old.id and t.account_id = $${n + 3} and t.version = $${n + 4}
-          and ${guard.sql(n + 5)}
-        returning ${selectList(read, 't')}, ${changed} as audit_changes
-      ), audited as (${audit.sql('changed', 'audit_changes', n + 5 + guard.parameters.length)})
+    const update = updateFromOld(
+      table,
+      sets,
+      ['id', ...sets].map(ident).join(', '),
+      (first) => ` and ${guard.sql(first)}`,
+      `${selectList(read, 't')}, ${changed} as audit_changes`,
+    );
+    const first = sets.length + 5 + guard.parameters.length;
+    return `with changed as (${update}),
+      audited as (${audit.sql('changed', 'audit_changes', first)})
       select ${selectList(read)} from changed`;
   });
 }
@@ -277,11 +303,7 @@ export async function updateAudited(
     write,
   );
   const parameters = [
-    ...sets.map(([, v]) => v),
-    key.accountId,
-    key.id,
-    key.accountId,
-    key.version,
+    ...fromOldParameters(sets, key),
     ...write.guard.parameters,
     ...write.audit.parameters,
   ];
@@ -342,7 +364,7 @@ export async function insertAudited<T extends RecordTable>(
   row: Insertable<DB[T]>,
   write: AuditedInsert,
 ): Promise<() => Promise<boolean>> {
-  const values = Object.entries(row as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  const values = assigned(row);
   const text = insertAuditedText(
     table,
     values.map(([c]) => c),
