@@ -46,6 +46,9 @@ export function auditedValues(values: Record<string, unknown>): string {
 /** Fields every change touches, left out of its `changes`. */
 const NOT_DIFFED: readonly string[] = ['version', 'updatedAt', 'createdAt'];
 
+/** Whether a change of `field` belongs in an event's `changes` (not a secret, not bookkeeping). */
+const diffed = (field: string) => !SECRET_FIELDS.test(field) && !NOT_DIFFED.includes(field);
+
 /** `{field: {from, to}}` for every listed field whose value changed. */
 export function diff<T extends object>(
   before: T,
@@ -53,7 +56,7 @@ export function diff<T extends object>(
 ): Record<string, { from: unknown; to: unknown }> {
   const out: Record<string, { from: unknown; to: unknown }> = {};
   for (const key of Object.keys(after) as (keyof T & string)[]) {
-    if (SECRET_FIELDS.test(key) || NOT_DIFFED.includes(key)) continue;
+    if (!diffed(key)) continue;
     if (JSON.stringify(before[key]) !== JSON.stringify(after[key]))
       out[key] = { from: before[key] ?? null, to: after[key] ?? null };
   }
@@ -186,7 +189,7 @@ export function auditChange(
   const event = pendingEvent(actor, { ...input, changes: {} }, at);
   return {
     key: 'audit',
-    includes: (field) => !SECRET_FIELDS.test(field) && !NOT_DIFFED.includes(field),
+    includes: diffed,
     sql: (cte, changes, first) =>
       `insert into audit_pending (${CHANGE_EVENT_COLUMNS.join(', ')}, changes)
         select ${CHANGE_EVENT_COLUMNS.map((_, i) => `$${first + i}`).join(', ')}, ${cte}.${changes}

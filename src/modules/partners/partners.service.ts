@@ -6,6 +6,9 @@ import type { JsonRecord } from '../../db/json-object.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { appendAudit, auditChange, auditedValues, diff, type Actor } from '../../shared/audit.js';
 import { isPostgres } from '../../db/dialect.js';
+import type { ChangeAudit, SqlCondition } from '../../db/records.js';
+import type { DB } from '../../db/schema.js';
+import type { Transaction } from 'kysely';
 import { newId } from '../../shared/ids.js';
 import { leitwegIdProblem, looksLikeLeitwegId } from '../../shared/leitweg-id.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
@@ -108,25 +111,11 @@ export class PartnersService {
     partner: Partner,
     now: Date,
   ): Promise<boolean> {
-    const guard = withoutEndpoints(actor.accountId, 'partner.created');
-    if (!guard || !isPostgres(this.ctx.db)) return false;
-    const created = await this.ctx.db.transaction().execute(async (trx) => {
-      const audit = auditChange(
-        trx,
-        actor,
-        { action: 'partner.created', resourceType: 'partner', resourceId: row.id },
-        now,
-      );
-      return (
-        audit &&
-        repo.insertPartnerAudited(trx, row, tags, {
-          guard,
-          audit,
-          changes: auditedValues(partner),
-        })
-      );
-    });
-    return created !== undefined && (await created());
+    return (
+      (await this.inOneRound(actor, 'partner.created', row.id, now, (trx, write) =>
+        repo.insertPartnerAudited(trx, row, tags, { ...write, changes: auditedValues(partner) }),
+      )) === true
+    );
   }
 
   /** A partner's version and its answer, as the database keeps it (`answer_json`). */
@@ -234,22 +223,37 @@ export class PartnersService {
     values: Partial<repo.PartnerRow>,
     now: Date,
   ): Promise<Partner | undefined> {
-    const guard = withoutEndpoints(actor.accountId, 'partner.updated');
-    if (!guard || !isPostgres(this.ctx.db)) return undefined;
-    const after = await this.ctx.db.transaction().execute(async (trx) => {
-      const audit = auditChange(
-        trx,
-        actor,
-        { action: 'partner.updated', resourceType: 'partner', resourceId: id },
-        now,
-      );
-      return (
-        audit &&
-        repo.updatePartnerAudited(trx, actor.accountId, id, version, values, { guard, audit })
-      );
-    });
-    const row = after && (await after());
+    const row = await this.inOneRound(actor, 'partner.updated', id, now, (trx, write) =>
+      repo.updatePartnerAudited(trx, actor.accountId, id, version, values, write),
+    );
     return row && presentPartner(row);
+  }
+
+  /**
+   * The frame of a one-round write (PostgreSQL): the event's condition that the account has no
+   * endpoint for it, the audit event (`action`, the webhook event of the same name), and the
+   * write's one deferred statement in a transaction of its own. Undefined where it does not
+   * apply (SQLite, an account with endpoints for the event lately); else what the statement
+   * answered once committed.
+   */
+  private async inOneRound<T>(
+    actor: Actor,
+    action: 'partner.created' | 'partner.updated',
+    resourceId: string,
+    now: Date,
+    write: (
+      trx: Transaction<DB>,
+      parts: { guard: SqlCondition; audit: ChangeAudit },
+    ) => Promise<() => Promise<T>>,
+  ): Promise<T | undefined> {
+    if (!isPostgres(this.ctx.db)) return undefined;
+    const guard = withoutEndpoints(actor.accountId, action);
+    if (!guard) return undefined;
+    const written = await this.ctx.db.transaction().execute(async (trx) => {
+      const audit = auditChange(trx, actor, { action, resourceType: 'partner', resourceId }, now);
+      return audit && write(trx, { guard, audit });
+    });
+    return written && (await written());
   }
 
   remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {

@@ -39,6 +39,7 @@ export async function prefetchEndpoints(trx: Transaction<DB>, accountId: string)
 const HINT_MS = 60_000;
 /** `account|event` pairs seen with endpoints lately (per process), and when. */
 const withEndpoints = new Map<string, number>();
+const hintKey = (accountId: string, type: WebhookEventType) => `${accountId}|${type}`;
 
 /**
  * For a write sent in one round trip (PostgreSQL): the condition, for its statement's WHERE,
@@ -53,7 +54,7 @@ export function withoutEndpoints(
   accountId: string,
   type: WebhookEventType,
 ): SqlCondition | undefined {
-  const key = `${accountId}|${type}`;
+  const key = hintKey(accountId, type);
   const seen = withEndpoints.get(key);
   if (seen !== undefined) {
     if (Date.now() - seen < HINT_MS) return undefined;
@@ -83,7 +84,7 @@ export async function emitEvent(
   );
   if (endpoints.length === 0) return 0;
   if (withEndpoints.size >= 10_000) withEndpoints.clear();
-  withEndpoints.set(`${accountId}|${type}`, Date.now());
+  withEndpoints.set(hintKey(accountId, type), Date.now());
   const at = ctx.clock.now().toISOString();
   const payload = JSON.stringify({ type, timestamp: at, data });
   for (const endpoint of endpoints) {
