@@ -1,5 +1,5 @@
-# Kontor, production image (Node 20: pg-boss 10 is the last major that runs on it).
-FROM node:20-bookworm-slim AS build
+# Kontor, production image on Node 24 (LTS).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3 esbuild
@@ -9,7 +9,7 @@ COPY src ./src
 COPY bin ./bin
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # Fonts and libraries the bundled headless Chromium needs to render PDFs.
 RUN apt-get update && apt-get install -y --no-install-recommends \
       fonts-dejavu-core libnss3 libgbm1 libasound2 ca-certificates \

@@ -22,8 +22,5 @@ export default defineConfig({
     // from ~90 s to ~8 s per run). No test mocks modules; module-level registries that tests
     // extend (references) are taken back by those tests.
     isolate: false,
-    // Quiet output: the AWS SDK warns once per worker that its releases after January 2027
-    // need Node 22 (docs/operations.md); a production start still shows it.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

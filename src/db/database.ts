@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Migrator, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { KontorKysely } from './transactions.js';
 import pg from 'pg';
 import type { FastifyBaseLogger as Logger } from 'fastify';

@@ -212,7 +212,7 @@ class Checkpointer {
       },
     });
     this.worker.on('message', (message: string) => onError(message));
-    this.worker.on('error', (err) => onError(err.message));
+    this.worker.on('error', (err: Error) => onError(err.message));
     this.exited = new Promise((resolve) =>
       this.worker.once('exit', () => {
         resolve();
@@ -311,6 +311,17 @@ class KontorSqliteDriver implements Driver {
  */
 class TransactionalDdlAdapter extends SqliteAdapter {
   override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+
+  /**
+   * Kysely (0.29+) serialises the connections of a dialect that says it has one, and frees the
+   * next only when `releaseConnection` has returned — here, after the group commit's flush, so
+   * every write would wait for the one before it to reach the disk (one flush each, no
+   * sharing). This driver has its own FIFO lock, handed on before the flush: Kysely need not
+   * add one.
+   */
+  override get supportsMultipleConnections(): boolean {
     return true;
   }
 }

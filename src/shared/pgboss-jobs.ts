@@ -1,13 +1,14 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { CompiledQuery } from 'kysely';
-import PgBoss from 'pg-boss';
+import { PgBoss, type Db as PgBossDb, type JobWithMetadata } from 'pg-boss';
 import { isDeadlock } from '../db/dialect.js';
 import type { Executor } from '../db/records.js';
 import type { EnqueueOptions, JobHandler, JobQueue } from './jobs.js';
 import { startPeriodic } from './periodic.js';
+import { moveOldJobs, setAsideOldSchema } from './pgboss-upgrade.js';
 
 /**
- * The job queue on PostgreSQL (decisions §1): pg-boss 10 (MIT; 11+ needs Node 22) in its own
+ * The job queue on PostgreSQL: pg-boss 12 (MIT) in its own
  * `pgboss` schema. A job is inserted by `enqueue` through the caller's Kysely transaction, so
  * it exists exactly when the write that needs it committed. Each kind is a pg-boss queue with
  * retries and exponential backoff and a dead-letter queue (`<queue>__dead`) that keeps the
@@ -39,7 +40,7 @@ export interface PgBossJobQueueOptions {
 const queueName = (kind: string) => `kontor_${kind.replace(/[^\w-]/g, '_')}`;
 
 /** A pg-boss `db` adapter that runs its statements on the caller's Kysely transaction. */
-function adapter(trx: Executor): PgBoss.Db {
+function adapter(trx: Executor): PgBossDb {
   return {
     async executeSql(text, values) {
       const res = await trx.executeQuery(CompiledQuery.raw(text, values));
@@ -69,19 +70,27 @@ export class PgBossJobQueue implements JobQueue {
     this.maxAttempts = o.maxAttempts ?? 3;
     this.retryDelay = o.retryDelaySeconds ?? 2;
     this.expireIn = o.expireInSeconds ?? 5 * 60;
-    this.boss = new PgBoss({
+    const schema = o.schema ?? 'pgboss';
+    const boss = new PgBoss({
       connectionString: o.connectionString,
-      schema: o.schema ?? 'pgboss',
+      schema,
       max: 3,
       application_name: 'kontor-jobs',
       // Maintenance and cron run only where jobs run; pg-boss elects one runner per period.
       supervise: o.pollMs > 0,
       schedule: o.pollMs > 0,
     });
-    this.boss.on('error', (err) => o.logger.error({ err }, 'pg-boss error'));
+    this.boss = boss;
+    boss.on('error', (err) => o.logger.error({ err }, 'pg-boss error'));
     // pg-boss installs or migrates its schema under an advisory lock, so concurrent starts are
-    // safe. A failed start is reported by the first call that needs the queue.
-    this.started = this.boss.start().then(() => undefined);
+    // safe; a schema that pg-boss 10 wrote is set aside first and its pending jobs moved after
+    // the start (`pgboss-upgrade.ts`). A failed start is reported by the first call that needs
+    // the queue.
+    this.started = (async () => {
+      await setAsideOldSchema(o.connectionString, schema, o.logger);
+      await boss.start();
+      await moveOldJobs(o.connectionString, schema, boss, o.logger);
+    })();
     this.started.catch((err: unknown) => o.logger.error({ err }, 'pg-boss did not start'));
     if (o.pollMs > 0) {
       this.timer = setInterval(() => this.kick(), o.pollMs);
@@ -153,7 +162,7 @@ export class PgBossJobQueue implements JobQueue {
     const cron = minutes === 1 ? '* * * * *' : `*/${minutes} * * * *`;
     const setup = (async () => {
       await this.started;
-      await this.boss.createQueue(queue, { name: queue, policy: 'singleton', retryLimit: 0 });
+      await this.boss.createQueue(queue, { policy: 'singleton', retryLimit: 0 });
       await this.boss.schedule(queue, cron, {}, { singletonKey: name });
       return this.boss.work(queue, { pollingIntervalSeconds: 5 }, async () => {
         await run();
@@ -162,7 +171,7 @@ export class PgBossJobQueue implements JobQueue {
     setup.catch((err: unknown) => this.o.logger.error({ err, name }, 'schedule not set up'));
     const stop = async () => {
       const workerId = await setup.catch(() => undefined);
-      if (workerId) await this.boss.offWork({ id: workerId, wait: true } as PgBoss.OffWorkOptions);
+      if (workerId) await this.boss.offWork(queue, { id: workerId, wait: true });
     };
     this.stops.push(stop);
     return stop;
@@ -175,13 +184,14 @@ export class PgBossJobQueue implements JobQueue {
     await Promise.all([...this.running]);
     await Promise.all(this.stops.map((s) => s()));
     await this.started.catch(() => undefined);
-    await this.boss.stop({ graceful: true, wait: true, close: true, timeout: 10_000 });
+    await this.boss.stop({ graceful: true, close: true, timeout: 10_000 });
   }
 
   /** Jobs of this kind waiting in its dead-letter queue (operators, tests). */
   async deadLetters(kind: string): Promise<number> {
     await this.ensureQueue(kind);
-    return this.boss.getQueueSize(`${queueName(kind)}__dead`);
+    // Counted from the jobs themselves: the queue's own counts are the monitor's, refreshed late.
+    return (await this.boss.findJobs(`${queueName(kind)}__dead`, { queued: true })).length;
   }
 
   private readonly created = new Map<string, Promise<void>>();
@@ -195,12 +205,9 @@ export class PgBossJobQueue implements JobQueue {
       const name = queueName(kind);
       const create = async () => {
         await this.started;
-        await givingWayRetried(() =>
-          this.boss.createQueue(`${name}__dead`, { name: `${name}__dead` }),
-        );
+        await givingWayRetried(() => this.boss.createQueue(`${name}__dead`));
         await givingWayRetried(() =>
           this.boss.createQueue(name, {
-            name,
             retryLimit: this.maxAttempts - 1,
             retryDelay: this.retryDelay,
             retryBackoff: true,
@@ -247,7 +254,7 @@ export class PgBossJobQueue implements JobQueue {
 
   private async execute(
     kind: string,
-    job: PgBoss.JobWithMetadata<Record<string, unknown>>,
+    job: JobWithMetadata<Record<string, unknown>>,
   ): Promise<void> {
     const handler = this.handlers.get(kind)!;
     const { __accountId: _, ...payload } = job.data;

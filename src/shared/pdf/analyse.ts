@@ -227,15 +227,13 @@ export async function analysePdfHere(
         'file_unprocessable',
         `The PDF has ${pageCount} pages; at most ${o.maxPages} are analysed.`,
       );
-    const raw = ((await deadline.race(doc.getAttachments())) ?? {}) as Record<
-      string,
-      RawAttachment
-    >;
+    // pdf.js 6 lists the embedded files and hands out their bytes one by one, by key.
+    const raw = (await deadline.race(doc.getAttachments())) ?? new Map<string, RawAttachment>();
     const attachments: PdfAttachment[] = [];
     let attachmentBytes = 0;
     let attachmentsOmitted = 0;
-    for (const [key, file] of Object.entries(raw)) {
-      const content = file.content;
+    for (const [key, file] of raw) {
+      const content = file.content ?? (await deadline.race(doc.getAttachmentContent(key)));
       if (!content) continue;
       if (attachmentBytes + content.byteLength > o.maxAttachmentBytes) {
         attachmentsOmitted++;

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as Pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
-import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentLoadingTask, PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { AppError } from '../errors.js';
 
 /**
@@ -95,10 +95,10 @@ function unreadable(error: unknown): AppError {
 }
 
 /** Opens a PDF; unreadable, encrypted or oversized files become 4xx AppErrors. */
-export async function openPdf(
+async function openPdf(
   bytes: Buffer | Uint8Array,
   options: OpenOptions,
-): Promise<PDFDocumentProxy> {
+): Promise<{ doc: PDFDocumentProxy; task: PDFDocumentLoadingTask }> {
   if (bytes.byteLength > options.maxBytes)
     throw new AppError(
       'payload_too_large',
@@ -110,7 +110,6 @@ export async function openPdf(
   const task = lib.getDocument({
     // pdf.js takes ownership of (detaches) the buffer it gets: hand it a copy.
     data: new Uint8Array(bytes),
-    isEvalSupported: false,
     useSystemFonts: false,
     disableFontFace: true,
     standardFontDataUrl: dataDir('standard_fonts'),
@@ -123,7 +122,7 @@ export async function openPdf(
     verbosity: lib.VerbosityLevel.ERRORS,
   });
   try {
-    return await options.deadline.race(task.promise, () => task.destroy());
+    return { doc: await options.deadline.race(task.promise, () => task.destroy()), task };
   } catch (error) {
     void task.destroy().catch(() => undefined);
     throw unreadable(error);
@@ -136,12 +135,13 @@ export async function withPdf<T>(
   options: OpenOptions,
   work: (doc: PDFDocumentProxy) => Promise<T>,
 ): Promise<T> {
-  const doc = await openPdf(bytes, options);
+  const { doc, task } = await openPdf(bytes, options);
   try {
     return await work(doc);
   } catch (error) {
     throw unreadable(error);
   } finally {
-    await doc.destroy().catch(() => undefined);
+    // pdf.js 6 frees a document through the task that loaded it.
+    await task.destroy().catch(() => undefined);
   }
 }
