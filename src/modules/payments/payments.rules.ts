@@ -68,7 +68,7 @@ export async function resolveLinks(
 
   let partnerId = input.partnerId;
   if (partnerId === undefined) partnerId = document?.partner_id ?? contract?.partner_id ?? null;
-  let partnerName: string | null = null;
+  let partnerName: string | null;
   if (partnerId) {
     const partner = await findPartner(db, accountId, partnerId);
     if (!partner) throw missing(path('partnerId'), 'Partner', partnerId);
