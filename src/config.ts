@@ -141,7 +141,7 @@ export const settings = {
   } satisfies Setting<string | undefined>,
   redisUrl: url(
     'REDIS_URL',
-    'Redis for counters shared by all replicas (login throttling, rate limits, quotas) and the token-revocation broadcast. Unset: in-process counters.',
+    'Redis or a Redis-compatible server such as Valkey, for counters shared by all replicas (login throttling, rate limits, quotas) and the token-revocation broadcast. Unset: in-process counters.',
     ['redis:', 'rediss:'],
   ),
   smtpUrl: url(
