@@ -198,6 +198,16 @@ const requestIdPrefix = randomBase62(10);
 let requestCounter = 0;
 const nextRequestId = () => `req_${requestIdPrefix}${(requestCounter++).toString(36)}`;
 
+/**
+ * Fastify's own hop count trusts no peer at all (it cannot tell who the nearest one is), so a
+ * count becomes a function that trusts that many peers from the socket outwards; an address
+ * list goes to Fastify's proxy-addr as it is. Either way `req.ip` is the right-most address
+ * that no trusted proxy added, never an entry the client wrote left of it.
+ */
+function proxyTrust(trust: Config['trustProxy']) {
+  return typeof trust === 'number' ? (_addr: string, hop: number) => hop < trust : trust;
+}
+
 /** The Fastify instance: logging, request ids, limits, and problems from the framework too. */
 function createServer(config: Config, options: BuildOptions) {
   return Fastify({
@@ -212,7 +222,7 @@ function createServer(config: Config, options: BuildOptions) {
     // The app's own logger gets the access line written directly (http/access-log.ts).
     logController: new AccessLog(options.logger === undefined),
     bodyLimit: config.bodyLimit,
-    trustProxy: config.trustProxy,
+    trustProxy: proxyTrust(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Every answer is a problem, also from the router (a path segment over maxParamLength is
     // 414, a broken percent-encoding 400) and from Node's HTTP parser.

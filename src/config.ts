@@ -1,4 +1,5 @@
 import path from 'node:path';
+import proxyAddr from '@fastify/proxy-addr';
 
 /**
  * One declaration per setting: its environment name, what it does, its embedded default and how
@@ -84,6 +85,37 @@ function url(env: string, description: string, protocols: string[]): Setting<str
   };
 }
 
+/** Who may name the client's address: nobody, the nearest `n` peers, or these ranges. */
+export type TrustProxy = false | number | string[];
+
+function parseTrustProxy(raw: string | undefined): TrustProxy {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false' || value === '0') return false;
+  if (/^true$/i.test(value))
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'must not be true: it believes every X-Forwarded-For entry, so any client could choose the address it is throttled and audited under. Set the number of proxies in front of Kontor (TRUST_PROXY=1) or their addresses and CIDR ranges (TRUST_PROXY=10.0.0.5,10.1.0.0/16); false ignores the header',
+    );
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 10) throw new ConfigError('TRUST_PROXY', `must be at most 10 hops, got ${hops}`);
+    return hops;
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    try {
+      // The parser Fastify trusts the list with, so what passes here is what it will match.
+      proxyAddr.compile(entry);
+    } catch {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `must be false, a number of hops, or comma-separated IP addresses and CIDR ranges (or loopback, linklocal, uniquelocal); "${entry}" is none of these`,
+      );
+    }
+  }
+  return entries;
+}
+
 export const settings = {
   port: int('PORT', 'TCP port the HTTP server listens on (0: any free port).', 3000, 0, 65535),
   host: str('HOST', 'Interface the HTTP server binds to (`0.0.0.0` in containers).', '127.0.0.1'),
@@ -109,7 +141,7 @@ export const settings = {
   } satisfies Setting<string | undefined>,
   redisUrl: url(
     'REDIS_URL',
-    'Redis for counters shared by all replicas (login throttling, rate limits, quotas) and the token-revocation broadcast. Unset: in-process counters.',
+    'Redis or a Redis-compatible server such as Valkey, for counters shared by all replicas (login throttling, rate limits, quotas) and the token-revocation broadcast. Unset: in-process counters.',
     ['redis:', 'rediss:'],
   ),
   smtpUrl: url(
@@ -175,12 +207,13 @@ export const settings = {
     'PLANS_FILE',
     'JSON file with the plan catalogue (seats, requests per minute and month, storage, price); must contain FREE. Unset: the built-in FREE, STARTER, BUSINESS.',
   ),
-  trustProxy: oneOf(
-    'TRUST_PROXY',
-    'Whether `X-Forwarded-For` from a load balancer gives the client IP (used for throttling and audit).',
-    ['true', 'false'] as const,
-    'false',
-  ),
+  trustProxy: {
+    env: 'TRUST_PROXY',
+    description:
+      'Which proxies may name the client’s address in `X-Forwarded-For` (used for throttling and audit); the client is the right-most address no trusted proxy added. `false`: none, the header is ignored. A hop count (`1`) trusts the nearest peers whoever they are: only where nothing but the proxy reaches Kontor. Else the proxies’ addresses and CIDR ranges, comma-separated (`10.0.0.5,10.1.0.0/16`, `loopback`). `true` is refused.',
+    defaultText: '`false`',
+    parse: parseTrustProxy,
+  } satisfies Setting<TrustProxy>,
   reminderIntervalMs: int(
     'REMINDER_INTERVAL_MS',
     'How often this process runs its scheduled work, in ms (0: never): mailing due reminders (each goes out once, safe on many replicas), making the invoices of contracts’ billing plans that are due (each period once), running the dunning of accounts that enabled it (once a day each), announcing invoices that became overdue (`document.overdue`), and removing uploads that never arrived (PENDING files an hour past their upload URL).',
@@ -356,12 +389,11 @@ type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
 
 export interface Config extends Omit<
   Parsed,
-  'dataDir' | 'publicUrl' | 'trustProxy' | 's3ForcePathStyle' | 'webhookAllowPrivateTargets'
+  'dataDir' | 'publicUrl' | 's3ForcePathStyle' | 'webhookAllowPrivateTargets'
 > {
   s3ForcePathStyle: boolean;
   dataDir: string;
   publicUrl: string;
-  trustProxy: boolean;
   webhookAllowPrivateTargets: boolean;
   /** Resolved database location: `{ kind: 'sqlite', file }` or `{ kind: 'postgres', url }`. */
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
@@ -404,7 +436,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     dataDir,
     publicUrl,
-    trustProxy: parsed.trustProxy === 'true',
     webhookAllowPrivateTargets: parsed.webhookAllowPrivateTargets === 'true',
     s3ForcePathStyle: parsed.s3ForcePathStyle === 'true',
     database,

@@ -99,9 +99,36 @@ describe('config', () => {
     [{ APP_SECRET: 'short' }, /APP_SECRET must be at least 32 characters/],
     [{ API_KEYS: 'short' }, /API_KEYS entries must be at least 20 characters/],
     [{ RATE_LIMITS: 'maybe' }, /RATE_LIMITS must be one of on, off/],
+    [{ TRUST_PROXY: '11' }, /TRUST_PROXY must be at most 10 hops/],
+    [{ TRUST_PROXY: '10.0.0.5,10.0.0.300' }, /TRUST_PROXY .*"10\.0\.0\.300" is none of these/],
+    [{ TRUST_PROXY: '10.1.0.0/33' }, /TRUST_PROXY .*"10\.1\.0\.0\/33" is none of these/],
+    [{ TRUST_PROXY: 'yes' }, /TRUST_PROXY must be false, a number of hops, or comma-separated/],
   ])('refuses %o with a message naming the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it.each(['true', 'TRUE', ' true '])(
+    'refuses TRUST_PROXY=%j, saying what to set instead',
+    (value) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+        /TRUST_PROXY must not be true: .*any client could choose .*TRUST_PROXY=1.*TRUST_PROXY=10\.0\.0\.5,10\.1\.0\.0\/16/,
+      );
+    },
+  );
+
+  it.each([
+    [{}, false],
+    [{ TRUST_PROXY: 'false' }, false],
+    [{ TRUST_PROXY: '0' }, false],
+    [{ TRUST_PROXY: '2' }, 2],
+    [
+      { TRUST_PROXY: '10.0.0.5, 10.1.0.0/16,fd00::/8,loopback' },
+      ['10.0.0.5', '10.1.0.0/16', 'fd00::/8', 'loopback'],
+    ],
+  ])('reads TRUST_PROXY %o as %o', (env, trustProxy) => {
+    expect(loadConfig(env).trustProxy).toEqual(trustProxy);
   });
 
   it('selects PostgreSQL from DATABASE_URL', () => {
