@@ -5895,6 +5895,26 @@ export interface components {
         };
     };
     responses: {
+        /** @description An unexpected error (internal_error); the problem carries only the request id. */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Not available now (service_unavailable); try again shortly. */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait (sent while the database is unreachable). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request is invalid (validation_failed, malformed_json). */
         BadRequestPublic: {
             headers: {
@@ -5913,11 +5933,31 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The body is not application/json (unsupported_media_type). */
+        UnsupportedMediaTypePublic: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Too many requests; see Retry-After. */
         TooManyRequestsPublic: {
             headers: {
                 /** @description Seconds to wait. */
-                "Retry-After"?: number;
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The storage is full (insufficient_storage); nothing was written. */
+        InsufficientStorage: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {
@@ -5937,11 +5977,11 @@ export interface components {
         BadRequest: {
             headers: {
                 /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit"?: number;
+                "RateLimit-Limit": number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining"?: number;
+                "RateLimit-Remaining": number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset"?: number;
+                "RateLimit-Reset": number;
                 [name: string]: unknown;
             };
             content: {
@@ -5952,13 +5992,13 @@ export interface components {
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait. */
-                "Retry-After"?: number;
+                "Retry-After": number;
                 /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit"?: number;
+                "RateLimit-Limit": number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining"?: number;
+                "RateLimit-Remaining": number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset"?: number;
+                "RateLimit-Reset": number;
                 [name: string]: unknown;
             };
             content: {
@@ -5969,11 +6009,26 @@ export interface components {
         Conflict: {
             headers: {
                 /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit"?: number;
+                "RateLimit-Limit": number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining"?: number;
+                "RateLimit-Remaining": number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset"?: number;
+                "RateLimit-Reset": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is not application/json (unsupported_media_type). */
+        UnsupportedMediaType: {
+            headers: {
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                "RateLimit-Limit": number;
+                /** @description Requests left in that window. */
+                "RateLimit-Remaining": number;
+                /** @description Seconds until that window ends. */
+                "RateLimit-Reset": number;
                 [name: string]: unknown;
             };
             content: {
@@ -5984,11 +6039,20 @@ export interface components {
         NotFound: {
             headers: {
                 /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit"?: number;
+                "RateLimit-Limit": number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining"?: number;
+                "RateLimit-Remaining": number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset"?: number;
+                "RateLimit-Reset": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A path segment is longer than 200 characters (uri_too_long). */
+        UriTooLong: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -5999,11 +6063,11 @@ export interface components {
         UnprocessableContent: {
             headers: {
                 /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit"?: number;
+                "RateLimit-Limit": number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining"?: number;
+                "RateLimit-Remaining": number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset"?: number;
+                "RateLimit-Reset": number;
                 [name: string]: unknown;
             };
             content: {
@@ -6014,11 +6078,11 @@ export interface components {
         PreconditionFailed: {
             headers: {
                 /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit"?: number;
+                "RateLimit-Limit": number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining"?: number;
+                "RateLimit-Remaining": number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset"?: number;
+                "RateLimit-Reset": number;
                 [name: string]: unknown;
             };
             content: {
@@ -6029,11 +6093,11 @@ export interface components {
         ContentTooLarge: {
             headers: {
                 /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit"?: number;
+                "RateLimit-Limit": number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining"?: number;
+                "RateLimit-Remaining": number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset"?: number;
+                "RateLimit-Reset": number;
                 [name: string]: unknown;
             };
             content: {
@@ -6053,11 +6117,11 @@ export interface components {
         IdempotencyInProgress: {
             headers: {
                 /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit"?: number;
+                "RateLimit-Limit": number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining"?: number;
+                "RateLimit-Remaining": number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset"?: number;
+                "RateLimit-Reset": number;
                 [name: string]: unknown;
             };
             content: {
@@ -6071,6 +6135,16 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The link is tampered, expired or unknown (link_invalid), or the token is missing or malformed (validation_failed): a page, or the problem when Accept prefers application/json. */
+        InvalidLink: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+                "text/html": string;
             };
         };
         /** @description A reference or business rule failed. */
@@ -6117,6 +6191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            500: components["responses"]["InternalError"];
         };
     };
     getReadiness: {
@@ -6137,15 +6212,8 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Problem. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     register: {
@@ -6172,7 +6240,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     confirmEmail: {
@@ -6199,7 +6271,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     login: {
@@ -6227,7 +6303,11 @@ export interface operations {
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     refreshSession: {
@@ -6254,6 +6334,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     logout: {
@@ -6269,11 +6353,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6281,6 +6365,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     requestPasswordReset: {
@@ -6307,7 +6394,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     resetPassword: {
@@ -6334,7 +6425,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listApiTokens: {
@@ -6359,13 +6454,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6376,6 +6471,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiToken: {
@@ -6398,15 +6495,15 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6416,7 +6513,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteApiToken: {
@@ -6435,11 +6536,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6447,7 +6548,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listUsers: {
@@ -6474,13 +6579,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6491,6 +6596,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     inviteUser: {
@@ -6513,17 +6620,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6534,8 +6641,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     previewInvitation: {
@@ -6555,11 +6666,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6569,7 +6680,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getUser: {
@@ -6588,13 +6703,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6604,7 +6719,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteUser: {
@@ -6623,11 +6741,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6637,7 +6755,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateUser: {
@@ -6663,13 +6785,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6682,7 +6804,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getAccountSettings: {
@@ -6698,13 +6825,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6713,6 +6840,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replaceAccountSettings: {
@@ -6735,13 +6864,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6753,7 +6882,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateAccountSettings: {
@@ -6776,13 +6909,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6794,8 +6927,12 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getCompany: {
@@ -6811,13 +6948,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6826,6 +6963,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateCompany: {
@@ -6848,13 +6987,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6866,7 +7005,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listAuditEvents: {
@@ -6901,13 +7044,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +7062,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPartners: {
@@ -6947,13 +7092,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6964,6 +7109,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPartner: {
@@ -6986,17 +7133,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7007,8 +7154,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getPartner: {
@@ -7027,13 +7178,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7043,7 +7194,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePartner: {
@@ -7069,13 +7223,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7087,8 +7241,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deletePartner: {
@@ -7110,11 +7269,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7124,7 +7283,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listTaxRates: {
@@ -7149,13 +7312,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7166,6 +7329,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTaxRate: {
@@ -7188,17 +7353,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7210,8 +7375,12 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getTaxRate: {
@@ -7230,13 +7399,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7246,7 +7415,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteTaxRate: {
@@ -7268,11 +7440,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7283,7 +7455,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateTaxRate: {
@@ -7309,13 +7485,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7328,7 +7504,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listProducts: {
@@ -7359,13 +7541,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7376,6 +7558,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createProduct: {
@@ -7398,17 +7582,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7419,8 +7603,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getProduct: {
@@ -7439,13 +7627,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7455,7 +7643,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateProduct: {
@@ -7481,13 +7672,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7499,8 +7690,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteProduct: {
@@ -7522,11 +7718,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7536,7 +7732,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listContracts: {
@@ -7571,13 +7771,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7588,6 +7788,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createContract: {
@@ -7610,17 +7812,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7631,8 +7833,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getContract: {
@@ -7651,13 +7857,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7667,7 +7873,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateContract: {
@@ -7693,13 +7902,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7711,8 +7920,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteContract: {
@@ -7734,11 +7948,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7748,7 +7962,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createContractBillingRun: {
@@ -7773,11 +7991,11 @@ export interface operations {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7788,8 +8006,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listContractInvoices: {
@@ -7815,13 +8037,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7832,7 +8054,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBilling: {
@@ -7848,13 +8073,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7863,6 +8088,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setBillingCard: {
@@ -7885,13 +8112,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7903,7 +8130,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     setBillingBankAccount: {
@@ -7926,13 +8157,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7944,7 +8175,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listPlans: {
@@ -7960,11 +8195,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7973,6 +8208,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     changePlan: {
@@ -7997,11 +8234,11 @@ export interface operations {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8012,7 +8249,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getLicense: {
@@ -8030,13 +8271,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8046,6 +8287,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUsage: {
@@ -8061,11 +8304,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8074,6 +8317,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotes: {
@@ -8106,13 +8351,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8123,6 +8368,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNote: {
@@ -8145,17 +8392,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8166,8 +8413,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getNote: {
@@ -8186,13 +8437,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8202,7 +8453,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateNote: {
@@ -8228,13 +8482,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8246,7 +8500,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteNote: {
@@ -8268,11 +8527,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8281,7 +8540,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     signUpForNewsletter: {
@@ -8308,7 +8571,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateMyNewsletterSubscription: {
@@ -8328,11 +8595,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8342,7 +8609,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listWebhookEndpoints: {
@@ -8367,13 +8638,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8384,6 +8655,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -8406,17 +8679,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8428,8 +8701,12 @@ export interface operations {
             403: components["responses"]["Forbidden2"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getWebhookEndpoint: {
@@ -8448,13 +8725,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8464,7 +8741,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhookEndpoint: {
@@ -8490,13 +8770,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8509,8 +8789,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteWebhookEndpoint: {
@@ -8532,11 +8817,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8546,7 +8831,11 @@ export interface operations {
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -8570,15 +8859,15 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8591,7 +8880,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listWebhookEndpointDeliveries: {
@@ -8621,13 +8914,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8638,7 +8931,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replayWebhookDelivery: {
@@ -8664,11 +8960,11 @@ export interface operations {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8680,7 +8976,11 @@ export interface operations {
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listBudgetCategories: {
@@ -8709,13 +9009,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8726,6 +9026,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBudgetCategory: {
@@ -8748,17 +9050,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8769,8 +9071,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getBudgetCategory: {
@@ -8792,13 +9098,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8808,7 +9114,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteBudgetCategory: {
@@ -8830,11 +9139,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8844,7 +9153,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateBudgetCategory: {
@@ -8870,13 +9183,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8888,7 +9201,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listBudgetEntries: {
@@ -8921,13 +9239,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8938,6 +9256,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBudgetEntry: {
@@ -8960,17 +9280,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8981,8 +9301,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getBudgetEntry: {
@@ -9001,13 +9325,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9017,7 +9341,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteBudgetEntry: {
@@ -9039,11 +9366,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9053,7 +9380,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listFiles: {
@@ -9082,13 +9413,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9099,6 +9430,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getFile: {
@@ -9117,11 +9450,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9131,7 +9464,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteFile: {
@@ -9150,11 +9486,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9163,7 +9499,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createUploadUrl: {
@@ -9186,15 +9526,15 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9205,7 +9545,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createDownloadUrl: {
@@ -9224,11 +9568,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9241,6 +9585,8 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     downloadFile: {
@@ -9255,18 +9601,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file’s bytes. */
+            /** @description The file’s bytes, with the content type it was stored with. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "text/csv": string;
+                    "application/xml": string;
+                    "text/xml": string;
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["BadRequestPublic"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFoundPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDocumentTemplates: {
@@ -9297,13 +9652,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9314,6 +9669,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDocumentTemplate: {
@@ -9337,17 +9694,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9358,8 +9715,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     compileDocumentTemplate: {
@@ -9385,11 +9746,11 @@ export interface operations {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9400,7 +9761,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getDocumentTemplate: {
@@ -9419,13 +9784,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9435,7 +9800,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDocumentTemplate: {
@@ -9461,13 +9829,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9479,8 +9847,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteDocumentTemplate: {
@@ -9502,11 +9875,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9516,7 +9889,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listDocuments: {
@@ -9554,13 +9931,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9571,6 +9948,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDocument: {
@@ -9593,17 +9972,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9615,8 +9994,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createDocumentForProcessing: {
@@ -9639,15 +10022,15 @@ export interface operations {
             202: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9659,8 +10042,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     rasterizeDocument: {
@@ -9686,11 +10073,11 @@ export interface operations {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9702,8 +10089,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getDocumentEinvoice: {
@@ -9725,11 +10116,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9748,7 +10139,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelDocument: {
@@ -9775,17 +10169,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9796,8 +10190,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createDocumentCreditNote: {
@@ -9824,17 +10223,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9845,8 +10244,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getDocument: {
@@ -9865,13 +10269,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9881,7 +10285,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDocument: {
@@ -9907,13 +10314,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9925,8 +10332,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteDocument: {
@@ -9948,11 +10360,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9962,7 +10374,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     setDocumentDunningBlock: {
@@ -9988,13 +10404,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10006,8 +10422,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     sendDocument: {
@@ -10033,15 +10454,15 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10052,24 +10473,29 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             /** @description Too many requests; see Retry-After. */
             429: {
                 headers: {
                     /** @description Seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listPayments: {
@@ -10116,13 +10542,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10133,6 +10559,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPayment: {
@@ -10156,17 +10584,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10177,8 +10605,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getPayment: {
@@ -10197,13 +10629,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10213,7 +10645,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePayment: {
@@ -10239,13 +10674,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10257,8 +10692,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deletePayment: {
@@ -10280,11 +10720,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10294,7 +10734,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getCashAnchor: {
@@ -10310,13 +10754,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10326,6 +10770,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setCashAnchor: {
@@ -10348,13 +10794,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10365,7 +10811,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getDashboardStats: {
@@ -10381,11 +10831,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10394,6 +10844,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDashboardTimeseries: {
@@ -10416,11 +10868,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10430,6 +10882,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBankStatementImport: {
@@ -10452,17 +10906,17 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10474,8 +10928,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getActiveBankStatementImport: {
@@ -10491,13 +10949,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10507,6 +10965,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBankStatementImport: {
@@ -10525,13 +10985,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10541,7 +11001,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteBankStatementImport: {
@@ -10563,11 +11026,11 @@ export interface operations {
             204: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10577,7 +11040,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listBankStatementImportTransactions: {
@@ -10606,13 +11073,13 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
+                    Vary: "accept";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10623,7 +11090,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decideBankStatementTransaction: {
@@ -10650,13 +11120,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10668,7 +11138,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     finalizeBankStatementImport: {
@@ -10696,15 +11171,15 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10716,7 +11191,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     exportDatev: {
@@ -10737,11 +11217,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10752,6 +11232,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDatevSettings: {
@@ -10767,13 +11249,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10783,6 +11265,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDatevSettings: {
@@ -10805,13 +11289,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10823,8 +11307,12 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     runDunning: {
@@ -10849,11 +11337,11 @@ export interface operations {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10864,8 +11352,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getDunningSettings: {
@@ -10881,13 +11373,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10897,6 +11389,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDunningSettings: {
@@ -10919,13 +11413,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit"?: number;
+                    "RateLimit-Limit": number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Remaining": number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10937,7 +11431,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     confirmNewsletter: {
@@ -10962,7 +11460,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            400: components["responses"]["BadRequestPublic"];
+            400: components["responses"]["InvalidLink"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     showNewsletterUnsubscribe: {
@@ -10987,7 +11487,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            400: components["responses"]["BadRequestPublic"];
+            400: components["responses"]["InvalidLink"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     unsubscribeFromNewsletter: {
@@ -11012,7 +11514,10 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            400: components["responses"]["BadRequestPublic"];
+            400: components["responses"]["InvalidLink"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     receiveSubscriptionWebhook: {
@@ -11044,7 +11549,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequestPublic"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             422: components["responses"]["UnprocessableContentPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     receivePaymentWebhook: {
@@ -11077,7 +11586,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             409: components["responses"]["ConflictPublic"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             422: components["responses"]["UnprocessableContentPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     uploadFile: {
@@ -11090,7 +11603,18 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/pdf": unknown;
+                "image/png": unknown;
+                "image/jpeg": unknown;
+                "image/webp": unknown;
+                "text/csv": unknown;
+                "application/xml": unknown;
+                "text/xml": unknown;
+                "text/plain": unknown;
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -11124,6 +11648,9 @@ export interface operations {
                 };
             };
             422: components["responses"]["UnprocessableContentPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
 }
