@@ -201,9 +201,12 @@ export function violationsOf(
     if (!header.schema) continue;
     const validate = validatorAt(`${base}${pointer('headers', name, 'schema')}`);
     const type = (header.schema as { type?: unknown }).type;
-    const typed = type === 'integer' || type === 'number' ? Number(value) : value;
+    const numeric = (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value);
+    const typed = numeric ? Number(value) : value;
     if (!validate(typed))
-      problems.push(`header ${name}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`);
+      problems.push(
+        `header ${name}: ${JSON.stringify(value)} ${(validate.errors ?? []).map((e) => e.message).join(', ')}`,
+      );
   }
   return { operation, problems };
 }
@@ -228,7 +231,7 @@ function bodyProblems(body: string, mediaType: string, ref: string): string[] {
 }
 
 /** This process's tally since the last flush (one test file). */
-const tally = { checked: 0, violations: [] as string[] };
+const tally = { checked: 0, ms: 0, violations: [] as string[] };
 const reportOnly = process.env.OPENAPI_CONFORMANCE === 'report';
 
 /**
@@ -241,8 +244,10 @@ export function checkAnswer(
   answer: CheckedAnswer,
   routed: Routed,
 ): void {
+  const started = performance.now();
   const pathname = new URL(url, 'http://test').pathname;
   const { operation, problems } = violationsOf(method, pathname, answer, routed);
+  tally.ms += performance.now() - started;
   if (!operation) return;
   tally.checked++;
   if (problems.length === 0) return;
@@ -253,12 +258,13 @@ export function checkAnswer(
 
 /** Appends this file's tally to the run's tally file and starts the next one. */
 export function flushTally(testFile: string): void {
-  if (tally.checked === 0 && tally.violations.length === 0) return;
+  if (tally.checked === 0) return;
   fs.mkdirSync(path.dirname(TALLY_FILE), { recursive: true });
   fs.appendFileSync(
     TALLY_FILE,
-    `${JSON.stringify({ file: path.relative(ROOT, testFile), ...tally })}\n`,
+    `${JSON.stringify({ file: path.relative(ROOT, testFile), ...tally, ms: Math.round(tally.ms) })}\n`,
   );
   tally.checked = 0;
+  tally.ms = 0;
   tally.violations = [];
 }

@@ -25,11 +25,15 @@ export function summariseTally(): void {
     .readFileSync(TALLY_FILE, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as { file: string; checked: number; violations: string[] });
+    .map(
+      (line) =>
+        JSON.parse(line) as { file: string; checked: number; ms: number; violations: string[] },
+    );
   const checked = files.reduce((n, f) => n + f.checked, 0);
+  const ms = files.reduce((n, f) => n + f.ms, 0);
   const violations = files.flatMap((f) => f.violations.map((v) => `${f.file}: ${v}`));
   process.stdout.write(
-    `\nOpenAPI conformance: ${checked} answers checked in ${files.length} files, ${violations.length} violations\n`,
+    `\nOpenAPI conformance: ${checked} answers checked in ${files.length} files (${ms} ms checking), ${violations.length} violations\n`,
   );
   for (const v of violations) process.stdout.write(`${v}\n`);
 }

@@ -214,13 +214,14 @@ const always = (description: string, schema?: Json) => ({
 });
 /** A count or a number of seconds, as the rate limiter sends it. */
 const COUNT = { type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX };
+// Not `required`: an installation that runs with RATE_LIMITS=off sends none of them.
 const RATE_HEADERS = {
-  'RateLimit-Limit': always(
-    'Requests allowed in the current window (user or account, whichever is nearer its end).',
+  'RateLimit-Limit': header(
+    'Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers.',
     COUNT,
   ),
-  'RateLimit-Remaining': always('Requests left in that window.', COUNT),
-  'RateLimit-Reset': always('Seconds until that window ends.', COUNT),
+  'RateLimit-Remaining': header('Requests left in that window.', COUNT),
+  'RateLimit-Reset': header('Seconds until that window ends.', COUNT),
 };
 
 const RETRY_AFTER = { 'Retry-After': always('Seconds to wait.', COUNT) };
@@ -292,8 +293,8 @@ const RESPONSE_NAMES: Record<string, string> = {
 
 /**
  * Error answers written out alike on several operations become one `components.responses`
- * entry and a `$ref` (the document: 1.21 MB → 0.72 MB). The variant without RateLimit-*
- * (public operations) is `<Name>Public`; any other variant is numbered.
+ * entry and a `$ref` (written out, they made the document 1.21 MB when there were fewer). The
+ * variant without RateLimit-* (public operations) is `<Name>Public`; any other is numbered.
  */
 function shareResponses(doc: Document): void {
   const shared = (doc.components.responses ??= {});

@@ -5976,12 +5976,12 @@ export interface components {
         /** @description The request is invalid (validation_failed, malformed_json). */
         BadRequest: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit": number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining": number;
+                "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset": number;
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -5993,12 +5993,12 @@ export interface components {
             headers: {
                 /** @description Seconds to wait. */
                 "Retry-After": number;
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit": number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining": number;
+                "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset": number;
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -6008,12 +6008,12 @@ export interface components {
         /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
         Conflict: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit": number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining": number;
+                "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset": number;
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -6023,12 +6023,12 @@ export interface components {
         /** @description The body is not application/json (unsupported_media_type). */
         UnsupportedMediaType: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit": number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining": number;
+                "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset": number;
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -6038,12 +6038,12 @@ export interface components {
         /** @description Not found (another account’s id is not found either). */
         NotFound: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit": number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining": number;
+                "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset": number;
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -6062,12 +6062,12 @@ export interface components {
         /** @description A reference or business rule failed. */
         UnprocessableContent: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit": number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining": number;
+                "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset": number;
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -6077,12 +6077,12 @@ export interface components {
         /** @description If-Match does not match the current version. */
         PreconditionFailed: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit": number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining": number;
+                "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset": number;
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -6092,12 +6092,12 @@ export interface components {
         /** @description The body is too large. */
         ContentTooLarge: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit": number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining": number;
+                "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset": number;
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -6116,12 +6116,12 @@ export interface components {
         /** @description A request with this Idempotency-Key is still running (idempotency_in_progress). */
         IdempotencyInProgress: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                "RateLimit-Limit": number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
-                "RateLimit-Remaining": number;
+                "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
-                "RateLimit-Reset": number;
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -6352,12 +6352,12 @@ export interface operations {
             /** @description Signed out. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6455,12 +6455,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6498,12 +6498,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6535,12 +6535,12 @@ export interface operations {
             /** @description Revoked. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6580,12 +6580,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6625,12 +6625,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6665,12 +6665,12 @@ export interface operations {
             /** @description What inviting this user would do; nothing is created. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6704,12 +6704,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6740,12 +6740,12 @@ export interface operations {
             /** @description Removed. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6786,12 +6786,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6826,12 +6826,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,12 +6865,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6910,12 +6910,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6949,12 +6949,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6988,12 +6988,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7045,12 +7045,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7093,12 +7093,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7138,12 +7138,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7179,12 +7179,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7224,12 +7224,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7268,12 +7268,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7313,12 +7313,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7358,12 +7358,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7400,12 +7400,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7439,12 +7439,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7486,12 +7486,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7542,12 +7542,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7587,12 +7587,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7628,12 +7628,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7673,12 +7673,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7717,12 +7717,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7772,12 +7772,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7817,12 +7817,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7858,12 +7858,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7903,12 +7903,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7947,12 +7947,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7990,12 +7990,12 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8038,12 +8038,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8074,12 +8074,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8113,12 +8113,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8158,12 +8158,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8194,12 +8194,12 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8233,12 +8233,12 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8272,12 +8272,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8303,12 +8303,12 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8352,12 +8352,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8397,12 +8397,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8438,12 +8438,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8483,12 +8483,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8526,12 +8526,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8594,12 +8594,12 @@ export interface operations {
             /** @description The caller’s own newsletter subscription. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8639,12 +8639,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8684,12 +8684,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8726,12 +8726,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8771,12 +8771,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8816,12 +8816,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8862,12 +8862,12 @@ export interface operations {
                     ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8915,12 +8915,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8959,12 +8959,12 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9010,12 +9010,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9055,12 +9055,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9099,12 +9099,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9138,12 +9138,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9184,12 +9184,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9240,12 +9240,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9285,12 +9285,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9326,12 +9326,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9365,12 +9365,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9414,12 +9414,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9449,12 +9449,12 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9485,12 +9485,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9529,12 +9529,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9567,12 +9567,12 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9653,12 +9653,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9699,12 +9699,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9745,12 +9745,12 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9785,12 +9785,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9830,12 +9830,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9874,12 +9874,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9932,12 +9932,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9977,12 +9977,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10025,12 +10025,12 @@ export interface operations {
                     ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10072,12 +10072,12 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10115,12 +10115,12 @@ export interface operations {
             /** @description The XML (`application/xml`) or the PDF (`application/pdf`). */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10174,12 +10174,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10228,12 +10228,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10270,12 +10270,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10315,12 +10315,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10359,12 +10359,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10405,12 +10405,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10457,12 +10457,12 @@ export interface operations {
                     ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10481,12 +10481,12 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10543,12 +10543,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10589,12 +10589,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10630,12 +10630,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10675,12 +10675,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10719,12 +10719,12 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10755,12 +10755,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10795,12 +10795,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10830,12 +10830,12 @@ export interface operations {
             /** @description The dashboard figures (decisions §12). */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10867,12 +10867,12 @@ export interface operations {
             /** @description Income, expense and balance per bucket. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10911,12 +10911,12 @@ export interface operations {
                     Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10950,12 +10950,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10986,12 +10986,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11025,12 +11025,12 @@ export interface operations {
             /** @description Discarded. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11074,12 +11074,12 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
                     Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11121,12 +11121,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11174,12 +11174,12 @@ export interface operations {
                     ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11216,12 +11216,12 @@ export interface operations {
             /** @description The ZIP, streamed as an attachment. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11250,12 +11250,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11290,12 +11290,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11336,12 +11336,12 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11374,12 +11374,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11414,12 +11414,12 @@ export interface operations {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
                     ETag: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
-                    "RateLimit-Limit": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
-                    "RateLimit-Remaining": number;
+                    "RateLimit-Remaining"?: number;
                     /** @description Seconds until that window ends. */
-                    "RateLimit-Reset": number;
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
