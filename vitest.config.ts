@@ -8,6 +8,8 @@ export default defineConfig({
     // neither ran in the SQLite pass already (test/database-free.ts says which, and why).
     exclude: [...configDefaults.exclude, ...(process.env.DATABASE_URL ? DATABASE_FREE : [])],
     globalSetup: ['test/global-setup.ts'],
+    // Tallies, per test file, the answers checked against the OpenAPI document.
+    setupFiles: ['test/openapi-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

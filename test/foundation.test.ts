@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { expectProblem } from './contract.js';
-import { buildTestApp, createUser, type TestApp, type TestUser } from './helpers.js';
+import { buildTestApp, createUser, type TestApp, type TestUser, checkAnswers } from './helpers.js';
 
 let t: TestApp;
 let admin: TestUser;
@@ -330,6 +330,7 @@ describe('logs', () => {
       },
     );
     const { createApiKey } = await import('../src/modules/api-keys/api-keys.service.js');
+    checkAnswers(app);
     const { key } = await createApiKey(app.ctx.db, 'log-test');
     const user = await createUser({ ...base, app });
     const password = 'a very secret passphrase 99';

@@ -1,6 +1,7 @@
 import { loadConfig } from '../src/config.js';
 import { migrate, openDatabase } from '../src/db/database.js';
 import { loadEnsureBuilt } from './processes.js';
+import { startTally, summariseTally } from './openapi-tally.js';
 
 /**
  * Before the workers start:
@@ -10,15 +11,19 @@ import { loadEnsureBuilt } from './processes.js';
  * - With `DATABASE_URL` set to PostgreSQL, the suite runs against it: migrate once here, so the
  *   workers do not race to create the schema. Every test makes its own account, so files can
  *   share the database. SQLite runs get a fresh file per app.
+ * - The OpenAPI conformance tally starts empty; at the end its total is printed
+ *   (test/openapi-conformance.ts).
  */
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
   (await loadEnsureBuilt())();
+  startTally();
   const url = process.env.DATABASE_URL;
-  if (!url?.startsWith('postgres')) return;
+  if (!url?.startsWith('postgres')) return summariseTally;
   const database = openDatabase(loadConfig({ DATABASE_URL: url }));
   try {
     await migrate(database.db);
   } finally {
     await database.close();
   }
+  return summariseTally;
 }

@@ -17,6 +17,7 @@ import { seedSystemTemplateRows } from '../src/modules/document-templates/system
 import type { Clock } from '../src/shared/clock.js';
 import { newId } from '../src/shared/ids.js';
 import { newSecret } from '../src/shared/secrets.js';
+import { checkAnswer } from './openapi-conformance.js';
 
 export const PASSWORD = 'correct horse battery staple 42';
 let passwordHash: Promise<string> | undefined;
@@ -73,6 +74,7 @@ export async function buildTestApp(
     // file running beside it (whose app has another outbox, clock and data directory).
     jobsSchema: `pgboss_w${process.env.VITEST_POOL_ID ?? '1'}`,
   });
+  checkAnswers(app);
   const { key: apiKey } = await createApiKey(app.ctx.db, 'test');
   return {
     app,
@@ -96,6 +98,23 @@ export async function buildTestApp(
       return res;
     },
   };
+}
+
+/**
+ * Every answer `app.inject` gives (through `request` or directly) is checked against the
+ * OpenAPI document; one that the document does not describe fails the test
+ * (test/openapi-conformance.ts).
+ */
+export function checkAnswers(app: App): void {
+  const inject = app.inject.bind(app) as (opts: InjectOptions) => Promise<LightMyRequestResponse>;
+  const routed = (method: string, template: string) =>
+    app.hasRoute({ method, url: template.replace(/\{(\w+)\}/g, ':$1') });
+  const checked = async (opts: InjectOptions) => {
+    const res = await inject(opts);
+    checkAnswer(res.raw.req.method ?? 'GET', res.raw.req.url ?? '/', res, routed);
+    return res;
+  };
+  app.inject = checked as typeof app.inject;
 }
 
 export interface TestUser {

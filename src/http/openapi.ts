@@ -207,24 +207,30 @@ const header = (description: string, schema: Json = { type: 'string' }) => ({
   description,
   schema,
 });
+/** A header sent with every answer it is declared on (test/openapi-conformance.ts checks it). */
+const always = (description: string, schema?: Json) => ({
+  ...header(description, schema),
+  required: true,
+});
 /** A count or a number of seconds, as the rate limiter sends it. */
 const COUNT = { type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX };
+// Not `required`: an installation that runs with RATE_LIMITS=off sends none of them.
 const RATE_HEADERS = {
   'RateLimit-Limit': header(
-    'Requests allowed in the current window (user or account, whichever is nearer its end).',
+    'Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers.',
     COUNT,
   ),
   'RateLimit-Remaining': header('Requests left in that window.', COUNT),
   'RateLimit-Reset': header('Seconds until that window ends.', COUNT),
 };
 
-const RETRY_AFTER = { 'Retry-After': header('Seconds to wait.', COUNT) };
+const RETRY_AFTER = { 'Retry-After': always('Seconds to wait.', COUNT) };
 
 /**
  * The answers any operation of its kind can give, declared where the route left them out (in the
  * words of `problems()` in http/schemas.ts, so that alike answers share one component).
  */
-function commonResponses(path: string, op: Operation): void {
+function commonResponses(path: string, method: string, op: Operation): void {
   const responses = (op.responses ??= {});
   const authenticated = (op.security ?? []).some((s) => 'bearer' in s);
   const withKey = (op.security ?? []).some((s) => 'apiKey' in s);
@@ -241,11 +247,30 @@ function commonResponses(path: string, op: Operation): void {
     add('412', 'If-Match does not match the current version.');
   if (params.some((p) => p.in === 'header' && p.name === 'idempotency-key'))
     add('409', 'A request with this Idempotency-Key is still running (idempotency_in_progress).');
+  // The router refuses a path segment over maxParamLength (app.ts) before any hook runs.
+  if (path.includes('{'))
+    add('414', 'A path segment is longer than 200 characters (uri_too_long).');
+  if (op.requestBody?.content?.['application/json'])
+    add('415', 'The body is not application/json (unsupported_media_type).');
   if (authenticated)
     add('429', 'Past the plan’s rate limit (rate_limited) or monthly quota (quota_exceeded).');
   // The plan's limit, the auth flows' and the newsletter's throttles all send Retry-After.
   const tooMany = responses['429'];
   if (tooMany) tooMany.headers = { ...tooMany.headers, ...RETRY_AFTER };
+  // What any operation can meet (http/problem.ts): a bug, the database out of reach (every
+  // operation but the liveness probe reads it), a full disk on a write.
+  add('500', 'An unexpected error (internal_error); the problem carries only the request id.');
+  if (path !== '/health') add('503', 'Not available now (service_unavailable); try again shortly.');
+  const unavailable = responses['503'];
+  if (unavailable)
+    unavailable.headers = {
+      ...unavailable.headers,
+      'Retry-After': header('Seconds to wait (sent while the database is unreachable).', COUNT),
+    };
+  if (method !== 'get') {
+    add('507', 'The storage is full (insufficient_storage); nothing was written.');
+    responses['507']!.headers = { ...responses['507']!.headers, ...RETRY_AFTER };
+  }
 }
 
 const RESPONSE_NAMES: Record<string, string> = {
@@ -256,17 +281,20 @@ const RESPONSE_NAMES: Record<string, string> = {
   '409': 'Conflict',
   '412': 'PreconditionFailed',
   '413': 'ContentTooLarge',
+  '414': 'UriTooLong',
   '415': 'UnsupportedMediaType',
   '422': 'UnprocessableContent',
   '428': 'PreconditionRequired',
   '429': 'TooManyRequests',
+  '500': 'InternalError',
   '503': 'ServiceUnavailable',
+  '507': 'InsufficientStorage',
 };
 
 /**
  * Error answers written out alike on several operations become one `components.responses`
- * entry and a `$ref` (the document: 1.21 MB → 0.72 MB). The variant without RateLimit-*
- * (public operations) is `<Name>Public`; any other variant is numbered.
+ * entry and a `$ref` (written out, they made the document 1.21 MB when there were fewer). The
+ * variant without RateLimit-* (public operations) is `<Name>Public`; any other is numbered.
  */
 function shareResponses(doc: Document): void {
   const shared = (doc.components.responses ??= {});
@@ -292,9 +320,17 @@ function shareResponses(doc: Document): void {
         if (!name) {
           const base = response.description?.includes('idempotency_in_progress')
             ? 'IdempotencyInProgress'
-            : RESPONSE_NAMES[status]!;
+            : response.content?.['text/html']
+              ? 'InvalidLink'
+              : RESPONSE_NAMES[status]!;
           const limited = Boolean(response.headers?.['RateLimit-Limit']);
-          name = limited || status === '401' || status === '403' ? base : `${base}Public`;
+          // Answers given before the rate limit, or past it (5xx), and the links' pages (public
+          // only) have no public variant.
+          const unlimited =
+            ['401', '403', '414'].includes(status) ||
+            status.startsWith('5') ||
+            base === 'InvalidLink';
+          name = limited || unlimited ? base : `${base}Public`;
           for (let i = 2; name in shared; i++) name = `${base}${i}`;
           shared[name] = response;
           names.set(key, name);
@@ -323,7 +359,7 @@ function csvAlternative(op: Operation): void {
     'Content-Disposition': header(
       'With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`.',
     ),
-    Vary: header('`accept`: the answer depends on the Accept header.', {
+    Vary: always('`accept`: the answer depends on the Accept header.', {
       type: 'string',
       enum: ['accept'],
     }),
@@ -345,10 +381,10 @@ function successHeaders(doc: Document, op: Operation): void {
         : jsonSchemaOf(response);
     const required = (schema?.required as string[] | undefined) ?? [];
     if (required.includes('version'))
-      headers.ETag = header(
+      headers.ETag = always(
         'The version as a strong entity tag (`"3"`); send it back in If-Match.',
       );
-    if (status === '201') headers.Location = header('Path of the created record.');
+    if (status === '201') headers.Location = always('Path of the created record.');
     if (idempotent)
       headers['Idempotent-Replayed'] = header(
         '`true` when this is a stored answer replayed for a repeated Idempotency-Key.',
@@ -360,12 +396,13 @@ function successHeaders(doc: Document, op: Operation): void {
 
 /**
  * The rate limit runs once the bearer is known: every answer of an authenticated operation
- * carries RateLimit-* except those given before it (401 unknown credential, 403 role).
+ * carries RateLimit-* except those given before it (401 unknown credential, 403 role, 414 from
+ * the router).
  */
 function rateLimitHeaders(op: Operation): void {
   if (!(op.security ?? []).some((s) => 'bearer' in s)) return;
   for (const [status, response] of Object.entries(op.responses ?? {}))
-    if (/^[24]/.test(status) && status !== '401' && status !== '403' && !response.$ref)
+    if (/^[24]/.test(status) && !['401', '403', '414'].includes(status) && !response.$ref)
       response.headers = { ...response.headers, ...RATE_HEADERS };
 }
 
@@ -477,7 +514,7 @@ export function refineOpenApi(input: Json): Json {
       const op = item[method]!;
       op.operationId = operationIdOf(method, path, methods);
       problemJson(op);
-      commonResponses(path, op);
+      commonResponses(path, method, op);
       if (method === 'get') csvAlternative(op);
     }
   }

@@ -41,6 +41,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'The body is too large.',
   422: 'A reference or business rule failed.',
   429: 'Too many requests; see Retry-After.',
+  503: 'Not available now (service_unavailable); try again shortly.',
 };
 
 /** Problem responses for the OpenAPI document, by status. */

@@ -5895,6 +5895,26 @@ export interface components {
         };
     };
     responses: {
+        /** @description An unexpected error (internal_error); the problem carries only the request id. */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Not available now (service_unavailable); try again shortly. */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait (sent while the database is unreachable). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request is invalid (validation_failed, malformed_json). */
         BadRequestPublic: {
             headers: {
@@ -5913,11 +5933,31 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The body is not application/json (unsupported_media_type). */
+        UnsupportedMediaTypePublic: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Too many requests; see Retry-After. */
         TooManyRequestsPublic: {
             headers: {
                 /** @description Seconds to wait. */
-                "Retry-After"?: number;
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The storage is full (insufficient_storage); nothing was written. */
+        InsufficientStorage: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {
@@ -5936,7 +5976,7 @@ export interface components {
         /** @description The request is invalid (validation_failed, malformed_json). */
         BadRequest: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
                 "RateLimit-Remaining"?: number;
@@ -5952,8 +5992,8 @@ export interface components {
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait. */
-                "Retry-After"?: number;
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                "Retry-After": number;
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
                 "RateLimit-Remaining"?: number;
@@ -5968,7 +6008,22 @@ export interface components {
         /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
         Conflict: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                "RateLimit-Limit"?: number;
+                /** @description Requests left in that window. */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until that window ends. */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is not application/json (unsupported_media_type). */
+        UnsupportedMediaType: {
+            headers: {
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
                 "RateLimit-Remaining"?: number;
@@ -5983,7 +6038,7 @@ export interface components {
         /** @description Not found (another account’s id is not found either). */
         NotFound: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
                 "RateLimit-Remaining"?: number;
@@ -5995,10 +6050,19 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A path segment is longer than 200 characters (uri_too_long). */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A reference or business rule failed. */
         UnprocessableContent: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
                 "RateLimit-Remaining"?: number;
@@ -6013,7 +6077,7 @@ export interface components {
         /** @description If-Match does not match the current version. */
         PreconditionFailed: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
                 "RateLimit-Remaining"?: number;
@@ -6028,7 +6092,7 @@ export interface components {
         /** @description The body is too large. */
         ContentTooLarge: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
                 "RateLimit-Remaining"?: number;
@@ -6052,7 +6116,7 @@ export interface components {
         /** @description A request with this Idempotency-Key is still running (idempotency_in_progress). */
         IdempotencyInProgress: {
             headers: {
-                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in that window. */
                 "RateLimit-Remaining"?: number;
@@ -6071,6 +6135,16 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The link is tampered, expired or unknown (link_invalid), or the token is missing or malformed (validation_failed): a page, or the problem when Accept prefers application/json. */
+        InvalidLink: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+                "text/html": string;
             };
         };
         /** @description A reference or business rule failed. */
@@ -6117,6 +6191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            500: components["responses"]["InternalError"];
         };
     };
     getReadiness: {
@@ -6137,15 +6212,8 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Problem. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     register: {
@@ -6172,7 +6240,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     confirmEmail: {
@@ -6199,7 +6271,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     login: {
@@ -6227,7 +6303,11 @@ export interface operations {
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     refreshSession: {
@@ -6254,6 +6334,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     logout: {
@@ -6268,7 +6352,7 @@ export interface operations {
             /** @description Signed out. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6281,6 +6365,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     requestPasswordReset: {
@@ -6307,7 +6394,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     resetPassword: {
@@ -6334,7 +6425,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listApiTokens: {
@@ -6359,8 +6454,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6376,6 +6471,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiToken: {
@@ -6398,10 +6495,10 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6416,7 +6513,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteApiToken: {
@@ -6434,7 +6535,7 @@ export interface operations {
             /** @description Revoked. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6447,7 +6548,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listUsers: {
@@ -6474,8 +6579,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6491,6 +6596,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     inviteUser: {
@@ -6513,12 +6620,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6534,8 +6641,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     previewInvitation: {
@@ -6554,7 +6665,7 @@ export interface operations {
             /** @description What inviting this user would do; nothing is created. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6569,7 +6680,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getUser: {
@@ -6588,8 +6703,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6604,7 +6719,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteUser: {
@@ -6622,7 +6740,7 @@ export interface operations {
             /** @description Removed. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6637,7 +6755,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateUser: {
@@ -6663,8 +6785,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6682,7 +6804,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getAccountSettings: {
@@ -6698,8 +6825,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6713,6 +6840,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replaceAccountSettings: {
@@ -6735,8 +6864,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6753,7 +6882,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateAccountSettings: {
@@ -6776,8 +6909,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6794,8 +6927,12 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getCompany: {
@@ -6811,8 +6948,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6826,6 +6963,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateCompany: {
@@ -6848,8 +6987,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6866,7 +7005,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listAuditEvents: {
@@ -6901,8 +7044,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6919,6 +7062,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPartners: {
@@ -6947,8 +7092,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -6964,6 +7109,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPartner: {
@@ -6986,12 +7133,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7007,8 +7154,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getPartner: {
@@ -7027,8 +7178,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7043,7 +7194,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePartner: {
@@ -7069,8 +7223,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7087,8 +7241,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deletePartner: {
@@ -7109,7 +7268,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7124,7 +7283,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listTaxRates: {
@@ -7149,8 +7312,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7166,6 +7329,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTaxRate: {
@@ -7188,12 +7353,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7210,8 +7375,12 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getTaxRate: {
@@ -7230,8 +7399,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7246,7 +7415,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteTaxRate: {
@@ -7267,7 +7439,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7283,7 +7455,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateTaxRate: {
@@ -7309,8 +7485,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7328,7 +7504,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listProducts: {
@@ -7359,8 +7541,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7376,6 +7558,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createProduct: {
@@ -7398,12 +7582,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7419,8 +7603,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getProduct: {
@@ -7439,8 +7627,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7455,7 +7643,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateProduct: {
@@ -7481,8 +7672,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7499,8 +7690,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteProduct: {
@@ -7521,7 +7717,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7536,7 +7732,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listContracts: {
@@ -7571,8 +7771,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7588,6 +7788,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createContract: {
@@ -7610,12 +7812,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7631,8 +7833,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getContract: {
@@ -7651,8 +7857,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7667,7 +7873,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateContract: {
@@ -7693,8 +7902,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7711,8 +7920,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteContract: {
@@ -7733,7 +7947,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7748,7 +7962,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createContractBillingRun: {
@@ -7772,7 +7990,7 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7788,8 +8006,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listContractInvoices: {
@@ -7815,8 +8037,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7832,7 +8054,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBilling: {
@@ -7848,8 +8073,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7863,6 +8088,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setBillingCard: {
@@ -7885,8 +8112,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7903,7 +8130,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     setBillingBankAccount: {
@@ -7926,8 +8157,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7944,7 +8175,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listPlans: {
@@ -7959,7 +8194,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -7973,6 +8208,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     changePlan: {
@@ -7996,7 +8233,7 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8012,7 +8249,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getLicense: {
@@ -8030,8 +8271,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8046,6 +8287,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUsage: {
@@ -8060,7 +8303,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8074,6 +8317,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotes: {
@@ -8106,8 +8351,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8123,6 +8368,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNote: {
@@ -8145,12 +8392,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8166,8 +8413,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getNote: {
@@ -8186,8 +8437,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8202,7 +8453,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateNote: {
@@ -8228,8 +8482,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8246,7 +8500,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteNote: {
@@ -8267,7 +8526,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8281,7 +8540,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     signUpForNewsletter: {
@@ -8308,7 +8571,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateMyNewsletterSubscription: {
@@ -8327,7 +8594,7 @@ export interface operations {
             /** @description The caller’s own newsletter subscription. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8342,7 +8609,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listWebhookEndpoints: {
@@ -8367,8 +8638,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8384,6 +8655,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -8406,12 +8679,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8428,8 +8701,12 @@ export interface operations {
             403: components["responses"]["Forbidden2"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getWebhookEndpoint: {
@@ -8448,8 +8725,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8464,7 +8741,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhookEndpoint: {
@@ -8490,8 +8770,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8509,8 +8789,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteWebhookEndpoint: {
@@ -8531,7 +8816,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8546,7 +8831,11 @@ export interface operations {
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -8570,10 +8859,10 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8591,7 +8880,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listWebhookEndpointDeliveries: {
@@ -8621,8 +8914,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8638,7 +8931,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replayWebhookDelivery: {
@@ -8663,7 +8959,7 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8680,7 +8976,11 @@ export interface operations {
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listBudgetCategories: {
@@ -8709,8 +9009,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8726,6 +9026,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBudgetCategory: {
@@ -8748,12 +9050,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8769,8 +9071,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getBudgetCategory: {
@@ -8792,8 +9098,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8808,7 +9114,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteBudgetCategory: {
@@ -8829,7 +9138,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8844,7 +9153,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateBudgetCategory: {
@@ -8870,8 +9183,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8888,7 +9201,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listBudgetEntries: {
@@ -8921,8 +9239,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8938,6 +9256,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBudgetEntry: {
@@ -8960,12 +9280,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -8981,8 +9301,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getBudgetEntry: {
@@ -9001,8 +9325,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9017,7 +9341,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteBudgetEntry: {
@@ -9038,7 +9365,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9053,7 +9380,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listFiles: {
@@ -9082,8 +9413,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9099,6 +9430,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getFile: {
@@ -9116,7 +9449,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9131,7 +9464,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteFile: {
@@ -9149,7 +9485,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9163,7 +9499,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createUploadUrl: {
@@ -9186,10 +9526,10 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9205,7 +9545,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createDownloadUrl: {
@@ -9223,7 +9567,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9241,6 +9585,8 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     downloadFile: {
@@ -9255,18 +9601,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file’s bytes. */
+            /** @description The file’s bytes, with the content type it was stored with. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "text/csv": string;
+                    "application/xml": string;
+                    "text/xml": string;
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["BadRequestPublic"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFoundPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDocumentTemplates: {
@@ -9297,8 +9652,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9314,6 +9669,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDocumentTemplate: {
@@ -9337,12 +9694,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9358,8 +9715,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     compileDocumentTemplate: {
@@ -9384,7 +9745,7 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9400,7 +9761,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getDocumentTemplate: {
@@ -9419,8 +9784,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9435,7 +9800,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDocumentTemplate: {
@@ -9461,8 +9829,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9479,8 +9847,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteDocumentTemplate: {
@@ -9501,7 +9874,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9516,7 +9889,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listDocuments: {
@@ -9554,8 +9931,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9571,6 +9948,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDocument: {
@@ -9593,12 +9972,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9615,8 +9994,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createDocumentForProcessing: {
@@ -9639,10 +10022,10 @@ export interface operations {
             202: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9659,8 +10042,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     rasterizeDocument: {
@@ -9685,7 +10072,7 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9702,8 +10089,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getDocumentEinvoice: {
@@ -9724,7 +10115,7 @@ export interface operations {
             /** @description The XML (`application/xml`) or the PDF (`application/pdf`). */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9748,7 +10139,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelDocument: {
@@ -9775,12 +10169,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9796,8 +10190,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createDocumentCreditNote: {
@@ -9824,12 +10223,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9845,8 +10244,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getDocument: {
@@ -9865,8 +10269,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9881,7 +10285,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDocument: {
@@ -9907,8 +10314,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9925,8 +10332,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteDocument: {
@@ -9947,7 +10359,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -9962,7 +10374,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     setDocumentDunningBlock: {
@@ -9988,8 +10404,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10006,8 +10422,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     sendDocument: {
@@ -10033,10 +10454,10 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10052,13 +10473,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             /** @description Too many requests; see Retry-After. */
             429: {
                 headers: {
                     /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "Retry-After": number;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10070,6 +10493,9 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listPayments: {
@@ -10116,8 +10542,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10133,6 +10559,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPayment: {
@@ -10156,12 +10584,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10177,8 +10605,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getPayment: {
@@ -10197,8 +10629,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10213,7 +10645,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePayment: {
@@ -10239,8 +10674,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10257,8 +10692,13 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deletePayment: {
@@ -10279,7 +10719,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10294,7 +10734,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getCashAnchor: {
@@ -10310,8 +10754,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10326,6 +10770,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setCashAnchor: {
@@ -10348,8 +10794,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10365,7 +10811,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getDashboardStats: {
@@ -10380,7 +10830,7 @@ export interface operations {
             /** @description The dashboard figures (decisions §12). */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10394,6 +10844,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDashboardTimeseries: {
@@ -10415,7 +10867,7 @@ export interface operations {
             /** @description Income, expense and balance per bucket. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10430,6 +10882,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBankStatementImport: {
@@ -10452,12 +10906,12 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Path of the created record. */
-                    Location?: string;
+                    Location: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10474,8 +10928,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getActiveBankStatementImport: {
@@ -10491,8 +10949,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10507,6 +10965,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBankStatementImport: {
@@ -10525,8 +10985,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10541,7 +11001,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteBankStatementImport: {
@@ -10562,7 +11025,7 @@ export interface operations {
             /** @description Discarded. */
             204: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10577,7 +11040,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listBankStatementImportTransactions: {
@@ -10606,8 +11073,8 @@ export interface operations {
                     /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
                     "Content-Disposition"?: string;
                     /** @description `accept`: the answer depends on the Accept header. */
-                    Vary?: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10623,7 +11090,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decideBankStatementTransaction: {
@@ -10650,8 +11120,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10668,7 +11138,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     finalizeBankStatementImport: {
@@ -10696,10 +11171,10 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10716,7 +11191,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     exportDatev: {
@@ -10736,7 +11216,7 @@ export interface operations {
             /** @description The ZIP, streamed as an attachment. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10752,6 +11232,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDatevSettings: {
@@ -10767,8 +11249,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10783,6 +11265,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDatevSettings: {
@@ -10805,8 +11289,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10823,8 +11307,12 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     runDunning: {
@@ -10848,7 +11336,7 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10864,8 +11352,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getDunningSettings: {
@@ -10881,8 +11373,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10897,6 +11389,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDunningSettings: {
@@ -10919,8 +11413,8 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
-                    ETag?: string;
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
@@ -10937,7 +11431,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     confirmNewsletter: {
@@ -10962,7 +11460,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            400: components["responses"]["BadRequestPublic"];
+            400: components["responses"]["InvalidLink"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     showNewsletterUnsubscribe: {
@@ -10987,7 +11487,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            400: components["responses"]["BadRequestPublic"];
+            400: components["responses"]["InvalidLink"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     unsubscribeFromNewsletter: {
@@ -11012,7 +11514,10 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            400: components["responses"]["BadRequestPublic"];
+            400: components["responses"]["InvalidLink"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     receiveSubscriptionWebhook: {
@@ -11044,7 +11549,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequestPublic"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             422: components["responses"]["UnprocessableContentPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     receivePaymentWebhook: {
@@ -11077,7 +11586,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             409: components["responses"]["ConflictPublic"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
             422: components["responses"]["UnprocessableContentPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     uploadFile: {
@@ -11090,7 +11603,18 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/pdf": unknown;
+                "image/png": unknown;
+                "image/jpeg": unknown;
+                "image/webp": unknown;
+                "text/csv": unknown;
+                "application/xml": unknown;
+                "text/xml": unknown;
+                "text/plain": unknown;
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -11124,6 +11648,9 @@ export interface operations {
                 };
             };
             422: components["responses"]["UnprocessableContentPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
 }

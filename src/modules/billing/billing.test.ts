@@ -12,6 +12,7 @@ import {
   dbKind,
   type TestApp,
   type TestUser,
+  checkAnswers,
 } from '../../../test/helpers.js';
 
 const PAN = '4111 1111 1111 1111';
@@ -55,6 +56,7 @@ beforeAll(async () => {
       }),
     },
   );
+  checkAnswers(app);
   const { key } = await createApiKey(app.ctx.db, 'billing-test');
   t = {
     ...base,

@@ -134,7 +134,11 @@ function einvoiceRoute(app: App, service: DocumentsService): void {
               },
             },
           },
-          304: { description: 'Not modified (If-None-Match matched the ETag).', type: 'null' },
+          // Sent without a payload (`send()`), so neither a body nor a content type goes out.
+          304: Type.Unsafe<undefined>({
+            type: 'null',
+            description: 'Not modified (If-None-Match matched the ETag).',
+          }),
           ...problems(400, 401, 404, 409),
         },
       },
@@ -148,7 +152,7 @@ function einvoiceRoute(app: App, service: DocumentsService): void {
       const etag = `"${createHash('sha256').update(file.bytes).digest('hex')}"`;
       reply.header('etag', etag);
       reply.header('content-disposition', attachmentDisposition(file.filename));
-      if (req.headers['if-none-match'] === etag) return reply.code(304).send(null);
+      if (req.headers['if-none-match'] === etag) return reply.code(304).send();
       return reply.type(file.contentType).send(file.bytes);
     },
   );

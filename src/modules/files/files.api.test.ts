@@ -9,6 +9,7 @@ import {
   dbKind,
   type TestApp,
   type TestUser,
+  checkAnswers,
 } from '../../../test/helpers.js';
 import { buildApp } from '../../app.js';
 import { loadConfig } from '../../config.js';
@@ -344,6 +345,7 @@ describe('logs', () => {
       },
     );
     try {
+      checkAnswers(app);
       const { key } = await createApiKey(app.ctx.db, 'test');
       const t = {
         app,

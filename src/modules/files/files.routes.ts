@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { PageOf } from '../../http/pagination.js';
 import { IdempotencyHeaders, problems } from '../../http/schemas.js';
 import { actorOf } from '../../http/types.js';
-import { attachmentDisposition } from './content.js';
+import { attachmentDisposition, UPLOAD_CONTENT_TYPES } from './content.js';
 import {
   CreateUploadUrlBody,
   DownloadUrlQuery,
@@ -26,6 +26,10 @@ const DOWNLOAD_HEADERS = {
   'cache-control': 'private, no-store',
   'content-security-policy': "default-src 'none'; sandbox",
 };
+
+/** One entry per content type a file can have, each with `schema`. */
+const perFileType = <S>(schema: S) =>
+  Object.fromEntries(UPLOAD_CONTENT_TYPES.map((type) => [type, { schema }]));
 
 /**
  * `/v1/files` (decisions §8). The authenticated routes issue signed URLs and manage records;
@@ -128,6 +132,16 @@ function uploadRoutes(app: App, service: FilesService): void {
           description:
             'Authorised only by the signed, expiring token. The body is the raw bytes with the declared Content-Type (415 otherwise) and exactly the declared size (413 when larger, 422 content_mismatch when smaller). Bytes that are not of the declared type mark the file REJECTED (422 content_mismatch); nothing is kept. A second upload → 409 state_conflict. 403 url_invalid for a tampered or expired token.',
           querystring: SignedUrlQuery,
+          // Documents the raw bytes; a schema without a type holds any stream, so this checks
+          // nothing (the service checks size and content).
+          body: {
+            content: perFileType(
+              Type.Unsafe<Readable>({
+                description:
+                  'The file’s bytes, exactly the declared size, with the declared Content-Type.',
+              }),
+            ),
+          },
           response: { 200: FileSchema, ...problems(400, 403, 404, 409, 413, 415, 422) },
         },
       },
@@ -177,13 +191,15 @@ function downloadRoutes(app: App, service: FilesService): void {
         querystring: SignedUrlQuery,
         response: {
           200: {
-            description: 'The file’s bytes.',
-            content: {
-              // The bytes stream as they are; the schema only documents them.
-              'application/octet-stream': {
-                schema: Type.Unsafe<Readable>({ type: 'string', format: 'binary' }),
-              },
-            },
+            description: 'The file’s bytes, with the content type it was stored with.',
+            // The bytes stream as they are; the schemas only document them.
+            content: perFileType(
+              Type.Unsafe<Readable>({
+                type: 'string',
+                format: 'binary',
+                description: 'The file’s bytes.',
+              }),
+            ),
           },
           ...problems(400, 403, 404),
         },

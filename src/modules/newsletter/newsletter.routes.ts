@@ -38,15 +38,25 @@ function answer(req: FastifyRequest, reply: FastifyReply, result: LinkResult) {
   return reply.type('text/html; charset=utf-8').send(page(title, message));
 }
 
+const PAGE = Type.String({ description: 'A small self-contained page.' });
+
+/** People get a page for a bad link too (`linkErrorPage`); JSON clients get the problem. */
 const linkResponses = {
   200: {
     description: 'Done (the same answer when repeated).',
     content: {
       'application/json': { schema: LinkResultSchema },
-      'text/html': { schema: Type.String({ description: 'A small self-contained page.' }) },
+      'text/html': { schema: PAGE },
     },
   },
-  ...problems(400),
+  400: {
+    description:
+      'The link is tampered, expired or unknown (link_invalid), or the token is missing or malformed (validation_failed): a page, or the problem when Accept prefers application/json.',
+    content: {
+      'application/problem+json': { schema: Type.Ref('Problem') },
+      'text/html': { schema: PAGE },
+    },
+  },
 };
 
 /**

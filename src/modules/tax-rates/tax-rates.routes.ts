@@ -96,7 +96,7 @@ function taxRateItemRoutes(app: App, service: TaxRatesService): void {
         params: Params,
         headers: IfMatchHeaders,
         body: UpdateTaxRateBody,
-        response: { 200: TaxRateSchema, ...problems(400, 401, 403, 404, 409, 412) },
+        response: { 200: TaxRateSchema, ...problems(400, 401, 403, 404, 409, 412, 422) },
       },
     },
     async (req, reply) => {

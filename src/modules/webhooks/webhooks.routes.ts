@@ -48,7 +48,7 @@ export function webhookRoutes(app: App, ctx: AppContext): void {
             'Needs no `x-api-key` or bearer: authorised by the signature instead. Kontor’s format carries `Provider-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with `PROVIDER_WEBHOOK_SECRET`; Stripe’s `customer.subscription.created|updated|deleted` events carry `Stripe-Signature` (`STRIPE_WEBHOOK_SECRET`). A missing or wrong signature, or a timestamp more than 5 minutes off, answers 400 `signature_invalid`; 503 when the secret is not configured. The same event twice is processed once (`duplicate`); an older event than the one applied is acknowledged but not applied (`stale`); other Stripe event types are acknowledged and `ignored`. An unknown account answers 422 `reference_not_found`, a plan outside the catalogue 422 `business_rule_violated`; neither records the event, so a corrected retry is processed.',
           headers: WebhookHeaders,
           body: SubscriptionWebhookBody,
-          response: { 200: WebhookAck, ...problems(400, 422) },
+          response: { 200: WebhookAck, ...problems(400, 422, 503) },
         },
       },
       (req) =>
@@ -73,7 +73,7 @@ export function webhookRoutes(app: App, ctx: AppContext): void {
             'Needs no `x-api-key` or bearer: authorised by the signature instead (see docs/payments.md). Kontor’s payment shape (the body of `POST /v1/payments`, `providerPaymentIntentId` required) carries `Provider-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with `PROVIDER_WEBHOOK_SECRET` (several `v1` allowed while the secret rotates); Stripe’s `payment_intent.succeeded`, `payment_intent.payment_failed` and `charge.refunded` events carry `Stripe-Signature` (`STRIPE_WEBHOOK_SECRET`). A missing or wrong signature, or a timestamp more than 5 minutes off, answers 400 `signature_invalid` and stores nothing; the body is checked only after the signature; 503 when the secret is not configured. The payment is found by `providerPaymentIntentId` (updated) or created in the account that owns `partnerId` (Stripe: `metadata.partnerId`, or `metadata.kontorAccountId`), with `source: PROVIDER`. The same delivery twice is processed once (`duplicate`); a failure after success leaves the payment MARKED (`stale`); a refund is booked as a MARKED payment in the other direction. A provider id held by a payment of another account than the event names answers 409 `state_conflict`.',
           headers: WebhookHeaders,
           body: PaymentWebhookBody,
-          response: { 200: PaymentWebhookAck, ...problems(400, 409, 422) },
+          response: { 200: PaymentWebhookAck, ...problems(400, 409, 422, 503) },
         },
       },
       (req) =>
