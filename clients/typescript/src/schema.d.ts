@@ -7786,6 +7786,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];

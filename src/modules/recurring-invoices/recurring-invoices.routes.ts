@@ -34,7 +34,7 @@ export function recurringInvoiceRoutes(app: App, ctx: AppContext): void {
           'Makes every invoice the contracts’ billing plans have due on or before `until` (default today), each period exactly once, as the daily schedule does. With `dryRun` nothing is written and the answer lists the invoices the run would make.',
         headers: IdempotencyHeaders,
         body: BillingRunBody,
-        response: { 200: BillingRunResultSchema, ...problems(400, 401, 409, 413, 422) },
+        response: { 200: BillingRunResultSchema, ...problems(400, 401, 404, 409, 413, 422) },
       },
     },
     (req) => service.runFor(actorOf(req), req.body),
