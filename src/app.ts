@@ -399,15 +399,22 @@ async function registerDocs(app: App): Promise<void> {
           : access === 'user' || access === 'admin'
             ? [{ apiKey: [], bearer: [] }]
             : [];
-      const description = access === 'admin' ? 'Needs the admin role.' : undefined;
+      const adminWhen = route.config?.adminWhen?.what;
+      const description =
+        access === 'admin'
+          ? 'Needs the admin role.'
+          : adminWhen && `Needs the admin role for ${adminWhen}.`;
       const response = schema?.response as Record<string, unknown> | undefined;
       return {
         schema: {
           ...schema,
           security,
-          ...(description && !schema?.description ? { description } : {}),
+          ...(access === 'admin' && !schema?.description ? { description } : {}),
+          ...(adminWhen
+            ? { description: `${schema?.description ?? ''} ${description}`.trim() }
+            : {}),
           // The role check answers 403 on every admin route, declared or not.
-          ...(access === 'admin' && response && !response['403']
+          ...(description && response && !response['403']
             ? { response: { ...response, 403: { $ref: 'Problem', description } } }
             : {}),
         },

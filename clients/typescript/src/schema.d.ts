@@ -493,7 +493,7 @@ export interface paths {
         put?: never;
         /**
          * Run the recurring invoices of the account’s contracts now (or as a dry run)
-         * @description Makes every invoice the contracts’ billing plans have due on or before `until` (default today), each period exactly once, as the daily schedule does. With `dryRun` nothing is written and the answer lists the invoices the run would make.
+         * @description Makes every invoice the contracts’ billing plans have due on or before `until` (default today), each period exactly once, as the daily schedule does. With `dryRun` nothing is written and the answer lists the invoices the run would make. Needs the admin role for a real run (`dryRun` not true).
          */
         post: operations["createContractBillingRun"];
         delete?: never;
@@ -1454,7 +1454,7 @@ export interface paths {
         put?: never;
         /**
          * Run dunning now, or propose it (dry run)
-         * @description Every FINAL invoice that is overdue on `date` (default today), still open (gross total less settled payments), not cancelled and neither it nor its partner blocked, and whose next level is due, gets one letter: a FINAL DUNNING document from the PUBLISHED system template (`PAYMENT_REMINDER` or `DUNNING`) with the open amount, fees, default interest (§288 BGB) and the EUR 40 flat fee from businesses, queued for mailing to the partner’s BILLING address; the invoice’s `dunningLevel` and `lastDunnedAt` move on. Repeating a run sends nothing twice. With `dryRun` nothing is written and the answer lists the letters the run would send. See docs/dunning.md.
+         * @description Every FINAL invoice that is overdue on `date` (default today), still open (gross total less settled payments), not cancelled and neither it nor its partner blocked, and whose next level is due, gets one letter: a FINAL DUNNING document from the PUBLISHED system template (`PAYMENT_REMINDER` or `DUNNING`) with the open amount, fees, default interest (§288 BGB) and the EUR 40 flat fee from businesses, queued for mailing to the partner’s BILLING address; the invoice’s `dunningLevel` and `lastDunnedAt` move on. Repeating a run sends nothing twice. With `dryRun` nothing is written and the answer lists the letters the run would send. See docs/dunning.md. Needs the admin role for a real run (`dryRun` not true).
          */
         post: operations["runDunning"];
         delete?: never;
@@ -6040,8 +6040,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Needs the admin role. */
+        /** @description Needs the admin role for a real run (`dryRun` not true). */
         Forbidden2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Needs the admin role. */
+        Forbidden3: {
             headers: {
                 [name: string]: unknown;
             };
@@ -7786,6 +7795,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden2"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
@@ -8426,7 +8436,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden2"];
+            403: components["responses"]["Forbidden3"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
@@ -8506,7 +8516,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden2"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -8544,7 +8554,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden2"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -8588,7 +8598,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden2"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -8678,7 +8688,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden2"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -9795,6 +9805,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableContent"];
@@ -9844,6 +9855,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableContent"];
@@ -10863,6 +10875,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden2"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];

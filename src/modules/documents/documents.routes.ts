@@ -159,7 +159,7 @@ function correctionRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/cancel',
     {
-      config: { access: 'user' },
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Cancel a FINAL invoice (Storno) with a FINAL credit note for the full amount',
@@ -182,7 +182,7 @@ function correctionRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/credit-notes',
     {
-      config: { access: 'user' },
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Credit part of a FINAL invoice with a FINAL credit note',
