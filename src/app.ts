@@ -20,6 +20,7 @@ import { AppError } from './shared/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerCsv } from './http/csv.js';
 import { boundIntegers, registerInputLimits } from './http/input-limits.js';
+import { registerOptionalBodies } from './http/optional-body.js';
 import {
   frameworkProblem,
   registerProblemHandlers,
@@ -478,6 +479,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Before any route: the deny-by-default check must see every route, plugins' too.
   registerProblemHandlers(app, { onStorageFull: () => ctx.database.reportStorageFull() });
   registerInputLimits(app);
+  registerOptionalBodies(app);
   registerAuth(app, ctx, credentialLookup);
   registerRateLimits(app, ctx);
   registerIdempotency(app, ctx);

@@ -57,8 +57,10 @@ describe('runs', () => {
   ] as const) {
     it(`a ${name} run: a user may only dry-run it, an admin runs it`, async () => {
       const before = await auditCount(t, admin.accountId);
-      for (const body of [{}, { dryRun: false }]) {
-        const res = await post(member, url, body, { 'idempotency-key': `${name}-${body.dryRun}` });
+      // Without a body, with an empty one, and with dryRun false: a real run.
+      for (const body of [undefined, {}, { dryRun: false }]) {
+        const key = `${name}-${String(body?.dryRun)}`;
+        const res = await post(member, url, body, { 'idempotency-key': key });
         expect(res.statusCode, `${JSON.stringify(body)}: ${res.body}`).toBe(403);
         expect(expectProblem(res, 'forbidden').detail).toContain('admin role');
       }

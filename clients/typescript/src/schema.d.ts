@@ -7770,7 +7770,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["CreateContractBillingRun"];
             };
@@ -9685,7 +9685,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description Exactly one of documentId and fileId. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RasterizeDocumentRequest"];
             };
@@ -9776,7 +9776,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description Storno: a FINAL credit note (381) for the full amount of a FINAL invoice. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["CancelDocumentRequest"];
             };
@@ -10036,7 +10036,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["SendDocumentRequest"];
             };
@@ -10808,7 +10808,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateDatevSettings"];
             };
@@ -10850,7 +10850,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RunDunningRequest"];
             };
@@ -10923,7 +10923,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateDunningSettings"];
             };
