@@ -20,6 +20,7 @@ import { AppError } from './shared/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerCsv } from './http/csv.js';
 import { boundIntegers, registerInputLimits } from './http/input-limits.js';
+import { registerOptionalBodies } from './http/optional-body.js';
 import {
   frameworkProblem,
   registerProblemHandlers,
@@ -409,15 +410,22 @@ async function registerDocs(app: App): Promise<void> {
           : access === 'user' || access === 'admin'
             ? [{ apiKey: [], bearer: [] }]
             : [];
-      const description = access === 'admin' ? 'Needs the admin role.' : undefined;
+      const adminWhen = route.config?.adminWhen?.what;
+      const description =
+        access === 'admin'
+          ? 'Needs the admin role.'
+          : adminWhen && `Needs the admin role for ${adminWhen}.`;
       const response = schema?.response as Record<string, unknown> | undefined;
       return {
         schema: {
           ...schema,
           security,
-          ...(description && !schema?.description ? { description } : {}),
+          ...(access === 'admin' && !schema?.description ? { description } : {}),
+          ...(adminWhen
+            ? { description: `${schema?.description ?? ''} ${description}`.trim() }
+            : {}),
           // The role check answers 403 on every admin route, declared or not.
-          ...(access === 'admin' && response && !response['403']
+          ...(description && response && !response['403']
             ? { response: { ...response, 403: { $ref: 'Problem', description } } }
             : {}),
         },
@@ -481,6 +489,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Before any route: the deny-by-default check must see every route, plugins' too.
   registerProblemHandlers(app, { onStorageFull: () => ctx.database.reportStorageFull() });
   registerInputLimits(app);
+  registerOptionalBodies(app);
   registerAuth(app, ctx, credentialLookup);
   registerRateLimits(app, ctx);
   registerIdempotency(app, ctx);

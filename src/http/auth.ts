@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
 import { MINUTE } from '../shared/clock.js';
 import { sha256 } from '../shared/secrets.js';
 import { AppError } from '../shared/errors.js';
-import type { Access, Principal } from './types.js';
+import type { Access, AdminWhen, Principal } from './types.js';
 
 /** Where credentials are looked up: the auth module's repository, handed in by the app. */
 export interface CredentialLookup {
@@ -21,6 +21,8 @@ export interface RouteAccess {
   method: string;
   url: string;
   access: Access;
+  /** On a `user` route: which requests need the admin role after all (`AdminWhen.what`). */
+  adminWhen?: string;
 }
 
 declare module 'fastify' {
@@ -68,7 +70,11 @@ export function registerAuth(
   });
 }
 
-/** Every route's access level into `app.routeTable`; a route without one fails the build. */
+/**
+ * Every route's access level into `app.routeTable`; a route without one fails the build. A
+ * `user` route with `adminWhen` gets its role check as the first preHandler: it needs the
+ * validated body, and runs before the idempotency claim so a refused request stores nothing.
+ */
 function collectRouteAccess(app: FastifyInstance): void {
   const table: RouteAccess[] = [];
   app.decorate('routeTable', table);
@@ -80,9 +86,26 @@ function collectRouteAccess(app: FastifyInstance): void {
       access = 'public';
       route.config = { ...route.config, access };
     }
-    for (const method of [route.method].flat()) table.push({ method, url: route.url, access });
+    const adminWhen = route.config?.adminWhen;
+    if (adminWhen !== undefined) {
+      if (access !== 'user')
+        throw new Error(`Route ${String(route.method)} ${route.url}: adminWhen needs access user`);
+      route.preHandler = [adminCheck(adminWhen), ...[route.preHandler ?? []].flat()];
+    }
+    for (const method of [route.method].flat())
+      table.push({ method, url: route.url, access, adminWhen: adminWhen?.what });
   });
 }
+
+function adminCheck(adminWhen: AdminWhen): preHandlerHookHandler {
+  return (req, _reply, done) => {
+    if (req.principal?.role !== 'admin' && adminWhen.test(req))
+      done(new AppError('forbidden', `${capitalise(adminWhen.what)} needs the admin role.`));
+    else done();
+  };
+}
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /**
  * A request's credentials against its route's access level: the client key, then the bearer

@@ -8,13 +8,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import { INT32_MAX, INT32_MIN } from './input-limits.js';
 import { isPageSchema } from './csv.js';
+import { bodyIsOptional } from './optional-body.js';
 import { RESOURCE_EXAMPLES } from './openapi-examples.js';
 
 type Json = Record<string, unknown>;
 interface Operation extends Json {
   operationId?: string;
   parameters?: { name: string; in: string }[];
-  requestBody?: { content?: Record<string, { schema?: Json }> };
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: Json }> };
   responses?: Record<string, Response>;
   security?: Record<string, unknown>[];
   description?: string;
@@ -513,6 +514,9 @@ export function refineOpenApi(input: Json): Json {
     for (const method of methods) {
       const op = item[method]!;
       op.operationId = operationIdOf(method, path, methods);
+      // A body whose fields are all optional may be left out (http/optional-body.ts).
+      if (op.requestBody && bodyIsOptional(jsonSchemaOf(op.requestBody)))
+        op.requestBody.required = false;
       problemJson(op);
       commonResponses(path, method, op);
       if (method === 'get') csvAlternative(op);

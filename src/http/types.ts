@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
+  FastifyRequest,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
@@ -22,6 +23,27 @@ export type Access = 'public' | 'apiKey' | 'user' | 'admin';
 
 export type Role = 'admin' | 'user';
 
+/**
+ * On a `user` route, the requests that need the admin role after all, decided from the
+ * validated request: a real billing or dunning run issues documents and mails customers, its
+ * dry run only reads.
+ */
+export interface AdminWhen {
+  /** Which requests need an admin, in words (the 403's detail, OpenAPI, docs/auth.md). */
+  what: string;
+  /** Whether this request is one of them; asked after body validation. */
+  test: (req: FastifyRequest) => boolean;
+}
+
+/**
+ * A run (billing, dunning) that issues documents and mails customers needs an admin; its dry
+ * run, which writes nothing, is open to every user.
+ */
+export const REAL_RUN: AdminWhen = {
+  what: 'a real run (`dryRun` not true)',
+  test: (req) => (req.body as { dryRun?: unknown } | null | undefined)?.dryRun !== true,
+};
+
 /** The authenticated caller behind a bearer token. */
 export interface Principal {
   accountId: string;
@@ -37,6 +59,7 @@ export interface Principal {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    adminWhen?: AdminWhen;
   }
   interface FastifyRequest {
     principal?: Principal;

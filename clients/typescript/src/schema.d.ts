@@ -493,7 +493,7 @@ export interface paths {
         put?: never;
         /**
          * Run the recurring invoices of the account’s contracts now (or as a dry run)
-         * @description Makes every invoice the contracts’ billing plans have due on or before `until` (default today), each period exactly once, as the daily schedule does. With `dryRun` nothing is written and the answer lists the invoices the run would make.
+         * @description Makes every invoice the contracts’ billing plans have due on or before `until` (default today), each period exactly once, as the daily schedule does. With `dryRun` nothing is written and the answer lists the invoices the run would make. Needs the admin role for a real run (`dryRun` not true).
          */
         post: operations["createContractBillingRun"];
         delete?: never;
@@ -1122,7 +1122,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a FINAL invoice (Storno) with a FINAL credit note for the full amount
-         * @description Creates a FINAL credit note (type code 381, number `GS-{YYYY}-{0000}` from its own gapless sequence) mirroring every line, referring to the invoice (BT-25/26); the invoice answers `cancelledByDocumentId` and is no longer open or overdue. A second cancel, a DRAFT, a credit note or a partly credited invoice answers 409.
+         * @description Creates a FINAL credit note (type code 381, number `GS-{YYYY}-{0000}` from its own gapless sequence) mirroring every line, referring to the invoice (BT-25/26); the invoice answers `cancelledByDocumentId` and is no longer open or overdue. A second cancel, a DRAFT, a credit note or a partly credited invoice answers 409. Needs the admin role: a cancellation corrects the books.
          */
         post: operations["cancelDocument"];
         delete?: never;
@@ -1142,7 +1142,7 @@ export interface paths {
         put?: never;
         /**
          * Credit part of a FINAL invoice with a FINAL credit note
-         * @description The lines given are credited (positive amounts, priced like invoice lines); all credit notes of an invoice together may not exceed its gross total (422 with `remainingMinor`).
+         * @description The lines given are credited (positive amounts, priced like invoice lines); all credit notes of an invoice together may not exceed its gross total (422 with `remainingMinor`). Needs the admin role: a credit note corrects the books.
          */
         post: operations["createDocumentCreditNote"];
         delete?: never;
@@ -1454,7 +1454,7 @@ export interface paths {
         put?: never;
         /**
          * Run dunning now, or propose it (dry run)
-         * @description Every FINAL invoice that is overdue on `date` (default today), still open (gross total less settled payments), not cancelled and neither it nor its partner blocked, and whose next level is due, gets one letter: a FINAL DUNNING document from the PUBLISHED system template (`PAYMENT_REMINDER` or `DUNNING`) with the open amount, fees, default interest (§288 BGB) and the EUR 40 flat fee from businesses, queued for mailing to the partner’s BILLING address; the invoice’s `dunningLevel` and `lastDunnedAt` move on. Repeating a run sends nothing twice. With `dryRun` nothing is written and the answer lists the letters the run would send. See docs/dunning.md.
+         * @description Every FINAL invoice that is overdue on `date` (default today), still open (gross total less settled payments), not cancelled and neither it nor its partner blocked, and whose next level is due, gets one letter: a FINAL DUNNING document from the PUBLISHED system template (`PAYMENT_REMINDER` or `DUNNING`) with the open amount, fees, default interest (§288 BGB) and the EUR 40 flat fee from businesses, queued for mailing to the partner’s BILLING address; the invoice’s `dunningLevel` and `lastDunnedAt` move on. Repeating a run sends nothing twice. With `dryRun` nothing is written and the answer lists the letters the run would send. See docs/dunning.md. Needs the admin role for a real run (`dryRun` not true).
          */
         post: operations["runDunning"];
         delete?: never;
@@ -6104,8 +6104,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Needs the admin role. */
+        /** @description Needs the admin role for a real run (`dryRun` not true). */
         Forbidden2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Needs the admin role. */
+        Forbidden3: {
             headers: {
                 [name: string]: unknown;
             };
@@ -7979,7 +7988,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["CreateContractBillingRun"];
             };
@@ -8004,6 +8013,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden2"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8698,7 +8709,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden2"];
+            403: components["responses"]["Forbidden3"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8785,7 +8796,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden2"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -8828,7 +8839,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden2"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
             414: components["responses"]["UriTooLong"];
@@ -8876,7 +8887,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden2"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -8973,7 +8984,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden2"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             414: components["responses"]["UriTooLong"];
@@ -10061,7 +10072,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description Exactly one of documentId and fileId. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RasterizeDocumentRequest"];
             };
@@ -10159,7 +10170,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description Storno: a FINAL credit note (381) for the full amount of a FINAL invoice. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["CancelDocumentRequest"];
             };
@@ -10188,6 +10199,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             414: components["responses"]["UriTooLong"];
@@ -10242,6 +10254,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden3"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             414: components["responses"]["UriTooLong"];
@@ -10444,7 +10457,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["SendDocumentRequest"];
             };
@@ -11279,7 +11292,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateDatevSettings"];
             };
@@ -11325,7 +11338,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RunDunningRequest"];
             };
@@ -11350,6 +11363,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden2"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11403,7 +11417,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateDunningSettings"];
             };

@@ -58,6 +58,19 @@ export function periodOf(billing: StoredBilling, invoiceDate: string): BillingPe
 }
 
 /**
+ * The plan's next period the contract can owe, from `nextInvoiceDate` on: no service period
+ * starts before the contract does. A period that ends before the contract's start is not billed
+ * (an IN_ARREARS plan whose first date is the start bills the first interval one interval
+ * later), and one that straddles the start bills from the start.
+ */
+export function duePeriod(billing: StoredBilling, contractStart: string): BillingPeriod {
+  let period = periodOf(billing, billing.nextInvoiceDate);
+  while (period.to < contractStart)
+    period = periodOf(billing, shiftDate(billing, period.invoiceDate, 1));
+  return period.from < contractStart ? { ...period, from: contractStart } : period;
+}
+
+/**
  * Whether `period` may still be billed: it starts on or before the plan's end date and, for a
  * contract that ends without renewing, on or before the contract's end.
  */

@@ -2,8 +2,8 @@
 export { addDays, addMonths, computeTerms } from './contract-terms.js';
 export {
   billingOf,
+  duePeriod,
   isBillable,
-  periodOf,
   shiftDate,
   type BillingPeriod,
   type StoredBilling,

@@ -163,12 +163,12 @@ function correctionRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/cancel',
     {
-      config: { access: 'user' },
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Cancel a FINAL invoice (Storno) with a FINAL credit note for the full amount',
         description:
-          'Creates a FINAL credit note (type code 381, number `GS-{YYYY}-{0000}` from its own gapless sequence) mirroring every line, referring to the invoice (BT-25/26); the invoice answers `cancelledByDocumentId` and is no longer open or overdue. A second cancel, a DRAFT, a credit note or a partly credited invoice answers 409.',
+          'Creates a FINAL credit note (type code 381, number `GS-{YYYY}-{0000}` from its own gapless sequence) mirroring every line, referring to the invoice (BT-25/26); the invoice answers `cancelledByDocumentId` and is no longer open or overdue. A second cancel, a DRAFT, a credit note or a partly credited invoice answers 409. Needs the admin role: a cancellation corrects the books.',
         params: Params,
         headers: IdempotencyHeaders,
         body: CancelDocumentBody,
@@ -186,12 +186,12 @@ function correctionRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/credit-notes',
     {
-      config: { access: 'user' },
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Credit part of a FINAL invoice with a FINAL credit note',
         description:
-          'The lines given are credited (positive amounts, priced like invoice lines); all credit notes of an invoice together may not exceed its gross total (422 with `remainingMinor`).',
+          'The lines given are credited (positive amounts, priced like invoice lines); all credit notes of an invoice together may not exceed its gross total (422 with `remainingMinor`). Needs the admin role: a credit note corrects the books.',
         params: Params,
         headers: IdempotencyHeaders,
         body: CreditNoteBody,

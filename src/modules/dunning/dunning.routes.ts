@@ -2,7 +2,7 @@ import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { readIfMatch, setEtag } from '../../http/concurrency.js';
 import { IdempotencyHeaders, IfMatchHeaders, problems } from '../../http/schemas.js';
-import { actorOf } from '../../http/types.js';
+import { actorOf, REAL_RUN } from '../../http/types.js';
 import {
   DunningRunBody,
   DunningRunResultSchema,
@@ -24,7 +24,7 @@ export function dunningRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/v1/dunning/runs',
     {
-      config: { access: 'user' },
+      config: { access: 'user', adminWhen: REAL_RUN },
       schema: {
         tags,
         summary: 'Run dunning now, or propose it (dry run)',

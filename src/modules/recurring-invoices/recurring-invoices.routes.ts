@@ -2,7 +2,7 @@ import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { PageOf } from '../../http/pagination.js';
 import { IdParams, IdempotencyHeaders, problems } from '../../http/schemas.js';
-import { actorOf } from '../../http/types.js';
+import { actorOf, REAL_RUN } from '../../http/types.js';
 import {
   BillingRunBody,
   BillingRunResultSchema,
@@ -26,7 +26,7 @@ export function recurringInvoiceRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/v1/contracts/billing-runs',
     {
-      config: { access: 'user' },
+      config: { access: 'user', adminWhen: REAL_RUN },
       schema: {
         tags,
         summary: 'Run the recurring invoices of the account’s contracts now (or as a dry run)',
@@ -34,7 +34,7 @@ export function recurringInvoiceRoutes(app: App, ctx: AppContext): void {
           'Makes every invoice the contracts’ billing plans have due on or before `until` (default today), each period exactly once, as the daily schedule does. With `dryRun` nothing is written and the answer lists the invoices the run would make.',
         headers: IdempotencyHeaders,
         body: BillingRunBody,
-        response: { 200: BillingRunResultSchema, ...problems(400, 401, 409, 413, 422) },
+        response: { 200: BillingRunResultSchema, ...problems(400, 401, 404, 409, 413, 422) },
       },
     },
     (req) => service.runFor(actorOf(req), req.body),

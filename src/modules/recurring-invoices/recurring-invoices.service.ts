@@ -11,9 +11,9 @@ import {
   advancedOf,
   billingOf,
   dueForBilling,
+  duePeriod,
   findContract,
   isBillable,
-  periodOf,
   shiftDate,
   type BillingPeriod,
   type ContractRow,
@@ -66,8 +66,11 @@ const dayMonthYear = (date: string) =>
 export class RecurringInvoices {
   constructor(private readonly ctx: AppContext) {}
 
-  /** `POST /v1/contracts/billing-runs`: the caller's account, up to `until` (default today). */
-  runFor(actor: Actor, input: { until?: string; dryRun?: boolean; contractId?: string }) {
+  /**
+   * `POST /v1/contracts/billing-runs`: the caller's account, up to `until` (default today). A
+   * `contractId` the account does not have is 404, as on every other route.
+   */
+  async runFor(actor: Actor, input: { until?: string; dryRun?: boolean; contractId?: string }) {
     const today = isoDate(this.ctx.clock.now());
     const until = input.until ?? today;
     const dryRun = input.dryRun ?? false;
@@ -85,6 +88,11 @@ export class RecurringInvoices {
           ],
         },
       );
+    if (
+      input.contractId !== undefined &&
+      !(await findContract(this.ctx.db, actor.accountId, input.contractId))
+    )
+      throw notFound('Contract');
     return this.run({
       until,
       dryRun,
@@ -135,7 +143,7 @@ export class RecurringInvoices {
     for (let i = 0; row && i < MAX_PERIODS; i++) {
       const billing = billingOf(row);
       if (!billing || billing.paused || billing.ended || row.status !== 'ACTIVE') return;
-      const period = periodOf(billing, billing.nextInvoiceDate);
+      const period = duePeriod(billing, row.start_date);
       if (period.invoiceDate > run.until) return;
       const next: StoredBilling = {
         ...billing,

@@ -197,7 +197,8 @@ describe('a billing run', () => {
     expect(made.map((i) => i.invoiceDate).sort()).toEqual(['2026-02-01', '2026-05-01']);
     expect(made.map((i) => i.servicePeriod)).toEqual(
       expect.arrayContaining([
-        { from: '2025-11-01', to: '2026-01-31' },
+        // The contract starts on 2026-01-01: the first quarter billed starts with it.
+        { from: '2026-01-01', to: '2026-01-31' },
         { from: '2026-02-01', to: '2026-04-30' },
       ]),
     );
@@ -285,10 +286,23 @@ describe('a billing run', () => {
     expect((await run({ contractId: paused.id })).invoices).toHaveLength(3);
   });
 
-  it('keeps to the caller’s account, and lists only existing contracts', async () => {
+  it('keeps to the caller’s account: another account’s or an unknown contract is 404', async () => {
     const other = await createUser(t);
     const c = await contract({ nextInvoiceDate: '2026-05-01' });
-    expect((await run({ contractId: c.id }, other)).invoices).toEqual([]);
+    for (const [contractId, dryRun] of [
+      [c.id, false],
+      [c.id, true],
+      ['con_unknown', false],
+    ] as const) {
+      const ran = await t.request({
+        method: 'POST',
+        url: '/v1/contracts/billing-runs',
+        token: other.token,
+        payload: { contractId, dryRun },
+      });
+      expect(ran.statusCode, ran.body).toBe(404);
+      expect(ran.json<{ code: string }>().code).toBe('not_found');
+    }
     expect(await invoicesOf(c.id)).toEqual([]);
     const res = await t.request({
       method: 'GET',
@@ -296,5 +310,61 @@ describe('a billing run', () => {
       token: other.token,
     });
     expect(res.statusCode).toBe(404);
+  });
+});
+
+describe('a plan and its contract’s start', () => {
+  const periods = async (billing: Body, startDate: string, until: string) => {
+    const c = await contract(billing, { startDate });
+    const res = await run({ dryRun: true, until, contractId: c.id });
+    return res.invoices.map((i) => [i.invoiceDate, i.servicePeriod.from, i.servicePeriod.to]);
+  };
+
+  it('bills no service period before the contract starts, whatever the interval', async () => {
+    const arrears = { period: 'IN_ARREARS', nextInvoiceDate: '2024-01-01' };
+    expect(await periods(arrears, '2024-01-01', '2024-03-01')).toEqual([
+      ['2024-02-01', '2024-01-01', '2024-01-31'],
+      ['2024-03-01', '2024-02-01', '2024-02-29'],
+    ]);
+    expect(
+      await periods({ ...arrears, interval: 'QUARTERLY' }, '2024-01-01', '2024-07-01'),
+    ).toEqual([
+      ['2024-04-01', '2024-01-01', '2024-03-31'],
+      ['2024-07-01', '2024-04-01', '2024-06-30'],
+    ]);
+    expect(await periods({ ...arrears, interval: 'YEARLY' }, '2024-01-01', '2025-01-01')).toEqual([
+      ['2025-01-01', '2024-01-01', '2024-12-31'],
+    ]);
+    // A start on the 31st: the plan keeps its anchor day, the first period starts on the start.
+    const on31st = { period: 'IN_ARREARS', nextInvoiceDate: '2024-01-31' };
+    expect(await periods(on31st, '2024-01-31', '2024-03-31')).toEqual([
+      ['2024-02-29', '2024-01-31', '2024-02-28'],
+      ['2024-03-31', '2024-02-29', '2024-03-30'],
+    ]);
+    // A period that straddles the start bills from the start, in arrears and in advance.
+    expect(await periods(on31st, '2024-01-01', '2024-01-31')).toEqual([
+      ['2024-01-31', '2024-01-01', '2024-01-30'],
+    ]);
+    expect(await periods({ nextInvoiceDate: '2023-12-15' }, '2024-01-01', '2024-01-15')).toEqual([
+      ['2023-12-15', '2024-01-01', '2024-01-14'],
+      ['2024-01-15', '2024-01-15', '2024-02-14'],
+    ]);
+  });
+
+  it('makes the first IN_ARREARS invoice for the first interval of the contract', async () => {
+    const c = await contract(
+      { period: 'IN_ARREARS', nextInvoiceDate: '2024-01-01' },
+      { startDate: '2024-01-01' },
+    );
+    expect((await run({ until: '2024-01-31', contractId: c.id })).invoices).toEqual([]);
+    const res = await run({ until: '2024-02-01', contractId: c.id });
+    expect(res.invoices.map((i) => [i.invoiceDate, i.servicePeriod])).toEqual([
+      ['2024-02-01', { from: '2024-01-01', to: '2024-01-31' }],
+    ]);
+    expect((await invoicesOf(c.id)).map((i) => i.servicePeriod)).toEqual([
+      { from: '2024-01-01', to: '2024-01-31' },
+    ]);
+    const after = await call<Contract>(t, user, 'GET', `/v1/contracts/${c.id}`);
+    expect(after.billing!.nextInvoiceDate).toBe('2024-03-01');
   });
 });
