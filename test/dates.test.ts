@@ -114,6 +114,18 @@ function requestDateFields(doc: Json): { dates: DateField[]; loose: string[] } {
 const label = (f: DateField) =>
   `${f.method.toUpperCase()} ${f.path} ${f.where === 'body' ? '' : '?'}${f.field.join('.')}`;
 
+/** `POST /v1/documents servicePeriod.from` or `GET /v1/payments ?from` → a `DateField`. */
+function parseLabel(text: string): DateField {
+  const [method, path, field] = text.split(' ') as [string, string, string];
+  const query = field.startsWith('?');
+  return {
+    method: method.toLowerCase(),
+    path,
+    where: query ? 'querystring' : 'body',
+    field: (query ? field.slice(1) : field).split('.'),
+  };
+}
+
 /** An object holding `value` at `field` (`['servicePeriod', 'from']` → nested). */
 function bodyWith(field: string[], value: string): unknown {
   return field.reduceRight<unknown>(
@@ -208,8 +220,8 @@ describe('every date field is a real calendar date', () => {
   });
 
   it.each(BAD)('refuses %s in every date field with 400 naming the field', async (value) => {
-    const { dates } = requestDateFields(t.app.swagger() as unknown as Json);
-    for (const f of dates) {
+    // The listed fields, not the ones found: a field that lost its date schema is still tried.
+    for (const f of EXPECTED.map(parseLabel)) {
       const path = f.path.replace(/\{[^}]+\}/g, 'x_00000000000000000000000000');
       const payload = f.where === 'body' ? JSON.stringify(bodyWith(f.field, value)) : undefined;
       const res = await t.request({
