@@ -11,7 +11,8 @@ import { Redis } from 'ioredis';
 import sjson from 'secure-json-parse';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { migrate, openDatabase } from './db/database.js';
+import { migrate, openDatabase, type Database } from './db/database.js';
+import { findBadDates } from './db/date-check.js';
 import { sealAllAudit, setAuditLogger, settleAudit } from './shared/audit.js';
 import { LogOutput } from './shared/log-output.js';
 import { AccessLog } from './http/access-log.js';
@@ -235,13 +236,28 @@ function createServer(config: Config, options: BuildOptions) {
   }).withTypeProvider<TypeBoxTypeProvider>();
 }
 
+/**
+ * After migrating: a warning with the count of stored dates the API refuses today (rows from
+ * before dates were checked, or written by hand), so an operator learns of them at the
+ * upgrade; `kontor doctor` lists them (docs/operations.md, "Dates").
+ */
+async function warnOfBadDates(db: Database['db'], log: FastifyBaseLogger, clock: Clock) {
+  const bad = await findBadDates(db, clock.now());
+  if (bad.length > 0)
+    log.warn(
+      { count: bad.length },
+      `${bad.length} stored date(s) are impossible or out of range; run \`kontor doctor\` to list them`,
+    );
+}
+
 /** Database (migrated, pending audit chained) and, with `REDIS_URL`, two Redis connections. */
-async function openBackends(config: Config, log: FastifyBaseLogger) {
+async function openBackends(config: Config, log: FastifyBaseLogger, clock: Clock) {
   const database = openDatabase(config, log);
   let redis: Redis | undefined;
   let subscriber: Redis | undefined;
   try {
     await migrate(database.db);
+    await warnOfBadDates(database.db, log, clock);
     // Events a previous process committed but did not live to chain (audit.ts).
     setAuditLogger(log);
     await sealAllAudit(database.db);
@@ -481,7 +497,7 @@ async function registerModules(app: App, ctx: AppContext): Promise<void> {
 /** Builds the app: plugins, error handling, authentication and every module. Never listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const app = createServer(config, options);
-  const backends = await openBackends(config, app.log);
+  const backends = await openBackends(config, app.log, options.clock ?? systemClock);
   const ctx = await createContext(config, options, app.log, backends);
   app.decorate('ctx', ctx);
   closeWithApp(app, ctx, backends.redis);

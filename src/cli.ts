@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { migrate, openDatabase, type Database } from './db/database.js';
+import { findBadDates } from './db/date-check.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './modules/api-keys/index.js';
 import { verifyAuditChain } from './shared/audit.js';
 
@@ -18,6 +19,8 @@ const USAGE = `Usage: kontor <command>
   backup <file>                   write a consistent snapshot while the service runs
                                   (SQLite: VACUUM INTO; PostgreSQL: pg_dump custom format)
   audit verify                    check every account's audit hash chain
+  doctor [--account ID]           list stored dates the API refuses (impossible, out of
+                                  range, a credit note before its invoice); exit 1 if any
 
 Configuration comes from the same environment as the service (DATABASE_URL, DATA_DIR, …).`;
 
@@ -63,6 +66,21 @@ async function backup(config: Config, file: string): Promise<void> {
   console.log(`PostgreSQL dump (custom format, restore with pg_restore) written to ${target}`);
 }
 
+/** `kontor doctor`: every stored date the API refuses, one line each; 1 when there is any. */
+async function doctor(config: Config, accountId: string | undefined): Promise<number> {
+  const bad = await withDb(config, ({ db }) => findBadDates(db, new Date(), accountId));
+  for (const b of bad)
+    console.log(
+      `${b.table}\t${b.id}\taccount ${b.accountId}\t${b.column}\t${b.value}\t${b.reason}`,
+    );
+  console.log(
+    bad.length === 0
+      ? 'Every stored date is a calendar date in its range.'
+      : `${bad.length} stored date(s) need correcting (docs/operations.md, "Dates").`,
+  );
+  return bad.length === 0 ? 0 : 1;
+}
+
 async function run(args: string[]): Promise<number> {
   const config = loadConfig();
   const [command, sub, ...rest] = args;
@@ -105,12 +123,20 @@ async function run(args: string[]): Promise<number> {
     }
     default:
       if (command === 'migrate') {
-        const applied = await withDb(config, ({ db }) => migrate(db));
+        const { applied, bad } = await withDb(config, async ({ db }) => ({
+          applied: await migrate(db),
+          bad: await findBadDates(db, new Date()),
+        }));
         console.log(
           applied.length === 0 ? 'Database is up to date.' : `Applied: ${applied.join(', ')}`,
         );
+        if (bad.length > 0)
+          console.warn(
+            `WARNING: ${bad.length} stored date(s) are impossible or out of range; run \`kontor doctor\` to list them.`,
+          );
         return 0;
       }
+      if (command === 'doctor') return doctor(config, sub === '--account' ? rest[0] : undefined);
       if (command === 'backup' && sub) {
         await backup(config, sub);
         return 0;

@@ -29,6 +29,7 @@ const INFRASTRUCTURE: Record<string, string> = {
   'db/records.ts': 'the generic record queries every repository builds on',
   'db/database.ts': 'opening, migrating and checkpointing the database',
   'db/dialect.ts': 'dialect helpers (text search, unique violations)',
+  'db/date-check.ts': 'the read-only check of every date column (`kontor doctor`, start warning)',
   'db/json-object.ts': "records' JSON answers the database keeps (migrations) and reads them",
   'shared/audit.ts': 'the audit trail: the one writer of audit_events and its chain heads',
   'shared/jobs.ts': 'the embedded job queue: the one writer of jobs',

@@ -2,6 +2,11 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
+import { Writable } from 'node:stream';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { isoDate, latestDocumentDate } from '../src/shared/dates.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createUser, dbKind, type TestApp } from './helpers.js';
 
@@ -13,17 +18,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** The environment that points the CLI (or a second app) at the test app's database. */
+const cliEnv = () => ({
+  DATA_DIR: t.dataDir,
+  DATABASE_URL:
+    dbKind === 'postgres'
+      ? process.env.DATABASE_URL!
+      : `sqlite:${path.join(t.dataDir, 'kontor.sqlite')}`,
+});
+
 /** Runs the operator CLI against the test app's database, as an operator would. */
 async function kontor(...args: string[]): Promise<{ code: number; out: string }> {
-  const env = {
-    ...process.env,
-    DATA_DIR: t.dataDir,
-    DATABASE_URL:
-      dbKind === 'postgres'
-        ? process.env.DATABASE_URL!
-        : `sqlite:${path.join(t.dataDir, 'kontor.sqlite')}`,
-    LOG_LEVEL: 'silent',
-  };
+  const env = { ...process.env, ...cliEnv(), LOG_LEVEL: 'silent' };
   try {
     const { stdout, stderr } = await run(process.execPath, ['dist/cli.js', ...args], { env });
     return { code: 0, out: stdout + stderr };
@@ -106,6 +112,86 @@ describe('kontor CLI', () => {
       expect((await kontor('backup', file)).code).toBe(1); // never overwrites
     },
   );
+
+  it('doctor lists stored dates the API refuses, and exits 1 until they are corrected', async () => {
+    const user = await createUser(t);
+    const clean = await createUser(t);
+    const partner = await t.request({
+      method: 'POST',
+      url: '/v1/partners',
+      token: user.token,
+      payload: { name: 'Datum' },
+    });
+    const partnerId = partner.json<{ id: string }>().id;
+    const note = await t.request({
+      method: 'POST',
+      url: '/v1/notes',
+      token: user.token,
+      payload: { parentType: 'PARTNER', parentId: partnerId, title: 'Termin', content: '' },
+    });
+    const noteId = note.json<{ id: string }>().id;
+    const draft = await t.request({
+      method: 'POST',
+      url: '/v1/documents',
+      token: user.token,
+      payload: {
+        documentType: 'INVOICE',
+        name: 'Alt',
+        partnerId,
+        creationDate: '2026-03-02',
+        lineItems: [{ description: 'Beratung', quantity: 1, unitPrice: 10 }],
+      },
+    });
+    const documentId = draft.json<{ id: string }>().id;
+    expect((await kontor('doctor', '--account', clean.accountId)).code).toBe(0);
+
+    // Rows as an older release accepted them, written straight into the database.
+    const db = t.app.ctx.db;
+    await sql`update documents set creation_date = ${'1900-01-01'}, due_date = ${'2026-13-45'}
+      where id = ${documentId}`.execute(db);
+    await sql`update notes set due_date = ${'2026-02-30'} where id = ${noteId}`.execute(db);
+
+    const found = await kontor('doctor', '--account', user.accountId);
+    expect(found.code).toBe(1);
+    const lines = found.out.split('\n').filter((l) => l.includes('\t'));
+    expect(lines.sort()).toEqual(
+      [
+        `documents\t${documentId}\taccount ${user.accountId}\tcreation_date\t1900-01-01\toutside 2000-01-01 to ${latestDocumentDate(isoDate(new Date()))} (one year after today)`,
+        `documents\t${documentId}\taccount ${user.accountId}\tdue_date\t2026-13-45\tnot a calendar date`,
+        `notes\t${noteId}\taccount ${user.accountId}\tdue_date\t2026-02-30\tnot a calendar date`,
+      ].sort(),
+    );
+    expect(found.out).toContain('3 stored date(s) need correcting');
+    // Unfiltered it finds them too, and `migrate` warns with the count.
+    expect((await kontor('doctor')).code).toBe(1);
+    expect((await kontor('migrate')).out).toMatch(/WARNING: \d+ stored date\(s\)/);
+    // A start of the service warns with the count in its log.
+    let log = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        log += chunk.toString('utf8');
+        done();
+      },
+    });
+    const started = await buildApp(
+      loadConfig({ ...cliEnv(), LOG_LEVEL: 'warn', JOB_POLL_INTERVAL_MS: '0' }),
+      { logStream: sink, jobsSchema: `pgboss_w${process.env.VITEST_POOL_ID ?? '1'}` },
+    );
+    await started.close();
+    expect(log).toMatch(/"level":40.*"count":\d+.*stored date\(s\) are impossible or out of range/);
+    // The account without bad dates is clean, and so is this one once they are corrected.
+    const none = await kontor('doctor', '--account', clean.accountId);
+    expect(none.out).toContain('Every stored date is a calendar date in its range.');
+    await sql`update documents set creation_date = ${'2026-03-02'}, due_date = ${'2026-03-31'}
+      where id = ${documentId}`.execute(db);
+    await sql`update notes set due_date = ${'2026-03-02'} where id = ${noteId}`.execute(db);
+    expect((await kontor('doctor', '--account', user.accountId)).code).toBe(0);
+  });
+
+  it.runIf(dbKind === 'sqlite')('doctor exits 0 on a database without bad dates', async () => {
+    expect((await kontor('doctor')).code).toBe(0);
+    expect((await kontor('migrate')).out).not.toContain('WARNING');
+  });
 
   it('prints usage for an unknown command', async () => {
     const res = await kontor('frobnicate');

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ISO_DATE_PATTERN } from '../shared/dates.js';
+import { defuseFormula } from '../shared/spreadsheet.js';
 
 /**
  * Every list answers CSV for German spreadsheets when asked with `Accept: text/csv`
@@ -135,12 +136,9 @@ function germanTimestamp(value: string | Date): string {
   );
 }
 
-/** Cells a spreadsheet would run as a formula (OWASP CSV injection), full-width forms too. */
-const FORMULA_START = /^[=+\-@\t\r＝＋－＠]/;
-
 /** Text as one cell: a formula-like start defused with `'`, quoted where it needs to be. */
 export function textCell(text: string): string {
-  const safe = FORMULA_START.test(text) ? `'${text}` : text;
+  const safe = defuseFormula(text);
   return /[;"\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 

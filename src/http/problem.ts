@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStorageFull, isUnavailable, isUnstorableValue } from '../db/dialect.js';
+import { DOCUMENT_DATE_MAX, DOCUMENT_DATE_MIN, DOCUMENT_DATE_PATTERN } from '../shared/dates.js';
 import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from '../shared/errors.js';
 
 const KEYWORD_CODES: Record<string, string> = {
@@ -32,14 +33,27 @@ interface AjvError {
   message?: string;
 }
 
+const isDateFormat = (e: AjvError) => e.keyword === 'format' && e.params.format === 'date';
+const isDocumentDateRange = (e: AjvError) =>
+  e.keyword === 'pattern' && e.params.pattern === DOCUMENT_DATE_PATTERN;
+
 /** Ajv errors → `[{path, message, code}]` with JSON pointers such as `/body/name`. */
 export function fieldErrors(context: string, validation: AjvError[]): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
+  // A value that is no date at all is told so once, not also that it is out of range.
+  const notDates = new Set(validation.filter(isDateFormat).map((e) => e.instancePath));
   for (const e of validation) {
     let path = `/${context}${e.instancePath}`;
     let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') {
+    let code = KEYWORD_CODES[e.keyword] ?? 'invalid_value';
+    if (isDateFormat(e)) {
+      message = 'must be a real calendar date (YYYY-MM-DD)';
+    } else if (isDocumentDateRange(e)) {
+      if (notDates.has(e.instancePath)) continue;
+      message = `must be from ${DOCUMENT_DATE_MIN} to ${DOCUMENT_DATE_MAX}`;
+      code = 'out_of_range';
+    } else if (e.keyword === 'required') {
       path += `/${String(e.params.missingProperty)}`;
       message = 'is required';
     } else if (e.keyword === 'additionalProperties') {
@@ -48,7 +62,6 @@ export function fieldErrors(context: string, validation: AjvError[]): FieldError
     } else if (e.keyword === 'enum') {
       message = `must be one of ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`;
     }
-    const code = KEYWORD_CODES[e.keyword] ?? 'invalid_value';
     const dedupe = `${path}|${code}`;
     if (seen.has(dedupe)) continue;
     seen.add(dedupe);

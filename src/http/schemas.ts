@@ -1,4 +1,4 @@
-import { ISO_DATE_PATTERN } from '../shared/dates.js';
+import { DOCUMENT_DATE_MAX, DOCUMENT_DATE_MIN, DOCUMENT_DATE_PATTERN } from '../shared/dates.js';
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { ERROR_CODES } from '../shared/errors.js';
 
@@ -75,9 +75,30 @@ export const TagsSchema = Type.Array(
   },
 );
 
-/** A date-only field (YYYY-MM-DD); the service checks that it is a real calendar date. */
+/**
+ * Every date-only field of every body and query: `format: date` (RFC 3339 full-date), which
+ * the app's validator checks as a real calendar date, so `2026-02-30` or `2026-13-45` answers
+ * 400 `validation_failed` naming the field, like any other schema error (problem.ts).
+ */
 export const IsoDate = (description: string) =>
-  Type.String({ pattern: ISO_DATE_PATTERN, description: `${description} (YYYY-MM-DD).` });
+  Type.String({
+    format: 'date',
+    maxLength: 10,
+    description: `${description} (YYYY-MM-DD, a real calendar date).`,
+  });
+
+/**
+ * A date a document carries (its date, due, delivery and service dates): a real calendar
+ * date from 2000-01-01 to 2099-12-31. A document's own date is also held to one year ahead
+ * of today by the documents service, which knows the clock.
+ */
+export const DocumentDate = (description: string) =>
+  Type.String({
+    format: 'date',
+    maxLength: 10,
+    pattern: DOCUMENT_DATE_PATTERN,
+    description: `${description} (YYYY-MM-DD, a real calendar date from ${DOCUMENT_DATE_MIN} to ${DOCUMENT_DATE_MAX}).`,
+  });
 
 export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
 

@@ -2,6 +2,17 @@
 
 export const ISO_DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 
+/**
+ * The dates a document (invoice, credit note, offer, letter) may carry: none before
+ * 2000-01-01, none after 2099-12-31. An invoice of the last century cannot be booked (GoBD
+ * keeps ten years) and a year past 2099 is a typing error; the document's own date is held
+ * closer still (`latestDocumentDate`).
+ */
+export const DOCUMENT_DATE_MIN = '2000-01-01';
+export const DOCUMENT_DATE_MAX = '2099-12-31';
+/** The year range above as a JSON-schema pattern; the `date` format checks the rest. */
+export const DOCUMENT_DATE_PATTERN = '^20\\d{2}-';
+
 /** True for a real calendar date in `YYYY-MM-DD` form (rejects 2026-02-30). */
 export function isIsoDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
@@ -13,6 +24,16 @@ export function isIsoDate(value: string): boolean {
 export function addDays(date: string, days: number): string {
   const [y, m, d] = date.split('-').map(Number);
   return isoDate(new Date(Date.UTC(y!, m! - 1, d! + days)));
+}
+
+/**
+ * The latest date a document may be dated on when issued `today`: one year ahead (the same day
+ * of the next year; 29 February goes to 1 March). Pre-dating further is a typing error, not
+ * a plan: an invoice is issued when the supply is made (§14 (4) UStG).
+ */
+export function latestDocumentDate(today: string): string {
+  const [y, m, d] = today.split('-').map(Number);
+  return isoDate(new Date(Date.UTC(y! + 1, m! - 1, d)));
 }
 
 /** The UTC calendar date of a timestamp. */

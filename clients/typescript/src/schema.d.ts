@@ -1411,7 +1411,7 @@ export interface paths {
         };
         /**
          * Export a period for the tax advisor (DATEV Buchungsstapel and invoice PDFs)
-         * @description A ZIP with `EXTF_Buchungsstapel.csv` (DATEV format, header version 700, data category 21, format version 13; Windows-1252, `;`, decimal comma): one booking per FINAL invoice or credit note issued by Kontor and tax rate (gross amount on the revenue account of the rate against the collective debtor) and one per settled payment linked to one (bank against debtor); plus the stored invoice PDFs and `document.xml` for DATEV's document image import, each booking linked to its PDF by `Beleglink` (`BEDI "<guid>"`). The period must lie in one fiscal year. 422 until the DATEV settings are saved, or while a tax rate used in the period has no revenue account. See docs/datev.md.
+         * @description A ZIP with `EXTF_Buchungsstapel.csv` (DATEV format, header version 700, data category 21, format version 13; Windows-1252, `;`, decimal comma): one booking per FINAL invoice or credit note issued by Kontor and tax rate (gross amount on the revenue account of the rate against the collective debtor) and one per settled payment linked to one (bank against debtor); plus the stored invoice PDFs and `document.xml` for DATEV's document image import, each booking linked to its PDF by `Beleglink` (`BEDI "<guid>"`). The period must lie in one fiscal year. Text fields that would run as a spreadsheet formula start with an apostrophe. 422 until the DATEV settings are saved, while a tax rate used in the period has no revenue account, or while an invoice, credit note or payment of the fiscal year has a stored date that is no calendar date (each named; nothing is left out silently). See docs/datev.md.
          */
         get: operations["exportDatev"];
         put?: never;
@@ -2876,9 +2876,15 @@ export interface components {
              * @enum {unknown}
              */
             partnerType?: "CUSTOMER" | "VENDOR";
-            /** @description First day of the contract, a real calendar date (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description First day of the contract (YYYY-MM-DD, a real calendar date).
+             */
             startDate: string;
-            /** @description Last day of the current term; on or after startDate (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Last day of the current term; on or after startDate (YYYY-MM-DD, a real calendar date).
+             */
             endDate?: string;
             /** @description Total value in major units of `currency`, with no more decimals than the currency has. */
             totalValue: number;
@@ -2938,9 +2944,15 @@ export interface components {
                  * @enum {unknown}
                  */
                 interval: "MONTHLY" | "QUARTERLY" | "HALF_YEARLY" | "YEARLY";
-                /** @description Date of the next invoice; later invoices keep its day of the month (the 31st becomes the last day of shorter months) (YYYY-MM-DD). */
+                /**
+                 * Format: date
+                 * @description Date of the next invoice; later invoices keep its day of the month (the 31st becomes the last day of shorter months) (YYYY-MM-DD, a real calendar date).
+                 */
                 nextInvoiceDate: string;
-                /** @description No period starting after this day is billed (YYYY-MM-DD); null: until the contract ends. */
+                /**
+                 * Format: date
+                 * @description No period starting after this day is billed (YYYY-MM-DD); null: until the contract ends.
+                 */
                 endDate?: string | null;
                 /** @description The lines of every invoice, as on invoices (priced when the invoice is made). */
                 lineItems: {
@@ -2987,9 +2999,15 @@ export interface components {
              * @enum {unknown}
              */
             partnerType?: "CUSTOMER" | "VENDOR";
-            /** @description First day of the contract, a real calendar date (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description First day of the contract (YYYY-MM-DD, a real calendar date).
+             */
             startDate?: string;
-            /** @description Last day of the term; null clears it. */
+            /**
+             * Format: date
+             * @description Last day of the term; null clears it.
+             */
             endDate?: string | null;
             /** @description Total value in major units of `currency`, with no more decimals than the currency has. */
             totalValue?: number;
@@ -3049,9 +3067,15 @@ export interface components {
                  * @enum {unknown}
                  */
                 interval: "MONTHLY" | "QUARTERLY" | "HALF_YEARLY" | "YEARLY";
-                /** @description Date of the next invoice; later invoices keep its day of the month (the 31st becomes the last day of shorter months) (YYYY-MM-DD). */
+                /**
+                 * Format: date
+                 * @description Date of the next invoice; later invoices keep its day of the month (the 31st becomes the last day of shorter months) (YYYY-MM-DD, a real calendar date).
+                 */
                 nextInvoiceDate: string;
-                /** @description No period starting after this day is billed (YYYY-MM-DD); null: until the contract ends. */
+                /**
+                 * Format: date
+                 * @description No period starting after this day is billed (YYYY-MM-DD); null: until the contract ends.
+                 */
                 endDate?: string | null;
                 /** @description The lines of every invoice, as on invoices (priced when the invoice is made). */
                 lineItems: {
@@ -3082,7 +3106,10 @@ export interface components {
             } | null;
         };
         CreateContractBillingRun: {
-            /** @description Bill every period whose invoice date is on or before this day; default today. Later than today only with dryRun (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Bill every period whose invoice date is on or before this day; default today. Later than today only with dryRun (YYYY-MM-DD, a real calendar date).
+             */
             until?: string;
             /** @description Only list the invoices the run would make; nothing is written. Default false. */
             dryRun?: boolean;
@@ -3458,7 +3485,10 @@ export interface components {
             title: string;
             /** @description Free text, up to 10 000 characters. */
             content: string;
-            /** @description Day the reminder is due and mailed, a real calendar date; required for REMINDER (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Day the reminder is due and mailed; required for REMINDER (YYYY-MM-DD, a real calendar date).
+             */
             dueDate?: string;
         };
         UpdateNote: {
@@ -3471,7 +3501,10 @@ export interface components {
             title?: string;
             /** @description Free text, up to 10 000 characters. */
             content?: string;
-            /** @description Due day (YYYY-MM-DD); null clears it (not for a REMINDER). */
+            /**
+             * Format: date
+             * @description Due day (YYYY-MM-DD); null clears it (not for a REMINDER).
+             */
             dueDate?: string | null;
             /** @description Whether the note is done; done reminders are not mailed. */
             done?: boolean;
@@ -3820,7 +3853,10 @@ export interface components {
              * @enum {unknown}
              */
             currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYI" | "UYU" | "UYW" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-            /** @description Day of the expense, a real calendar date (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Day of the expense (YYYY-MM-DD, a real calendar date).
+             */
             entryDate: string;
             /** @description Id of a document of this account (`doc_…`), e.g. the invoice paid. */
             documentId?: string;
@@ -4115,9 +4151,15 @@ export interface components {
                     name: string;
                     /** @description Partner name. */
                     partnerName?: string;
-                    /** @description Start date (YYYY-MM-DD). */
+                    /**
+                     * Format: date
+                     * @description Start date (YYYY-MM-DD, a real calendar date).
+                     */
                     startDate?: string;
-                    /** @description End date (YYYY-MM-DD) or null. */
+                    /**
+                     * Format: date
+                     * @description End date (YYYY-MM-DD) or null.
+                     */
                     endDate?: string | null;
                     /** @description Total value in major units of `currency`. */
                     totalValue?: number;
@@ -4135,9 +4177,15 @@ export interface components {
                     description?: string | null;
                     /** @description Free labels, up to 50 of up to 50 characters each; filter lists with `tag`. */
                     tags?: string[];
-                    /** @description Last day to give notice, or null. */
+                    /**
+                     * Format: date
+                     * @description Last day to give notice, or null.
+                     */
                     cancellationDeadline?: string | null;
-                    /** @description Next renewal date, or null. */
+                    /**
+                     * Format: date
+                     * @description Next renewal date, or null.
+                     */
                     nextRenewalDate?: string | null;
                     /** @description ContractAdvanced, or null. */
                     advanced?: {
@@ -4186,7 +4234,10 @@ export interface components {
                     documentType?: "CONTRACT" | "INVOICE";
                     /** @description Document number. */
                     documentNumber?: string | null;
-                    /** @description Creation date (YYYY-MM-DD). */
+                    /**
+                     * Format: date
+                     * @description Creation date (YYYY-MM-DD, a real calendar date).
+                     */
                     creationDate?: string;
                     /**
                      * @description Invoices: INVOICE or CREDIT_NOTE (default INVOICE).
@@ -4194,7 +4245,10 @@ export interface components {
                      */
                     invoiceType?: "INVOICE" | "CREDIT_NOTE";
                 } | null;
-                /** @description The date of the letter; default: today (YYYY-MM-DD). */
+                /**
+                 * Format: date
+                 * @description The date of the letter; default: today (YYYY-MM-DD, a real calendar date).
+                 */
                 today?: string;
                 /** @description Field values by key, in API units (money in major units, dates YYYY-MM-DD); keys that are not declared fields are ignored. Only these and the defaults are used: a required field without either is reported. */
                 fields?: {
@@ -4494,9 +4548,15 @@ export interface components {
             deliveryDate: string | null;
             /** @description Period of the service (BG-14). */
             servicePeriod: {
-                /** @description First day of the service period (BT-73) (YYYY-MM-DD). */
+                /**
+                 * Format: date
+                 * @description First day of the service period (BT-73) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+                 */
                 from: string;
-                /** @description Last day of the service period (BT-74) (YYYY-MM-DD). */
+                /**
+                 * Format: date
+                 * @description Last day of the service period (BT-74) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+                 */
                 to: string;
             } | null;
             /** @description Buyer reference (BT-10, e.g. a Leitweg-ID); default the partner’s. */
@@ -4567,7 +4627,10 @@ export interface components {
             fileId?: string;
             /** @description Ignored: the server answers the file’s verified content type. */
             fileType?: string;
-            /** @description Document date, a real calendar date (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Document date; not more than one year after today (the same day of the next year) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+             */
             creationDate: string;
             /**
              * @description DRAFT, or FINAL (immutable; numbers and stores the PDF).
@@ -4579,7 +4642,10 @@ export interface components {
              * @enum {unknown}
              */
             source?: "GENERATED" | "UPLOADED";
-            /** @description Payment due date of an invoice (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Payment due date of an invoice (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+             */
             dueDate?: string;
             /**
              * @description Default: the account currency.
@@ -4605,12 +4671,21 @@ export interface components {
             fields?: {
                 [key: string]: unknown;
             };
-            /** @description Invoices: date of the supply or service (§14 (4) Nr. 6 UStG, BT-72); give it or servicePeriod before FINAL (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Invoices: date of the supply or service (§14 (4) Nr. 6 UStG, BT-72); give it or servicePeriod before FINAL (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+             */
             deliveryDate?: string;
             servicePeriod?: {
-                /** @description First day of the service period (BT-73) (YYYY-MM-DD). */
+                /**
+                 * Format: date
+                 * @description First day of the service period (BT-73) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+                 */
                 from: string;
-                /** @description Last day of the service period (BT-74) (YYYY-MM-DD). */
+                /**
+                 * Format: date
+                 * @description Last day of the service period (BT-74) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+                 */
                 to: string;
             };
             /** @description Invoices: buyer reference (BT-10, e.g. a Leitweg-ID); default the partner’s. */
@@ -4671,7 +4746,10 @@ export interface components {
         };
         /** @description Storno: a FINAL credit note (381) for the full amount of a FINAL invoice. */
         CancelDocumentRequest: {
-            /** @description Date of the cancelling credit note; default today (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Date of the cancelling credit note, not before the invoice’s date nor more than one year after today; default today (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+             */
             creationDate?: string;
             /** @description Why the invoice is cancelled; printed on the credit note (BT-22). */
             note?: string;
@@ -4693,7 +4771,10 @@ export interface components {
                 /** @description Unit of the quantity, UN/ECE Recommendation 20 code (BT-130): `C62` one (default), `H87` piece, `HUR` hour, `DAY` day, `MON` month, `KGM` kilogram, `LS` lump sum, … */
                 unitCode?: string;
             }[];
-            /** @description Date of the credit note; default today (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Date of the credit note, not before the invoice’s date nor more than one year after today; default today (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+             */
             creationDate?: string;
             /** @description Why; printed on the credit note (BT-22). */
             note?: string;
@@ -4721,14 +4802,20 @@ export interface components {
             partnerId?: string | null;
             /** @description null clears it. */
             partnerName?: string | null;
-            /** @description Document date, a real calendar date (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Document date; not more than one year after today (the same day of the next year) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+             */
             creationDate?: string;
             /**
              * @description DRAFT, or FINAL (immutable; numbers and stores the PDF).
              * @enum {unknown}
              */
             status?: "DRAFT" | "FINAL";
-            /** @description null clears it. */
+            /**
+             * Format: date
+             * @description null clears it.
+             */
             dueDate?: string | null;
             /**
              * @description Default: the account currency.
@@ -4754,13 +4841,22 @@ export interface components {
             fields?: {
                 [key: string]: unknown;
             };
-            /** @description null clears it. */
+            /**
+             * Format: date
+             * @description null clears it.
+             */
             deliveryDate?: string | null;
             /** @description null clears it. */
             servicePeriod?: {
-                /** @description First day of the service period (BT-73) (YYYY-MM-DD). */
+                /**
+                 * Format: date
+                 * @description First day of the service period (BT-73) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+                 */
                 from: string;
-                /** @description Last day of the service period (BT-74) (YYYY-MM-DD). */
+                /**
+                 * Format: date
+                 * @description Last day of the service period (BT-74) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+                 */
                 to: string;
             } | null;
             /** @description null clears it. */
@@ -4914,7 +5010,10 @@ export interface components {
              * @enum {unknown}
              */
             currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYI" | "UYU" | "UYW" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-            /** @description Day the money moved (or is expected to), a real calendar date (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Day the money moved (or is expected to) (YYYY-MM-DD, a real calendar date).
+             */
             paymentDate: string;
             /**
              * @description PENDING (default) or MARKED (settled); both directions are allowed and `markedAt` follows.
@@ -4949,7 +5048,10 @@ export interface components {
              * @enum {unknown}
              */
             currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYI" | "UYU" | "UYW" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-            /** @description Day the money moved (or is expected to), a real calendar date (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Day the money moved (or is expected to) (YYYY-MM-DD, a real calendar date).
+             */
             paymentDate?: string;
             /** @description Payment method; null clears it. */
             paymentMethod?: ("BANK_TRANSFER" | "CREDIT_CARD") | null;
@@ -5002,7 +5104,10 @@ export interface components {
         SetCashAnchorRequest: {
             /** @description The bank balance at the end of `effectiveDate` in major units of the account currency, with no more decimals than it has; negative when overdrawn. */
             openingBalance: number;
-            /** @description The day of that balance, a real calendar date from 1900-01-01, not after tomorrow (UTC); payments dated on or before it are taken as already inside the balance (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description The day of that balance, from 1900-01-01, not after tomorrow (UTC); payments dated on or before it are taken as already inside the balance (YYYY-MM-DD, a real calendar date).
+             */
             effectiveDate: string;
             /**
              * Format: int32
@@ -5209,9 +5314,15 @@ export interface components {
             key: string;
             /** @description Shown name; default the file’s name. */
             fileName?: string;
-            /** @description First booking day to import (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description First booking day to import (YYYY-MM-DD, a real calendar date).
+             */
             periodFrom: string;
-            /** @description Last booking day to import, on or after periodFrom (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Last booking day to import, on or after periodFrom (YYYY-MM-DD, a real calendar date).
+             */
             periodTo: string;
             /** @description Accept every non-duplicate transaction at once (duplicates are rejected); default false. */
             autoApprove?: boolean;
@@ -5575,7 +5686,10 @@ export interface components {
         RunDunningRequest: {
             /** @description Only propose: list the letters the run would send, with fee and interest; nothing is written. Default false. */
             dryRun?: boolean;
-            /** @description The as-of day: what is overdue, the letters’ date and interest up to it; default today. Later than today only with dryRun (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description The as-of day: what is overdue, the letters’ date and interest up to it; default today. Later than today only with dryRun (YYYY-MM-DD, a real calendar date).
+             */
             date?: string;
         };
         RunDunningResponse: {
@@ -5803,7 +5917,10 @@ export interface components {
              * @enum {unknown}
              */
             currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYI" | "UYU" | "UYW" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-            /** @description Day the money moved (or is expected to), a real calendar date (YYYY-MM-DD). */
+            /**
+             * Format: date
+             * @description Day the money moved (or is expected to) (YYYY-MM-DD, a real calendar date).
+             */
             paymentDate: string;
             /**
              * @description PENDING (default) or MARKED (settled); both directions are allowed and `markedAt` follows.
@@ -7761,9 +7878,9 @@ export interface operations {
                 partnerId?: string;
                 /** @description Only contracts with this tag. */
                 tag?: string;
-                /** @description Only contracts running on this day: startDate on or before it and endDate null or on or after it (YYYY-MM-DD). */
+                /** @description Only contracts running on this day: startDate on or before it and endDate null or on or after it (YYYY-MM-DD, a real calendar date). */
                 activeOn?: string;
-                /** @description Only contracts whose cancellationDeadline, as computed at their last write, is before this day (YYYY-MM-DD). */
+                /** @description Only contracts whose cancellationDeadline, as computed at their last write, is before this day (YYYY-MM-DD, a real calendar date). */
                 deadlineBefore?: string;
                 /** @description Case- and accent-insensitive search in the name. */
                 q?: string;
@@ -8347,7 +8464,7 @@ export interface operations {
                 type?: "NOTE" | "REMINDER";
                 /** @description Only done (true) or open (false) notes. */
                 done?: boolean;
-                /** @description Only notes with a dueDate before this day (strictly), a real calendar date (YYYY-MM-DD). */
+                /** @description Only notes with a dueDate before this day (strictly) (YYYY-MM-DD, a real calendar date). */
                 dueBefore?: string;
             };
             header?: never;
@@ -9233,9 +9350,9 @@ export interface operations {
                 documentId?: string;
                 /** @description Only MANUAL or IMPORT. */
                 source?: "MANUAL" | "IMPORT";
-                /** @description Only entries dated on or after this day (YYYY-MM-DD). */
+                /** @description Only entries dated on or after this day (YYYY-MM-DD, a real calendar date). */
                 from?: string;
-                /** @description Only entries dated on or before this day (YYYY-MM-DD). */
+                /** @description Only entries dated on or before this day (YYYY-MM-DD, a real calendar date). */
                 to?: string;
             };
             header?: never;
@@ -9919,9 +10036,9 @@ export interface operations {
                 source?: "GENERATED" | "UPLOADED";
                 partnerId?: string;
                 contractId?: string;
-                /** @description Only documents dated on or after this day (YYYY-MM-DD). */
+                /** @description Only documents dated on or after this day (YYYY-MM-DD, a real calendar date). */
                 from?: string;
-                /** @description Only documents dated on or before this day (YYYY-MM-DD). */
+                /** @description Only documents dated on or before this day (YYYY-MM-DD, a real calendar date). */
                 to?: string;
                 /** @description Text in the name or number. */
                 q?: string;
@@ -10532,9 +10649,9 @@ export interface operations {
                 contractId?: string;
                 /** @description Only this document. */
                 documentId?: string;
-                /** @description Only payments dated on or after this day (YYYY-MM-DD). */
+                /** @description Only payments dated on or after this day (YYYY-MM-DD, a real calendar date). */
                 from?: string;
-                /** @description Only payments dated on or before this day (YYYY-MM-DD). */
+                /** @description Only payments dated on or before this day (YYYY-MM-DD, a real calendar date). */
                 to?: string;
                 /** @description Only amounts of at least this many major units (in each payment’s currency). */
                 minAmount?: number;
@@ -10864,9 +10981,9 @@ export interface operations {
     getDashboardTimeseries: {
         parameters: {
             query?: {
-                /** @description First day of the series, a real calendar date (1900-01-01 to 2999-12-31); default: 30 days, 12 weeks or 12 months back from `to` (YYYY-MM-DD). */
+                /** @description First day of the series (1900-01-01 to 2999-12-31); default: 30 days, 12 weeks or 12 months back from `to` (YYYY-MM-DD, a real calendar date). */
                 from?: string;
-                /** @description Last day of the series (up to 2999-12-31), on or after `from` and at most 10 years after it; default today (UTC) (YYYY-MM-DD). */
+                /** @description Last day of the series (up to 2999-12-31), on or after `from` and at most 10 years after it; default today (UTC) (YYYY-MM-DD, a real calendar date). */
                 to?: string;
                 /** @description Bucket size: day, week (ISO weeks, Monday–Sunday) or month; default month. */
                 interval?: "day" | "week" | "month";
@@ -11215,9 +11332,9 @@ export interface operations {
     exportDatev: {
         parameters: {
             query: {
-                /** @description First day of the period (booking dates are invoice and payment dates) (YYYY-MM-DD). */
+                /** @description First day of the period (booking dates are invoice and payment dates) (YYYY-MM-DD, a real calendar date). */
                 from: string;
-                /** @description Last day of the period, on or after `from` and in the same fiscal year (a DATEV batch belongs to one fiscal year) (YYYY-MM-DD). */
+                /** @description Last day of the period, on or after `from` and in the same fiscal year (a DATEV batch belongs to one fiscal year) (YYYY-MM-DD, a real calendar date). */
                 to: string;
             };
             header?: never;

@@ -145,7 +145,7 @@ export const CreateBudgetEntryBody = Type.Object(
     currency: Type.Enum(CURRENCIES, {
       description: 'ISO 4217 code; must be the category’s currency.',
     }),
-    entryDate: IsoDate('Day of the expense, a real calendar date'),
+    entryDate: IsoDate('Day of the expense'),
     documentId: Type.Optional(
       Type.String({
         minLength: 1,

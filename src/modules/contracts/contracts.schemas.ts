@@ -148,7 +148,7 @@ const fields = {
   partnerType: Type.Enum(PARTNER_TYPES, {
     description: 'CUSTOMER or VENDOR; the server fills it from the partner.',
   }),
-  startDate: IsoDate('First day of the contract, a real calendar date'),
+  startDate: IsoDate('First day of the contract'),
   endDate: IsoDate('Last day of the current term; on or after startDate'),
   totalValue: Type.Number({
     minimum: 0,

@@ -60,7 +60,7 @@ export const PutCashAnchorBody = Type.Object(
         'The bank balance at the end of `effectiveDate` in major units of the account currency, with no more decimals than it has; negative when overdrawn.',
     }),
     effectiveDate: IsoDate(
-      'The day of that balance, a real calendar date from 1900-01-01, not after tomorrow (UTC); payments dated on or before it are taken as already inside the balance',
+      'The day of that balance, from 1900-01-01, not after tomorrow (UTC); payments dated on or before it are taken as already inside the balance',
     ),
     version: Type.Optional(
       Type.Integer({
@@ -225,7 +225,7 @@ export const TimeseriesQuery = Type.Object(
   {
     from: Type.Optional(
       IsoDate(
-        'First day of the series, a real calendar date (1900-01-01 to 2999-12-31); default: 30 days, 12 weeks or 12 months back from `to`',
+        'First day of the series (1900-01-01 to 2999-12-31); default: 30 days, 12 weeks or 12 months back from `to`',
       ),
     ),
     to: Type.Optional(

@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, TagsSchema } from '../../http/schemas.js';
-import { ISO_DATE_PATTERN } from '../../shared/dates.js';
+import { IsoDate, Nullable, TagsSchema } from '../../http/schemas.js';
 import { CURRENCIES } from '../../shared/money.js';
 import { PROBLEM_CODES, TEMPLATE_PARTS } from '../../shared/templating/index.js';
 import { AddressesSchema } from '../account/index.js';
@@ -9,8 +8,6 @@ import { bodyFields } from './document-templates.schemas.js';
 
 /** `POST /v1/document-templates/compile`: the template body plus optional data, and its answer. */
 
-const IsoDate = (description: string) =>
-  Type.String({ pattern: ISO_DATE_PATTERN, description: `${description} (YYYY-MM-DD).` });
 const text = (max: number, description: string) => Type.String({ maxLength: max, description });
 
 /** Records to render with instead of the samples; shaped like the API's own records. */

@@ -9,6 +9,8 @@ import { emitEvent } from '../webhook-endpoints/index.js';
 import { isoDate } from '../../shared/dates.js';
 import { newId } from '../../shared/ids.js';
 import { ensureSystemTemplate } from '../document-templates/index.js';
+import { bodyFieldError } from '../../http/field-rules.js';
+import { assertDocumentDate } from './invoice-rules.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type { TrialRender } from './documents.output.js';
@@ -107,6 +109,7 @@ export class CreditNotes {
   ): Promise<DocumentView> {
     const { accountId } = actor;
     const now = this.ctx.clock.now();
+    assertCreditNoteDate(spec.date ?? isoDate(now), invoice, now);
     const template = await ensureSystemTemplate(this.ctx.db, accountId, 'CREDIT_NOTE');
     const draft = creditNoteDraft(invoice, spec, template.id, now);
     const trial = await this.deps.trialFinal(draft);
@@ -170,6 +173,25 @@ export class CreditNotes {
       presentDocument(cancelled),
     );
   }
+}
+
+/**
+ * A credit note corrects an invoice that exists, so it is not dated before it (its number,
+ * `GS-{YYYY}-…`, would also go before the invoice's year); and, like every document, not
+ * more than a year after today. 400 at `/body/creationDate` otherwise.
+ */
+function assertCreditNoteDate(date: string, invoice: repo.DocumentRow, now: Date): void {
+  assertDocumentDate(date, now);
+  if (date < invoice.creation_date)
+    throw new AppError(
+      'validation_failed',
+      `creationDate must not be before the invoice's date ${invoice.creation_date}.`,
+      bodyFieldError(
+        'creationDate',
+        `must not be before ${invoice.creation_date}, the date of the invoice it corrects`,
+        'out_of_range',
+      ),
+    );
 }
 
 /** What a credit note credits: all of the invoice (`full`, Storno) or priced lines of it. */

@@ -1,6 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { IsoDate, LineItemInput, Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
+import {
+  DocumentDate,
+  IsoDate,
+  LineItemInput,
+  Nullable,
+  RecordMeta,
+  VersionField,
+} from '../../http/schemas.js';
 import { CURRENCIES } from '../../shared/money.js';
 
 /** What a document is; DUNNING letters (payment reminders, Mahnungen) are made by dunning runs. */
@@ -54,8 +61,8 @@ const TaxLine = Type.Object(
 
 const ServicePeriod = Type.Object(
   {
-    from: IsoDate('First day of the service period (BT-73)'),
-    to: IsoDate('Last day of the service period (BT-74)'),
+    from: DocumentDate('First day of the service period (BT-73)'),
+    to: DocumentDate('Last day of the service period (BT-74)'),
   },
   { additionalProperties: false },
 );
@@ -210,20 +217,22 @@ const common = {
     maxLength: 100,
     description: 'Ignored: the server answers the file’s verified content type.',
   }),
-  creationDate: IsoDate('Document date, a real calendar date'),
+  creationDate: DocumentDate(
+    'Document date; not more than one year after today (the same day of the next year)',
+  ),
   status: Type.Enum(DOCUMENT_STATUSES, {
     description: 'DRAFT, or FINAL (immutable; numbers and stores the PDF).',
   }),
   source: Type.Enum(DOCUMENT_SOURCES, {
     description: 'GENERATED from a template, or UPLOADED.',
   }),
-  dueDate: IsoDate('Payment due date of an invoice'),
+  dueDate: DocumentDate('Payment due date of an invoice'),
   currency: Type.Enum(CURRENCIES, { description: 'Default: the account currency.' }),
   lineItems: Type.Array(LineItemInput, { maxItems: 500, description: 'Invoice lines.' }),
   fields: Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), {
     description: 'Values of the template’s extra fields, by key.',
   }),
-  deliveryDate: IsoDate(
+  deliveryDate: DocumentDate(
     'Invoices: date of the supply or service (§14 (4) Nr. 6 UStG, BT-72); give it or servicePeriod before FINAL',
   ),
   servicePeriod: ServicePeriod,
@@ -433,7 +442,11 @@ export type Rasterized = Static<typeof RasterizedSchema>;
 
 export const CancelDocumentBody = Type.Object(
   {
-    creationDate: Type.Optional(IsoDate('Date of the cancelling credit note; default today')),
+    creationDate: Type.Optional(
+      DocumentDate(
+        'Date of the cancelling credit note, not before the invoice’s date nor more than one year after today; default today',
+      ),
+    ),
     note: Type.Optional(
       Type.String({
         minLength: 1,
@@ -457,7 +470,11 @@ export const CreditNoteBody = Type.Object(
       description:
         'What is credited, as positive amounts (as on invoices); the credit note’s total may not exceed what the invoice still has uncredited.',
     }),
-    creationDate: Type.Optional(IsoDate('Date of the credit note; default today')),
+    creationDate: Type.Optional(
+      DocumentDate(
+        'Date of the credit note, not before the invoice’s date nor more than one year after today; default today',
+      ),
+    ),
     note: Type.Optional(
       Type.String({
         minLength: 1,

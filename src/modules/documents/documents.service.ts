@@ -51,6 +51,7 @@ import { sendDocument } from './documents.send.js';
 import { linesAsInputs, priceLines } from './pricing.js';
 import { addDays, isoDate } from '../../shared/dates.js';
 import {
+  assertDocumentDate,
   assertFinalizable,
   freezeParties,
   invalid,
@@ -301,6 +302,7 @@ export class DocumentsService {
     const account = await findAccount(db, accountId);
     if (!account) throw notFound('Account');
     const source = sourceOf(input);
+    assertDocumentDate(input.creationDate, this.ctx.clock.now());
     const invoice = invoiceValues(input, input.documentType);
 
     const { template, file } = await this.contentOf(actor, input, source);
@@ -388,6 +390,7 @@ export class DocumentsService {
       throw invalid('dueDate', 'is only for INVOICE documents');
 
     const now = this.ctx.clock.now();
+    assertDocumentDate(input.creationDate, now);
     const values: Partial<repo.DocumentRow> = {
       ...changedColumns(input, documentType, before, now),
       ...(await this.relinked(accountId, input, before)),

@@ -1,6 +1,7 @@
 import type { FieldError } from '../../shared/errors.js';
 import { AppError } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
+import { isoDate, latestDocumentDate } from '../../shared/dates.js';
 import { ibanProblem } from '../../shared/iban.js';
 import type { Company } from '../account/index.js';
 import type { DocumentRow, StoredLine, StoredTaxLine } from './documents.repository.js';
@@ -315,4 +316,23 @@ export function invalid(name: string, message: string): AppError {
     `${name} ${message}.`,
     bodyFieldError(name, message, 'invalid'),
   );
+}
+
+/**
+ * 400 at `/body/creationDate` when a document would be dated more than one year after
+ * today; the schema (`DocumentDate`) already holds it to a real date from 2000-01-01.
+ */
+export function assertDocumentDate(date: string | undefined, now: Date): void {
+  if (date === undefined) return;
+  const latest = latestDocumentDate(isoDate(now));
+  if (date > latest)
+    throw new AppError(
+      'validation_failed',
+      `creationDate must not be after ${latest}.`,
+      bodyFieldError(
+        'creationDate',
+        `must not be after ${latest} (one year after today)`,
+        'out_of_range',
+      ),
+    );
 }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { assertIsoDate, invalidField } from '../../http/field-rules.js';
+import { isIsoDate } from '../../shared/dates.js';
 import { AppError, type FieldError } from '../../shared/errors.js';
 import { defaultRevenueAccount, type Chart } from './datev-accounts.js';
 import { documentGuid, documentXml, type DocumentImage } from './datev-documents.js';
@@ -95,6 +96,7 @@ export class DatevExportService {
         `must be in the fiscal year of from (${year.start} to ${year.end}): a DATEV batch belongs to one fiscal year`,
         'out_of_range',
       );
+    await this.refuseImpossibleDates(accountId, year);
     const { bookings, images } = await this.plan(accountId, settings, from, to);
     const createdAt = this.ctx.clock.now();
     const header = headerLine({
@@ -114,6 +116,37 @@ export class DatevExportService {
       images: images.length,
       stream: zipStream(this.entries(header, bookings, images, createdAt)),
     };
+  }
+
+  /**
+   * 422 naming every invoice, credit note and payment of the fiscal year whose stored date is
+   * no calendar date (`2026-13-45`): such a booking cannot be dated, so no period of the year
+   * would hold it and the year's export would leave it out without a word. The date is
+   * corrected in the database first (`kontor doctor` lists every such row).
+   */
+  private async refuseImpossibleDates(
+    accountId: string,
+    year: { start: string; end: string },
+  ): Promise<void> {
+    const candidates = await repo.recordsDatedInYears(
+      this.ctx.db,
+      accountId,
+      year.start.slice(0, 4),
+      year.end.slice(0, 4),
+    );
+    const impossible = candidates.filter((r) => !isIsoDate(r.date));
+    if (impossible.length === 0) return;
+    throw new AppError(
+      'business_rule_violated',
+      `${impossible.length} booking(s) of the fiscal year ${year.start} to ${year.end} carry a date that is no calendar date; they cannot be exported. Correct the stored dates (kontor doctor lists them), then export again.`,
+      {
+        errors: impossible.map((r) => ({
+          path: `/${r.kind}s/${r.id}/${r.kind === 'document' ? 'creationDate' : 'paymentDate'}`,
+          message: `is ${r.date}${r.number ? ` (${r.kind === 'document' ? 'number' : 'invoice'} ${r.number})` : ''}, not a calendar date`,
+          code: 'invalid_format',
+        })),
+      },
+    );
   }
 
   /** Every booking of the period and the images they link, or 422 for unmapped tax rates. */

@@ -1,4 +1,5 @@
 import iconv from 'iconv-lite';
+import { defuseFormula } from '../../shared/spreadsheet.js';
 
 /**
  * The DATEV format (EXTF), data category 21 "Buchungsstapel": header version 700, format
@@ -147,20 +148,31 @@ export interface Booking {
   euVatId: string | null;
 }
 
-/** A text field: in `"`, inner `"` doubled, no line breaks or control characters. */
+/**
+ * A text field: in `"`, inner `"` doubled, no line breaks or control characters, and a
+ * formula-like start (`=HYPERLINK(…)` as a partner name) defused with `'` as the CSV lists do:
+ * the advisor may open the file in a spreadsheet.
+ */
 export function text(value: string, max: number): string {
-  const clean = value
-    .normalize('NFC')
-    // eslint-disable-next-line no-control-regex -- exactly the control characters go
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .trim()
-    .slice(0, max);
+  const clean = defuseFormula(
+    value
+      .normalize('NFC')
+      // eslint-disable-next-line no-control-regex -- exactly the control characters go
+      .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+      .trim(),
+  ).slice(0, max);
   return `"${clean.replace(/"/g, '""')}"`;
 }
 
-/** Belegfeld 1 allows letters, digits and `$ & % * + - /` only, at most 36 characters. */
+/**
+ * Belegfeld 1 allows letters, digits and `$ & % * + - /` only, at most 36 characters; a
+ * leading `+` or `-` (a formula to a spreadsheet, and `'` is not allowed here) becomes `_`.
+ */
 export function reference(value: string): string {
-  return value.replace(/[^A-Za-z0-9_$&%*+\-/]/g, '-').slice(0, 36);
+  return value
+    .replace(/[^A-Za-z0-9_$&%*+\-/]/g, '-')
+    .replace(/^[+-]/, '_')
+    .slice(0, 36);
 }
 
 /** Minor units → `1234,56` (no thousands separator, always two decimals). */

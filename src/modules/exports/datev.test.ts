@@ -26,8 +26,13 @@ let rates: Rate[];
 type Doc = { id: string; documentNumber: string; grossTotal: number; fileId: string | null };
 const docs: Record<string, Doc> = {};
 
-async function invoice(partnerId: string, date: string, lineItems: Body[]): Promise<Doc> {
-  return call<Doc>(t, user, 'POST', '/v1/documents', {
+async function invoice(
+  partnerId: string,
+  date: string,
+  lineItems: Body[],
+  by: TestUser = user,
+): Promise<Doc> {
+  return call<Doc>(t, by, 'POST', '/v1/documents', {
     documentType: 'INVOICE',
     name: 'Rechnung',
     creationDate: date,
@@ -347,5 +352,97 @@ describe('GET /v1/exports/datev: refusals', () => {
     expect(Buffer.from(pkg.files['document.xml']!).toString('utf8')).toContain(
       '<content>\n  </content>',
     );
+  });
+});
+
+describe('GET /v1/exports/datev: nothing left out, nothing run', () => {
+  /** A fresh account with saved settings and one partner named `name`. */
+  async function account(name: string): Promise<{ own: TestUser; partnerId: string }> {
+    const own = await createUser(t);
+    const partner = await call<{ id: string }>(t, own, 'POST', '/v1/partners', {
+      name,
+      addresses: [billing()],
+    });
+    await call(t, own, 'PUT', '/v1/exports/datev/settings', {
+      consultantNumber: 1001,
+      clientNumber: 2,
+    });
+    return { own, partnerId: partner.id };
+  }
+
+  const finalOn = (own: TestUser, partnerId: string, date: string) =>
+    invoice(partnerId, date, [{ description: 'Beratung', quantity: 1, unitPrice: 100 }], own);
+
+  it('defuses a formula in a text field as the CSV lists do', async () => {
+    const { own, partnerId } = await account('=HYPERLINK("http://evil.example","Rabatt")');
+    await finalOn(own, partnerId, '2026-04-02');
+    const res = await exportOf(own, 'from=2026-04-01&to=2026-04-30');
+    expect(res.statusCode, res.body).toBe(200);
+    const pkg = unpack(res.rawPayload);
+    const at = pkg.columns.indexOf('Buchungstext');
+    expect(pkg.rows.map((r) => unquote(r[at]!))).toEqual([
+      `'=HYPERLINK("http://evil.example","Rabatt")`.slice(0, 60),
+    ]);
+    expect(pkg.lines.some((l) => l.includes(';"=HYPERLINK'))).toBe(false);
+  });
+
+  it('refuses the fiscal year while a booking of it has no calendar date, naming each', async () => {
+    const { own, partnerId } = await account('Kunde mit Datumsfehler');
+    const good = await finalOn(own, partnerId, '2026-03-10');
+    const bad = await finalOn(own, partnerId, '2026-12-20');
+    await call(t, own, 'POST', '/v1/payments', {
+      direction: 'INCOMING',
+      amount: 119,
+      currency: 'EUR',
+      paymentDate: '2026-03-20',
+      status: 'MARKED',
+      documentId: good.id,
+    });
+    const db = t.app.ctx.db;
+    const payment = await db
+      .selectFrom('payments')
+      .select('id')
+      .where('account_id', '=', own.accountId)
+      .executeTakeFirstOrThrow();
+    /** Stores the two dates directly, as rows written before dates were checked. */
+    const store = async (invoiceDate: string, paymentDate: string) => {
+      await db
+        .updateTable('documents')
+        .set({ creation_date: invoiceDate })
+        .where('id', '=', bad.id)
+        .execute();
+      await db
+        .updateTable('payments')
+        .set({ payment_date: paymentDate })
+        .where('id', '=', payment.id)
+        .execute();
+    };
+    await store('2026-13-45', '2026-02-30');
+    // Every period of 2026 is refused: no period would hold these bookings.
+    for (const period of ['from=2026-12-01&to=2026-12-31', 'from=2026-03-01&to=2026-03-31']) {
+      const res = await exportOf(own, period);
+      expect(res.statusCode, res.body).toBe(422);
+      const problem = res.json<{ code: string; detail: string; errors: unknown[] }>();
+      expect(problem.code).toBe('business_rule_violated');
+      expect(problem.detail).toContain('kontor doctor');
+      expect(problem.errors).toEqual([
+        {
+          path: `/documents/${bad.id}/creationDate`,
+          message: `is 2026-13-45 (number ${bad.documentNumber}), not a calendar date`,
+          code: 'invalid_format',
+        },
+        {
+          path: `/payments/${payment.id}/paymentDate`,
+          message: `is 2026-02-30 (invoice ${good.documentNumber}), not a calendar date`,
+          code: 'invalid_format',
+        },
+      ]);
+    }
+    // Another fiscal year is not held up; corrected, the year exports with the invoice.
+    expect((await exportOf(own, 'from=2025-12-01&to=2025-12-31')).statusCode).toBe(200);
+    await store('2026-12-20', '2026-03-20');
+    const res = await exportOf(own, 'from=2026-12-01&to=2026-12-31');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(unpack(res.rawPayload).lines.join('\n')).toContain(bad.documentNumber);
   });
 });

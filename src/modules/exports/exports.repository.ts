@@ -193,3 +193,67 @@ export function debtorPayments(
   }
   return q.orderBy('p.payment_date').orderBy('p.id').limit(PAGE).execute();
 }
+
+/** A booking's record whose stored date may be no calendar date (the export checks it). */
+export interface DatedRecord {
+  kind: 'document' | 'payment';
+  id: string;
+  number: string | null;
+  date: string;
+}
+
+/**
+ * The invoices, credit notes and debtor payments the export would book whose date text
+ * starts with one of the years `fromYear..toYear` (`2026-13-45` does, and sorts after every
+ * real date of 2026, so a period's `from..to` never finds it). The caller keeps those that
+ * are no calendar date: rows written before dates were checked, or by hand.
+ */
+export async function recordsDatedInYears(
+  db: Executor,
+  accountId: string,
+  fromYear: string,
+  toYear: string,
+): Promise<DatedRecord[]> {
+  // From the first year's `YYYY-` to before the next year's: the bounds hold under any
+  // collation, as the period's own `from..to` do.
+  const low = `${fromYear}-`;
+  const high = `${String(Number(toYear) + 1).padStart(4, '0')}-`;
+  const documents = await db
+    .selectFrom('documents')
+    .select(['id', 'document_number', 'creation_date'])
+    .where('account_id', '=', accountId)
+    .where('document_type', '=', 'INVOICE')
+    .where('status', '=', 'FINAL')
+    .where('source', '=', 'GENERATED')
+    .where('creation_date', '>=', low)
+    .where('creation_date', '<', high)
+    .execute();
+  const payments = await db
+    .selectFrom('payments as p')
+    .innerJoin('documents as d', (j) =>
+      j.onRef('d.id', '=', 'p.document_id').onRef('d.account_id', '=', 'p.account_id'),
+    )
+    .select(['p.id', 'd.document_number', 'p.payment_date'])
+    .where('p.account_id', '=', accountId)
+    .where('p.status', '=', 'MARKED')
+    .where('d.document_type', '=', 'INVOICE')
+    .where('d.status', '=', 'FINAL')
+    .where('d.source', '=', 'GENERATED')
+    .where('p.payment_date', '>=', low)
+    .where('p.payment_date', '<', high)
+    .execute();
+  return [
+    ...documents.map((d) => ({
+      kind: 'document' as const,
+      id: d.id,
+      number: d.document_number,
+      date: d.creation_date,
+    })),
+    ...payments.map((p) => ({
+      kind: 'payment' as const,
+      id: p.id,
+      number: p.document_number,
+      date: p.payment_date,
+    })),
+  ];
+}

@@ -26,9 +26,7 @@ const fields = {
     description: 'Short title, 1–200 characters.',
   }),
   content: Type.String({ maxLength: 10_000, description: 'Free text, up to 10 000 characters.' }),
-  dueDate: IsoDate(
-    'Day the reminder is due and mailed, a real calendar date; required for REMINDER',
-  ),
+  dueDate: IsoDate('Day the reminder is due and mailed; required for REMINDER'),
   done: Type.Boolean({ description: 'Whether the note is done; done reminders are not mailed.' }),
 };
 
@@ -90,9 +88,7 @@ export const ListNotesQuery = Type.Object(
     ),
     type: Type.Optional(Type.Enum(NOTE_TYPES, { description: 'Only notes of this type.' })),
     done: Type.Optional(Type.Boolean({ description: 'Only done (true) or open (false) notes.' })),
-    dueBefore: Type.Optional(
-      IsoDate('Only notes with a dueDate before this day (strictly), a real calendar date'),
-    ),
+    dueBefore: Type.Optional(IsoDate('Only notes with a dueDate before this day (strictly)')),
   },
   { additionalProperties: false },
 );

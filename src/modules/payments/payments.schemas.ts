@@ -48,7 +48,7 @@ const fields = {
   currency: Type.Enum(CURRENCIES, {
     description: 'ISO 4217 code; a payment of a document is in the document’s currency.',
   }),
-  paymentDate: IsoDate('Day the money moved (or is expected to), a real calendar date'),
+  paymentDate: IsoDate('Day the money moved (or is expected to)'),
   status: Type.Enum(PAYMENT_STATUSES, {
     description:
       'PENDING (default) or MARKED (settled); both directions are allowed and `markedAt` follows.',
