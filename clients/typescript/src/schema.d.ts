@@ -3253,6 +3253,11 @@ export interface components {
              * @description Documents the account may send per UTC day.
              */
             mailsPerDay: number;
+            /**
+             * Format: int64
+             * @description Outbound webhook endpoints the account may have (at most 100 on any plan).
+             */
+            webhookEndpoints: number;
             /** @description Currency of the price. */
             currency: string;
             /** @description Monthly price in major units. */
@@ -3300,6 +3305,11 @@ export interface components {
                  * @description Documents the account may send per UTC day.
                  */
                 mailsPerDay: number;
+                /**
+                 * Format: int64
+                 * @description Outbound webhook endpoints the account may have (at most 100 on any plan).
+                 */
+                webhookEndpoints: number;
                 /** @description Currency of the price. */
                 currency: string;
                 /** @description Monthly price in major units. */
@@ -3611,7 +3621,7 @@ export interface components {
              * Format: int32
              * @description The version you read; a stale version answers 409 version_conflict and changes nothing.
              */
-            version: number;
+            version?: number;
             /**
              * Format: uri
              * @description Where deliveries are POSTed: https; its host must resolve to public addresses only (private and loopback ones need the operator setting WEBHOOK_ALLOW_PRIVATE_TARGETS, which also allows plain http to them; link-local and cloud metadata addresses are always refused). A refused URL answers 422 naming `/body/url`.
@@ -8510,6 +8520,21 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["UnprocessableContent"];
+            /** @description Problem. */
+            428: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -24,6 +24,16 @@ export const updateEndpoint = records.update;
 /** Deletes when the version matches (any version when undefined). */
 export const deleteEndpoint = records.remove;
 
+/** How many endpoints (enabled or not) the account has: what its plan's limit counts. */
+export async function countEndpoints(db: Executor, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export interface EndpointFilter {
   limit: number;
   afterId?: string;
