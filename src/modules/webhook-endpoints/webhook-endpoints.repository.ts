@@ -212,6 +212,80 @@ export async function recordAttempt(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** The account's attempts in flight: deliveries under an unexpired send lease at `now`. */
+export async function sendingCount(db: Executor, accountId: string, now: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('sending_until', 'is not', null)
+    .where('sending_until', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The account's delivery to send next: due, PENDING, not in flight; those of endpoints that
+ * answer first (an endpoint whose last attempt failed waits behind the account's others), then
+ * the longest due.
+ */
+export async function nextDueDelivery(
+  db: Executor,
+  accountId: string,
+  now: string,
+  dueBy = now,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', (join) =>
+      join.onRef('e.id', '=', 'd.endpoint_id').onRef('e.account_id', '=', 'd.account_id'),
+    )
+    .select('d.id')
+    .where('d.account_id', '=', accountId)
+    .where('d.status', '=', 'PENDING')
+    .where('d.next_attempt_at', '<=', dueBy)
+    .where((eb) => eb.or([eb('d.sending_until', 'is', null), eb('d.sending_until', '<=', now)]))
+    .orderBy(sql`case when e.failure_count > 0 then 1 else 0 end`)
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/**
+ * Takes the send lease of a delivery due by `dueBy` until `until` (compare-and-set: of two
+ * jobs that chose the same delivery, one sends). Answers whether this job holds it.
+ */
+export async function leaseDelivery(
+  db: Executor,
+  accountId: string,
+  id: string,
+  times: { now: string; dueBy: string; until: string },
+): Promise<boolean> {
+  const { now, dueBy, until } = times;
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ sending_until: until })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .where('next_attempt_at', '<=', dueBy)
+    .where((eb) => eb.or([eb('sending_until', 'is', null), eb('sending_until', '<=', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives a lease back without recording an attempt (the attempt was recorded elsewhere). */
+export async function releaseDelivery(db: Executor, accountId: string, id: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ sending_until: null })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+}
+
 /** Deletes an endpoint's deliveries (before the endpoint itself, in its transaction). */
 export async function deleteDeliveries(
   trx: Executor,

@@ -285,11 +285,7 @@ export class WebhookEndpointsService {
       // Compare-and-set on the attempts count: an attempt recorded meanwhile makes this a 409.
       if (!(await repo.recordAttempt(trx, actor.accountId, deliveryId, delivery.attempts, values)))
         throw new AppError('state_conflict', 'The delivery changed meanwhile; try again.');
-      const job: DeliverJob = {
-        deliveryId,
-        accountId: actor.accountId,
-        attempt: delivery.attempts + 1,
-      };
+      const job: DeliverJob = { deliveryId, accountId: actor.accountId };
       await this.ctx.jobs.enqueue(trx, DELIVER_JOB, { ...job }, actor.accountId);
       await appendAudit(
         trx,
@@ -300,7 +296,7 @@ export class WebhookEndpointsService {
           resourceId: deliveryId,
           changes: {
             endpointId,
-            attempt: job.attempt,
+            attempt: delivery.attempts + 1,
             status: { from: delivery.status, to: 'PENDING' },
           },
         },
