@@ -47,12 +47,6 @@ export function registerDeliveryJob(ctx: AppContext, resolve: Resolve = systemRe
 
 /** How long a send lease outlasts the attempt's own timeout: time to record the outcome. */
 const LEASE_MARGIN_MS = 60_000;
-/**
- * A turn that finds its account at its share looks once more after this long, then ends: on
- * PostgreSQL the attempt in flight may have looked for more work just before this turn's
- * delivery committed, and given its lease back just after this turn looked.
- */
-const RECHECK_MS = 1000;
 /** Choices a turn makes before it ends (other turns of the account leased each one first). */
 const LEASE_TRIES = 3;
 
@@ -72,11 +66,6 @@ async function turn(ctx: AppContext, box: SecretBox, resolve: Resolve, job: Deli
   for (let i = 0; i < LEASE_TRIES; i++) {
     const now = ctx.clock.now();
     const at = now.toISOString();
-    if ((await repo.sendingCount(ctx.db, accountId, at)) >= ctx.config.webhookAccountConcurrency) {
-      if (job.recheck) return;
-      const later = new Date(now.getTime() + RECHECK_MS);
-      return queueTurn(ctx, ctx.db, { accountId, recheck: true }, later);
-    }
     // A retry's turn runs when the queue finds it due (pg-boss by the database's clock): what
     // was due by then is due now, whatever this process's clock says.
     const dueBy = job.dueAt !== undefined && job.dueAt > at ? job.dueAt : at;
@@ -84,7 +73,14 @@ async function turn(ctx: AppContext, box: SecretBox, resolve: Resolve, job: Deli
     if (!deliveryId) return;
     const until = new Date(now.getTime() + ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS);
     const times = { now: at, dueBy, until: until.toISOString() };
-    if (await repo.leaseDelivery(ctx.db, accountId, deliveryId, times))
+    const cap = ctx.config.webhookAccountConcurrency;
+    const lease = await ctx.db
+      .transaction()
+      .execute((trx) => repo.leaseWithinShare(trx, accountId, deliveryId, times, cap));
+    // At its share: the attempt in flight hands on when it records (`handOn`, which looks
+    // for this delivery under the same lock, so it cannot miss it).
+    if (lease === 'full') return;
+    if (lease === 'leased')
       return attempt(ctx, box, resolve, accountId, deliveryId).catch(async (err: unknown) => {
         // Not recorded (the database went away): the lease goes back, so the queue's retry of
         // this turn finds the account below its share and sends the delivery again.
@@ -97,8 +93,12 @@ async function turn(ctx: AppContext, box: SecretBox, resolve: Resolve, job: Deli
 /**
  * In the transaction that records an attempt and gives its lease back: when the account has
  * more deliveries due, its next turn (at the back of the queue, behind other accounts' turns).
+ * Under the account's dispatch lock: a turn that found the account at its share while this
+ * attempt was in flight either waited for this transaction (and then finds the lease given
+ * back) or had ended before it looked (and then its delivery is seen here).
  */
 async function handOn(ctx: AppContext, trx: Transaction<DB>, accountId: string, at: string) {
+  await repo.lockDispatch(trx, accountId);
   if (await repo.nextDueDelivery(trx, accountId, at)) await queueTurn(ctx, trx, { accountId });
 }
 

@@ -13,14 +13,12 @@ export const DELIVER_JOB = 'webhook.deliver';
 /**
  * The payload of a delivery job: a turn of the account (`delivery.job.ts`), which sends the
  * account's next due delivery. `deliveryId` only names what queued it, for the logs (a retry,
- * a replay); `dueAt` is when the retry that queued it fell due; `recheck` marks a turn's second
- * look at an account that was at its share.
+ * a replay); `dueAt` is when the retry that queued it fell due.
  */
 export interface DeliverJob {
   accountId: string;
   deliveryId?: string;
   dueAt?: string;
-  recheck?: boolean;
 }
 
 type Endpoints = Awaited<ReturnType<typeof repo.enabledEndpoints>>;

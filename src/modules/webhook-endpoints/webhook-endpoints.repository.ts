@@ -276,6 +276,42 @@ export async function leaseDelivery(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Locks the account's delivery dispatch until `trx` ends: a no-op update of its first
+ * endpoint row, so jobs of one account that count its attempts in flight, or look for its
+ * next delivery as they give a lease back, do so in turn, on PostgreSQL as on SQLite.
+ */
+export async function lockDispatch(trx: Executor, accountId: string): Promise<void> {
+  await trx
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({ failure_count: eb.ref('failure_count') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', (eb) =>
+      eb
+        .selectFrom('webhook_endpoints')
+        .select((e) => e.fn.min<string>('id').as('first'))
+        .where('account_id', '=', accountId),
+    )
+    .execute();
+}
+
+/**
+ * Takes the send lease as `leaseDelivery` does, but only while the account has fewer than
+ * `cap` attempts in flight (under `lockDispatch`). Answers `leased`, `full` (the account is at
+ * its share) or `taken` (another job has the delivery).
+ */
+export async function leaseWithinShare(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  times: { now: string; dueBy: string; until: string },
+  cap: number,
+): Promise<'leased' | 'full' | 'taken'> {
+  await lockDispatch(trx, accountId);
+  if ((await sendingCount(trx, accountId, times.now)) >= cap) return 'full';
+  return (await leaseDelivery(trx, accountId, id, times)) ? 'leased' : 'taken';
+}
+
 /** Gives a lease back without recording an attempt (the attempt was recorded elsewhere). */
 export async function releaseDelivery(db: Executor, accountId: string, id: string): Promise<void> {
   await db
