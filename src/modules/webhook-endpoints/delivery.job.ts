@@ -47,6 +47,11 @@ export function registerDeliveryJob(ctx: AppContext, resolve: Resolve = systemRe
 
 /** How long a send lease outlasts the attempt's own timeout: time to record the outcome. */
 const LEASE_MARGIN_MS = 60_000;
+/**
+ * How far another process's clock may be ahead: an event it committed is due here too (a turn
+ * that ends at the account's share relies on the one in flight to find it).
+ */
+const CLOCK_SLACK_MS = 1000;
 /** Choices a turn makes before it ends (other turns of the account leased each one first). */
 const LEASE_TRIES = 3;
 
@@ -66,13 +71,16 @@ async function turn(ctx: AppContext, box: SecretBox, resolve: Resolve, job: Deli
   for (let i = 0; i < LEASE_TRIES; i++) {
     const now = ctx.clock.now();
     const at = now.toISOString();
-    // A retry's turn runs when the queue finds it due (pg-boss by the database's clock): what
-    // was due by then is due now, whatever this process's clock says.
+    // A turn runs when the queue finds it due (pg-boss by the database's clock): what was due
+    // when it was queued for (an event's time, a retry's) is due now, whatever this process's
+    // clock says.
     const dueBy = job.dueAt !== undefined && job.dueAt > at ? job.dueAt : at;
-    const deliveryId = await repo.nextDueDelivery(ctx.db, accountId, at, dueBy);
+    const slack = new Date(now.getTime() + CLOCK_SLACK_MS).toISOString();
+    const due = { dueBy, freshBy: slack > dueBy ? slack : dueBy };
+    const deliveryId = await repo.nextDueDelivery(ctx.db, accountId, at, due);
     if (!deliveryId) return;
     const until = new Date(now.getTime() + ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS);
-    const times = { now: at, dueBy, until: until.toISOString() };
+    const times = { now: at, ...due, until: until.toISOString() };
     const cap = ctx.config.webhookAccountConcurrency;
     const lease = await ctx.db
       .transaction()
@@ -97,9 +105,16 @@ async function turn(ctx: AppContext, box: SecretBox, resolve: Resolve, job: Deli
  * attempt was in flight either waited for this transaction (and then finds the lease given
  * back) or had ended before it looked (and then its delivery is seen here).
  */
-async function handOn(ctx: AppContext, trx: Transaction<DB>, accountId: string, at: string) {
+async function handOn(ctx: AppContext, trx: Transaction<DB>, accountId: string) {
   await repo.lockDispatch(trx, accountId);
-  if (await repo.nextDueDelivery(trx, accountId, at)) await queueTurn(ctx, trx, { accountId });
+  // Read the clock after the lock: an event committed while this attempt was recording is
+  // due by now. The slack covers another replica's clock being a little ahead (first attempts
+  // only: a retry is not sent early).
+  const now = ctx.clock.now();
+  const at = now.toISOString();
+  const freshBy = new Date(now.getTime() + CLOCK_SLACK_MS).toISOString();
+  if (await repo.nextDueDelivery(trx, accountId, at, { dueBy: at, freshBy }))
+    await queueTurn(ctx, trx, { accountId });
 }
 
 const isSuccess = (r: AttemptResult) =>
@@ -127,7 +142,7 @@ async function attempt(
         sending_until: null,
         updated_at: at,
       });
-      await handOn(ctx, trx, accountId, at);
+      await handOn(ctx, trx, accountId);
     });
     ctx.jobs.kick();
     return;
@@ -184,7 +199,7 @@ async function record(
         { accountId, deliveryId, dueAt: next.toISOString() },
         delay ? next : undefined,
       );
-    await handOn(ctx, trx, accountId, at);
+    await handOn(ctx, trx, accountId);
     if (ok) return undefined;
     const window = ctx.config.webhookDisableAfterHours * 3_600_000;
     const whole = schedule.reduce((sum, s) => sum + s, 0) * 1000;

@@ -13,7 +13,8 @@ export const DELIVER_JOB = 'webhook.deliver';
 /**
  * The payload of a delivery job: a turn of the account (`delivery.job.ts`), which sends the
  * account's next due delivery. `deliveryId` only names what queued it, for the logs (a retry,
- * a replay); `dueAt` is when the retry that queued it fell due.
+ * a replay); `dueAt` is when what queued it fell due (the event, the retry), so a process whose
+ * clock is a little behind still finds it due.
  */
 export interface DeliverJob {
   accountId: string;
@@ -115,7 +116,7 @@ export async function emitEvent(
   // One turn for the event, not one per endpoint: the account's turns hand on to each other
   // while it has deliveries due (delivery.job.ts), so an account with many endpoints does not
   // queue many jobs ahead of other accounts' turns.
-  const job: DeliverJob = { accountId };
+  const job: DeliverJob = { accountId, dueAt: at };
   await ctx.jobs.enqueue(trx, DELIVER_JOB, { ...job }, accountId);
   // Start sending soon after the commit rather than at the next poll.
   afterCommit(trx, () => Promise.resolve(ctx.jobs.kick()));

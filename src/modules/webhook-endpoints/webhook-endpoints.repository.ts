@@ -225,15 +225,15 @@ export async function sendingCount(db: Executor, accountId: string, now: string)
 }
 
 /**
- * The account's delivery to send next: due, PENDING, not in flight; those of endpoints that
- * answer first (an endpoint whose last attempt failed waits behind the account's others), then
- * the longest due.
+ * The account's delivery to send next: PENDING, not in flight, due by `dueBy` (a first attempt:
+ * by `freshBy`, later or the same); those of endpoints that answer first (an endpoint whose
+ * last attempt failed waits behind the account's others), then the longest due.
  */
 export async function nextDueDelivery(
   db: Executor,
   accountId: string,
   now: string,
-  dueBy = now,
+  due: { dueBy: string; freshBy: string } = { dueBy: now, freshBy: now },
 ): Promise<string | undefined> {
   const row = await db
     .selectFrom('webhook_deliveries as d')
@@ -243,7 +243,12 @@ export async function nextDueDelivery(
     .select('d.id')
     .where('d.account_id', '=', accountId)
     .where('d.status', '=', 'PENDING')
-    .where('d.next_attempt_at', '<=', dueBy)
+    .where((eb) =>
+      eb.or([
+        eb('d.next_attempt_at', '<=', due.dueBy),
+        eb.and([eb('d.attempts', '=', 0), eb('d.next_attempt_at', '<=', due.freshBy)]),
+      ]),
+    )
     .where((eb) => eb.or([eb('d.sending_until', 'is', null), eb('d.sending_until', '<=', now)]))
     .orderBy(sql`case when e.failure_count > 0 then 1 else 0 end`)
     .orderBy('d.next_attempt_at')
@@ -251,6 +256,14 @@ export async function nextDueDelivery(
     .limit(1)
     .executeTakeFirst();
   return row?.id;
+}
+
+/** When a lease is taken, what counts as due (as `nextDueDelivery`), and until when. */
+export interface LeaseTimes {
+  now: string;
+  dueBy: string;
+  freshBy: string;
+  until: string;
 }
 
 /**
@@ -261,16 +274,21 @@ export async function leaseDelivery(
   db: Executor,
   accountId: string,
   id: string,
-  times: { now: string; dueBy: string; until: string },
+  times: LeaseTimes,
 ): Promise<boolean> {
-  const { now, dueBy, until } = times;
+  const { now, dueBy, freshBy, until } = times;
   const result = await db
     .updateTable('webhook_deliveries')
     .set({ sending_until: until })
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where('status', '=', 'PENDING')
-    .where('next_attempt_at', '<=', dueBy)
+    .where((eb) =>
+      eb.or([
+        eb('next_attempt_at', '<=', dueBy),
+        eb.and([eb('attempts', '=', 0), eb('next_attempt_at', '<=', freshBy)]),
+      ]),
+    )
     .where((eb) => eb.or([eb('sending_until', 'is', null), eb('sending_until', '<=', now)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
@@ -304,7 +322,7 @@ export async function leaseWithinShare(
   trx: Executor,
   accountId: string,
   id: string,
-  times: { now: string; dueBy: string; until: string },
+  times: LeaseTimes,
   cap: number,
 ): Promise<'leased' | 'full' | 'taken'> {
   await lockDispatch(trx, accountId);

@@ -285,7 +285,7 @@ export class WebhookEndpointsService {
       // Compare-and-set on the attempts count: an attempt recorded meanwhile makes this a 409.
       if (!(await repo.recordAttempt(trx, actor.accountId, deliveryId, delivery.attempts, values)))
         throw new AppError('state_conflict', 'The delivery changed meanwhile; try again.');
-      const job: DeliverJob = { deliveryId, accountId: actor.accountId };
+      const job: DeliverJob = { deliveryId, accountId: actor.accountId, dueAt: at };
       await this.ctx.jobs.enqueue(trx, DELIVER_JOB, { ...job }, actor.accountId);
       await appendAudit(
         trx,
