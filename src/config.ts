@@ -354,6 +354,20 @@ export const settings = {
     100,
     60_000,
   ),
+  webhookDisableAfterHours: int(
+    'WEBHOOK_DISABLE_AFTER_HOURS',
+    'An outbound webhook endpoint that has answered no attempt successfully for this many hours is disabled at its next failed attempt (an event, and a mail to the account’s admins); also at a delivery’s last failed attempt when the whole retry schedule is shorter.',
+    72,
+    1,
+    8760,
+  ),
+  webhookAccountConcurrency: int(
+    'WEBHOOK_ACCOUNT_CONCURRENCY',
+    'Outbound webhook attempts of one account in flight at once, across all processes: one account’s slow or dead endpoints hold at most this many of the job slots (two per process), the others stay free for other accounts. Keep it below the job slots of all processes together.',
+    1,
+    1,
+    100,
+  ),
   dunningBaseRates: {
     env: 'DUNNING_BASE_RATES',
     description:

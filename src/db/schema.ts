@@ -392,6 +392,8 @@ export interface WebhookDeliveriesTable {
   last_latency_ms: number | null;
   last_error: string | null;
   response_excerpt: string | null;
+  /** The lease of the attempt in flight: a job is sending it until then (null: none). */
+  sending_until: string | null;
   created_at: string;
   updated_at: string;
 }

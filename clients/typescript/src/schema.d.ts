@@ -3280,6 +3280,11 @@ export interface components {
              * @description Documents the account may send per UTC day.
              */
             mailsPerDay: number;
+            /**
+             * Format: int64
+             * @description Outbound webhook endpoints the account may have (at most 100 on any plan).
+             */
+            webhookEndpoints: number;
             /** @description Currency of the price. */
             currency: string;
             /** @description Monthly price in major units. */
@@ -3327,6 +3332,11 @@ export interface components {
                  * @description Documents the account may send per UTC day.
                  */
                 mailsPerDay: number;
+                /**
+                 * Format: int64
+                 * @description Outbound webhook endpoints the account may have (at most 100 on any plan).
+                 */
+                webhookEndpoints: number;
                 /** @description Currency of the price. */
                 currency: string;
                 /** @description Monthly price in major units. */
@@ -3644,7 +3654,7 @@ export interface components {
              * Format: int32
              * @description The version you read; a stale version answers 409 version_conflict and changes nothing.
              */
-            version: number;
+            version?: number;
             /**
              * Format: uri
              * @description Where deliveries are POSTed: https; its host must resolve to public addresses only (private and loopback ones need the operator setting WEBHOOK_ALLOW_PRIVATE_TARGETS, which also allows plain http to them; link-local and cloud metadata addresses are always refused). A refused URL answers 422 naming `/body/url`.
@@ -8920,6 +8930,21 @@ export interface operations {
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            /** @description Problem. */
+            428: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { DEFAULT_PLAN, type Plan, type PlanCatalogue } from './plans.catalogue.js';
+import { DEFAULT_PLAN, type CataloguePlan as Plan, type PlanCatalogue } from './plans.catalogue.js';
 
 const CACHE_MS = 30_000;
 

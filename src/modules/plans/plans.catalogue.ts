@@ -5,6 +5,13 @@ import { ConfigError } from '../../config.js';
 
 /** Sends per day of a plan that does not say (operators' older catalogues). */
 export const DEFAULT_MAILS_PER_DAY = 100;
+/** Webhook endpoints of a plan that does not say (operators' older catalogues). */
+export const DEFAULT_WEBHOOK_ENDPOINTS = 10;
+/**
+ * No plan has more webhook endpoints than this: every event is one delivery per endpoint, so
+ * the endpoints of one account multiply its share of the delivery work (docs/webhooks.md).
+ */
+export const MAX_WEBHOOK_ENDPOINTS = 100;
 
 /** One plan of the catalogue (decisions §13). Prices in minor units. */
 export const PlanSchema = Type.Object(
@@ -28,12 +35,21 @@ export const PlanSchema = Type.Object(
         description: `Documents the account may send per UTC day (default ${DEFAULT_MAILS_PER_DAY}).`,
       }),
     ),
+    webhookEndpoints: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_WEBHOOK_ENDPOINTS,
+        description: `Outbound webhook endpoints the account may have (default ${DEFAULT_WEBHOOK_ENDPOINTS}, at most ${MAX_WEBHOOK_ENDPOINTS}).`,
+      }),
+    ),
     currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'Currency of the price.' }),
     monthlyPrice: Type.Integer({ minimum: 0, description: 'Monthly price in minor units.' }),
   },
   { additionalProperties: false },
 );
 export type Plan = Static<typeof PlanSchema>;
+/** A plan as the catalogue answers it: the optional limits filled in with their defaults. */
+export type CataloguePlan = Plan & { webhookEndpoints: number };
 
 const MB = 1024 * 1024;
 
@@ -47,6 +63,7 @@ export const DEFAULT_PLANS: Plan[] = [
     requestsPerMonth: 20_000,
     storageBytes: 100 * MB,
     mailsPerDay: 20,
+    webhookEndpoints: 10,
     currency: 'EUR',
     monthlyPrice: 0,
   },
@@ -58,6 +75,7 @@ export const DEFAULT_PLANS: Plan[] = [
     requestsPerMonth: 500_000,
     storageBytes: 5_000 * MB,
     mailsPerDay: 200,
+    webhookEndpoints: 25,
     currency: 'EUR',
     monthlyPrice: 1900,
   },
@@ -69,6 +87,7 @@ export const DEFAULT_PLANS: Plan[] = [
     requestsPerMonth: 5_000_000,
     storageBytes: 50_000 * MB,
     mailsPerDay: 2000,
+    webhookEndpoints: 100,
     currency: 'EUR',
     monthlyPrice: 4900,
   },
@@ -78,14 +97,19 @@ export const DEFAULT_PLAN = 'FREE';
 
 /** The plans this deployment sells, in catalogue order (cheapest first). */
 export class PlanCatalogue {
-  private readonly byId: Map<string, Plan>;
+  private readonly byId: Map<string, CataloguePlan>;
+  readonly plans: CataloguePlan[];
 
-  constructor(readonly plans: Plan[]) {
-    this.byId = new Map(plans.map((p) => [p.id, p]));
+  constructor(plans: Plan[]) {
+    this.plans = plans.map((p) => ({
+      ...p,
+      webhookEndpoints: p.webhookEndpoints ?? DEFAULT_WEBHOOK_ENDPOINTS,
+    }));
+    this.byId = new Map(this.plans.map((p) => [p.id, p]));
   }
 
   /** The plan; an id that left the catalogue falls back to the first (free) plan. */
-  get(id: string): Plan {
+  get(id: string): CataloguePlan {
     return this.byId.get(id) ?? this.plans[0]!;
   }
 

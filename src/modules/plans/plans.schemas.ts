@@ -11,6 +11,9 @@ const PlanView = Type.Object(
     }),
     storageBytes: Type.Integer({ description: 'File storage included, in bytes.' }),
     mailsPerDay: Type.Integer({ description: 'Documents the account may send per UTC day.' }),
+    webhookEndpoints: Type.Integer({
+      description: 'Outbound webhook endpoints the account may have (at most 100 on any plan).',
+    }),
     currency: Type.String({ description: 'Currency of the price.' }),
     monthlyPrice: Type.Number({ description: 'Monthly price in major units.' }),
   },

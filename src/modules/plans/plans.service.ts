@@ -5,11 +5,12 @@ import type { Principal } from '../../http/types.js';
 import { appendAudit, type Actor } from '../../shared/audit.js';
 import { toMajor } from '../../shared/money.js';
 import { findAccount, lockAccount, setAccountPlan } from '../account/index.js';
-import type { Plan } from './plans.catalogue.js';
+import type { CataloguePlan as Plan } from './plans.catalogue.js';
 import type { LicenseSchema, PlansSchema, UsageSchema } from './plans.schemas.js';
 import { monthOf, msToMonthEnd } from './usage-meter.js';
 import { storageUsedBytes } from '../files/index.js';
 import { countUsers } from '../users/index.js';
+import { countWebhookEndpoints } from '../webhook-endpoints/index.js';
 import { mailCounterKey, mailsPerDay } from './send-quota.js';
 import * as repo from './plans.repository.js';
 import { userMinuteKey } from '../../http/rate-limit.js';
@@ -63,12 +64,16 @@ export class PlansService {
       if (from === planId) return;
       const seats = await countUsers(trx, actor.accountId);
       const storage = await storageUsedBytes(trx, actor.accountId);
+      const endpoints = await countWebhookEndpoints(trx, actor.accountId);
       const exceeded = [
         storage > target.storageBytes
           ? `storage: ${storage} bytes in use, ${target.name} includes ${target.storageBytes}`
           : undefined,
         seats > target.seats
           ? `seats: ${seats} in use, ${target.name} includes ${target.seats}`
+          : undefined,
+        endpoints > target.webhookEndpoints
+          ? `webhook endpoints: ${endpoints}, ${target.name} includes ${target.webhookEndpoints}`
           : undefined,
         requests > target.requestsPerMonth
           ? `requests this month: ${requests}, ${target.name} includes ${target.requestsPerMonth}`

@@ -10,11 +10,16 @@ import type { WebhookEventType } from './webhook-endpoints.schemas.js';
 /** The job that makes one attempt of one delivery (`delivery.job.ts`). */
 export const DELIVER_JOB = 'webhook.deliver';
 
-/** The payload of a delivery job: which delivery, and which attempt this job makes. */
+/**
+ * The payload of a delivery job: a turn of the account (`delivery.job.ts`), which sends the
+ * account's next due delivery. `deliveryId` only names what queued it, for the logs (a retry,
+ * a replay); `dueAt` is when what queued it fell due (the event, the retry), so a process whose
+ * clock is a little behind still finds it due.
+ */
 export interface DeliverJob {
-  deliveryId: string;
   accountId: string;
-  attempt: number;
+  deliveryId?: string;
+  dueAt?: string;
 }
 
 type Endpoints = Awaited<ReturnType<typeof repo.enabledEndpoints>>;
@@ -103,12 +108,16 @@ export async function emitEvent(
       last_latency_ms: null,
       last_error: null,
       response_excerpt: null,
+      sending_until: null,
       created_at: at,
       updated_at: at,
     });
-    const job: DeliverJob = { deliveryId: id, accountId, attempt: 1 };
-    await ctx.jobs.enqueue(trx, DELIVER_JOB, { ...job }, accountId);
   }
+  // One turn for the event, not one per endpoint: the account's turns hand on to each other
+  // while it has deliveries due (delivery.job.ts), so an account with many endpoints does not
+  // queue many jobs ahead of other accounts' turns.
+  const job: DeliverJob = { accountId, dueAt: at };
+  await ctx.jobs.enqueue(trx, DELIVER_JOB, { ...job }, accountId);
   // Start sending soon after the commit rather than at the next poll.
   afterCommit(trx, () => Promise.resolve(ctx.jobs.kick()));
   return endpoints.length;

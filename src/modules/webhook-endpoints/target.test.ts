@@ -22,6 +22,10 @@ describe('webhook targets', () => {
     ['::1', 'private'],
     ['fd00::1', 'private'],
     ['::ffff:10.0.0.1', 'private'],
+    // IPv4-compatible IPv6 (::/96): judged as the IPv4 address it embeds.
+    ['::127.0.0.1', 'private'],
+    ['::7f00:1', 'private'],
+    ['::a00:1', 'private'],
   ])('classifies %s as %s', (address, kind) => {
     expect(classifyAddress(address)).toBe(kind);
   });
@@ -38,10 +42,40 @@ describe('webhook targets', () => {
     ['255.255.255.255', 'special-purpose'],
     ['192.0.2.1', 'special-purpose'],
     ['64:ff9b::a00:1', 'special-purpose'],
+    ['168.63.129.16', 'cloud metadata'],
+    ['fd20:ce::254', 'cloud metadata'],
+    ['fd00:ec2::123', 'cloud metadata'],
+    ['::169.254.169.254', 'cloud metadata'],
+    ['::a9fe:a9fe', 'cloud metadata'],
+    ['::a9fe:101', 'link-local'],
+    ['::0.0.0.2', 'special-purpose'],
+    ['::808:808', 'IPv4-compatible'],
   ])('always refuses %s (%s)', (address, why) => {
     const kind = classifyAddress(address);
     expect(typeof kind).toBe('object');
     expect((kind as { refused: string }).refused).toContain(why);
+  });
+
+  it.each([
+    'http://[::127.0.0.1]/hook',
+    'http://[::7f00:1]/hook',
+    'https://[0:0:0:0:0:0:7f00:1]/hook',
+    'https://[::10.1.2.3]/hook',
+  ])('refuses the IPv4-compatible form %s like the private address it embeds', async (url) => {
+    const check = await checkTarget(url, false);
+    expect(check).toMatchObject({ ok: false });
+    expect((check as { reason: string }).reason).toContain('private or loopback');
+  });
+
+  it('refuses Azure’s wire server and the metadata host names, whatever the setting', async () => {
+    for (const url of [
+      'http://168.63.129.16/machine',
+      'https://[::a9fe:a9fe]/latest/meta-data/',
+      'http://instance-data/latest/',
+    ]) {
+      const check = await checkTarget(url, true, answers('10.0.0.1'));
+      expect(check, url).toMatchObject({ ok: false });
+    }
   });
 
   it('needs every address of a name to pass: one private answer refuses the name', async () => {

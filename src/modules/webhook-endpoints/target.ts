@@ -8,14 +8,29 @@ import ipaddr from 'ipaddr.js';
  * rebinding DNS server could answer differently). Range classification is ipaddr.js's.
  */
 
-/** Addresses of cloud instance metadata services: never a target, whatever the setting. */
+/**
+ * Addresses of cloud instance metadata services and the hosts' other platform endpoints:
+ * never a target, whatever the setting (the IPv4 ones outside 169.254/16 are public or
+ * private unicast, so the range check alone would let them through).
+ */
 const METADATA_ADDRESSES = new Set([
-  '169.254.169.254', // AWS, GCP, Azure, OpenStack, DigitalOcean …
+  '169.254.169.254', // AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle …
   '169.254.170.2', // AWS ECS task metadata
   '100.100.100.200', // Alibaba Cloud
-  'fd00:ec2::254', // AWS over IPv6
+  '168.63.129.16', // Azure wire server (host agent, DNS, health probes)
+  'fd00:ec2::254', // AWS metadata over IPv6
+  'fd00:ec2::253', // AWS DNS resolver over IPv6
+  'fd00:ec2::123', // AWS time sync over IPv6
+  'fd20:ce::254', // GCP metadata over IPv6
 ]);
-const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata']);
+const METADATA_HOSTS = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.tencentyun.com',
+]);
 
 /** Reachable only with WEBHOOK_ALLOW_PRIVATE_TARGETS=true. */
 const PRIVATE_RANGES = new Set(['private', 'loopback', 'uniqueLocal', 'carrierGradeNat']);
@@ -31,11 +46,32 @@ export type TargetCheck =
 
 type AddressClass = 'public' | 'private' | { refused: string };
 
+/**
+ * An IPv4-compatible IPv6 address (`::a.b.c.d`, `::/96` but `::` and `::1`): deprecated
+ * (RFC 4291), but a stack that still maps it reaches the IPv4 address it embeds.
+ */
+function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const parts = ip.parts;
+  if (parts.slice(0, 6).some((p) => p !== 0)) return undefined;
+  if (parts[6] === 0 && parts[7]! <= 1) return undefined;
+  return ipaddr.fromByteArray(ip.toByteArray().slice(12)) as ipaddr.IPv4;
+}
+
 /** Public, private (allowed by the setting) or refused with why. */
 export function classifyAddress(text: string): AddressClass {
   let ip = ipaddr.parse(text);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress())
-    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    const compatible = embeddedIPv4(v6);
+    if (compatible) {
+      // Judged as the address it embeds; a public one is refused too (not routable as such).
+      const inner = classifyAddress(compatible.toString());
+      return inner === 'public'
+        ? { refused: `${v6.toString()} is an IPv4-compatible IPv6 address (deprecated)` }
+        : inner;
+    }
+    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
+  }
   const normal = ip.toString();
   if (METADATA_ADDRESSES.has(normal)) return { refused: `${normal} is a cloud metadata address` };
   const range = ip.range();

@@ -24,6 +24,16 @@ export const updateEndpoint = records.update;
 /** Deletes when the version matches (any version when undefined). */
 export const deleteEndpoint = records.remove;
 
+/** How many endpoints (enabled or not) the account has: what its plan's limit counts. */
+export async function countEndpoints(db: Executor, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export interface EndpointFilter {
   limit: number;
   afterId?: string;
@@ -200,6 +210,134 @@ export async function recordAttempt(
     .where('attempts', '=', attemptsBefore)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** The account's attempts in flight: deliveries under an unexpired send lease at `now`. */
+export async function sendingCount(db: Executor, accountId: string, now: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('sending_until', 'is not', null)
+    .where('sending_until', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The account's delivery to send next: PENDING, not in flight, due by `dueBy` (a first attempt:
+ * by `freshBy`, later or the same); those of endpoints that answer first (an endpoint whose
+ * last attempt failed waits behind the account's others), then the longest due.
+ */
+export async function nextDueDelivery(
+  db: Executor,
+  accountId: string,
+  now: string,
+  due: { dueBy: string; freshBy: string } = { dueBy: now, freshBy: now },
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', (join) =>
+      join.onRef('e.id', '=', 'd.endpoint_id').onRef('e.account_id', '=', 'd.account_id'),
+    )
+    .select('d.id')
+    .where('d.account_id', '=', accountId)
+    .where('d.status', '=', 'PENDING')
+    .where((eb) =>
+      eb.or([
+        eb('d.next_attempt_at', '<=', due.dueBy),
+        eb.and([eb('d.attempts', '=', 0), eb('d.next_attempt_at', '<=', due.freshBy)]),
+      ]),
+    )
+    .where((eb) => eb.or([eb('d.sending_until', 'is', null), eb('d.sending_until', '<=', now)]))
+    .orderBy(sql`case when e.failure_count > 0 then 1 else 0 end`)
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** When a lease is taken, what counts as due (as `nextDueDelivery`), and until when. */
+export interface LeaseTimes {
+  now: string;
+  dueBy: string;
+  freshBy: string;
+  until: string;
+}
+
+/**
+ * Takes the send lease of a delivery due by `dueBy` until `until` (compare-and-set: of two
+ * jobs that chose the same delivery, one sends). Answers whether this job holds it.
+ */
+export async function leaseDelivery(
+  db: Executor,
+  accountId: string,
+  id: string,
+  times: LeaseTimes,
+): Promise<boolean> {
+  const { now, dueBy, freshBy, until } = times;
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ sending_until: until })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .where((eb) =>
+      eb.or([
+        eb('next_attempt_at', '<=', dueBy),
+        eb.and([eb('attempts', '=', 0), eb('next_attempt_at', '<=', freshBy)]),
+      ]),
+    )
+    .where((eb) => eb.or([eb('sending_until', 'is', null), eb('sending_until', '<=', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Locks the account's delivery dispatch until `trx` ends: a no-op update of its first
+ * endpoint row, so jobs of one account that count its attempts in flight, or look for its
+ * next delivery as they give a lease back, do so in turn, on PostgreSQL as on SQLite.
+ */
+export async function lockDispatch(trx: Executor, accountId: string): Promise<void> {
+  await trx
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({ failure_count: eb.ref('failure_count') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', (eb) =>
+      eb
+        .selectFrom('webhook_endpoints')
+        .select((e) => e.fn.min<string>('id').as('first'))
+        .where('account_id', '=', accountId),
+    )
+    .execute();
+}
+
+/**
+ * Takes the send lease as `leaseDelivery` does, but only while the account has fewer than
+ * `cap` attempts in flight (under `lockDispatch`). Answers `leased`, `full` (the account is at
+ * its share) or `taken` (another job has the delivery).
+ */
+export async function leaseWithinShare(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  times: LeaseTimes,
+  cap: number,
+): Promise<'leased' | 'full' | 'taken'> {
+  await lockDispatch(trx, accountId);
+  if ((await sendingCount(trx, accountId, times.now)) >= cap) return 'full';
+  return (await leaseDelivery(trx, accountId, id, times)) ? 'leased' : 'taken';
+}
+
+/** Gives a lease back without recording an attempt (the attempt was recorded elsewhere). */
+export async function releaseDelivery(db: Executor, accountId: string, id: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ sending_until: null })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Deletes an endpoint's deliveries (before the endpoint itself, in its transaction). */

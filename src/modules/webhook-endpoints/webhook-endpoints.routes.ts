@@ -106,7 +106,7 @@ function recordRoutes(app: App, service: WebhookEndpointsService): void {
         params: Params,
         headers: IfMatchHeaders,
         body: UpdateWebhookEndpointBody,
-        response: { 200: WebhookEndpointSchema, ...problems(400, 401, 404, 409, 412, 422) },
+        response: { 200: WebhookEndpointSchema, ...problems(400, 401, 404, 409, 412, 422, 428) },
       },
     },
     async (req, reply) => {

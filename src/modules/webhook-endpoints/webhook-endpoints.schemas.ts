@@ -98,10 +98,13 @@ export const CreateWebhookEndpointBody = Type.Object(
 );
 export type CreateWebhookEndpoint = Static<typeof CreateWebhookEndpointBody>;
 
-/** Partial update: omitted fields stay, `null` clears the description. */
+/**
+ * Partial update: omitted fields stay, `null` clears the description. The version read comes
+ * as `version` here or as `If-Match` (one of them is required).
+ */
 export const UpdateWebhookEndpointBody = Type.Object(
   {
-    version: VersionField,
+    version: Type.Optional(VersionField),
     url: Type.Optional(fields.url),
     eventTypes: Type.Optional(fields.eventTypes),
     enabled: Type.Optional(fields.enabled),

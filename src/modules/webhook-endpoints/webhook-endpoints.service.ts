@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/schema.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
@@ -72,6 +74,7 @@ export class WebhookEndpointsService {
     };
     const endpoint = presentEndpoint(row);
     await this.ctx.db.transaction().execute(async (trx) => {
+      await this.assertEndpointFits(trx, actor.accountId);
       await repo.insertEndpoint(trx, row);
       await appendAudit(
         trx,
@@ -86,6 +89,21 @@ export class WebhookEndpointsService {
       );
     });
     return { ...endpoint, secret };
+  }
+
+  /**
+   * 409 `plan_limit_exceeded` when the account already has as many endpoints as its plan
+   * allows (`webhookEndpoints`). The account lock makes two concurrent creates count in turn.
+   */
+  private async assertEndpointFits(trx: Transaction<DB>, accountId: string): Promise<void> {
+    const plan = await this.ctx.accountPlans.lockedPlan(trx, accountId);
+    const used = await repo.countEndpoints(trx, accountId);
+    if (used < plan.webhookEndpoints) return;
+    throw new AppError(
+      'plan_limit_exceeded',
+      `The ${plan.name} plan includes ${plan.webhookEndpoints} webhook endpoints and the account has ${used}. Delete one or change the plan.`,
+      { members: { used, limit: plan.webhookEndpoints } },
+    );
   }
 
   async get(accountId: string, id: string): Promise<WebhookEndpoint> {
@@ -109,6 +127,20 @@ export class WebhookEndpointsService {
     input: UpdateWebhookEndpoint,
     ifMatch: IfMatch,
   ): Promise<WebhookEndpoint> {
+    if (input.version === undefined && ifMatch === undefined)
+      throw new AppError(
+        'precondition_required',
+        'Name the version you read: `version` in the body or an `If-Match` header.',
+        {
+          errors: [
+            {
+              path: '/body/version',
+              message: 'required unless If-Match is sent',
+              code: 'required',
+            },
+          ],
+        },
+      );
     if (input.url !== undefined) await this.assertTarget(input.url);
     const now = this.ctx.clock.now();
     const values: Partial<repo.WebhookEndpointRow> = { updated_at: now.toISOString() };
@@ -130,10 +162,13 @@ export class WebhookEndpointsService {
         expected: input.version,
         ifMatch,
         what: 'Webhook endpoint',
-        run: (version) =>
-          version === undefined
-            ? Promise.resolve(undefined)
-            : repo.updateEndpointWithBefore(trx, actor.accountId, id, version, values),
+        run: async (version) => {
+          // `If-Match: *`: whatever version is stored.
+          const at = version ?? (await repo.endpointVersion(trx, actor.accountId, id));
+          return at === undefined
+            ? undefined
+            : repo.updateEndpointWithBefore(trx, actor.accountId, id, at, values);
+        },
         current: () => repo.endpointVersion(trx, actor.accountId, id),
       });
       const endpoint = presentEndpoint(updated.after);
@@ -250,11 +285,7 @@ export class WebhookEndpointsService {
       // Compare-and-set on the attempts count: an attempt recorded meanwhile makes this a 409.
       if (!(await repo.recordAttempt(trx, actor.accountId, deliveryId, delivery.attempts, values)))
         throw new AppError('state_conflict', 'The delivery changed meanwhile; try again.');
-      const job: DeliverJob = {
-        deliveryId,
-        accountId: actor.accountId,
-        attempt: delivery.attempts + 1,
-      };
+      const job: DeliverJob = { deliveryId, accountId: actor.accountId, dueAt: at };
       await this.ctx.jobs.enqueue(trx, DELIVER_JOB, { ...job }, actor.accountId);
       await appendAudit(
         trx,
@@ -265,7 +296,7 @@ export class WebhookEndpointsService {
           resourceId: deliveryId,
           changes: {
             endpointId,
-            attempt: job.attempt,
+            attempt: delivery.attempts + 1,
             status: { from: delivery.status, to: 'PENDING' },
           },
         },

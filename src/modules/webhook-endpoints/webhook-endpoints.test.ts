@@ -178,6 +178,37 @@ describe('webhook endpoints: the resource', () => {
     });
   });
 
+  it('takes the version read as body `version` or as If-Match, and needs one of them', async () => {
+    const made = (
+      await create({ url: PUBLIC_URL, eventTypes: ['partner.created'] })
+    ).json<Endpoint>();
+    const putWith = (payload: Json, headers: Record<string, string>) =>
+      t.request({
+        method: 'PUT',
+        url: `/v1/webhook-endpoints/${made.id}`,
+        token: admin.token,
+        payload,
+        headers,
+      });
+    const byHeader = await putWith({ description: 'by If-Match' }, { 'if-match': '"1"' });
+    expect(byHeader.statusCode).toBe(200);
+    expect(byHeader.json()).toMatchObject({ description: 'by If-Match', version: 2 });
+    expect(byHeader.headers.etag).toBe('"2"');
+    const stale = await putWith({ description: 'stale' }, { 'if-match': '"1"' });
+    expect(stale.statusCode).toBe(412);
+    expect(stale.json()).toMatchObject({ code: 'precondition_failed', currentVersion: 2 });
+    const any = await putWith({ description: 'any' }, { 'if-match': '*' });
+    expect(any.json()).toMatchObject({ description: 'any', version: 3 });
+    const neither = await putWith({ description: 'neither' }, {});
+    expect(neither.statusCode).toBe(428);
+    expect(neither.json()).toMatchObject({ code: 'precondition_required' });
+    expect(neither.json().errors).toContainEqual(
+      expect.objectContaining({ path: '/body/version', code: 'required' }),
+    );
+    expect((await get(made.id)).json()).toMatchObject({ description: 'any', version: 3 });
+    expect(await auditCount(t, admin.accountId, made.id)).toBe(3);
+  });
+
   it('deletes an endpoint (204, then 404)', async () => {
     const made = (
       await create({ url: PUBLIC_URL, eventTypes: ['partner.created'] })
@@ -322,6 +353,10 @@ describe('webhook endpoints: targets (SSRF)', () => {
     ['https://[fd12:3456::1]/hook', 'private or loopback'],
     ['https://[::ffff:127.0.0.1]/hook', 'private or loopback'],
     ['https://0x7f.1/hook', 'private or loopback'],
+    // IPv4-compatible IPv6 (::/96): the address it embeds decides.
+    ['https://[::127.0.0.1]/hook', 'private or loopback'],
+    ['http://[::7f00:1]:8080/hook', 'private or loopback'],
+    ['https://[::a01:203]/hook', 'private or loopback'],
   ])('refuses %s by default with 422 naming /body/url', async (url, why) => {
     // This account's endpoints: other test files create theirs in the same database meanwhile.
     const user = await createUser(strict);
@@ -360,6 +395,11 @@ describe('webhook endpoints: targets (SSRF)', () => {
     ['https://0.0.0.0/', 'special-purpose'],
     ['https://224.0.0.1/', 'special-purpose'],
     ['https://[::]/', 'special-purpose'],
+    ['http://168.63.129.16/machine/?comp=goalstate', 'cloud metadata'],
+    ['https://[fd20:ce::254]/', 'cloud metadata'],
+    ['https://[::169.254.169.254]/latest/meta-data/', 'cloud metadata'],
+    ['https://[::a9fe:a9fe]/latest/meta-data/', 'cloud metadata'],
+    ['https://[::8.8.8.8]/', 'IPv4-compatible'],
   ])('always refuses %s, whatever the setting', async (url, why) => {
     for (const app of [strict, t]) {
       const { status, reason } = await attempt(url, app);

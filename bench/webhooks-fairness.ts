@@ -1,0 +1,162 @@
+/**
+ * `npx tsx bench/webhooks-fairness.ts`: one account's webhook latency while another account's
+ * endpoints never answer (docs/webhooks.md, "Fairness"). Account Y has one endpoint on a
+ * node:http receiver on 127.0.0.1; account X (BUSINESS plan) has BENCH_DEAD endpoints (default
+ * 20) on 127.0.0.1 servers that accept the connection and never answer. Y creates
+ * BENCH_EVENTS partners (default 100), one every BENCH_GAP_MS (default 100 ms), each
+ * `partner.created` to its endpoint; the first phase alone, the second while X creates
+ * BENCH_BURST partners (default 5, so 100 deliveries to dead endpoints) every second. Prints
+ * p50/p99/max of Y's event → received (the event's timestamp, taken in the write's
+ * transaction, to the receiver having the whole request), per phase, and how many attempts X
+ * got through. The worker polls every second and is kicked after each commit, two job slots
+ * per process, WEBHOOK_TIMEOUT_MS 3000 (BENCH_TIMEOUT_MS). Embedded SQLite by default; set
+ * DATABASE_URL=postgres://… for PostgreSQL (pg-boss; use a database of its own: X's backlog
+ * stays in it). Not a test.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
+import { seedUser } from '../test/helpers.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 100);
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 100);
+const DEAD = Number(process.env.BENCH_DEAD ?? 20);
+const BURST = Number(process.env.BENCH_BURST ?? 5);
+const TIMEOUT_MS = process.env.BENCH_TIMEOUT_MS ?? '3000';
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+const summary = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
+};
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Servers that accept and never answer; answers their URLs and a count of connections. */
+async function deadServers(n: number) {
+  const sockets = new Set<net.Socket>();
+  const servers: net.Server[] = [];
+  let accepted = 0;
+  for (let i = 0; i < n; i++) {
+    const server = net.createServer((socket) => {
+      accepted++;
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+  }
+  return {
+    urls: servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`),
+    accepted: () => accepted,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      for (const s of servers) s.close();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const latencies: number[] = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const { timestamp } = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string };
+      latencies.push(Date.now() - Date.parse(timestamp));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const port = (receiver.address() as AddressInfo).port;
+  const dead = await deadServers(DEAD);
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-fairness-'));
+  const databaseUrl = process.env.DATABASE_URL?.startsWith('postgres')
+    ? process.env.DATABASE_URL
+    : `sqlite:${path.join(dataDir, 'kontor.sqlite')}`;
+  const app = await buildApp(
+    loadConfig({
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'silent',
+      RATE_LIMITS: 'off',
+      JOB_POLL_INTERVAL_MS: '1000',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_TIMEOUT_MS: TIMEOUT_MS,
+    }),
+  );
+  let noisy = true;
+  try {
+    const { key } = await createApiKey(app.ctx.db, 'bench');
+    const as = async () => {
+      const user = await seedUser(app.ctx.db);
+      return { 'x-api-key': key, authorization: `Bearer ${user.token}` };
+    };
+    const quiet = await as();
+    const loud = await as();
+    type Headers = Record<string, string>;
+    const call = async (headers: Headers, url: string, payload: object, method = 'POST') => {
+      const res = await app.inject({ method: method as 'POST', url, headers, payload });
+      if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+    };
+    await call(loud, '/v1/plans', { planId: 'BUSINESS' }, 'PATCH');
+    const endpoint = (headers: Headers, url: string) =>
+      call(headers, '/v1/webhook-endpoints', { url, eventTypes: ['partner.created'] });
+    await endpoint(quiet, `http://127.0.0.1:${port}/hook`);
+    for (const url of dead.urls) await endpoint(loud, url);
+
+    let n = 0;
+    const quietPhase = async () => {
+      for (let i = 0; i < EVENTS; i++) {
+        const want = latencies.length + 1;
+        await call(quiet, '/v1/partners', { name: `Quiet ${n++}` });
+        const deadline = Date.now() + 120_000;
+        while (latencies.length < want && Date.now() < deadline) await sleep(1);
+        await sleep(GAP_MS);
+      }
+      return latencies.splice(0);
+    };
+
+    const alone = await quietPhase();
+    const loudLoop = (async () => {
+      let m = 0;
+      while (noisy) {
+        for (let i = 0; i < BURST; i++) await call(loud, '/v1/partners', { name: `Loud ${m++}` });
+        await sleep(1000);
+      }
+    })();
+    await sleep(1000);
+    const before = dead.accepted();
+    const withNoise = await quietPhase();
+    noisy = false;
+    await loudLoop;
+
+    say(
+      `webhooks fairness (${app.ctx.config.database.kind}): ${EVENTS} events of Y alone, then ` +
+        `${EVENTS} while X (${DEAD} endpoints that never answer) creates ${BURST} partners a second`,
+    );
+    say(`  Y alone:          ${summary(alone)}`);
+    say(`  Y beside X:       ${summary(withNoise)}`);
+    say(
+      `  X meanwhile: ${dead.accepted() - before} attempts sent to its dead endpoints ` +
+        `(WEBHOOK_TIMEOUT_MS ${TIMEOUT_MS}, WEBHOOK_ACCOUNT_CONCURRENCY ${app.ctx.config.webhookAccountConcurrency})`,
+    );
+  } finally {
+    noisy = false;
+    await app.close();
+    receiver.close();
+    dead.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
