@@ -8898,7 +8898,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateWebhookEndpoint"];
             };
@@ -8933,7 +8933,7 @@ export interface operations {
             /** @description Problem. */
             428: {
                 headers: {
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). */
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in that window. */
                     "RateLimit-Remaining"?: number;
