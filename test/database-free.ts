@@ -53,7 +53,6 @@ export const DATABASE_FREE: readonly string[] = [
   'src/shared/templating/sanitize.test.ts',
   'src/shared/vat-id.test.ts',
   'test/client.e2e.test.ts',
-  'test/docs.test.ts',
   'test/openapi.test.ts',
   'test/readme.test.ts',
   'test/start.test.ts',
