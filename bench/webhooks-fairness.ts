@@ -14,14 +14,10 @@
  * stays in it). Not a test.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { seedUser } from '../test/helpers.js';
+import { latencyReceiver, summary, webhookBenchApp } from './webhook-bench.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 100);
@@ -29,13 +25,6 @@ const DEAD = Number(process.env.BENCH_DEAD ?? 20);
 const BURST = Number(process.env.BENCH_BURST ?? 5);
 const TIMEOUT_MS = process.env.BENCH_TIMEOUT_MS ?? '3000';
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-const summary = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return `p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
-};
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -66,34 +55,12 @@ async function deadServers(n: number) {
 
 async function main(): Promise<void> {
   const latencies: number[] = [];
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const { timestamp } = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string };
-      latencies.push(Date.now() - Date.parse(timestamp));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const port = (receiver.address() as AddressInfo).port;
+  const { receiver, port } = await latencyReceiver((ms) => latencies.push(ms));
   const dead = await deadServers(DEAD);
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-fairness-'));
-  const databaseUrl = process.env.DATABASE_URL?.startsWith('postgres')
-    ? process.env.DATABASE_URL
-    : `sqlite:${path.join(dataDir, 'kontor.sqlite')}`;
-  const app = await buildApp(
-    loadConfig({
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'silent',
-      RATE_LIMITS: 'off',
-      JOB_POLL_INTERVAL_MS: '1000',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      WEBHOOK_TIMEOUT_MS: TIMEOUT_MS,
-    }),
-  );
+  const { app, dataDir } = await webhookBenchApp('kontor-bench-fairness-', {
+    WEBHOOK_TIMEOUT_MS: TIMEOUT_MS,
+  });
   let noisy = true;
   try {
     const { key } = await createApiKey(app.ctx.db, 'bench');

@@ -10,55 +10,19 @@
  * Embedded SQLite by default; set DATABASE_URL=postgres://… for PostgreSQL (pg-boss). Not a test.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { seedUser } from '../test/helpers.js';
+import { latencyReceiver, summary, webhookBenchApp } from './webhook-bench.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-const summary = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return `p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
-};
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
   const endToEnd: number[] = [];
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const { timestamp } = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string };
-      endToEnd.push(Date.now() - Date.parse(timestamp));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const port = (receiver.address() as AddressInfo).port;
+  const { receiver, port } = await latencyReceiver((ms) => endToEnd.push(ms));
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-webhooks-'));
-  const databaseUrl = process.env.DATABASE_URL?.startsWith('postgres')
-    ? process.env.DATABASE_URL
-    : `sqlite:${path.join(dataDir, 'kontor.sqlite')}`;
-  const app = await buildApp(
-    loadConfig({
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'silent',
-      RATE_LIMITS: 'off',
-      JOB_POLL_INTERVAL_MS: '1000',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    }),
-  );
+  const { app, dataDir } = await webhookBenchApp('kontor-bench-webhooks-');
   try {
     const { key } = await createApiKey(app.ctx.db, 'bench');
     const user = await seedUser(app.ctx.db);
