@@ -7,6 +7,7 @@ import { DELIVER_JOB, type DeliverJob } from './emit.js';
 import { post, type AttemptResult } from './send.js';
 import { SecretBox, signedHeaders } from './signing.js';
 import { checkTarget, systemResolve, type Resolve } from './target.js';
+import { lockAccount } from '../account/index.js';
 import { activeAdminEmails } from '../users/index.js';
 import * as repo from './webhook-endpoints.repository.js';
 
@@ -82,19 +83,25 @@ async function turn(ctx: AppContext, box: SecretBox, resolve: Resolve, job: Deli
     const until = new Date(now.getTime() + ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS);
     const times = { now: at, ...due, until: until.toISOString() };
     const cap = ctx.config.webhookAccountConcurrency;
-    const lease = await ctx.db
-      .transaction()
-      .execute((trx) => repo.leaseWithinShare(trx, accountId, deliveryId, times, cap));
+    const lease = await ctx.db.transaction().execute(async (trx) => {
+      // The account's row, not one of its endpoints' (which a delete could take away).
+      await lockAccount(trx, accountId);
+      return repo.leaseWithinShare(trx, accountId, deliveryId, times, cap);
+    });
     // At its share: the attempt in flight hands on when it records (`handOn`, which looks
     // for this delivery under the same lock, so it cannot miss it).
     if (lease === 'full') return;
     if (lease === 'leased')
-      return attempt(ctx, box, resolve, accountId, deliveryId).catch(async (err: unknown) => {
-        // Not recorded (the database went away): the lease goes back, so the queue's retry of
-        // this turn finds the account below its share and sends the delivery again.
-        await repo.releaseDelivery(ctx.db, accountId, deliveryId).catch(() => undefined);
-        throw err;
-      });
+      return attempt(ctx, box, resolve, accountId, deliveryId, times.until).catch(
+        async (err: unknown) => {
+          // Not recorded (the database went away): the lease goes back, so the queue's retry of
+          // this turn finds the account below its share and sends the delivery again.
+          await repo
+            .releaseDelivery(ctx.db, accountId, deliveryId, times.until)
+            .catch(() => undefined);
+          throw err;
+        },
+      );
   }
 }
 
@@ -106,7 +113,7 @@ async function turn(ctx: AppContext, box: SecretBox, resolve: Resolve, job: Deli
  * back) or had ended before it looked (and then its delivery is seen here).
  */
 async function handOn(ctx: AppContext, trx: Transaction<DB>, accountId: string) {
-  await repo.lockDispatch(trx, accountId);
+  await lockAccount(trx, accountId);
   // Read the clock after the lock: an event committed while this attempt was recording is
   // due by now. The slack covers another replica's clock being a little ahead (first attempts
   // only: a retry is not sent early).
@@ -127,11 +134,12 @@ async function attempt(
   resolve: Resolve,
   accountId: string,
   deliveryId: string,
+  lease: string,
 ): Promise<void> {
   const delivery = await repo.findDelivery(ctx.db, accountId, deliveryId);
   const endpoint = delivery && (await repo.findEndpoint(ctx.db, accountId, delivery.endpoint_id));
   if (!delivery || !endpoint || delivery.status !== 'PENDING')
-    return repo.releaseDelivery(ctx.db, accountId, deliveryId);
+    return repo.releaseDelivery(ctx.db, accountId, deliveryId, lease);
   if (endpoint.enabled !== 1) {
     const at = ctx.clock.now().toISOString();
     await ctx.db.transaction().execute(async (trx) => {
@@ -147,8 +155,19 @@ async function attempt(
     ctx.jobs.kick();
     return;
   }
-  const result = await send(ctx, box, resolve, endpoint, delivery);
-  const disabled = await record(ctx, delivery, endpoint.id, result);
+  // Whatever stops the attempt before an answer (a secret that no longer opens, a signing
+  // error) is a failed attempt like a refused connection: recorded, retried on schedule, and
+  // counted against the endpoint — never a delivery left PENDING that every later turn of the
+  // account would pick first and fail on again.
+  const result = await send(ctx, box, resolve, endpoint, delivery).catch(
+    (err: unknown): AttemptResult => ({
+      statusCode: null,
+      latencyMs: 0,
+      excerpt: null,
+      error: `not sent: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500),
+    }),
+  );
+  const disabled = await record(ctx, delivery, endpoint.id, result, lease);
   ctx.jobs.kick();
   if (disabled) await mailDisabled(ctx, disabled, delivery.attempts + 1);
 }
@@ -163,6 +182,7 @@ async function record(
   delivery: repo.WebhookDeliveryRow,
   endpointId: string,
   result: AttemptResult,
+  lease: string,
 ): Promise<repo.WebhookEndpointRow | undefined> {
   const { account_id: accountId, id: deliveryId } = delivery;
   const attemptNo = delivery.attempts + 1;
@@ -188,7 +208,7 @@ async function record(
     });
     if (!taken) {
       // A replay recorded meanwhile: this outcome is not the delivery's, the lease is.
-      await repo.releaseDelivery(trx, accountId, deliveryId);
+      await repo.releaseDelivery(trx, accountId, deliveryId, lease);
       return undefined;
     }
     await repo.recordEndpointOutcome(trx, accountId, endpointId, ok, at);

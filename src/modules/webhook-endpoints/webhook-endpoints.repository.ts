@@ -295,27 +295,10 @@ export async function leaseDelivery(
 }
 
 /**
- * Locks the account's delivery dispatch until `trx` ends: a no-op update of its first
- * endpoint row, so jobs of one account that count its attempts in flight, or look for its
- * next delivery as they give a lease back, do so in turn, on PostgreSQL as on SQLite.
- */
-export async function lockDispatch(trx: Executor, accountId: string): Promise<void> {
-  await trx
-    .updateTable('webhook_endpoints')
-    .set((eb) => ({ failure_count: eb.ref('failure_count') }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', (eb) =>
-      eb
-        .selectFrom('webhook_endpoints')
-        .select((e) => e.fn.min<string>('id').as('first'))
-        .where('account_id', '=', accountId),
-    )
-    .execute();
-}
-
-/**
  * Takes the send lease as `leaseDelivery` does, but only while the account has fewer than
- * `cap` attempts in flight (under `lockDispatch`). Answers `leased`, `full` (the account is at
+ * `cap` attempts in flight; the caller holds the account's lock (`lockAccount`), so jobs of one
+ * account count its attempts in flight, or look for its next delivery as they give a lease
+ * back, in turn, on PostgreSQL as on SQLite. Answers `leased`, `full` (the account is at
  * its share) or `taken` (another job has the delivery).
  */
 export async function leaseWithinShare(
@@ -325,18 +308,27 @@ export async function leaseWithinShare(
   times: LeaseTimes,
   cap: number,
 ): Promise<'leased' | 'full' | 'taken'> {
-  await lockDispatch(trx, accountId);
   if ((await sendingCount(trx, accountId, times.now)) >= cap) return 'full';
   return (await leaseDelivery(trx, accountId, id, times)) ? 'leased' : 'taken';
 }
 
-/** Gives a lease back without recording an attempt (the attempt was recorded elsewhere). */
-export async function releaseDelivery(db: Executor, accountId: string, id: string): Promise<void> {
+/**
+ * Gives a lease back without recording an attempt (the attempt was recorded elsewhere), only
+ * while it is still this job's (`until`, the lease it took): a job whose lease ran out and
+ * was taken by another must not free that one.
+ */
+export async function releaseDelivery(
+  db: Executor,
+  accountId: string,
+  id: string,
+  until: string,
+): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
     .set({ sending_until: null })
     .where('account_id', '=', accountId)
     .where('id', '=', id)
+    .where('sending_until', '=', until)
     .execute();
 }
 

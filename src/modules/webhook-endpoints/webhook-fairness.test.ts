@@ -225,4 +225,34 @@ describe('webhook deliveries: disabled after failing for three days', () => {
       await healthy.close();
     }
   });
+
+  it('records an attempt that fails before it is sent, so it cannot hold up the account', async () => {
+    const owner = await createUser(t);
+    const healthy = await receiver(200);
+    try {
+      const broken = await endpoint(t, owner, healthy.url);
+      // A secret that no longer opens (sealed under another APP_SECRET): signing fails.
+      await t.app.ctx.db
+        .updateTable('webhook_endpoints')
+        .set({ secret_sealed: 'not-a-sealed-secret' })
+        .where('id', '=', broken)
+        .execute();
+      await endpoint(t, owner, healthy.url);
+      await partner(t, owner, 'Versiegelt');
+      await t.app.ctx.jobs.drain();
+      const rows = await t.app.ctx.db
+        .selectFrom('webhook_deliveries')
+        .select(['endpoint_id', 'attempts', 'status', 'last_error', 'sending_until'])
+        .where('account_id', '=', owner.accountId)
+        .execute();
+      const stuck = rows.find((r) => r.endpoint_id === broken);
+      // Recorded as a failed attempt with a retry on schedule, its lease given back …
+      expect(stuck).toMatchObject({ attempts: 1, status: 'PENDING', sending_until: null });
+      expect(stuck?.last_error).toMatch(/^not sent: /);
+      // … and the account's other endpoint got the event.
+      expect(healthy.received()).toBe(1);
+    } finally {
+      await healthy.close();
+    }
+  });
 });
