@@ -11,9 +11,9 @@ import type { Db as PgBossDb, JobInsert, PgBoss, Queue } from 'pg-boss';
  *    renamed to `<schema>_v10`, so pg-boss 12 installs its own schema under the usual name.
  * 2. `moveOldJobs`, after it started: every job still to run (created, retry, active) moves to
  *    the queue of the same name, with its id, payload, due time and the attempts it has left,
- *    in one transaction that also deletes it from the old schema — a job is in exactly one
- *    schema at any moment, so none is lost and none runs twice, however many replicas start
- *    at once. Dead-lettered payloads move with their `__dead` queues. Finished jobs stay in
+ *    in one transaction that also deletes from the old schema what pg-boss 12 took — a job is
+ *    in exactly one schema at any moment, so none is lost and none runs twice, however many
+ *    replicas start at once (a job its queue's policy refuses stays behind, named in the log). Dead-lettered payloads move with their `__dead` queues. Finished jobs stay in
  *    `<schema>_v10` for reference; an operator drops it when no longer wanted.
  *
  * Every replica must run the new version before jobs flow again: a pg-boss 10 process still
@@ -166,24 +166,36 @@ export async function moveOldJobs(url: string, schema: string, boss: PgBoss, log
     try {
       await c.query('select pg_advisory_xact_lock($1)', [LOCK_KEY]);
       const { rows: jobs } = await c.query<OldJob>(
-        `delete from ${ident(old)}.job where state in ('created', 'retry', 'active')
-         returning id, name, priority, data, state::text as state, retry_limit, retry_count,
+        `select id, name, priority, data, state::text as state, retry_limit, retry_count,
            retry_delay, retry_backoff, start_after, singleton_key,
-           extract(epoch from expire_in)::int as expire_seconds, dead_letter`,
+           extract(epoch from expire_in)::int as expire_seconds, dead_letter
+         from ${ident(old)}.job where state in ('created', 'retry', 'active') for update`,
       );
       const byQueue = new Map<string, OldJob[]>();
       for (const j of jobs) byQueue.set(j.name, [...(byQueue.get(j.name) ?? []), j]);
+      const moved: string[] = [];
       for (const [name, list] of byQueue) {
         if (!queues.some((q) => q.name === name)) await boss.createQueue(name);
-        await boss.insert(name, list.map(jobInsert), { db });
+        // pg-boss skips a job its queue's policy refuses (a second queued job of a `stately`
+        // queue with the same key); such a job stays in the old schema, named in the log.
+        // Kontor's own queues are standard or singleton, where a moved job is never refused.
+        const taken = new Set(await boss.insert(name, list.map(jobInsert), { db, returnId: true }));
+        const refused = list.filter((j) => !taken.has(j.id)).map((j) => j.id);
+        moved.push(...taken);
+        if (refused.length > 0)
+          logger.error(
+            { queue: name, refused, from: old },
+            'pg-boss 12 refused jobs of pg-boss 10 (its queue policy); they stay in the old schema',
+          );
       }
+      await c.query(`delete from ${ident(old)}.job where id = any($1::uuid[])`, [moved]);
       await c.query('commit');
-      if (jobs.length > 0)
+      if (moved.length > 0)
         logger.warn(
-          { moved: jobs.length, queues: byQueue.size, from: old },
+          { moved: moved.length, queues: byQueue.size, from: old },
           'moved pending jobs from pg-boss 10',
         );
-      return jobs.length;
+      return moved.length;
     } catch (err) {
       await c.query('rollback').catch(() => undefined);
       throw err;
