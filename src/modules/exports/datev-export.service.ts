@@ -134,7 +134,17 @@ export class DatevExportService {
       year.start.slice(0, 4),
       year.end.slice(0, 4),
     );
-    const impossible = candidates.filter((r) => !isIsoDate(r.date));
+    // A month that exists places the booking in one fiscal year (`2026-02-30` in the one that
+    // holds February 2026); one that does not (`2026-13-45`) in none, so every fiscal year
+    // touching its calendar year refuses it rather than none.
+    const from = year.start.slice(0, 7);
+    const to = year.end.slice(0, 7);
+    const inYear = (date: string) => {
+      const month = Number(date.slice(5, 7));
+      if (!(month >= 1 && month <= 12)) return true;
+      return date.slice(0, 7) >= from && date.slice(0, 7) <= to;
+    };
+    const impossible = candidates.filter((r) => !isIsoDate(r.date) && inYear(r.date));
     if (impossible.length === 0) return;
     throw new AppError(
       'business_rule_violated',

@@ -445,4 +445,19 @@ describe('GET /v1/exports/datev: nothing left out, nothing run', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(unpack(res.rawPayload).lines.join('\n')).toContain(bad.documentNumber);
   });
+
+  it('refuses only the fiscal year that holds an impossible day of a real month', async () => {
+    const { own, partnerId } = await account('Kunde mit Wirtschaftsjahr ab Juli');
+    const invoice = await finalOn(own, partnerId, '2026-01-10');
+    await call(t, own, 'PUT', '/v1/exports/datev/settings', { fiscalYearStartMonth: 7 });
+    await t.app.ctx.db
+      .updateTable('documents')
+      .set({ creation_date: '2026-02-30' })
+      .where('id', '=', invoice.id)
+      .execute();
+    // February 2026 belongs to the fiscal year from July 2025: that one is refused …
+    expect((await exportOf(own, 'from=2026-02-01&to=2026-02-28')).statusCode).toBe(422);
+    // … the one from July 2026 is not held up by it.
+    expect((await exportOf(own, 'from=2026-08-01&to=2026-08-31')).statusCode).toBe(200);
+  });
 });
