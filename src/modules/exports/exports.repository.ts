@@ -91,6 +91,28 @@ export interface ExportDocumentRow {
 /** Rows per query of the paged reads: bounded memory per step, few round trips. */
 export const PAGE = 1000;
 
+/** The documents the export books: FINAL invoices and credit notes Kontor issued. */
+const bookedDocuments = (db: Executor, accountId: string) =>
+  db
+    .selectFrom('documents as d')
+    .where('d.account_id', '=', accountId)
+    .where('d.document_type', '=', 'INVOICE')
+    .where('d.status', '=', 'FINAL')
+    .where('d.source', '=', 'GENERATED');
+
+/** The payments the export books: settled (MARKED) and linked to a booked document. */
+const bookedPayments = (db: Executor, accountId: string) =>
+  db
+    .selectFrom('payments as p')
+    .innerJoin('documents as d', (j) =>
+      j.onRef('d.id', '=', 'p.document_id').onRef('d.account_id', '=', 'p.account_id'),
+    )
+    .where('p.account_id', '=', accountId)
+    .where('p.status', '=', 'MARKED')
+    .where('d.document_type', '=', 'INVOICE')
+    .where('d.status', '=', 'FINAL')
+    .where('d.source', '=', 'GENERATED');
+
 /**
  * FINAL invoices and credit notes Kontor issued (GENERATED) dated `from..to`, in date order,
  * one page after the `after` key (`[creation_date, id]`). Uploaded documents are someone's
@@ -103,8 +125,7 @@ export function issuedDocuments(
   to: string,
   after: [string, string] | null,
 ): Promise<ExportDocumentRow[]> {
-  let q = db
-    .selectFrom('documents as d')
+  let q = bookedDocuments(db, accountId)
     .leftJoin('files as f', (j) =>
       j.onRef('f.id', '=', 'd.file_id').onRef('f.account_id', '=', 'd.account_id'),
     )
@@ -120,10 +141,6 @@ export function issuedDocuments(
       'd.einvoice_parties',
       'f.key as file_key',
     ])
-    .where('d.account_id', '=', accountId)
-    .where('d.document_type', '=', 'INVOICE')
-    .where('d.status', '=', 'FINAL')
-    .where('d.source', '=', 'GENERATED')
     .where('d.creation_date', '>=', from)
     .where('d.creation_date', '<=', to);
   if (after) {
@@ -161,11 +178,7 @@ export function debtorPayments(
   to: string,
   after: [string, string] | null,
 ): Promise<ExportPaymentRow[]> {
-  let q = db
-    .selectFrom('payments as p')
-    .innerJoin('documents as d', (j) =>
-      j.onRef('d.id', '=', 'p.document_id').onRef('d.account_id', '=', 'p.account_id'),
-    )
+  let q = bookedPayments(db, accountId)
     .select([
       'p.id',
       'p.direction',
@@ -175,13 +188,8 @@ export function debtorPayments(
       'p.partner_name',
       'd.document_number',
     ])
-    .where('p.account_id', '=', accountId)
-    .where('p.status', '=', 'MARKED')
     .where('p.payment_date', '>=', from)
-    .where('p.payment_date', '<=', to)
-    .where('d.document_type', '=', 'INVOICE')
-    .where('d.status', '=', 'FINAL')
-    .where('d.source', '=', 'GENERATED');
+    .where('p.payment_date', '<=', to);
   if (after) {
     const [date, id] = after;
     q = q.where((eb) =>
@@ -218,27 +226,13 @@ export async function recordsDatedInYears(
   // collation, as the period's own `from..to` do.
   const low = `${fromYear}-`;
   const high = `${String(Number(toYear) + 1).padStart(4, '0')}-`;
-  const documents = await db
-    .selectFrom('documents')
-    .select(['id', 'document_number', 'creation_date'])
-    .where('account_id', '=', accountId)
-    .where('document_type', '=', 'INVOICE')
-    .where('status', '=', 'FINAL')
-    .where('source', '=', 'GENERATED')
-    .where('creation_date', '>=', low)
-    .where('creation_date', '<', high)
+  const documents = await bookedDocuments(db, accountId)
+    .select(['d.id', 'd.document_number', 'd.creation_date'])
+    .where('d.creation_date', '>=', low)
+    .where('d.creation_date', '<', high)
     .execute();
-  const payments = await db
-    .selectFrom('payments as p')
-    .innerJoin('documents as d', (j) =>
-      j.onRef('d.id', '=', 'p.document_id').onRef('d.account_id', '=', 'p.account_id'),
-    )
+  const payments = await bookedPayments(db, accountId)
     .select(['p.id', 'd.document_number', 'p.payment_date'])
-    .where('p.account_id', '=', accountId)
-    .where('p.status', '=', 'MARKED')
-    .where('d.document_type', '=', 'INVOICE')
-    .where('d.status', '=', 'FINAL')
-    .where('d.source', '=', 'GENERATED')
     .where('p.payment_date', '>=', low)
     .where('p.payment_date', '<', high)
     .execute();
