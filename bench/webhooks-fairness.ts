@@ -14,8 +14,8 @@
  * stays in it). Not a test.
  */
 import fs from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
+import { DeadReceivers } from '../test/dead-receivers.js';
 import { seedUser } from '../test/helpers.js';
 import { latencyReceiver, summary, webhookBenchApp } from './webhook-bench.js';
 
@@ -28,35 +28,11 @@ const TIMEOUT_MS = process.env.BENCH_TIMEOUT_MS ?? '3000';
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Servers that accept and never answer; answers their URLs and a count of connections. */
-async function deadServers(n: number) {
-  const sockets = new Set<net.Socket>();
-  const servers: net.Server[] = [];
-  let accepted = 0;
-  for (let i = 0; i < n; i++) {
-    const server = net.createServer((socket) => {
-      accepted++;
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    servers.push(server);
-  }
-  return {
-    urls: servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`),
-    accepted: () => accepted,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      for (const s of servers) s.close();
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const latencies: number[] = [];
   const { receiver, port } = await latencyReceiver((ms) => latencies.push(ms));
-  const dead = await deadServers(DEAD);
+  const dead = new DeadReceivers();
+  const deadUrls = await dead.start(DEAD);
 
   const { app, dataDir } = await webhookBenchApp('kontor-bench-fairness-', {
     WEBHOOK_TIMEOUT_MS: TIMEOUT_MS,
@@ -79,7 +55,7 @@ async function main(): Promise<void> {
     const endpoint = (headers: Headers, url: string) =>
       call(headers, '/v1/webhook-endpoints', { url, eventTypes: ['partner.created'] });
     await endpoint(quiet, `http://127.0.0.1:${port}/hook`);
-    for (const url of dead.urls) await endpoint(loud, url);
+    for (const url of deadUrls) await endpoint(loud, url);
 
     let n = 0;
     const quietPhase = async () => {
@@ -102,7 +78,7 @@ async function main(): Promise<void> {
       }
     })();
     await sleep(1000);
-    const before = dead.accepted();
+    const before = dead.accepted;
     const withNoise = await quietPhase();
     noisy = false;
     await loudLoop;
@@ -114,14 +90,14 @@ async function main(): Promise<void> {
     say(`  Y alone:          ${summary(alone)}`);
     say(`  Y beside X:       ${summary(withNoise)}`);
     say(
-      `  X meanwhile: ${dead.accepted() - before} attempts sent to its dead endpoints ` +
+      `  X meanwhile: ${dead.accepted - before} attempts sent to its dead endpoints ` +
         `(WEBHOOK_TIMEOUT_MS ${TIMEOUT_MS}, WEBHOOK_ACCOUNT_CONCURRENCY ${app.ctx.config.webhookAccountConcurrency})`,
     );
   } finally {
     noisy = false;
     await app.close();
     receiver.close();
-    dead.close();
+    await dead.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,4 @@
 import http from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, ManualClock } from '../../shared/clock.js';
@@ -10,48 +9,13 @@ import {
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
+import { DeadReceivers } from '../../../test/dead-receivers.js';
 
 /**
  * Delivery across accounts and over time (docs/webhooks.md, "Fairness" and "Disable policy"):
  * an account whose endpoints never answer holds one job slot, not the queue; an endpoint that
  * failed every attempt for the whole retry schedule is disabled, on the app's clock.
  */
-
-/** Servers on 127.0.0.1 that accept connections and never answer; they count what they saw. */
-class DeadReceivers {
-  private readonly servers: net.Server[] = [];
-  private readonly sockets = new Set<net.Socket>();
-  /** Connections accepted so far, and the most open at once. */
-  accepted = 0;
-  mostOpen = 0;
-  private open = 0;
-
-  async start(n: number): Promise<string[]> {
-    const urls: string[] = [];
-    for (let i = 0; i < n; i++) {
-      const server = net.createServer((socket) => {
-        this.accepted++;
-        this.open++;
-        this.mostOpen = Math.max(this.mostOpen, this.open);
-        this.sockets.add(socket);
-        socket.on('error', () => undefined);
-        socket.on('close', () => {
-          this.open--;
-          this.sockets.delete(socket);
-        });
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      this.servers.push(server);
-      urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
-    }
-    return urls;
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  }
-}
 
 /** A receiver that answers `status` at once and notes, per request, what `onRequest` says. */
 async function receiver(status: number, onRequest: () => void = () => undefined) {
