@@ -226,6 +226,8 @@ const RATE_HEADERS = {
 };
 
 const RETRY_AFTER = { 'Retry-After': always('Seconds to wait.', COUNT) };
+/** Answers given before the rate limit runs: 401 unknown credential, 403 role, 414 router. */
+const BEFORE_RATE_LIMIT = ['401', '403', '414'];
 
 /**
  * The answers any operation of its kind can give, declared where the route left them out (in the
@@ -328,9 +330,7 @@ function shareResponses(doc: Document): void {
           // Answers given before the rate limit, or past it (5xx), and the links' pages (public
           // only) have no public variant.
           const unlimited =
-            ['401', '403', '414'].includes(status) ||
-            status.startsWith('5') ||
-            base === 'InvalidLink';
+            BEFORE_RATE_LIMIT.includes(status) || status.startsWith('5') || base === 'InvalidLink';
           name = limited || unlimited ? base : `${base}Public`;
           for (let i = 2; name in shared; i++) name = `${base}${i}`;
           shared[name] = response;
@@ -403,7 +403,7 @@ function successHeaders(doc: Document, op: Operation): void {
 function rateLimitHeaders(op: Operation): void {
   if (!(op.security ?? []).some((s) => 'bearer' in s)) return;
   for (const [status, response] of Object.entries(op.responses ?? {}))
-    if (/^[24]/.test(status) && !['401', '403', '414'].includes(status) && !response.$ref)
+    if (/^[24]/.test(status) && !BEFORE_RATE_LIMIT.includes(status) && !response.$ref)
       response.headers = { ...response.headers, ...RATE_HEADERS };
 }
 
