@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLValidator } from 'fast-xml-parser';
@@ -23,9 +23,20 @@ import { embedFacturX, type FacturXMeta } from './facturx-pdf.js';
 import { canValidate, describeErrors, validateAll } from './validator.test-support.js';
 
 const EXAMPLES = path.resolve(process.cwd(), '../shared/validation/einvoice/examples/valid');
+/**
+ * The examples come with the e-invoice validator beside the checkout (`../shared`); a clone
+ * without it skips this file and says so, and under `CI=true` the run fails instead.
+ */
+const hasExamples = existsSync(EXAMPLES);
+if (!hasExamples) {
+  if (process.env.CI === 'true') throw new Error(`CI=true but ${EXAMPLES} is missing`);
+  process.stderr.write(`Factur-X embedding tests skipped: ${EXAMPLES} is missing\n`);
+}
+const example = (name: string) =>
+  hasExamples ? readFileSync(path.join(EXAMPLES, name), 'utf8') : '';
 /** CEN's EN 16931 CII example 1 (invoice 12115118) and KoSIT's XRechnung CII (123456XX). */
-const en16931Xml = readFileSync(path.join(EXAMPLES, 'en16931-cii-invoice.xml'), 'utf8');
-const xrechnungXml = readFileSync(path.join(EXAMPLES, 'xrechnung-cii-invoice.xml'), 'utf8');
+const en16931Xml = example('en16931-cii-invoice.xml');
+const xrechnungXml = example('xrechnung-cii-invoice.xml');
 
 const meta: FacturXMeta = {
   title: 'Rechnung 12115118',
@@ -41,6 +52,7 @@ let en16931: Uint8Array;
 let xrechnung: Uint8Array;
 
 beforeAll(async () => {
+  if (!hasExamples) return;
   const renderer = new PdfRenderer(loadConfig({}), quietLogger);
   try {
     ({ pdf: chromiumPdf } = await renderer.render({
@@ -103,7 +115,7 @@ async function inspect(bytes: Uint8Array) {
   };
 }
 
-describe('embedFacturX', () => {
+describe.skipIf(!hasExamples)('embedFacturX', () => {
   it('starts from a Chromium PDF', () => {
     expect(chromiumPdf.toString('latin1')).toContain('/Creator (Chromium)');
   });
@@ -242,7 +254,7 @@ describe('embedFacturX', () => {
   });
 });
 
-describe.skipIf(!canValidate())('embedFacturX against the KoSIT rules', () => {
+describe.skipIf(!hasExamples || !canValidate())('embedFacturX against the KoSIT rules', () => {
   it('makes hybrid PDFs whose embedded invoices are VALID', () => {
     const results = validateAll([
       { name: 'facturx-en16931.pdf', bytes: Buffer.from(en16931) },
