@@ -263,6 +263,13 @@ export const settings = {
     1,
     100_000,
   ),
+  templateRenderLimitMs: int(
+    'TEMPLATE_RENDER_LIMIT_MS',
+    'Time budget of one document template render (header, content and footer together); a template that runs longer is refused with 422 `limit_exceeded` (loops, allocations and output are capped separately). Raise it on a slow or heavily loaded machine.',
+    500,
+    10,
+    60_000,
+  ),
   signedUrlTtlSeconds: int(
     'SIGNED_URL_TTL_SECONDS',
     'Lifetime of signed upload and download URLs, in seconds.',

@@ -64,7 +64,12 @@ export class DocumentTemplatesService {
   }
 
   private compileState(state: TemplateState, on: CompileAccount, data?: CompileData) {
-    return compileTemplate(state, { ...on, data, today: isoDate(this.ctx.clock.now()) });
+    return compileTemplate(state, {
+      ...on,
+      data,
+      today: isoDate(this.ctx.clock.now()),
+      renderLimitMs: this.ctx.config.templateRenderLimitMs,
+    });
   }
 
   async create(actor: Actor, input: CreateDocumentTemplate): Promise<DocumentTemplate> {

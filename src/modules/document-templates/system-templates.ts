@@ -238,7 +238,14 @@ export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
 function systemTemplateRow(t: SystemTemplate, account: AccountRow, now: string): TemplateRow {
   const compiled = compileTemplate(
     { contentSource: t.contentSource, footerSource: t.footerSource, fields: t.fields },
-    { account: accountRenderData(account), company: readCompany(account), today: now.slice(0, 10) },
+    {
+      account: accountRenderData(account),
+      company: readCompany(account),
+      today: now.slice(0, 10),
+      // Kontor's own sources: the time budget guards against users' templates, and a busy
+      // machine must not fail an account's creation (loops and output stay capped).
+      renderLimitMs: Infinity,
+    },
   );
   if (compiled.problems.length > 0)
     throw new Error(

@@ -138,7 +138,11 @@ export class DocumentOutput {
 
   /** Throws 422 `template_invalid` when the template cannot render this document's data. */
   async checkRenders(row: repo.DocumentRow, template: TemplateRow): Promise<RenderedTemplate> {
-    return renderTemplate(templateSources(template), await this.renderContext(row));
+    return renderTemplate(
+      templateSources(template),
+      await this.renderContext(row),
+      this.ctx.config.templateRenderLimitMs,
+    );
   }
 
   /**
@@ -216,7 +220,11 @@ export class DocumentOutput {
     const template = await findTemplate(this.ctx.db, row.account_id, row.template_id);
     if (!template) throw new Error(`template ${row.template_id} is gone`);
     const context = await this.renderContext(row);
-    const html = renderTemplate(templateSources(template), context);
+    const html = renderTemplate(
+      templateSources(template),
+      context,
+      this.ctx.config.templateRenderLimitMs,
+    );
     const account = await findAccount(this.ctx.db, row.account_id);
     if (!account) throw new Error(`account ${row.account_id} is gone`);
     const table = templateShowsLines([

@@ -72,6 +72,7 @@ function run(
   sources: TemplateSources,
   context: RenderContext,
   mode: 'sample' | 'strict',
+  renderLimitMs: number,
 ): RenderRun {
   const defs = sources.fields ?? [];
   const formats: Formats = {
@@ -106,7 +107,7 @@ function run(
     fields: fields.values,
     [FORMATS]: formats,
   };
-  return { html: renderParts(partSources, parsed, scope, problems), problems };
+  return { html: renderParts(partSources, parsed, scope, problems, renderLimitMs), problems };
 }
 
 /**
@@ -161,16 +162,17 @@ function renderParts(
   parsed: Map<TemplatePart, ParsedTemplates>,
   scope: object,
   problems: TemplateProblem[],
+  renderLimitMs: number,
 ): Record<TemplatePart, string | null> {
   const html: Record<TemplatePart, string | null> = { header: null, content: null, footer: null };
-  const deadline = performance.now() + RENDER_LIMIT_MS;
+  const deadline = performance.now() + renderLimitMs;
   for (const part of TEMPLATE_PARTS) {
     const templates = parsed.get(part);
     if (!templates) {
       if (partSources[part] !== null) html[part] = '';
       continue;
     }
-    const rendered = renderParsed(templates, scope, deadline - performance.now());
+    const rendered = renderParsed(templates, scope, deadline - performance.now(), renderLimitMs);
     if (rendered.problem) {
       problems.push({ part, ...rendered.problem });
       html[part] = '';
@@ -202,6 +204,8 @@ export function compileTemplate(
     company?: CompanyData | null;
     data?: CompileData | null;
     today?: string;
+    /** Time budget of the whole render (ms); `Infinity` for Kontor's own templates. */
+    renderLimitMs?: number;
   },
 ): CompiledTemplate {
   const today = opts.data?.today ?? opts.today ?? isoDate(new Date());
@@ -216,7 +220,12 @@ export function compileTemplate(
     today,
     fields: data?.fields ?? {},
   });
-  const result = run(body, context, data ? 'strict' : 'sample');
+  const result = run(
+    body,
+    context,
+    data ? 'strict' : 'sample',
+    opts.renderLimitMs ?? RENDER_LIMIT_MS,
+  );
   return {
     compiledHeaderHtml: result.html.header,
     compiledContentHtml: result.html.content ?? '',
@@ -241,8 +250,9 @@ const RENDER_BLOCKING: readonly TemplateProblemCode[] = [
 export function renderTemplate(
   template: TemplateSources,
   context: RenderContext,
+  renderLimitMs: number = RENDER_LIMIT_MS,
 ): RenderedTemplate {
-  const result = run(template, context, 'strict');
+  const result = run(template, context, 'strict', renderLimitMs);
   const blocking = result.problems.filter((p) => RENDER_BLOCKING.includes(p.code));
   if (blocking.length > 0)
     throw new AppError(

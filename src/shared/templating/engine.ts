@@ -28,7 +28,11 @@ import { registerFilters, text } from './filters.js';
 
 /** Longest source one parse accepts (characters); stored sources are capped at 200 KiB. */
 export const PARSE_LIMIT = 256 * 1024;
-/** Time budget of one render of all parts of a template, in milliseconds. */
+/**
+ * Default time budget of one render of all parts of a template, in milliseconds; the service
+ * passes its configured one (`TEMPLATE_RENDER_LIMIT_MS`), and Kontor's own system templates
+ * render without one (their loops, allocations and output stay capped).
+ */
 export const RENDER_LIMIT_MS = 500;
 /**
  * Allocation budget of one part's render, in Liquid's units (array items, string
@@ -283,6 +287,8 @@ export function renderParsed(
   templates: Template[],
   scope: object,
   budgetMs: number,
+  /** The whole render's budget, named in the problem's message. */
+  limitMs: number,
 ): { html: string; problem?: undefined } | { html?: undefined; problem: EngineProblem } {
   const ctx = new Context(
     scope,
@@ -299,7 +305,7 @@ export function renderParsed(
       return {
         problem: {
           code: 'limit_exceeded',
-          message: `Rendering stopped: ${describe(err instanceof LiquidError ? (err.originalError ?? err) : err)}. Loops, text and output are capped (at most ${RENDER_LIMIT_MS} ms per render).`,
+          message: `Rendering stopped: ${describe(err instanceof LiquidError ? (err.originalError ?? err) : err)}. Loops, text and output are capped (at most ${limitMs} ms per render).`,
           ...position(err),
         },
       };
