@@ -71,6 +71,7 @@ import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './shar
 import { closePdfWorkers } from './shared/pdf/worker-pool.js';
 import { createMailer, type Mailer } from './shared/mail.js';
 import { randomBase62 } from './shared/secrets.js';
+import { KONTOR_VERSION } from './shared/version.js';
 import type { App } from './http/types.js';
 
 export type { App } from './http/types.js';
@@ -396,7 +397,7 @@ async function registerDocs(app: App): Promise<void> {
       openapi: '3.1.0',
       info: {
         title: 'Kontor API',
-        version: '1.0.0',
+        version: KONTOR_VERSION,
         description:
           'Back-office API for small businesses. Every `/v1` endpoint needs `x-api-key` (the client application) and, unless noted, `Authorization: Bearer` (a personal API token or a session access token). Errors are RFC 9457 problems.',
         license: { name: 'MIT', identifier: 'MIT' },

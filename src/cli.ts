@@ -115,7 +115,9 @@ async function run(args: string[]): Promise<number> {
     }
     case 'audit verify': {
       const report = await withDb(config, ({ db }) => verifyAuditChain(db));
-      console.log(`Checked ${report.events} events in ${report.accounts} accounts.`);
+      console.log(
+        `Checked ${plural(report.events, 'event')} in ${plural(report.accounts, 'account')}.`,
+      );
       for (const b of report.broken)
         console.log(`BROKEN account ${b.accountId} seq ${b.seq} (${b.eventId}): ${b.reason}`);
       if (report.broken.length === 0) console.log('Every chain is intact.');
@@ -153,3 +155,8 @@ run(process.argv.slice(2)).then(
     process.exit(1);
   },
 );
+
+/** `1 account`, `2 accounts`: the CLI's counts read as sentences. */
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

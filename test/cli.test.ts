@@ -199,3 +199,28 @@ describe('kontor CLI', () => {
     expect(res.out).toContain('Usage: kontor');
   });
 });
+
+describe.runIf(dbKind === 'sqlite')('kontor audit verify on a database of one account', () => {
+  it('counts in words that agree with the number', async () => {
+    const one = await buildTestApp();
+    try {
+      const user = await createUser(one);
+      await one.request({
+        method: 'POST',
+        url: '/v1/partners',
+        token: user.token,
+        payload: { name: 'Einzeln' },
+      });
+      const env = {
+        ...process.env,
+        DATA_DIR: one.dataDir,
+        DATABASE_URL: `sqlite:${path.join(one.dataDir, 'kontor.sqlite')}`,
+        LOG_LEVEL: 'silent',
+      };
+      const { stdout } = await run(process.execPath, ['dist/cli.js', 'audit', 'verify'], { env });
+      expect(stdout).toMatch(/^Checked \d+ events? in 1 account\.$/m);
+    } finally {
+      await one.close();
+    }
+  });
+});

@@ -238,7 +238,7 @@ describe('every date field is a real calendar date', () => {
       expect(problem.errors, `${label(f)} = ${value}`).toContainEqual({
         path: pointer,
         code: 'invalid_format',
-        message: 'must be a real calendar date (YYYY-MM-DD)',
+        message: 'must be a real calendar date, expected YYYY-MM-DD',
       });
     }
   });

@@ -218,8 +218,12 @@ describe('HTTP conventions', () => {
       payload: {},
     });
     expect(wrong.statusCode).toBe(405);
-    expect(wrong.headers.allow).toContain('GET');
-    expect(wrong.headers.allow).toContain('POST');
+    expect(wrong.headers.allow).toBe('GET, HEAD, POST');
+    expect(wrong.json()).toMatchObject({
+      code: 'method_not_allowed',
+      allowedMethods: ['GET', 'HEAD', 'POST'],
+      detail: 'PATCH is not allowed on /v1/partners; it allows GET, HEAD, POST.',
+    });
   });
 
   it('answers 415 for a non-JSON body and 413 past the body limit', async () => {

@@ -23,6 +23,7 @@ interface Operation {
 const doc = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '..', 'openapi', 'openapi.json'), 'utf8'),
 ) as {
+  info: { version: string };
   paths: Record<string, Record<string, Operation>>;
   components: {
     schemas: Record<string, { properties?: object }>;
@@ -41,6 +42,13 @@ const operations = Object.entries(doc.paths).flatMap(([p, item]) =>
 );
 
 describe('OpenAPI document', () => {
+  it('shows the version of the package it describes', () => {
+    const pkg = JSON.parse(
+      fs.readFileSync(path.resolve(import.meta.dirname, '..', 'package.json'), 'utf8'),
+    ) as { version: string };
+    expect(doc.info.version).toBe(pkg.version);
+  });
+
   it('names every operation once', () => {
     const ids = operations.map(({ op }) => op.operationId);
     expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);

@@ -25,7 +25,7 @@ export function invalidField(path: string, message: string, code: string): AppEr
 /** 400 unless `value` is a real calendar date (the schema only checks the YYYY-MM-DD shape). */
 export function assertIsoDate(value: string | null | undefined, path: string): void {
   if (typeof value === 'string' && !isIsoDate(value))
-    throw invalidField(path, 'must be a real calendar date (YYYY-MM-DD)', 'invalid_format');
+    throw invalidField(path, 'must be a real calendar date, expected YYYY-MM-DD', 'invalid_format');
 }
 
 /** Major units → minor units of `currency`; 400 at `path` with more decimals than it has. */

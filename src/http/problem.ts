@@ -1,7 +1,12 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStorageFull, isUnavailable, isUnstorableValue } from '../db/dialect.js';
-import { DOCUMENT_DATE_MAX, DOCUMENT_DATE_MIN, DOCUMENT_DATE_PATTERN } from '../shared/dates.js';
+import {
+  DOCUMENT_DATE_MAX,
+  DOCUMENT_DATE_MIN,
+  DOCUMENT_DATE_PATTERN,
+  MONTH_PATTERN,
+} from '../shared/dates.js';
 import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from '../shared/errors.js';
 
 const KEYWORD_CODES: Record<string, string> = {
@@ -37,6 +42,27 @@ const isDateFormat = (e: AjvError) => e.keyword === 'format' && e.params.format 
 const isDocumentDateRange = (e: AjvError) =>
   e.keyword === 'pattern' && e.params.pattern === DOCUMENT_DATE_PATTERN;
 
+/**
+ * What a date, time, month or address must look like, in words and by example: Ajv's own
+ * messages show the pattern's regular expression.
+ */
+function readableFormat(e: AjvError): string | undefined {
+  if (e.keyword === 'format')
+    switch (e.params.format) {
+      case 'date':
+        return 'must be a real calendar date, expected YYYY-MM-DD';
+      case 'date-time':
+        return 'must be a date and time with its zone, expected YYYY-MM-DDThh:mm:ssZ or …+01:00';
+      case 'email':
+        return 'must be an email address, expected name@example.com';
+      default:
+        return undefined;
+    }
+  if (e.keyword === 'pattern' && e.params.pattern === MONTH_PATTERN)
+    return 'must be a month, expected YYYY-MM';
+  return undefined;
+}
+
 /** Ajv errors → `[{path, message, code}]` with JSON pointers such as `/body/name`. */
 export function fieldErrors(context: string, validation: AjvError[]): FieldError[] {
   const seen = new Set<string>();
@@ -47,8 +73,9 @@ export function fieldErrors(context: string, validation: AjvError[]): FieldError
     let path = `/${context}${e.instancePath}`;
     let message = e.message ?? 'is invalid';
     let code = KEYWORD_CODES[e.keyword] ?? 'invalid_value';
-    if (isDateFormat(e)) {
-      message = 'must be a real calendar date (YYYY-MM-DD)';
+    const readable = readableFormat(e);
+    if (readable) {
+      message = readable;
     } else if (isDocumentDateRange(e)) {
       if (notDates.has(e.instancePath)) continue;
       message = `must be from ${DOCUMENT_DATE_MIN} to ${DOCUMENT_DATE_MAX}`;
@@ -207,10 +234,8 @@ function registerNotFound(app: FastifyInstance): void {
         req,
         reply,
         'method_not_allowed',
-        `${req.method} is not allowed on ${path}.`,
-        {
-          headers: { allow: allowed.join(', ') },
-        },
+        `${req.method} is not allowed on ${path}; it allows ${allowed.join(', ')}.`,
+        { headers: { allow: allowed.join(', ') }, members: { allowedMethods: allowed } },
       );
     return sendProblem(req, reply, 'route_not_found', `No route serves ${req.method} ${path}.`);
   });

@@ -11,6 +11,9 @@ export const ISO_DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 export const DOCUMENT_DATE_MIN = '2000-01-01';
 export const DOCUMENT_DATE_MAX = '2099-12-31';
 /** The year range above as a JSON-schema pattern; the `date` format checks the rest. */
+/** A calendar month, `YYYY-MM`. */
+export const MONTH_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])$';
+
 export const DOCUMENT_DATE_PATTERN = '^20\\d{2}-';
 
 /** True for a real calendar date in `YYYY-MM-DD` form (rejects 2026-02-30). */

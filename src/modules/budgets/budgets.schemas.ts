@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { IsoDate, Nullable, RecordMeta, VersionField } from '../../http/schemas.js';
+import { MONTH_PATTERN } from '../../shared/dates.js';
 import { CURRENCIES } from '../../shared/money.js';
 
 /** The largest amount in major units; keeps minor units of every currency a safe integer. */
 export const MAX_AMOUNT = 1_000_000_000_000;
 export const ENTRY_SOURCES = ['MANUAL', 'IMPORT'] as const;
-const MONTH_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])$';
 
 const Month = (description: string) => Type.String({ pattern: MONTH_PATTERN, description });
 

@@ -134,7 +134,7 @@ export function normaliseBilling(input: ContractBillingWrite | null): StoredBill
 function assertRealDate(value: string, path: string): void {
   const d = new Date(`${value}T00:00:00Z`);
   if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value)
-    throw invalidField(path, 'must be a real calendar date (YYYY-MM-DD)', 'invalid_format');
+    throw invalidField(path, 'must be a real calendar date, expected YYYY-MM-DD', 'invalid_format');
 }
 
 function rule(path: string, message: string, code: string): AppError {
