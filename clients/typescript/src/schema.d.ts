@@ -4552,7 +4552,7 @@ export interface components {
             sentAt: string | null;
             /** @description Recipients of the last sending. */
             sentTo: string[];
-            /** @description Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Gutschrift/Storno correcting `precedingDocumentId`); null for contract documents. */
+            /** @description Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Rechnungskorrektur, or a Stornorechnung when it cancels `precedingDocumentId` in full); null for contract documents. */
             invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
             /** @description Date of the supply or service (BT-72), YYYY-MM-DD. */
             deliveryDate: string | null;
