@@ -1057,6 +1057,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the lines of documents (one record per line; for CSV exports)
+         * @description The lines of the documents that `GET /v1/documents` selects with the same filters, each with its document’s number, date, partner and currency, in list order. A page holds the lines of up to `limit` documents, so it may hold more or fewer than `limit` lines (none for documents without lines) while `nextCursor` is not null. With `Accept: text/csv` every line of every selected document is one row.
+         */
+        get: operations["listDocumentLines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/processing": {
         parameters: {
             query?: never;
@@ -4713,6 +4733,64 @@ export interface components {
             skontoDays?: number;
             /** @description Invoices: a note printed on the invoice and written as BT-22. */
             note?: string;
+        };
+        /** @description One line of a document, with the document it belongs to. */
+        DocumentLine: {
+            /** @description The document the line belongs to. */
+            documentId: string;
+            /**
+             * @description The document’s type.
+             * @enum {unknown}
+             */
+            documentType: "CONTRACT" | "INVOICE" | "DUNNING";
+            /** @description Invoices: INVOICE or CREDIT_NOTE; null for contract documents. */
+            invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
+            /** @description The document’s number (null while a DRAFT). */
+            documentNumber: string | null;
+            /** @description The document’s name. */
+            documentName: string;
+            /**
+             * @description The document’s status.
+             * @enum {unknown}
+             */
+            status: "DRAFT" | "FINAL";
+            /** @description The document’s date (YYYY-MM-DD). */
+            creationDate: string;
+            /** @description The document’s partner. */
+            partnerId: string | null;
+            /** @description Name of the partner. */
+            partnerName: string | null;
+            /** @description The document’s currency (ISO 4217). */
+            currency: string;
+            /**
+             * Format: int64
+             * @description The line’s place in the document, from 1.
+             */
+            position: number;
+            /** @description The product, if the line came from one. */
+            productId: string | null;
+            /** @description What the line bills. */
+            description: string;
+            /** @description Quantity, in `unitCode` units. */
+            quantity: number;
+            /** @description UN/ECE Rec. 20 unit code (BT-130). */
+            unitCode: string;
+            /** @description Net price per unit in major units of `currency`. */
+            unitPrice: number;
+            /** @description The tax rate of the line. */
+            taxRateId: string;
+            /** @description The rate applied, in percent. */
+            taxRate: number;
+            /** @description VAT category of the rate (S, Z, E, AE, K, G, O; BT-151). */
+            taxCategory: string;
+            /** @description quantity × unitPrice, rounded half-up to the cent, in major units. */
+            netAmount: number;
+        };
+        DocumentLinePage: {
+            /** @description The records of this page, newest first. */
+            data: components["schemas"]["DocumentLine"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** @description Exactly one of documentId and fileId. */
         RasterizeDocumentRequest: {
@@ -10153,6 +10231,62 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listDocumentLines: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+                documentType?: "CONTRACT" | "INVOICE" | "DUNNING";
+                status?: "DRAFT" | "FINAL";
+                source?: "GENERATED" | "UPLOADED";
+                partnerId?: string;
+                contractId?: string;
+                /** @description Only documents dated on or after this day (YYYY-MM-DD, a real calendar date). */
+                from?: string;
+                /** @description Only documents dated on or before this day (YYYY-MM-DD, a real calendar date). */
+                to?: string;
+                /** @description Text in the name or number. */
+                q?: string;
+                /** @description Only FINAL invoices (not credit notes): open items, neither paid nor cancelled (true; Offene Posten), or settled — paid or cancelled (false). */
+                open?: boolean;
+                /** @description Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false). */
+                overdue?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentLinePage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDocumentForProcessing: {
