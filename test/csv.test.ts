@@ -276,10 +276,10 @@ describe('CSV: documents and their lines', () => {
     );
   });
 
-  it('leaves the lines out of the documents and writes their amounts with two decimals', async () => {
+  it('leaves lines and taxes out of the documents and writes their amounts with two decimals', async () => {
     const res = await get('/v1/documents', 'text/csv', user);
     const { header } = parseCsv(res);
-    expect(header.some((h) => h.startsWith('lineItems'))).toBe(false);
+    expect(header.some((h) => h.startsWith('lineItems') || h.startsWith('taxes'))).toBe(false);
     const row = records(res).find((r) => r.id === first.id)!;
     // 1.5 × 95.50 = 143.25 and 10 × 85.20 = 852.00: net 995.25, VAT 189.10, gross 1184.35.
     expect(row).toMatchObject({
@@ -337,6 +337,32 @@ describe('CSV: documents and their lines', () => {
     // The same filters as the documents list.
     const filtered = records(await get('/v1/documents/lines?from=2026-11-21', 'text/csv', user));
     expect(filtered.map((r) => r.documentId)).toEqual([second.id]);
+  });
+
+  it('lists the VAT per document and rate in GET /v1/documents/taxes', async () => {
+    const res = await get('/v1/documents/taxes', 'text/csv', user);
+    expect(res.headers['content-disposition']).toMatch(/filename="documents-taxes-/);
+    expect(records(res)).toEqual([
+      expect.objectContaining({
+        documentId: second.id,
+        rate: '19',
+        category: 'S',
+        net: '1000,00',
+        tax: '190,00',
+        currency: 'EUR',
+      }),
+      expect.objectContaining({
+        documentId: first.id,
+        documentName: 'Beratung November',
+        partnerName: 'Kunde AG',
+        creationDate: '20.11.2026',
+        rate: '19',
+        category: 'S',
+        exemptionReason: '',
+        net: '995,25',
+        tax: '189,10',
+      }),
+    ]);
   });
 });
 

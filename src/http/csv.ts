@@ -20,7 +20,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * The list's CSV: top-level fields left out because they have a list of their own (a
-     * document's `lineItems`: `GET /v1/documents/lines`).
+     * document's `lineItems` and `taxes`: `GET /v1/documents/lines` and `/taxes`).
      */
     csv?: { omit?: readonly string[] };
   }

@@ -1057,26 +1057,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/documents/lines": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the lines of documents (one record per line; for CSV exports)
-         * @description The lines of the documents that `GET /v1/documents` selects with the same filters, each with its document’s number, date, partner and currency, in list order. A page holds the lines of up to `limit` documents, so it may hold more or fewer than `limit` lines (none for documents without lines) while `nextCursor` is not null. With `Accept: text/csv` every line of every selected document is one row.
-         */
-        get: operations["listDocumentLines"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/documents/processing": {
         parameters: {
             query?: never;
@@ -1105,6 +1085,46 @@ export interface paths {
         put?: never;
         /** Render pages of a PDF as PNG files */
         post: operations["rasterizeDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the lines of documents (one record per line; for CSV exports)
+         * @description The lines of the documents that `GET /v1/documents` selects with the same filters, each with its document’s number, date, partner and currency, in list order. A page holds the lines of up to `limit` documents, so it may hold more or fewer than `limit` lines (none for documents without lines) while `nextCursor` is not null. With `Accept: text/csv` every line of every selected document is one row.
+         */
+        get: operations["listDocumentLines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/taxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tax breakdown of documents (one record per rate; for CSV exports)
+         * @description The net and VAT per tax rate of the documents that `GET /v1/documents` selects with the same filters, each with its document’s number, date, partner and currency, in list order. A page holds the rates of up to `limit` documents. With `Accept: text/csv` every rate of every selected document is one row.
+         */
+        get: operations["listDocumentTaxes"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4734,9 +4754,49 @@ export interface components {
             /** @description Invoices: a note printed on the invoice and written as BT-22. */
             note?: string;
         };
+        /** @description Exactly one of documentId and fileId. */
+        RasterizeDocumentRequest: {
+            /** @description A document with a PDF (`doc_…`). */
+            documentId?: string;
+            /** @description A PDF file (`fil_…`). */
+            fileId?: string;
+            /** @description Pages to render (1-based); default the first 10. */
+            pages?: number[];
+            /**
+             * Format: int32
+             * @description Resolution, default 150.
+             */
+            dpi?: number;
+        };
+        RasterizeDocumentResponse: {
+            sourceFileId: string;
+            /** Format: int64 */
+            dpi: number;
+            pages: {
+                /** Format: int64 */
+                page: number;
+                /** @description The PNG file. */
+                fileId: string;
+                /**
+                 * Format: int64
+                 * @description Pixels.
+                 */
+                width: number;
+                /**
+                 * Format: int64
+                 * @description Pixels.
+                 */
+                height: number;
+                /**
+                 * Format: int64
+                 * @description Bytes.
+                 */
+                size: number;
+            }[];
+        };
         /** @description One line of a document, with the document it belongs to. */
         DocumentLine: {
-            /** @description The document the line belongs to. */
+            /** @description The document it belongs to. */
             documentId: string;
             /**
              * @description The document’s type.
@@ -4792,45 +4852,54 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description Exactly one of documentId and fileId. */
-        RasterizeDocumentRequest: {
-            /** @description A document with a PDF (`doc_…`). */
-            documentId?: string;
-            /** @description A PDF file (`fil_…`). */
-            fileId?: string;
-            /** @description Pages to render (1-based); default the first 10. */
-            pages?: number[];
+        /** @description The net and VAT of one tax rate of a document, with the document. */
+        DocumentTax: {
+            /** @description The document it belongs to. */
+            documentId: string;
             /**
-             * Format: int32
-             * @description Resolution, default 150.
+             * @description The document’s type.
+             * @enum {unknown}
              */
-            dpi?: number;
+            documentType: "CONTRACT" | "INVOICE" | "DUNNING";
+            /** @description Invoices: INVOICE or CREDIT_NOTE; null for contract documents. */
+            invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
+            /** @description The document’s number (null while a DRAFT). */
+            documentNumber: string | null;
+            /** @description The document’s name. */
+            documentName: string;
+            /**
+             * @description The document’s status.
+             * @enum {unknown}
+             */
+            status: "DRAFT" | "FINAL";
+            /** @description The document’s date (YYYY-MM-DD). */
+            creationDate: string;
+            /** @description The document’s partner. */
+            partnerId: string | null;
+            /** @description Name of the partner. */
+            partnerName: string | null;
+            /** @description The document’s currency (ISO 4217). */
+            currency: string;
+            /** @description The tax rate. */
+            taxRateId: string;
+            /** @description The rate, in percent. */
+            rate: number;
+            /** @description VAT category (S, Z, E, AE, K, G, O; BT-118). */
+            category: string;
+            /** @description Why no VAT is charged (BT-120). */
+            exemptionReason: string | null;
+            /** @description VATEX code (BT-121). */
+            exemptionCode: string | null;
+            /** @description Net of the document’s lines at this rate, major units. */
+            net: number;
+            /** @description VAT on that net, rounded half-up, major units. */
+            tax: number;
         };
-        RasterizeDocumentResponse: {
-            sourceFileId: string;
-            /** Format: int64 */
-            dpi: number;
-            pages: {
-                /** Format: int64 */
-                page: number;
-                /** @description The PNG file. */
-                fileId: string;
-                /**
-                 * Format: int64
-                 * @description Pixels.
-                 */
-                width: number;
-                /**
-                 * Format: int64
-                 * @description Pixels.
-                 */
-                height: number;
-                /**
-                 * Format: int64
-                 * @description Bytes.
-                 */
-                size: number;
-            }[];
+        DocumentTaxPage: {
+            /** @description The records of this page, newest first. */
+            data: components["schemas"]["DocumentTax"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** @description Storno: a FINAL credit note (381) for the full amount of a FINAL invoice. */
         CancelDocumentRequest: {
@@ -10233,62 +10302,6 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
-    listDocumentLines: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1–100 (default 25). */
-                limit?: number;
-                /** @description Opaque cursor from the previous page’s `nextCursor`. */
-                cursor?: string;
-                documentType?: "CONTRACT" | "INVOICE" | "DUNNING";
-                status?: "DRAFT" | "FINAL";
-                source?: "GENERATED" | "UPLOADED";
-                partnerId?: string;
-                contractId?: string;
-                /** @description Only documents dated on or after this day (YYYY-MM-DD, a real calendar date). */
-                from?: string;
-                /** @description Only documents dated on or before this day (YYYY-MM-DD, a real calendar date). */
-                to?: string;
-                /** @description Text in the name or number. */
-                q?: string;
-                /** @description Only FINAL invoices (not credit notes): open items, neither paid nor cancelled (true; Offene Posten), or settled — paid or cancelled (false). */
-                open?: boolean;
-                /** @description Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false). */
-                overdue?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
-                    "Content-Disposition"?: string;
-                    /** @description `accept`: the answer depends on the Accept header. */
-                    Vary: "accept";
-                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window ends. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DocumentLinePage"];
-                    "text/csv": string;
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     createDocumentForProcessing: {
         parameters: {
             query?: never;
@@ -10382,6 +10395,118 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listDocumentLines: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+                documentType?: "CONTRACT" | "INVOICE" | "DUNNING";
+                status?: "DRAFT" | "FINAL";
+                source?: "GENERATED" | "UPLOADED";
+                partnerId?: string;
+                contractId?: string;
+                /** @description Only documents dated on or after this day (YYYY-MM-DD, a real calendar date). */
+                from?: string;
+                /** @description Only documents dated on or before this day (YYYY-MM-DD, a real calendar date). */
+                to?: string;
+                /** @description Text in the name or number. */
+                q?: string;
+                /** @description Only FINAL invoices (not credit notes): open items, neither paid nor cancelled (true; Offene Posten), or settled — paid or cancelled (false). */
+                open?: boolean;
+                /** @description Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false). */
+                overdue?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentLinePage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDocumentTaxes: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+                documentType?: "CONTRACT" | "INVOICE" | "DUNNING";
+                status?: "DRAFT" | "FINAL";
+                source?: "GENERATED" | "UPLOADED";
+                partnerId?: string;
+                contractId?: string;
+                /** @description Only documents dated on or after this day (YYYY-MM-DD, a real calendar date). */
+                from?: string;
+                /** @description Only documents dated on or before this day (YYYY-MM-DD, a real calendar date). */
+                to?: string;
+                /** @description Text in the name or number. */
+                q?: string;
+                /** @description Only FINAL invoices (not credit notes): open items, neither paid nor cancelled (true; Offene Posten), or settled — paid or cancelled (false). */
+                open?: boolean;
+                /** @description Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false). */
+                overdue?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentTaxPage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDocumentEinvoice: {

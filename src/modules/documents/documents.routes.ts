@@ -21,7 +21,12 @@ import {
   UpdateDocumentBody,
 } from './documents.schemas.js';
 import { DocumentsService } from './documents.service.js';
-import { DocumentLineSchema, documentLines } from './documents.lines.js';
+import {
+  DocumentLineSchema,
+  DocumentTaxSchema,
+  documentLines,
+  documentTaxes,
+} from './documents.lines.js';
 import { setDunningBlock } from './documents.dunning.js';
 
 const Params = IdParams('documentId', 'doc');
@@ -32,7 +37,7 @@ export function documentRoutes(app: App, ctx: AppContext): void {
   const service = new DocumentsService(ctx);
   service.output.registerJobs();
   collectionRoutes(app, service);
-  linesRoute(app, service);
+  linesRoutes(app, service);
   einvoiceRoute(app, service);
   correctionRoutes(app, service);
   recordRoutes(app, service);
@@ -40,8 +45,11 @@ export function documentRoutes(app: App, ctx: AppContext): void {
   sendRoute(app, service);
 }
 
-/** The lines of the listed documents, one record per line (for spreadsheets). */
-function linesRoute(app: App, service: DocumentsService): void {
+/**
+ * The lines and the tax breakdown of the listed documents, one record per line (per rate),
+ * for spreadsheets.
+ */
+function linesRoutes(app: App, service: DocumentsService): void {
   app.get(
     '/v1/documents/lines',
     {
@@ -60,6 +68,25 @@ function linesRoute(app: App, service: DocumentsService): void {
       return { data: documentLines(page.data), nextCursor: page.nextCursor };
     },
   );
+
+  app.get(
+    '/v1/documents/taxes',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'List the tax breakdown of documents (one record per rate; for CSV exports)',
+        description:
+          'The net and VAT per tax rate of the documents that `GET /v1/documents` selects with the same filters, each with its document’s number, date, partner and currency, in list order. A page holds the rates of up to `limit` documents. With `Accept: text/csv` every rate of every selected document is one row.',
+        querystring: ListDocumentsQuery,
+        response: { 200: PageOf(DocumentTaxSchema), ...problems(400, 401) },
+      },
+    },
+    async (req) => {
+      const page = await service.list(req.principal!.accountId, req.query);
+      return { data: documentTaxes(page.data), nextCursor: page.nextCursor };
+    },
+  );
 }
 
 /** The collection: list, create (at once or in the background), and rasterize a PDF. */
@@ -67,8 +94,8 @@ function collectionRoutes(app: App, service: DocumentsService): void {
   app.get(
     '/v1/documents',
     {
-      // The lines are rows of their own in CSV: GET /v1/documents/lines.
-      config: { access: 'user', csv: { omit: ['lineItems'] } },
+      // Lines and rates are rows of their own in CSV: GET /v1/documents/lines and /taxes.
+      config: { access: 'user', csv: { omit: ['lineItems', 'taxes'] } },
       schema: {
         tags,
         summary: 'List documents',
