@@ -209,7 +209,9 @@ async function main(): Promise<void> {
       const started = performance.now();
       const rendered = await ctx.renderer.render(systemLetter);
       const embedStarted = performance.now();
-      const hybrid = await zugferdPdf(finalRow, rendered.pdf, 'Rechnung');
+      const hybrid = await zugferdPdf(finalRow, rendered.pdf, 'Rechnung', {
+        subject: 'Rechnung',
+      });
       const done = performance.now();
       if (i < 3) continue;
       hybridTimes.push(done - started);

@@ -115,7 +115,11 @@ describe('CSV: the format', () => {
       name: TRICKY_NAME,
       description: '=HYPERLINK("http://evil.example","klick")',
       tags: ['Stammkunde', 'Köln'],
-      addresses: [{ type: 'BILLING', city: 'Düsseldorf', country: 'DE' }],
+      addresses: [
+        { type: 'SHIPPING', street: 'Lager 1', city: 'Neuss', country: 'DE' },
+        { type: 'BILLING', street: 'Kö 1', postalCode: '40212', city: 'Düsseldorf', country: 'DE' },
+        { type: 'BILLING', street: 'Zweite 2', city: 'Köln', country: 'DE' },
+      ],
     });
     vendor = await post('/v1/partners', { name: '@SUMME(A1:A9)', type: 'VENDOR' });
     await post('/v1/partners', { name: '-42', description: '+49 30 123' });
@@ -132,10 +136,20 @@ describe('CSV: the format', () => {
     expect(res.headers.vary).toBe('accept');
     const { header } = parseCsv(res);
     expect(header.slice(0, 6)).toEqual(['id', 'version', 'createdAt', 'updatedAt', 'name', 'type']);
-    // Nested objects are flattened with dotted names; lists of objects stay one JSON cell.
+    // Nested objects are flattened with dotted names, addresses into columns per type.
     expect(header).toEqual(
-      expect.arrayContaining(['addresses', 'tags', 'electronicAddress.scheme']),
+      expect.arrayContaining([
+        'addresses.BILLING.street',
+        'addresses.BILLING.postalCode',
+        'addresses.BILLING.city',
+        'addresses.BILLING.country',
+        'addresses.SHIPPING.city',
+        'tags',
+        'electronicAddress.scheme',
+      ]),
     );
+    expect(header).not.toContain('addresses');
+    expect(header).not.toContain('addresses.BILLING.type');
     expect(res.body.split('\r\n')[0]).toBe(`\uFEFF${header.join(';')}`);
   });
 
@@ -149,40 +163,51 @@ describe('CSV: the format', () => {
     expect(row.name).toBe(TRICKY_NAME);
     expect(row.description).toBe(`'=HYPERLINK("http://evil.example","klick")`);
     expect(row.tags).toBe('Stammkunde, Köln');
-    expect(JSON.parse(row.addresses!)).toEqual([
-      expect.objectContaining({ type: 'BILLING', city: 'Düsseldorf' }),
-    ]);
-    expect(row.vatId).toBe('');
-    expect(row.createdAt).toMatch(/^\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}:\d{2}$/);
-    const iso = tricky.createdAt as string;
-    expect(row.createdAt).toBe(
-      `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)} ${iso.slice(11, 19)}`,
+    // The first address of each type, in its own columns; no JSON in a cell.
+    expect(row).toMatchObject({
+      'addresses.BILLING.street': 'Kö 1',
+      'addresses.BILLING.postalCode': '40212',
+      'addresses.BILLING.city': 'Düsseldorf',
+      'addresses.BILLING.country': 'DE',
+      'addresses.SHIPPING.street': 'Lager 1',
+      'addresses.SHIPPING.city': 'Neuss',
+      'addresses.OFFICE.city': '',
+    });
+    expect(Object.values(row).some((cell) => cell.startsWith('[') || cell.startsWith('{'))).toBe(
+      false,
     );
+    expect(row.vatId).toBe('');
+    // Timestamps keep their zone: ISO 8601 in UTC to the second.
+    expect(row.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(row.createdAt).toBe((tricky.createdAt as string).replace(/\.\d{3}Z$/, 'Z'));
     expect(rows.find((r) => r.id === vendor.id)!.name).toBe(`'@SUMME(A1:A9)`);
     expect(rows.find((r) => r.name === `'-42`)!.description).toBe(`'+49 30 123`);
     // A name that looks like a date is free text: not rewritten.
     expect(rows.map((r) => r.name)).toContain('2026-01-01');
   });
 
-  it('writes numbers with a decimal comma, dates as DD.MM.YYYY and booleans as ja/nein', async () => {
+  it('writes amounts with the decimals of their currency, dates as DD.MM.YYYY, booleans ja/nein', async () => {
     const product = await post('/v1/products', {
       name: 'Beratung',
       unitPrice: 1234.5,
       currency: 'EUR',
     });
+    const yen = await post('/v1/products', { name: 'Tee', unitPrice: 1200, currency: 'JPY' });
     const payment = await post('/v1/payments', {
       direction: 'INCOMING',
       partnerName: 'Laufkundschaft',
-      amount: 119.99,
+      amount: 1179.9,
       currency: 'EUR',
       paymentDate: '2026-03-20',
     });
     const products = records(await get('/v1/products'));
-    expect(products.find((r) => r.id === product.id)!.unitPrice).toBe('1234,5');
+    expect(products.find((r) => r.id === product.id)!.unitPrice).toBe('1234,50');
+    expect(products.find((r) => r.id === yen.id)!.unitPrice).toBe('1200');
     const payments = records(await get('/v1/payments'));
     const row = payments.find((r) => r.id === payment.id)!;
-    expect(row.amount).toBe('119,99');
+    expect(row.amount).toBe('1179,90');
     expect(row.paymentDate).toBe('20.03.2026');
+    expect(row.markedAt).toMatch(/^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)?$/);
     const rates = records(await get('/v1/tax-rates'));
     expect(rates.map((r) => r.isDefault).sort()).toEqual(expect.arrayContaining(['ja', 'nein']));
     expect(rates.every((r) => r.isDefault === 'ja' || r.isDefault === 'nein')).toBe(true);
@@ -199,11 +224,145 @@ describe('CSV: the format', () => {
     expect(csvCell(null)).toBe('');
     expect(csvCell(false)).toBe('nein');
     expect(csvCell('2026-02-28', 'date')).toBe('28.02.2026');
-    expect(csvCell('2026-02-28T23:05:09.120Z', 'timestamp')).toBe('28.02.2026 23:05:09');
+    expect(csvCell('2026-02-28T23:05:09.120Z', 'timestamp')).toBe('2026-02-28T23:05:09Z');
+    expect(csvCell('2026-02-28T23:05:09+01:00', 'timestamp')).toBe('2026-02-28T22:05:09Z');
+    expect(csvCell(new Date('2026-11-28T08:15:00Z'))).toBe('2026-11-28T08:15:00Z');
+    // A day in an `…At` field (`lastDunnedAt`) is written as the dates are.
+    expect(csvCell('2026-02-28', 'timestamp')).toBe('28.02.2026');
+    expect(csvCell(1179.9, 'money', 'EUR')).toBe('1179,90');
+    expect(csvCell(-12.5, 'money', 'EUR')).toBe('-12,50');
+    expect(csvCell(0, 'money', 'EUR')).toBe('0,00');
+    expect(csvCell(1200, 'money', 'JPY')).toBe('1200');
+    expect(csvCell(5.5, 'money', 'KWD')).toBe('5,500');
+    expect(csvCell(5.5, 'money', null)).toBe('5,50');
     // Only values of the shape are converted; free text stays as written.
     expect(csvCell('bald', 'date')).toBe('bald');
     expect(csvCell('2026', 'timestamp')).toBe('2026');
     expect(csvCell('2026-02-28')).toBe('2026-02-28');
+  });
+});
+
+describe('CSV: documents and their lines', () => {
+  let user: TestUser;
+  let first: Json;
+  let second: Json;
+
+  beforeAll(async () => {
+    user = await createUser(t);
+    const partner = await post('/v1/partners', { name: 'Kunde AG' }, user);
+    first = await post(
+      '/v1/documents',
+      {
+        documentType: 'INVOICE',
+        name: 'Beratung November',
+        partnerId: partner.id,
+        creationDate: '2026-11-20',
+        lineItems: [
+          { description: 'Beratung', quantity: 1.5, unitPrice: 95.5 },
+          { description: '=HYPERLINK("http://evil.example")', quantity: 10, unitPrice: 85.2 },
+        ],
+      },
+      user,
+    );
+    second = await post(
+      '/v1/documents',
+      {
+        documentType: 'INVOICE',
+        name: 'Lizenz',
+        creationDate: '2026-11-21',
+        lineItems: [{ description: 'Lizenz', quantity: 1, unitPrice: 1000 }],
+      },
+      user,
+    );
+  });
+
+  it('leaves lines and taxes out of the documents and writes their amounts with two decimals', async () => {
+    const res = await get('/v1/documents', 'text/csv', user);
+    const { header } = parseCsv(res);
+    expect(header.some((h) => h.startsWith('lineItems') || h.startsWith('taxes'))).toBe(false);
+    const row = records(res).find((r) => r.id === first.id)!;
+    // 1.5 × 95.50 = 143.25 and 10 × 85.20 = 852.00: net 995.25, VAT 189.10, gross 1184.35.
+    expect(row).toMatchObject({
+      creationDate: '20.11.2026',
+      netTotal: '995,25',
+      taxTotal: '189,10',
+      grossTotal: '1184,35',
+      currency: 'EUR',
+    });
+    expect(row.createdAt).toMatch(/Z$/);
+  });
+
+  it('lists every line with its document in GET /v1/documents/lines, as JSON and as CSV', async () => {
+    const page = (
+      await t.request({ method: 'GET', url: '/v1/documents/lines?limit=1', token: user.token })
+    ).json<{ data: Json[]; nextCursor: string | null }>();
+    // A page holds the lines of `limit` documents, newest first.
+    expect(page.data).toEqual([
+      expect.objectContaining({
+        documentId: second.id,
+        documentName: 'Lizenz',
+        position: 1,
+        description: 'Lizenz',
+        quantity: 1,
+        unitPrice: 1000,
+        netAmount: 1000,
+        currency: 'EUR',
+      }),
+    ]);
+    expect(page.nextCursor).not.toBeNull();
+
+    const res = await get('/v1/documents/lines', 'text/csv', user);
+    expect(res.headers['content-disposition']).toMatch(/filename="documents-lines-/);
+    const rows = records(res);
+    expect(rows.map((r) => [r.documentId, r.position])).toEqual([
+      [second.id, '1'],
+      [first.id, '1'],
+      [first.id, '2'],
+    ]);
+    expect(rows[1]).toMatchObject({
+      documentName: 'Beratung November',
+      partnerName: 'Kunde AG',
+      creationDate: '20.11.2026',
+      description: 'Beratung',
+      quantity: '1,5',
+      unitCode: 'C62',
+      unitPrice: '95,50',
+      taxRate: '19',
+      taxCategory: 'S',
+      netAmount: '143,25',
+    });
+    expect(rows[2]!.description).toBe(`'=HYPERLINK("http://evil.example")`);
+    expect(rows[2]!.netAmount).toBe('852,00');
+    expect(rows[0]!.unitPrice).toBe('1000,00');
+    // The same filters as the documents list.
+    const filtered = records(await get('/v1/documents/lines?from=2026-11-21', 'text/csv', user));
+    expect(filtered.map((r) => r.documentId)).toEqual([second.id]);
+  });
+
+  it('lists the VAT per document and rate in GET /v1/documents/taxes', async () => {
+    const res = await get('/v1/documents/taxes', 'text/csv', user);
+    expect(res.headers['content-disposition']).toMatch(/filename="documents-taxes-/);
+    expect(records(res)).toEqual([
+      expect.objectContaining({
+        documentId: second.id,
+        rate: '19',
+        category: 'S',
+        net: '1000,00',
+        tax: '190,00',
+        currency: 'EUR',
+      }),
+      expect.objectContaining({
+        documentId: first.id,
+        documentName: 'Beratung November',
+        partnerName: 'Kunde AG',
+        creationDate: '20.11.2026',
+        rate: '19',
+        category: 'S',
+        exemptionReason: '',
+        net: '995,25',
+        tax: '189,10',
+      }),
+    ]);
   });
 });
 
@@ -408,7 +567,7 @@ describe('CSV: every list route', () => {
     expect(transactions).toEqual([
       expect.objectContaining({
         bookingDate: '02.03.2026',
-        amount: '119',
+        amount: '119,00',
         counterpartyName: 'Kunde A',
         reversal: 'nein',
         'duplicateOf.importId': '',

@@ -478,6 +478,8 @@ export interface DocumentsTable {
   preceding_document_id: string | null;
   /** The credit note that cancelled this invoice in full (Storno). */
   cancelled_by_document_id: string | null;
+  /** 1: this credit note cancels its invoice in full (a Stornorechnung, not a Rechnungskorrektur). */
+  storno: Generated<number>;
   /** JSON `FrozenParties`: seller and buyer as they were when the invoice became FINAL. */
   einvoice_parties: string | null;
   /** Dunning (issue 14): 0 none, 1 payment reminder, 2-4 the dunning letters sent. */

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { ISO_DATE_PATTERN } from '../shared/dates.js';
-import { defuseFormula } from '../shared/spreadsheet.js';
+import { csvColumns, csvLine, textCell, type Column } from './csv-columns.js';
+
+export { csvCell, csvColumns, textCell } from './csv-columns.js';
 
 /**
  * Every list answers CSV for German spreadsheets when asked with `Accept: text/csv`
@@ -14,6 +15,16 @@ import { defuseFormula } from '../shared/spreadsheet.js';
  */
 
 type Json = Record<string, unknown>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The list's CSV: top-level fields left out because they have a list of their own (a
+     * document's `lineItems` and `taxes`: `GET /v1/documents/lines` and `/taxes`).
+     */
+    csv?: { omit?: readonly string[] };
+  }
+}
 
 /** Records fetched per call of the list handler in CSV mode (the most `limit` allows). */
 export const CSV_PAGE_SIZE = 100;
@@ -61,117 +72,6 @@ export function prefersCsv(accept: string | undefined): boolean {
   return csv > 0 && csv > quality(ranges, 'application/json');
 }
 
-type Kind = 'value' | 'date' | 'timestamp' | 'list' | 'json';
-interface Column {
-  name: string;
-  path: string[];
-  kind: Kind;
-}
-
-const isPrimitive = (s: Json) =>
-  s.enum !== undefined ||
-  s.const !== undefined ||
-  [s.type].flat().some((t) => t === 'string' || t === 'number' || t === 'integer');
-
-/**
- * The columns of `schema`, in the order of its properties: nested objects flattened into
- * dotted names (`electronicAddress.scheme`), lists of plain values as one cell, anything else
- * (lists of objects, free-form objects) as JSON in one cell.
- */
-export function csvColumns(
-  schema: Json,
-  resolve: (ref: string) => Json | undefined,
-  path: string[] = [],
-): Column[] {
-  let s = schema;
-  for (let i = 0; typeof s.$ref === 'string' && i < 10; i++) s = resolve(s.$ref) ?? {};
-  const name = path.join('.') || 'value';
-  const branches = ((s.anyOf ?? s.oneOf) as Json[] | undefined)?.filter((b) => b.type !== 'null');
-  if (branches) {
-    // A nullable object (`Nullable(X)`) is X whose cells are empty when it is null.
-    if (branches.length === 1) return csvColumns(branches[0]!, resolve, path);
-    return [{ name, path, kind: 'value' }];
-  }
-  const types = [s.type].flat().filter((t) => t !== 'null');
-  const properties = s.properties as Record<string, Json> | undefined;
-  if (properties && path.length < 4 && Object.keys(properties).length > 0)
-    return Object.entries(properties).flatMap(([key, p]) => csvColumns(p, resolve, [...path, key]));
-  if (types.includes('object')) return [{ name, path, kind: 'json' }];
-  if (types.includes('array')) {
-    let items = (s.items as Json | undefined) ?? {};
-    if (typeof items.$ref === 'string') items = resolve(items.$ref) ?? {};
-    return [{ name, path, kind: isPrimitive(items) ? 'list' : 'json' }];
-  }
-  const key = path.at(-1) ?? '';
-  const described = typeof s.description === 'string' ? s.description : '';
-  // Response schemas often state a date only in words or in the name (`paymentDate`,
-  // `markedAt`); the value is converted only when it has the shape (see csvCell).
-  if (s.format === 'date-time' || /[a-z]At$/.test(key)) return [{ name, path, kind: 'timestamp' }];
-  if (
-    s.format === 'date' ||
-    s.pattern === ISO_DATE_PATTERN ||
-    described.includes('YYYY-MM-DD') ||
-    /^date$|[a-z]Date$/.test(key)
-  )
-    return [{ name, path, kind: 'date' }];
-  return [{ name, path, kind: 'value' }];
-}
-
-const two = (n: number) => String(n).padStart(2, '0');
-
-/** `2025-03-01` → `01.03.2025`; anything else stays as it is. */
-function germanDate(value: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  return m ? `${m[3]}.${m[2]}.${m[1]}` : value;
-}
-
-/** An RFC 3339 timestamp as `DD.MM.YYYY HH:MM:SS` in UTC; anything else stays as it is. */
-function germanTimestamp(value: string | Date): string {
-  if (typeof value === 'string' && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value)) return value;
-  const d = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(d.getTime())) return String(value);
-  return (
-    `${two(d.getUTCDate())}.${two(d.getUTCMonth() + 1)}.${d.getUTCFullYear()} ` +
-    `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`
-  );
-}
-
-/** Text as one cell: a formula-like start defused with `'`, quoted where it needs to be. */
-export function textCell(text: string): string {
-  const safe = defuseFormula(text);
-  return /[;"\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
-/** One value as a cell: numbers with a decimal comma (and no guard: `-5` stays a number). */
-export function csvCell(value: unknown, kind: Kind = 'value'): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number')
-    return Number.isFinite(value) ? String(value).replace('.', ',') : '';
-  if (typeof value === 'boolean') return value ? 'ja' : 'nein';
-  if (value instanceof Date) return germanTimestamp(value);
-  if (kind === 'list' && Array.isArray(value))
-    return textCell(value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', '));
-  if (typeof value !== 'string') return textCell(JSON.stringify(value) ?? '');
-  const text = value;
-  if (kind === 'date') return textCell(germanDate(text));
-  if (kind === 'timestamp') return textCell(germanTimestamp(text));
-  return textCell(text);
-}
-
-/** The line of one record (CRLF included). */
-function csvLine(columns: Column[], record: unknown): string {
-  return (
-    columns
-      .map((c) => {
-        let value: unknown = record;
-        for (const key of c.path)
-          value = typeof value === 'object' && value !== null ? (value as Json)[key] : undefined;
-        return csvCell(value, c.kind);
-      })
-      .join(';') + CRLF
-  );
-}
-
 interface Page {
   data: unknown[];
   nextCursor: string | null;
@@ -204,6 +104,7 @@ export function registerCsv(app: FastifyInstance, { now }: { now: () => Date }):
       list,
       (page as { properties: { data: { items?: Json } } }).properties.data.items ?? {},
       now,
+      route.config?.csv?.omit ?? [],
     );
     route.handler = function (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {
       // Caches must keep the JSON and the CSV answer of a list apart.
@@ -224,6 +125,7 @@ class CsvList {
     private readonly list: (...args: unknown[]) => unknown,
     private readonly item: Json,
     private readonly now: () => Date,
+    private readonly omit: readonly string[],
   ) {
     this.resource = resourceName(url);
   }
@@ -252,6 +154,7 @@ class CsvList {
     const cols = (this.columns ??= csvColumns(
       this.item,
       (ref) => server.getSchema(ref) as Json | undefined,
+      { omit: this.omit },
     ));
     // The export runs to the end of the list: the client's `limit` decides nothing; its
     // `cursor`, if any, is where the export starts, as the JSON page would.

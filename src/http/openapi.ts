@@ -352,7 +352,7 @@ function csvAlternative(op: Operation): void {
     schema: {
       type: 'string',
       description:
-        'With `Accept: text/csv`: every record the filters select (not one page), streamed. UTF-8 with BOM, `;` between fields, CRLF, a header line of the field names (nested ones dotted), decimal comma, dates DD.MM.YYYY, timestamps DD.MM.YYYY HH:MM:SS UTC, booleans ja/nein (docs/api-conventions.md, "CSV").',
+        'With `Accept: text/csv`: every record the filters select (not one page), streamed. UTF-8 with BOM, `;` between fields, CRLF, a header line of the field names (nested ones dotted, addresses per type: `addresses.BILLING.city`), decimal comma, amounts with the decimals of their currency (`1179,90`), dates DD.MM.YYYY, timestamps ISO 8601 in UTC (`2026-11-28T08:15:00Z`), booleans ja/nein (docs/api-conventions.md, "CSV").',
     },
   };
   ok.headers = {

@@ -1091,6 +1091,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the lines of documents (one record per line; for CSV exports)
+         * @description The lines of the documents that `GET /v1/documents` selects with the same filters, each with its document’s number, date, partner and currency, in list order. A page holds the lines of up to `limit` documents, so it may hold more or fewer than `limit` lines (none for documents without lines) while `nextCursor` is not null. With `Accept: text/csv` every line of every selected document is one row.
+         */
+        get: operations["listDocumentLines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/taxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tax breakdown of documents (one record per rate; for CSV exports)
+         * @description The net and VAT per tax rate of the documents that `GET /v1/documents` selects with the same filters, each with its document’s number, date, partner and currency, in list order. A page holds the rates of up to `limit` documents. With `Accept: text/csv` every rate of every selected document is one row.
+         */
+        get: operations["listDocumentTaxes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{documentId}/einvoice": {
         parameters: {
             query?: never;
@@ -4552,7 +4592,7 @@ export interface components {
             sentAt: string | null;
             /** @description Recipients of the last sending. */
             sentTo: string[];
-            /** @description Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Gutschrift/Storno correcting `precedingDocumentId`); null for contract documents. */
+            /** @description Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Rechnungskorrektur, or a Stornorechnung when it cancels `precedingDocumentId` in full); null for contract documents. */
             invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
             /** @description Date of the supply or service (BT-72), YYYY-MM-DD. */
             deliveryDate: string | null;
@@ -4753,6 +4793,113 @@ export interface components {
                  */
                 size: number;
             }[];
+        };
+        /** @description One line of a document, with the document it belongs to. */
+        DocumentLine: {
+            /** @description The document it belongs to. */
+            documentId: string;
+            /**
+             * @description The document’s type.
+             * @enum {unknown}
+             */
+            documentType: "CONTRACT" | "INVOICE" | "DUNNING";
+            /** @description Invoices: INVOICE or CREDIT_NOTE; null for contract documents. */
+            invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
+            /** @description The document’s number (null while a DRAFT). */
+            documentNumber: string | null;
+            /** @description The document’s name. */
+            documentName: string;
+            /**
+             * @description The document’s status.
+             * @enum {unknown}
+             */
+            status: "DRAFT" | "FINAL";
+            /** @description The document’s date (YYYY-MM-DD). */
+            creationDate: string;
+            /** @description The document’s partner. */
+            partnerId: string | null;
+            /** @description Name of the partner. */
+            partnerName: string | null;
+            /** @description The document’s currency (ISO 4217). */
+            currency: string;
+            /**
+             * Format: int64
+             * @description The line’s place in the document, from 1.
+             */
+            position: number;
+            /** @description The product, if the line came from one. */
+            productId: string | null;
+            /** @description What the line bills. */
+            description: string;
+            /** @description Quantity, in `unitCode` units. */
+            quantity: number;
+            /** @description UN/ECE Rec. 20 unit code (BT-130). */
+            unitCode: string;
+            /** @description Net price per unit in major units of `currency`. */
+            unitPrice: number;
+            /** @description The tax rate of the line. */
+            taxRateId: string;
+            /** @description The rate applied, in percent. */
+            taxRate: number;
+            /** @description VAT category of the rate (S, Z, E, AE, K, G, O; BT-151). */
+            taxCategory: string;
+            /** @description quantity × unitPrice, rounded half-up to the cent, in major units. */
+            netAmount: number;
+        };
+        DocumentLinePage: {
+            /** @description The records of this page, newest first. */
+            data: components["schemas"]["DocumentLine"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description The net and VAT of one tax rate of a document, with the document. */
+        DocumentTax: {
+            /** @description The document it belongs to. */
+            documentId: string;
+            /**
+             * @description The document’s type.
+             * @enum {unknown}
+             */
+            documentType: "CONTRACT" | "INVOICE" | "DUNNING";
+            /** @description Invoices: INVOICE or CREDIT_NOTE; null for contract documents. */
+            invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
+            /** @description The document’s number (null while a DRAFT). */
+            documentNumber: string | null;
+            /** @description The document’s name. */
+            documentName: string;
+            /**
+             * @description The document’s status.
+             * @enum {unknown}
+             */
+            status: "DRAFT" | "FINAL";
+            /** @description The document’s date (YYYY-MM-DD). */
+            creationDate: string;
+            /** @description The document’s partner. */
+            partnerId: string | null;
+            /** @description Name of the partner. */
+            partnerName: string | null;
+            /** @description The document’s currency (ISO 4217). */
+            currency: string;
+            /** @description The tax rate. */
+            taxRateId: string;
+            /** @description The rate, in percent. */
+            rate: number;
+            /** @description VAT category (S, Z, E, AE, K, G, O; BT-118). */
+            category: string;
+            /** @description Why no VAT is charged (BT-120). */
+            exemptionReason: string | null;
+            /** @description VATEX code (BT-121). */
+            exemptionCode: string | null;
+            /** @description Net of the document’s lines at this rate, major units. */
+            net: number;
+            /** @description VAT on that net, rounded half-up, major units. */
+            tax: number;
+        };
+        DocumentTaxPage: {
+            /** @description The records of this page, newest first. */
+            data: components["schemas"]["DocumentTax"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** @description Storno: a FINAL credit note (381) for the full amount of a FINAL invoice. */
         CancelDocumentRequest: {
@@ -10248,6 +10395,118 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listDocumentLines: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+                documentType?: "CONTRACT" | "INVOICE" | "DUNNING";
+                status?: "DRAFT" | "FINAL";
+                source?: "GENERATED" | "UPLOADED";
+                partnerId?: string;
+                contractId?: string;
+                /** @description Only documents dated on or after this day (YYYY-MM-DD, a real calendar date). */
+                from?: string;
+                /** @description Only documents dated on or before this day (YYYY-MM-DD, a real calendar date). */
+                to?: string;
+                /** @description Text in the name or number. */
+                q?: string;
+                /** @description Only FINAL invoices (not credit notes): open items, neither paid nor cancelled (true; Offene Posten), or settled — paid or cancelled (false). */
+                open?: boolean;
+                /** @description Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false). */
+                overdue?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentLinePage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDocumentTaxes: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+                documentType?: "CONTRACT" | "INVOICE" | "DUNNING";
+                status?: "DRAFT" | "FINAL";
+                source?: "GENERATED" | "UPLOADED";
+                partnerId?: string;
+                contractId?: string;
+                /** @description Only documents dated on or after this day (YYYY-MM-DD, a real calendar date). */
+                from?: string;
+                /** @description Only documents dated on or before this day (YYYY-MM-DD, a real calendar date). */
+                to?: string;
+                /** @description Text in the name or number. */
+                q?: string;
+                /** @description Only FINAL invoices (not credit notes): open items, neither paid nor cancelled (true; Offene Posten), or settled — paid or cancelled (false). */
+                open?: boolean;
+                /** @description Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false). */
+                overdue?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentTaxPage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDocumentEinvoice: {

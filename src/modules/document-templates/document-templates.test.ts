@@ -192,13 +192,13 @@ describe('document templates: happy paths', () => {
       'Angebot Büro',
       'Mahnung',
       'Zahlungserinnerung',
-      'Gutschrift / Rechnungskorrektur',
+      'Rechnungskorrektur / Stornorechnung',
       'Rechnung',
       'Mitteilung',
       'Kündigung',
     ]);
     expect(await names('documentType=INVOICE')).toEqual([
-      'Gutschrift / Rechnungskorrektur',
+      'Rechnungskorrektur / Stornorechnung',
       'Rechnung',
     ]);
     expect(await names('documentType=OFFER')).toEqual(['Angebot 100% Rabatt', 'Angebot Büro']);
@@ -228,7 +228,7 @@ describe('document templates: happy paths', () => {
     const page3 = await list(owner, `limit=2&cursor=${page2.nextCursor}`);
     expect(page3.data.map((x) => x.name)).toEqual([
       'Zahlungserinnerung',
-      'Gutschrift / Rechnungskorrektur',
+      'Rechnungskorrektur / Stornorechnung',
     ]);
     const page4 = await list(owner, `limit=2&cursor=${page3.nextCursor}`);
     expect(page4.data.map((x) => x.name)).toEqual(['Rechnung', 'Mitteilung']);

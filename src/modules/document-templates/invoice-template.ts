@@ -52,7 +52,7 @@ const ADDRESS_AND_INFO = `<div class="head">
         {{ invoice.recipientCountry }}{% endif %}</p>{% endif %}
     </div>
     <table class="info">
-      {% if document.documentNumber %}<tr><td class="k">{% if invoice.creditNote %}{{ L.creditNoteNumber }}{% else %}{{ L.invoiceNumber }}{% endif %}</td><td class="v">{{ document.documentNumber }}</td></tr>{% endif %}
+      {% if document.documentNumber %}<tr><td class="k">{% if invoice.cancellation %}{{ L.cancellationNumber }}{% elsif invoice.creditNote %}{{ L.creditNoteNumber }}{% else %}{{ L.invoiceNumber }}{% endif %}</td><td class="v">{{ document.documentNumber }}</td></tr>{% endif %}
       <tr><td class="k">{% if invoice.creditNote %}{{ L.creditNoteDate }}{% else %}{{ L.invoiceDate }}{% endif %}</td><td class="v">{{ document.creationDate | date }}</td></tr>
       {% if document.servicePeriod %}<tr><td class="k">{{ L.servicePeriod }}</td><td class="v">{{ document.servicePeriod.from | date }} – {{ document.servicePeriod.to | date }}</td></tr>{% endif %}
       {% if document.deliveryDate %}<tr><td class="k">{{ L.deliveryDate }}</td><td class="v">{{ document.deliveryDate | date }}</td></tr>{% endif %}
@@ -104,7 +104,7 @@ export const INVOICE_CONTENT = `${STYLE}
 <div class="inv">
   ${ADDRESS_AND_INFO}
   <h1>{{ invoice.title }}{% if document.documentNumber %} {{ document.documentNumber }}{% endif %}</h1>
-  {% if invoice.creditNote and document.precedingDocumentNumber %}<p>{{ L.refersTo }} {{ document.precedingDocumentNumber }}{% if document.precedingDocumentDate %} {{ L.of }} {{ document.precedingDocumentDate | date }}{% endif %}.</p>{% endif %}
+  {% if invoice.creditNote and document.precedingDocumentNumber %}<p>{% if invoice.cancellation %}{{ L.cancels }}{% else %}{{ L.refersTo }}{% endif %} {{ document.precedingDocumentNumber }}{% if document.precedingDocumentDate %} {{ L.of }} {{ document.precedingDocumentDate | date }}{% endif %}.</p>{% endif %}
   {% if document.note %}<p>{{ document.note | newline_to_br }}</p>{% endif %}
   ${LINES}
   ${PAYMENT}

@@ -9,7 +9,16 @@ import {
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
-import { ensureSystemTemplate, ensureSystemTemplates } from './system-templates.js';
+import {
+  CREDIT_NOTE_TEMPLATE,
+  OLD_CREDIT_NOTE_TEMPLATE,
+  renameCreditNoteTemplates,
+} from '../../db/migrations/0023_credit_note_titles.js';
+import {
+  ensureSystemTemplate,
+  ensureSystemTemplates,
+  SYSTEM_TEMPLATES,
+} from './system-templates.js';
 import { settleAudit } from '../../shared/audit.js';
 
 let t: TestApp;
@@ -113,7 +122,7 @@ describe('system templates', () => {
       .orderBy('system_key')
       .execute();
     expect(rows.map((r) => [r.system_key, r.name, r.status, r.document_type])).toEqual([
-      ['CREDIT_NOTE', 'Gutschrift / Rechnungskorrektur', 'PUBLISHED', 'INVOICE'],
+      ['CREDIT_NOTE', 'Rechnungskorrektur / Stornorechnung', 'PUBLISHED', 'INVOICE'],
       ['DUNNING', 'Mahnung', 'PUBLISHED', 'LETTER'],
       ['INVOICE', 'Rechnung', 'PUBLISHED', 'INVOICE'],
       ['NOTICE', 'Mitteilung', 'PUBLISHED', 'LETTER'],
@@ -313,7 +322,7 @@ describe('system templates', () => {
       fields: [],
     });
     expect(credit).toMatchObject({
-      name: 'Gutschrift / Rechnungskorrektur',
+      name: 'Rechnungskorrektur / Stornorechnung',
       documentType: 'INVOICE',
       status: 'PUBLISHED',
       systemKey: 'CREDIT_NOTE',
@@ -396,7 +405,44 @@ describe('system templates', () => {
       .where('system_key', '=', 'CREDIT_NOTE')
       .execute();
     expect(await systemTemplate('CREDIT_NOTE', owner)).toMatchObject({
-      name: 'Gutschrift / Rechnungskorrektur',
+      name: 'Rechnungskorrektur / Stornorechnung',
     });
+  });
+
+  it('never title a credit note "Gutschrift" (§ 14 (2) Satz 2 UStG: self-billing)', () => {
+    for (const tpl of SYSTEM_TEMPLATES)
+      expect(`${tpl.name} ${tpl.contentSource} ${tpl.footerSource}`).not.toMatch(/gutschrift/i);
+  });
+
+  it('are renamed on installations seeded with "Gutschrift", unless the account named it', async () => {
+    const seeded = await createUser(t);
+    const named = await createUser(t);
+    const db = t.app.ctx.db;
+    const rename = (who: TestUser, name: string) =>
+      db
+        .updateTable('document_templates')
+        .set({ name, search_name: name.toLowerCase() })
+        .where('account_id', '=', who.accountId)
+        .where('system_key', '=', 'CREDIT_NOTE')
+        .execute();
+    await rename(seeded, OLD_CREDIT_NOTE_TEMPLATE);
+    await rename(named, 'Meine Korrekturen');
+    const before = await systemTemplate('CREDIT_NOTE', seeded);
+    await renameCreditNoteTemplates(db as never, new Date('2026-11-28T09:00:00Z'));
+    const after = await systemTemplate('CREDIT_NOTE', seeded);
+    expect(after).toMatchObject({
+      id: before.id,
+      name: CREDIT_NOTE_TEMPLATE,
+      version: (before.version as number) + 1,
+      updatedAt: '2026-11-28T09:00:00.000Z',
+    });
+    expect(CREDIT_NOTE_TEMPLATE).toBe('Rechnungskorrektur / Stornorechnung');
+    const found = await t.request({
+      method: 'GET',
+      url: `${URL}?q=stornorechnung`,
+      token: seeded.token,
+    });
+    expect(found.json<{ data: Template[] }>().data.map((d) => d.id)).toEqual([before.id]);
+    expect(await systemTemplate('CREDIT_NOTE', named)).toMatchObject({ name: 'Meine Korrekturen' });
   });
 });

@@ -3,7 +3,9 @@
  * (Kündigung) and a notice letter (Mitteilung), PUBLISHED, in German business wording with a
  * DIN 5008 style layout: sender line above the recipient's address field, place and date,
  * subject line, salutation, body, closing; and the invoice layout (issue 10) as "Rechnung"
- * and "Gutschrift / Rechnungskorrektur". Accounts may edit them; they cannot delete them or
+ * and "Rechnungskorrektur / Stornorechnung" (for credit notes: never "Gutschrift", which
+ * § 14 (2) Satz 2 UStG keeps for self-billing; migration 0023 renamed the template of
+ * accounts seeded before). Accounts may edit them; they cannot delete them or
  * change their `systemKey`. Accounts made before a system template existed get it on first
  * use (`ensureSystemTemplates`).
  */
@@ -211,7 +213,7 @@ export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
   {
     systemKey: 'CREDIT_NOTE',
     documentType: 'INVOICE',
-    name: 'Gutschrift / Rechnungskorrektur',
+    name: 'Rechnungskorrektur / Stornorechnung',
     contentSource: INVOICE_CONTENT,
     footerSource: INVOICE_FOOTER,
     fields: [],

@@ -13,7 +13,7 @@ import { bodyFieldError } from '../../http/field-rules.js';
 import { assertDocumentDate } from './invoice-rules.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
-import type { TrialRender } from './documents.output.js';
+import { creditNoteTitle, type TrialRender } from './documents.output.js';
 import type { CancelDocument, CreditNote, DocumentView } from './documents.schemas.js';
 import { priceLines } from './pricing.js';
 
@@ -32,10 +32,11 @@ export interface CreditNoteDeps {
 }
 
 /**
- * Credit notes (Gutschrift / Rechnungskorrektur, type code 381): a FINAL invoice is never
- * changed; it is corrected by a FINAL credit note that refers to it (BT-25/26). `cancel`
- * (Storno) credits the whole invoice once; `credit` credits part of it, never more than
- * remains uncredited. Both run in one transaction: the credit note, its number from its own
+ * Credit notes (type code 381): a FINAL invoice is never changed; it is corrected by a FINAL
+ * credit note that refers to it (BT-25/26). `cancel` (Storno) credits the whole invoice once
+ * and is titled "Stornorechnung"; `credit` credits part of it, never more than remains
+ * uncredited, and is titled "Rechnungskorrektur". Neither is a "Gutschrift": § 14 (2) Satz 2
+ * UStG keeps that word for self-billing (the recipient issues the invoice). Both run in one transaction: the credit note, its number from its own
  * sequence (`GS-{YYYY}-{0000}`) and the mark on the invoice commit together or not at all.
  */
 export class CreditNotes {
@@ -222,7 +223,7 @@ function creditNoteDraft(
     preceding_date: _d,
     ...stored
   } = invoice as repo.DocumentWithFigures;
-  const name = `Gutschrift zu ${invoice.document_number ?? invoice.name}`;
+  const name = `${creditNoteTitle(spec.full)} zu ${invoice.document_number ?? invoice.name}`;
   return {
     ...stored,
     id: newId('document'),
@@ -249,6 +250,7 @@ function creditNoteDraft(
     invoice_type: 'CREDIT_NOTE',
     preceding_document_id: invoice.id,
     cancelled_by_document_id: null,
+    storno: spec.full ? 1 : 0,
     // The credit note corrects the invoice between the same parties as they were then.
     einvoice_parties: invoice.einvoice_parties,
     created_at: now.toISOString(),

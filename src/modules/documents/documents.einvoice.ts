@@ -290,14 +290,15 @@ export async function zugferdPdf(
   row: DocumentWithFigures,
   pdf: Uint8Array,
   title: string,
+  /** The PDF's subject: what the document is and its number (`Stornorechnung GS-2026-0001`). */
+  { subject }: { subject: string },
 ): Promise<Uint8Array> {
   const parties = einvoiceParties(row);
   const xml = toCii(toEnInvoice(row, parties, 'EN16931'));
   return embedFacturX(pdf, xml, {
     title,
     author: parties.seller.legalName,
-    subject:
-      `${row.invoice_type === 'CREDIT_NOTE' ? 'Gutschrift' : 'Rechnung'} ${row.document_number ?? ''}`.trim(),
+    subject,
     createdAt: new Date(row.finalized_at ?? row.updated_at),
   });
 }

@@ -53,9 +53,25 @@ const TYPE_LABEL: Record<string, string> = {
   DUNNING: 'Mahnung',
 };
 
+/**
+ * The German title of a credit note: "Stornorechnung" when it cancels its invoice in full,
+ * "Rechnungskorrektur" otherwise; never "Gutschrift", which § 14 (2) Satz 2 UStG keeps for
+ * self-billing.
+ */
+export function creditNoteTitle(storno: boolean): string {
+  return storno ? 'Stornorechnung' : 'Rechnungskorrektur';
+}
+
+/** What a document is, in German, for file names and subjects: `Rechnung`, `Stornorechnung`, … */
+export function documentTitle(row: repo.DocumentRow): string | undefined {
+  return row.invoice_type === 'CREDIT_NOTE'
+    ? creditNoteTitle(row.storno === 1)
+    : TYPE_LABEL[row.document_type];
+}
+
 /** The name a document's PDF is stored and mailed as, e.g. `Rechnung 2026-0001.pdf`. */
 export function pdfFileName(row: repo.DocumentRow): string {
-  const type = row.invoice_type === 'CREDIT_NOTE' ? 'Gutschrift' : TYPE_LABEL[row.document_type];
+  const type = documentTitle(row);
   const label = row.document_number ? `${type ?? 'Dokument'} ${row.document_number}` : row.name;
   return `${label.replace(/[\\/:*?"<>|]/g, '-')}.pdf`;
 }
@@ -188,7 +204,10 @@ export class DocumentOutput {
           : null,
       // The presented document: its lines, taxes and totals in major units of its currency.
       document: presentDocument(document!),
-      invoice: { paidAmount: toMajor(document!.settled_minor, row.currency) },
+      invoice: {
+        paidAmount: toMajor(document!.settled_minor, row.currency),
+        cancellation: row.invoice_type === 'CREDIT_NOTE' && row.storno === 1,
+      },
       today,
       fields: JSON.parse(row.fields) as Record<string, unknown>,
     });
@@ -270,7 +289,11 @@ export class DocumentOutput {
     // The PDF of a FINAL invoice Kontor issued IS its ZUGFeRD e-invoice (PDF/A-3 + XML).
     const bytes =
       final && row.document_type === 'INVOICE' && row.einvoice_parties !== null
-        ? Buffer.from(await zugferdPdf(row, result.pdf, pdfFileName(row).replace(/\.pdf$/, '')))
+        ? Buffer.from(
+            await zugferdPdf(row, result.pdf, pdfFileName(row).replace(/\.pdf$/, ''), {
+              subject: `${documentTitle(row) ?? 'Rechnung'} ${row.document_number ?? ''}`.trim(),
+            }),
+          )
         : result.pdf;
     const file = await storeGeneratedFile(this.ctx, systemActor(row.account_id), {
       fileName: pdfFileName(row),

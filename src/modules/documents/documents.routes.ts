@@ -21,6 +21,12 @@ import {
   UpdateDocumentBody,
 } from './documents.schemas.js';
 import { DocumentsService } from './documents.service.js';
+import {
+  DocumentLineSchema,
+  DocumentTaxSchema,
+  documentLines,
+  documentTaxes,
+} from './documents.lines.js';
 import { setDunningBlock } from './documents.dunning.js';
 
 const Params = IdParams('documentId', 'doc');
@@ -31,6 +37,7 @@ export function documentRoutes(app: App, ctx: AppContext): void {
   const service = new DocumentsService(ctx);
   service.output.registerJobs();
   collectionRoutes(app, service);
+  linesRoutes(app, service);
   einvoiceRoute(app, service);
   correctionRoutes(app, service);
   recordRoutes(app, service);
@@ -38,12 +45,57 @@ export function documentRoutes(app: App, ctx: AppContext): void {
   sendRoute(app, service);
 }
 
+/**
+ * The lines and the tax breakdown of the listed documents, one record per line (per rate),
+ * for spreadsheets.
+ */
+function linesRoutes(app: App, service: DocumentsService): void {
+  app.get(
+    '/v1/documents/lines',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'List the lines of documents (one record per line; for CSV exports)',
+        description:
+          'The lines of the documents that `GET /v1/documents` selects with the same filters, each with its document’s number, date, partner and currency, in list order. A page holds the lines of up to `limit` documents, so it may hold more or fewer than `limit` lines (none for documents without lines) while `nextCursor` is not null. With `Accept: text/csv` every line of every selected document is one row.',
+        querystring: ListDocumentsQuery,
+        response: { 200: PageOf(DocumentLineSchema), ...problems(400, 401) },
+      },
+    },
+    async (req) => {
+      const page = await service.list(req.principal!.accountId, req.query);
+      return { data: documentLines(page.data), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/documents/taxes',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'List the tax breakdown of documents (one record per rate; for CSV exports)',
+        description:
+          'The net and VAT per tax rate of the documents that `GET /v1/documents` selects with the same filters, each with its document’s number, date, partner and currency, in list order. A page holds the rates of up to `limit` documents. With `Accept: text/csv` every rate of every selected document is one row.',
+        querystring: ListDocumentsQuery,
+        response: { 200: PageOf(DocumentTaxSchema), ...problems(400, 401) },
+      },
+    },
+    async (req) => {
+      const page = await service.list(req.principal!.accountId, req.query);
+      return { data: documentTaxes(page.data), nextCursor: page.nextCursor };
+    },
+  );
+}
+
 /** The collection: list, create (at once or in the background), and rasterize a PDF. */
 function collectionRoutes(app: App, service: DocumentsService): void {
   app.get(
     '/v1/documents',
     {
-      config: { access: 'user' },
+      // Lines and rates are rows of their own in CSV: GET /v1/documents/lines and /taxes.
+      config: { access: 'user', csv: { omit: ['lineItems', 'taxes'] } },
       schema: {
         tags,
         summary: 'List documents',

@@ -152,7 +152,7 @@ export const DocumentSchema = Type.Object(
     sentTo: Type.Array(Type.String(), { description: 'Recipients of the last sending.' }),
     invoiceType: Nullable(
       Type.Enum(INVOICE_TYPES),
-      'Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Gutschrift/Storno correcting `precedingDocumentId`); null for contract documents.',
+      'Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Rechnungskorrektur, or a Stornorechnung when it cancels `precedingDocumentId` in full); null for contract documents.',
     ),
     deliveryDate: Nullable(Type.String(), 'Date of the supply or service (BT-72), YYYY-MM-DD.'),
     servicePeriod: Nullable(ServicePeriod, 'Period of the service (BG-14).'),

@@ -796,6 +796,7 @@ export const EMPTY_INVOICE_FIELDS = {
   invoice_type: 'INVOICE',
   preceding_document_id: null,
   cancelled_by_document_id: null,
+  storno: 0,
   einvoice_parties: null,
 } satisfies Partial<repo.DocumentRow>;
 

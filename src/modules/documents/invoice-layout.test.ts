@@ -304,23 +304,64 @@ describe('invoice layout: language and tax cases', () => {
     expect(text).toContain('Ihre USt-IdNr. ATU12345678');
   });
 
-  it('prints a credit note with its invoice, no payment terms and no GiroCode', async () => {
+  it('prints a Storno as "Stornorechnung" with its invoice, no payment terms and no GiroCode', async () => {
     const { doc } = await finalInvoice(user, { partnerId, lineItems: lines() });
-    const credit = await call<Doc>(t, user, 'POST', `/v1/documents/${doc.id}/cancel`, {
-      creationDate: '2026-05-20',
-    });
+    const credit = await call<Doc & { name: string }>(
+      t,
+      user,
+      'POST',
+      `/v1/documents/${doc.id}/cancel`,
+      { creationDate: '2026-05-20' },
+    );
     expect(credit.fileId).toMatch(/^fil_/);
+    expect(credit.name).toBe(`Stornorechnung zu ${doc.documentNumber}`);
     const pdf = await download(t, user, credit.fileId!);
     const text = (await pageTexts(pdf)).join(' ').replace(/\s+/g, ' ');
-    expect(text).toContain(`Gutschrift ${credit.documentNumber}`);
-    expect(text).toContain(`Gutschriftsnummer ${credit.documentNumber}`);
-    expect(text).toContain(`Zu Rechnung ${doc.documentNumber} vom 04.05.2026`);
+    expect(text).toContain(`Stornorechnung ${credit.documentNumber}`);
+    expect(text).toContain(`Stornorechnung-Nr. ${credit.documentNumber}`);
+    expect(text).toContain(`Zur Rechnung ${doc.documentNumber} vom 04.05.2026`);
     expect(text).toContain(
-      `Diese Gutschrift bezieht sich auf die Rechnung ${doc.documentNumber} vom 04.05.2026.`,
+      `Diese Stornorechnung storniert die Rechnung ${doc.documentNumber} vom 04.05.2026.`,
     );
     expect(text).toContain('Gesamtbetrag 1.189,84 €');
+    // § 14 (2) Satz 2 UStG keeps "Gutschrift" for self-billing.
+    expect(text).not.toMatch(/gutschrift|Rechnungskorrektur/i);
     expect(text).not.toContain('Zahlungsbedingungen');
     expect(text).not.toContain('GiroCode');
     expect(await qrPayload(pdf)).toBeNull();
+  });
+
+  it('prints a partial credit note as "Rechnungskorrektur", in English as "Credit note"', async () => {
+    const english = await newPartner(user, { name: 'London Ltd', language: 'en' });
+    for (const [partner, words, refers] of [
+      [
+        partnerId,
+        ['Rechnungskorrektur', 'Rechnungskorrektur-Nr.'],
+        'Diese Rechnungskorrektur bezieht sich auf die Rechnung',
+      ],
+      [english, ['Credit note', 'Credit note number'], 'This credit note refers to invoice'],
+    ] as const) {
+      const { doc } = await finalInvoice(user, { partnerId: partner, lineItems: lines() });
+      const credit = await call<Doc & { name: string }>(
+        t,
+        user,
+        'POST',
+        `/v1/documents/${doc.id}/credit-notes`,
+        {
+          creationDate: '2026-05-20',
+          lineItems: [
+            { description: 'Fachbuch zurück', quantity: 1, unitPrice: 24.95, taxRateId: rate7 },
+          ],
+        },
+      );
+      expect(credit.name).toBe(`Rechnungskorrektur zu ${doc.documentNumber}`);
+      const text = (await pageTexts(await download(t, user, credit.fileId!)))
+        .join(' ')
+        .replace(/\s+/g, ' ');
+      expect(text).toContain(`${words[0]} ${credit.documentNumber}`);
+      expect(text).toContain(`${words[1]} ${credit.documentNumber}`);
+      expect(text).toContain(`${refers} ${doc.documentNumber}`);
+      expect(text).not.toMatch(/gutschrift|storno|cancellation/i);
+    }
   });
 });

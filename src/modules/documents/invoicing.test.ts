@@ -16,6 +16,7 @@ import {
 import { analysePdf } from '../../shared/pdf/analyse.js';
 import { call, type Body } from './documents.test-support.js';
 import { report } from '../../../test/report.js';
+import { markStornos } from '../../db/migrations/0023_credit_note_titles.js';
 
 /**
  * Lawful invoices end to end over HTTP (issue 10): finalize checks, the frozen parties, the
@@ -404,7 +405,7 @@ describe('invoices: e-invoices, Storno and credit notes', () => {
       `/v1/documents/${made.period.id}/credit-notes`,
       {
         creationDate: '2026-11-22',
-        note: 'Gutschrift für 2 Stunden',
+        note: '2 Stunden zu viel berechnet',
         lineItems: [
           { description: 'Softwareentwicklung (Korrektur)', quantity: 2, unitPrice: 120 },
         ],
@@ -465,6 +466,31 @@ describe('invoices: e-invoices, Storno and credit notes', () => {
       payload: {},
     });
     expect(ofCredit.statusCode).toBe(409);
+  });
+
+  it('titles a Storno "Stornorechnung" and a partial credit note "Rechnungskorrektur"', async () => {
+    const fileName = async (doc: Doc) =>
+      (await call<{ fileName: string }>(t, user, 'GET', `/v1/files/${doc.fileId!}`)).fileName;
+    expect(await fileName(made.storno)).toBe('Stornorechnung GS-2026-0001.pdf');
+    expect(await fileName(made.partialCredit)).toBe('Rechnungskorrektur GS-2026-0002.pdf');
+    const db = t.app.ctx.db;
+    const flags = async () =>
+      (
+        await db
+          .selectFrom('documents')
+          .select(['id', 'storno'])
+          .where('id', 'in', [made.storno.id, made.partialCredit.id])
+          .execute()
+      ).map((r) => [r.id, r.storno]);
+    const expected = [
+      [made.storno.id, 1],
+      [made.partialCredit.id, 0],
+    ];
+    expect((await flags()).sort()).toEqual(expected.sort());
+    // An installation upgraded from before the flag: its Stornos are found by their invoice.
+    await db.updateTable('documents').set({ storno: 0 }).where('id', '=', made.storno.id).execute();
+    await markStornos(db as never);
+    expect((await flags()).sort()).toEqual(expected.sort());
   });
 
   it('answers the same e-invoice bytes every time, with a strong ETag and 304', async () => {

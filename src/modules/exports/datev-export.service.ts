@@ -214,7 +214,8 @@ export class DatevExportService {
             taxKey: mapping?.taxKey ?? '',
             date: doc.creation_date,
             reference: number,
-            text: `${credit ? 'Gutschrift ' : ''}${doc.partner_name ?? ''}`.trim(),
+            // Never "Gutschrift": § 14 (2) Satz 2 UStG keeps that word for self-billing.
+            text: `${credit ? (doc.storno === 1 ? 'Stornorechnung ' : 'Rechnungskorrektur ') : ''}${doc.partner_name ?? ''}`.trim(),
             documentGuid: guid,
             euVatId:
               (category === 'K' || category === 'AE') && buyerVatId && !/^DE/i.test(buyerVatId)

@@ -223,7 +223,7 @@ describe('GET /v1/exports/datev: a month of invoices and payments', () => {
       'H',
       '8300',
     ]);
-    expect(unquote(creditLine![at('Buchungstext')]!)).toMatch(/^Gutschrift Müller/);
+    expect(unquote(creditLine![at('Buchungstext')]!)).toMatch(/^Stornorechnung Müller/);
     const [eu] = byNumber(docs.eu!.documentNumber);
     expect(eu![at('Gegenkonto (ohne BU-Schlüssel)')]).toBe('8125');
     expect(unquote(eu![at('EU-Land u. UStID (Bestimmung)')]!)).toBe('NL123456789B01');

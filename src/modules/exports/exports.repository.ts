@@ -78,6 +78,8 @@ export interface ExportDocumentRow {
   id: string;
   document_number: string | null;
   invoice_type: string;
+  /** 1: a credit note that cancels its invoice in full (Stornorechnung). */
+  storno: number;
   creation_date: string;
   partner_name: string | null;
   currency: string;
@@ -133,6 +135,7 @@ export function issuedDocuments(
       'd.id',
       'd.document_number',
       'd.invoice_type',
+      'd.storno',
       'd.creation_date',
       'd.partner_name',
       'd.currency',

@@ -94,6 +94,8 @@ export interface InvoiceData {
   paidAmount?: number | null;
   /** The GiroCode to print, a `data:image/png;base64,…` URI; null: none. */
   giroCode?: string | null;
+  /** A credit note that cancels its invoice in full (Storno): titled "Stornorechnung". */
+  cancellation?: boolean;
 }
 
 /** Everything a render needs; `fields` holds the supplied field values by key, in API units. */
@@ -225,6 +227,7 @@ export function buildRenderContext(input: RenderInput): RenderContext {
           document: documentV,
           paidMinor: minorOf(input.invoice?.paidAmount, documentV.currency),
           giroCode: input.invoice?.giroCode ?? null,
+          cancellation: input.invoice?.cancellation === true,
         })
       : null,
     today: input.today,

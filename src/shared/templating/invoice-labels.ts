@@ -8,9 +8,16 @@ export type InvoiceLanguage = 'de' | 'en';
 /** Every fixed text of the invoice layout. */
 export interface InvoiceLabels {
   invoice: string;
+  /**
+   * The title of a credit note that corrects an invoice: "Rechnungskorrektur", never
+   * "Gutschrift" (§ 14 (2) Satz 2 UStG keeps that word for self-billing).
+   */
   creditNote: string;
+  /** The title of a credit note that cancels an invoice in full (Storno): "Stornorechnung". */
+  cancellation: string;
   invoiceNumber: string;
   creditNoteNumber: string;
+  cancellationNumber: string;
   invoiceDate: string;
   creditNoteDate: string;
   deliveryDate: string;
@@ -20,8 +27,10 @@ export interface InvoiceLabels {
   orderReference: string;
   buyerVatId: string;
   precedingInvoice: string;
-  /** "Diese Gutschrift bezieht sich auf die Rechnung" + number + `of` + date. */
+  /** "Diese Rechnungskorrektur bezieht sich auf die Rechnung" + number + `of` + date. */
   refersTo: string;
+  /** "Diese Stornorechnung storniert die Rechnung" + number + `of` + date. */
+  cancels: string;
   of: string;
   position: string;
   description: string;
@@ -61,9 +70,11 @@ export interface InvoiceLabels {
 
 const DE: InvoiceLabels = {
   invoice: 'Rechnung',
-  creditNote: 'Gutschrift',
+  creditNote: 'Rechnungskorrektur',
+  cancellation: 'Stornorechnung',
   invoiceNumber: 'Rechnungsnummer',
-  creditNoteNumber: 'Gutschriftsnummer',
+  creditNoteNumber: 'Rechnungskorrektur-Nr.',
+  cancellationNumber: 'Stornorechnung-Nr.',
   invoiceDate: 'Rechnungsdatum',
   creditNoteDate: 'Datum',
   deliveryDate: 'Liefer-/Leistungsdatum',
@@ -72,8 +83,9 @@ const DE: InvoiceLabels = {
   buyerReference: 'Ihre Referenz',
   orderReference: 'Bestellnummer',
   buyerVatId: 'Ihre USt-IdNr.',
-  precedingInvoice: 'Zu Rechnung',
-  refersTo: 'Diese Gutschrift bezieht sich auf die Rechnung',
+  precedingInvoice: 'Zur Rechnung',
+  refersTo: 'Diese Rechnungskorrektur bezieht sich auf die Rechnung',
+  cancels: 'Diese Stornorechnung storniert die Rechnung',
   of: 'vom',
   position: 'Pos.',
   description: 'Beschreibung',
@@ -121,8 +133,10 @@ const DE: InvoiceLabels = {
 const EN: InvoiceLabels = {
   invoice: 'Invoice',
   creditNote: 'Credit note',
+  cancellation: 'Credit note (cancellation)',
   invoiceNumber: 'Invoice number',
   creditNoteNumber: 'Credit note number',
+  cancellationNumber: 'Credit note number',
   invoiceDate: 'Invoice date',
   creditNoteDate: 'Date',
   deliveryDate: 'Delivery date',
@@ -133,6 +147,7 @@ const EN: InvoiceLabels = {
   buyerVatId: 'Your VAT ID',
   precedingInvoice: 'Original invoice',
   refersTo: 'This credit note refers to invoice',
+  cancels: 'This credit note cancels invoice',
   of: 'of',
   position: 'Item',
   description: 'Description',

@@ -8,6 +8,7 @@ import {
   type RenderInput,
 } from './context.js';
 import { giroCodeRequest, INVOICE_LABELS, unitName } from './invoice.js';
+import { TAX_NOTE_TEXTS } from './invoice-labels.js';
 
 const account: AccountData = {
   name: 'Kontor GmbH',
@@ -96,9 +97,44 @@ describe('render context: invoice', () => {
     expect(english).toMatchObject({ language: 'en', title: 'Invoice' });
     expect(english.labels).toBe(INVOICE_LABELS.en);
     const credit = context({ document: { ...invoice, invoiceType: 'CREDIT_NOTE' } }).invoice!;
-    expect(credit).toMatchObject({ title: 'Gutschrift', creditNote: true, skonto: null });
+    expect(credit).toMatchObject({
+      title: 'Rechnungskorrektur',
+      creditNote: true,
+      cancellation: false,
+      skonto: null,
+    });
+    const storno = (partner?: { name: string; language: string }) =>
+      context({
+        document: { ...invoice, invoiceType: 'CREDIT_NOTE' },
+        invoice: { cancellation: true },
+        ...(partner ? { partner } : {}),
+      }).invoice!;
+    expect(storno()).toMatchObject({
+      title: 'Stornorechnung',
+      creditNote: true,
+      cancellation: true,
+    });
+    expect(storno({ name: 'Acme', language: 'en' }).title).toBe('Credit note (cancellation)');
+    // Only a credit note is a Storno.
+    expect(context({ invoice: { cancellation: true } }).invoice!.title).toBe('Rechnung');
     // Both languages have every label.
     expect(Object.keys(INVOICE_LABELS.en).sort()).toEqual(Object.keys(INVOICE_LABELS.de).sort());
+  });
+
+  it('never says "Gutschrift": § 14 (2) Satz 2 UStG keeps the word for self-billing', () => {
+    const texts = (value: unknown): string[] =>
+      typeof value === 'string'
+        ? [value]
+        : typeof value === 'object' && value !== null
+          ? Object.values(value).flatMap(texts)
+          : [];
+    const german = [...texts(INVOICE_LABELS.de), ...texts(TAX_NOTE_TEXTS.de)];
+    expect(german.length).toBeGreaterThan(40);
+    expect(german.filter((text) => /gutschrift/i.test(text))).toEqual([]);
+    expect(INVOICE_LABELS.de).toMatchObject({
+      creditNote: 'Rechnungskorrektur',
+      cancellation: 'Stornorechnung',
+    });
   });
 
   it('computes the amount due and the Skonto in integer minor units, half-up', () => {

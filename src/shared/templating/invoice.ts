@@ -40,9 +40,14 @@ export interface SkontoView {
 export interface InvoiceView {
   language: InvoiceLanguage;
   labels: InvoiceLabels;
-  /** `Rechnung`/`Invoice` or `Gutschrift`/`Credit note`. */
+  /**
+   * `Rechnung`/`Invoice`, `Rechnungskorrektur`/`Credit note`, or for a Storno
+   * `Stornorechnung`/`Credit note (cancellation)`.
+   */
   title: string;
   creditNote: boolean;
+  /** A credit note that cancels its invoice in full (Storno). */
+  cancellation: boolean;
   /** The partner's id, printed as the customer number. */
   customerNumber: string | null;
   /**
@@ -70,6 +75,8 @@ export interface InvoiceViewInput {
   document: DocumentView;
   paidMinor: number | null;
   giroCode: string | null;
+  /** A credit note that cancels its invoice in full (Storno). */
+  cancellation: boolean;
 }
 
 /**
@@ -168,6 +175,7 @@ export function invoiceView(input: InvoiceViewInput): InvoiceView {
   const { language, company, partner, document } = input;
   const labels = INVOICE_LABELS[language];
   const creditNote = document.invoiceType === 'CREDIT_NOTE';
+  const cancellation = creditNote && input.cancellation;
   const gross = document.grossTotal;
   const paid = input.paidMinor ?? 0;
   // Payments count by their size (a refund of a credit note is outgoing, a payment incoming).
@@ -176,8 +184,9 @@ export function invoiceView(input: InvoiceViewInput): InvoiceView {
   return {
     language,
     labels,
-    title: creditNote ? labels.creditNote : labels.invoice,
+    title: cancellation ? labels.cancellation : creditNote ? labels.creditNote : labels.invoice,
     creditNote,
+    cancellation,
     customerNumber: input.partnerId,
     recipientCountry: recipientCountry(partner, company, language),
     showVat: !company.smallBusiness,

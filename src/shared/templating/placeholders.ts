@@ -126,6 +126,7 @@ export const CONTEXT_SHAPE: Record<string, Shape> = {
     labels: LABELS,
     title: V,
     creditNote: V,
+    cancellation: V,
     customerNumber: V,
     recipientCountry: V,
     showVat: V,
