@@ -1,5 +1,6 @@
 /* eslint-disable no-console -- the operator's console: the first-start key and fatal config errors */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -11,32 +12,65 @@ import { startDunningSchedule } from './modules/dunning/index.js';
 import { startOverdueSchedule } from './modules/documents/index.js';
 import { startBillingSchedule } from './modules/recurring-invoices/index.js';
 
+/** What the operator reads when the port cannot be had, instead of a stack trace. */
+function portMessage(config: Config, code: string | undefined): string | undefined {
+  if (code === 'EADDRINUSE')
+    return `Port ${config.port} is in use by another program; set PORT=… to use another port (e.g. PORT=3001 npm start). Kontor did not start.`;
+  if (code === 'EACCES')
+    return `Port ${config.port} on ${config.host} needs privileges this user lacks; set PORT=… to a port above 1023. Kontor did not start.`;
+  if (code === 'EADDRNOTAVAIL')
+    return `HOST=${config.host} is not an address of this machine; set HOST=… to one of its interfaces. Kontor did not start.`;
+  return undefined;
+}
+
 /**
- * Embedded first start: no client key exists yet, so create one, keep it in
- * `DATA_DIR/api-key.txt` (mode 600) and print it once with a request to paste.
+ * Tries the port before anything is created or printed: a port another program holds ends the
+ * start with one clear line, not with a first-start key and a stack trace after it.
  */
-async function ensureFirstApiKey(config: Config, ctx: AppContext): Promise<void> {
-  if (!config.embedded || config.apiKeys.length > 0) return;
-  if ((await countActiveApiKeys(ctx.db)) > 0) return;
+function checkPort(config: Config): Promise<void> {
+  if (config.port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen({ port: config.port, host: config.host, exclusive: true }, () =>
+      probe.close(() => resolve()),
+    );
+  });
+}
+
+/** Ends the process with the port's message when `err` is one; returns otherwise. */
+function exitOnPortError(config: Config, err: unknown): void {
+  const message = portMessage(config, (err as NodeJS.ErrnoException | undefined)?.code);
+  if (message === undefined) return;
+  console.error(message);
+  process.exit(1);
+}
+
+/**
+ * Embedded first start: no client key exists yet, so create one and keep it in
+ * `DATA_DIR/api-key.txt` (mode 600). Returns the lines that show it once, printed only when
+ * the server listens.
+ */
+async function ensureFirstApiKey(config: Config, ctx: AppContext): Promise<string | undefined> {
+  if (!config.embedded || config.apiKeys.length > 0) return undefined;
+  if ((await countActiveApiKeys(ctx.db)) > 0) return undefined;
   const created = await createApiKey(ctx.db, 'first-start');
   const file = path.join(config.dataDir, 'api-key.txt');
   fs.writeFileSync(file, `${created.key}\n`, { mode: 0o600 });
-  console.log(
-    [
-      '',
-      'Kontor created a client API key for this installation (stored in ' + file + '):',
-      '',
-      `  ${created.key}`,
-      '',
-      'Register your account:',
-      '',
-      `  curl -s ${config.publicUrl}/v1/auth/register -H 'x-api-key: ${created.key}' -H 'content-type: application/json' \\`,
-      `    -d '{"email":"you@example.com","password":"a long passphrase here","name":"Your Name","companyName":"Your Company"}'`,
-      '',
-      `The confirmation code arrives in ${path.join(config.dataDir, 'outbox')}. API docs: ${config.publicUrl}/docs`,
-      '',
-    ].join('\n'),
-  );
+  return [
+    '',
+    'Kontor created a client API key for this installation (stored in ' + file + '):',
+    '',
+    `  ${created.key}`,
+    '',
+    'Register your account:',
+    '',
+    `  curl -s ${config.publicUrl}/v1/auth/register -H 'x-api-key: ${created.key}' -H 'content-type: application/json' \\`,
+    `    -d '{"email":"you@example.com","password":"a long passphrase here","name":"Your Name","companyName":"Your Company"}'`,
+    '',
+    `The confirmation code arrives in ${path.join(config.dataDir, 'outbox')}. API docs: ${config.publicUrl}/docs`,
+    '',
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -48,6 +82,12 @@ async function main(): Promise<void> {
       console.error(err.message);
       process.exit(2);
     }
+    throw err;
+  }
+  try {
+    await checkPort(config);
+  } catch (err) {
+    exitOnPortError(config, err);
     throw err;
   }
   const app = await buildApp(config);
@@ -84,8 +124,24 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
-  await ensureFirstApiKey(config, app.ctx);
-  await app.listen({ port: config.port, host: config.host });
+  // The key file exists before the server answers (a script waiting for /health reads it next).
+  const firstKey = await ensureFirstApiKey(config, app.ctx);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // Another program took the port between the check and now.
+    if (portMessage(config, (err as NodeJS.ErrnoException | undefined)?.code) !== undefined) {
+      await app.close().catch(() => undefined);
+      // The next start does not show a key again: say where the one just created is kept.
+      if (firstKey !== undefined)
+        console.error(
+          `The client API key created for this installation is in ${path.join(config.dataDir, 'api-key.txt')}.`,
+        );
+      exitOnPortError(config, err);
+    }
+    throw err;
+  }
+  if (firstKey !== undefined) console.log(firstKey);
   if (closing) return;
   stoppers.push(
     startReminderScheduler(app.ctx, config.reminderIntervalMs),
