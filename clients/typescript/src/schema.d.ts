@@ -1757,6 +1757,11 @@ export interface components {
         Health: {
             /** @description `ok` when healthy. */
             status: string;
+            /**
+             * @description Always `kontor`: tells a script waiting for the service that the server answering on this port is Kontor, not another program.
+             * @enum {string}
+             */
+            service: "kontor";
         };
         RegisterRequest: {
             /**

@@ -3,7 +3,16 @@ import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { problems } from '../../http/schemas.js';
 
-const Status = Type.Object({ status: Type.String({ description: '`ok` when healthy.' }) });
+const Status = Type.Object(
+  {
+    status: Type.String({ description: '`ok` when healthy.' }),
+    service: Type.Literal('kontor', {
+      description:
+        'Always `kontor`: tells a script waiting for the service that the server answering on this port is Kontor, not another program.',
+    }),
+  },
+  { additionalProperties: false },
+);
 
 /** Liveness and readiness probes; public, for load balancers and orchestrators. */
 export function healthRoutes(app: App, ctx: AppContext): void {
@@ -13,7 +22,7 @@ export function healthRoutes(app: App, ctx: AppContext): void {
       config: { access: 'public' },
       schema: { tags: ['health'], summary: 'The process is up', response: { 200: Status } },
     },
-    () => Promise.resolve({ status: 'ok' }),
+    () => Promise.resolve({ status: 'ok', service: 'kontor' as const }),
   );
 
   app.get(
@@ -28,7 +37,7 @@ export function healthRoutes(app: App, ctx: AppContext): void {
     },
     async () => {
       await ctx.database.ping();
-      return { status: 'ok' };
+      return { status: 'ok', service: 'kontor' as const };
     },
   );
 }
