@@ -1,9 +1,9 @@
 /* eslint-disable no-console -- the operator's console: the first-start key and fatal config errors */
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { checkPort, portProblem } from './port.js';
 import { countActiveApiKeys, createApiKey } from './modules/api-keys/index.js';
 import type { AppContext } from './context.js';
 import { startReminderScheduler } from './modules/notes/index.js';
@@ -12,35 +12,9 @@ import { startDunningSchedule } from './modules/dunning/index.js';
 import { startOverdueSchedule } from './modules/documents/index.js';
 import { startBillingSchedule } from './modules/recurring-invoices/index.js';
 
-/** What the operator reads when the port cannot be had, instead of a stack trace. */
-function portMessage(config: Config, code: string | undefined): string | undefined {
-  if (code === 'EADDRINUSE')
-    return `Port ${config.port} is in use by another program; set PORT=… to use another port (e.g. PORT=3001 npm start). Kontor did not start.`;
-  if (code === 'EACCES')
-    return `Port ${config.port} on ${config.host} needs privileges this user lacks; set PORT=… to a port above 1023. Kontor did not start.`;
-  if (code === 'EADDRNOTAVAIL')
-    return `HOST=${config.host} is not an address of this machine; set HOST=… to one of its interfaces. Kontor did not start.`;
-  return undefined;
-}
-
-/**
- * Tries the port before anything is created or printed: a port another program holds ends the
- * start with one clear line, not with a first-start key and a stack trace after it.
- */
-function checkPort(config: Config): Promise<void> {
-  if (config.port === 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen({ port: config.port, host: config.host, exclusive: true }, () =>
-      probe.close(() => resolve()),
-    );
-  });
-}
-
-/** Ends the process with the port's message when `err` is one; returns otherwise. */
-function exitOnPortError(config: Config, err: unknown): void {
-  const message = portMessage(config, (err as NodeJS.ErrnoException | undefined)?.code);
+/** Ends the process with the port's message when `err` is about the port; returns otherwise. */
+function exitOnPortProblem(config: Config, err: unknown): void {
+  const message = portProblem(err, config.port, config.host);
   if (message === undefined) return;
   console.error(message);
   process.exit(1);
@@ -84,10 +58,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Before anything is created or printed: a port another program holds ends the start with
+  // one clear line, not with a first-start key and a stack trace after it.
   try {
-    await checkPort(config);
+    await checkPort(config.port, config.host);
   } catch (err) {
-    exitOnPortError(config, err);
+    exitOnPortProblem(config, err);
     throw err;
   }
   const app = await buildApp(config);
@@ -130,14 +106,14 @@ async function main(): Promise<void> {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     // Another program took the port between the check and now.
-    if (portMessage(config, (err as NodeJS.ErrnoException | undefined)?.code) !== undefined) {
+    if (portProblem(err, config.port, config.host) !== undefined) {
       await app.close().catch(() => undefined);
       // The next start does not show a key again: say where the one just created is kept.
       if (firstKey !== undefined)
         console.error(
           `The client API key created for this installation is in ${path.join(config.dataDir, 'api-key.txt')}.`,
         );
-      exitOnPortError(config, err);
+      exitOnPortProblem(config, err);
     }
     throw err;
   }
