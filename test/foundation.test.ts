@@ -188,7 +188,6 @@ describe('HTTP conventions', () => {
     });
     expect((await t.request({ method: 'GET', url: '/ready', key: null })).json()).toEqual({
       status: 'ok',
-      service: 'kontor',
     });
   });
 
