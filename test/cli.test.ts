@@ -213,7 +213,7 @@ describe('kontor CLI', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 
   it.runIf(dbKind === 'sqlite')('doctor exits 0 on a database without bad dates', async () => {
     expect((await kontor('doctor')).code).toBe(0);
