@@ -247,7 +247,7 @@ async function warnOfBadDates(db: Database['db'], log: FastifyBaseLogger, clock:
   if (bad.length > 0)
     log.warn(
       { count: bad.length },
-      `${bad.length} stored date(s) are impossible or out of range; run \`kontor doctor\` to list them`,
+      `${bad.length} stored date(s) are impossible or out of range; run \`npx kontor doctor\` to list them`,
     );
 }
 

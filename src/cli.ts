@@ -7,10 +7,11 @@ import { Redis } from 'ioredis';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { migrate, openDatabase, type Database } from './db/database.js';
 import { findBadDates } from './db/date-check.js';
+import { migrations } from './db/migrations/index.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './modules/api-keys/index.js';
 import { verifyAuditChain } from './shared/audit.js';
 
-const USAGE = `Usage: kontor <command>
+const USAGE = `Usage: npx kontor <command>   (in the Kontor folder; or: npm run kontor -- <command>)
 
   api-keys create [--name NAME]   create a client API key (printed once)
   api-keys list                   list client API keys
@@ -24,10 +25,14 @@ const USAGE = `Usage: kontor <command>
 
 Configuration comes from the same environment as the service (DATABASE_URL, DATA_DIR, …).`;
 
-async function withDb<T>(config: Config, fn: (database: Database) => Promise<T>): Promise<T> {
+async function withDb<T>(
+  config: Config,
+  fn: (database: Database) => Promise<T>,
+  { migrateFirst = true } = {},
+): Promise<T> {
   const database = openDatabase(config);
   try {
-    await migrate(database.db);
+    if (migrateFirst) await migrate(database.db);
     return await fn(database);
   } finally {
     await database.close();
@@ -125,16 +130,28 @@ async function run(args: string[]): Promise<number> {
     }
     default:
       if (command === 'migrate') {
-        const { applied, bad } = await withDb(config, async ({ db }) => ({
-          applied: await migrate(db),
-          bad: await findBadDates(db, new Date()),
-        }));
+        // Without withDb's own migration first, which would leave this one nothing to report.
+        const { applied, bad } = await withDb(
+          config,
+          async ({ db }) => ({
+            applied: await migrate(db),
+            bad: await findBadDates(db, new Date()),
+          }),
+          { migrateFirst: false },
+        );
+        const known = Object.keys(migrations).length;
         console.log(
-          applied.length === 0 ? 'Database is up to date.' : `Applied: ${applied.join(', ')}`,
+          applied.length === 0
+            ? `Database is up to date (${known} migrations).`
+            : [
+                `Applied ${applied.length} migration${applied.length === 1 ? '' : 's'}:`,
+                ...applied.map((name) => `  ${name}`),
+                `Database is now up to date (${known} migrations).`,
+              ].join('\n'),
         );
         if (bad.length > 0)
           console.warn(
-            `WARNING: ${bad.length} stored date(s) are impossible or out of range; run \`kontor doctor\` to list them.`,
+            `WARNING: ${bad.length} stored date(s) are impossible or out of range; run \`npx kontor doctor\` to list them.`,
           );
         return 0;
       }

@@ -157,7 +157,7 @@ export const settings = {
   apiKeys: {
     env: 'API_KEYS',
     description:
-      'Comma-separated client API keys accepted besides those created with `kontor api-keys create` (each at least 20 characters).',
+      'Comma-separated client API keys accepted besides those created with `npx kontor api-keys create` (each at least 20 characters).',
     defaultText: '—',
     parse: (raw: string | undefined): string[] => {
       if (raw === undefined || raw.trim() === '') return [];

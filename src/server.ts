@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { checkPort, portProblem } from './port.js';
 import { countActiveApiKeys, createApiKey } from './modules/api-keys/index.js';
 import type { AppContext } from './context.js';
 import { startReminderScheduler } from './modules/notes/index.js';
@@ -11,32 +12,39 @@ import { startDunningSchedule } from './modules/dunning/index.js';
 import { startOverdueSchedule } from './modules/documents/index.js';
 import { startBillingSchedule } from './modules/recurring-invoices/index.js';
 
+/** Ends the process with the port's message when `err` is about the port; returns otherwise. */
+function exitOnPortProblem(config: Config, err: unknown): void {
+  const message = portProblem(err, config.port, config.host);
+  if (message === undefined) return;
+  console.error(message);
+  process.exit(1);
+}
+
 /**
- * Embedded first start: no client key exists yet, so create one, keep it in
- * `DATA_DIR/api-key.txt` (mode 600) and print it once with a request to paste.
+ * Embedded first start: no client key exists yet, so create one and keep it in
+ * `DATA_DIR/api-key.txt` (mode 600). Returns the lines that show it once, printed only when
+ * the server listens.
  */
-async function ensureFirstApiKey(config: Config, ctx: AppContext): Promise<void> {
-  if (!config.embedded || config.apiKeys.length > 0) return;
-  if ((await countActiveApiKeys(ctx.db)) > 0) return;
+async function ensureFirstApiKey(config: Config, ctx: AppContext): Promise<string | undefined> {
+  if (!config.embedded || config.apiKeys.length > 0) return undefined;
+  if ((await countActiveApiKeys(ctx.db)) > 0) return undefined;
   const created = await createApiKey(ctx.db, 'first-start');
   const file = path.join(config.dataDir, 'api-key.txt');
   fs.writeFileSync(file, `${created.key}\n`, { mode: 0o600 });
-  console.log(
-    [
-      '',
-      'Kontor created a client API key for this installation (stored in ' + file + '):',
-      '',
-      `  ${created.key}`,
-      '',
-      'Register your account:',
-      '',
-      `  curl -s ${config.publicUrl}/v1/auth/register -H 'x-api-key: ${created.key}' -H 'content-type: application/json' \\`,
-      `    -d '{"email":"you@example.com","password":"a long passphrase here","name":"Your Name","companyName":"Your Company"}'`,
-      '',
-      `The confirmation code arrives in ${path.join(config.dataDir, 'outbox')}. API docs: ${config.publicUrl}/docs`,
-      '',
-    ].join('\n'),
-  );
+  return [
+    '',
+    'Kontor created a client API key for this installation (stored in ' + file + '):',
+    '',
+    `  ${created.key}`,
+    '',
+    'Register your account:',
+    '',
+    `  curl -s ${config.publicUrl}/v1/auth/register -H 'x-api-key: ${created.key}' -H 'content-type: application/json' \\`,
+    `    -d '{"email":"you@example.com","password":"a long passphrase here","name":"Your Name","companyName":"Your Company"}'`,
+    '',
+    `The confirmation code arrives in ${path.join(config.dataDir, 'outbox')}. API docs: ${config.publicUrl}/docs`,
+    '',
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -48,6 +56,14 @@ async function main(): Promise<void> {
       console.error(err.message);
       process.exit(2);
     }
+    throw err;
+  }
+  // Before anything is created or printed: a port another program holds ends the start with
+  // one clear line, not with a first-start key and a stack trace after it.
+  try {
+    await checkPort(config.port, config.host);
+  } catch (err) {
+    exitOnPortProblem(config, err);
     throw err;
   }
   const app = await buildApp(config);
@@ -84,8 +100,24 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
-  await ensureFirstApiKey(config, app.ctx);
-  await app.listen({ port: config.port, host: config.host });
+  // The key file exists before the server answers (a script waiting for /health reads it next).
+  const firstKey = await ensureFirstApiKey(config, app.ctx);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // Another program took the port between the check and now.
+    if (portProblem(err, config.port, config.host) !== undefined) {
+      await app.close().catch(() => undefined);
+      // The next start does not show a key again: say where the one just created is kept.
+      if (firstKey !== undefined)
+        console.error(
+          `The client API key created for this installation is in ${path.join(config.dataDir, 'api-key.txt')}.`,
+        );
+      exitOnPortProblem(config, err);
+    }
+    throw err;
+  }
+  if (firstKey !== undefined) console.log(firstKey);
   if (closing) return;
   stoppers.push(
     startReminderScheduler(app.ctx, config.reminderIntervalMs),

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
@@ -6,6 +8,7 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { migrations } from '../src/db/migrations/index.js';
 import { isoDate, latestDocumentDate } from '../src/shared/dates.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createUser, dbKind, type TestApp } from './helpers.js';
@@ -28,8 +31,14 @@ const cliEnv = () => ({
 });
 
 /** Runs the operator CLI against the test app's database, as an operator would. */
-async function kontor(...args: string[]): Promise<{ code: number; out: string }> {
-  const env = { ...process.env, ...cliEnv(), LOG_LEVEL: 'silent' };
+const kontor = (...args: string[]) => kontorOn(cliEnv(), ...args);
+
+/** Runs the operator CLI against the database `database` names (DATA_DIR, DATABASE_URL). */
+async function kontorOn(
+  database: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; out: string }> {
+  const env = { ...process.env, ...database, LOG_LEVEL: 'silent' };
   try {
     const { stdout, stderr } = await run(process.execPath, ['dist/cli.js', ...args], { env });
     return { code: 0, out: stdout + stderr };
@@ -188,6 +197,24 @@ describe('kontor CLI', () => {
     expect((await kontor('doctor', '--account', user.accountId)).code).toBe(0);
   });
 
+  it('migrate names the migrations it applied to an empty database, then says it is up to date', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-migrate-'));
+    const fresh = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'fresh.sqlite')}` };
+    try {
+      const names = Object.keys(migrations);
+      const first = await kontorOn(fresh, 'migrate');
+      expect(first.code).toBe(0);
+      expect(first.out).toContain(`Applied ${names.length} migrations:\n`);
+      for (const name of names) expect(first.out).toContain(`  ${name}\n`);
+      expect(first.out).not.toContain('Database is up to date');
+      const again = await kontorOn(fresh, 'migrate');
+      expect(again.code).toBe(0);
+      expect(again.out.trim()).toBe(`Database is up to date (${names.length} migrations).`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it.runIf(dbKind === 'sqlite')('doctor exits 0 on a database without bad dates', async () => {
     expect((await kontor('doctor')).code).toBe(0);
     expect((await kontor('migrate')).out).not.toContain('WARNING');
@@ -196,7 +223,7 @@ describe('kontor CLI', () => {
   it('prints usage for an unknown command', async () => {
     const res = await kontor('frobnicate');
     expect(res.code).toBe(64);
-    expect(res.out).toContain('Usage: kontor');
+    expect(res.out).toContain('Usage: npx kontor <command>');
   });
 });
 

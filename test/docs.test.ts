@@ -16,7 +16,30 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** README.md and every page of docs/, with their paths relative to the repository. */
+function productDocs(): Array<[string, string]> {
+  const root = path.resolve(import.meta.dirname, '..');
+  const pages = fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...pages].map((f) => [f, fs.readFileSync(path.join(root, f), 'utf8')]);
+}
+
 describe('docs', () => {
+  it('README.md and docs/ stand alone: no files outside the repository, no tracker issues', () => {
+    const docs = productDocs();
+    expect(docs.length).toBeGreaterThan(10);
+    const outside: string[] = [];
+    for (const [file, text] of docs)
+      text.split('\n').forEach((line, i) => {
+        // "issue date" and "issued" are invoice words; "issue 12" / "issues #3" are a tracker's.
+        const patterns = [/\.\.\/shared\b/, /\bissues?\s+#?\d+/i, /\/work\//];
+        if (patterns.some((p) => p.test(line))) outside.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+    expect(outside).toEqual([]);
+  });
+
   it('docs/api-conventions.md lists every error code the API answers', () => {
     const doc = readDoc('api-conventions.md');
     for (const code of Object.keys(ERROR_CODES)) expect(doc, code).toContain(`\`${code}\``);

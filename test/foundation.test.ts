@@ -184,6 +184,7 @@ describe('HTTP conventions', () => {
   it('answers /health and /ready publicly', async () => {
     expect((await t.request({ method: 'GET', url: '/health', key: null })).json()).toEqual({
       status: 'ok',
+      service: 'kontor',
     });
     expect((await t.request({ method: 'GET', url: '/ready', key: null })).json()).toEqual({
       status: 'ok',

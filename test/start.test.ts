@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -82,4 +83,39 @@ describe('npm start', () => {
     },
     90_000,
   );
+
+  it('refuses a port another program holds with one clear line, before creating or printing anything', async () => {
+    const port = await freePort();
+    const other = net.createServer();
+    await new Promise<void>((resolve) => other.listen(port, '127.0.0.1', resolve));
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-busy-'));
+    try {
+      const npm = spawn('npm', ['start', '--silent'], {
+        cwd: root,
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          DATABASE_URL: '',
+          REDIS_URL: '',
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      npm.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      npm.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      const code = await new Promise<number | null>((resolve) => npm.on('exit', resolve));
+      expect(code, output).not.toBe(0);
+      expect(output.trim()).toBe(
+        `Port ${port} is in use by another program; set PORT=… to use another port (e.g. PORT=3001 npm start). Kontor did not start.`,
+      );
+      // Nothing was created: no database, no first-start key to lose.
+      expect(fs.readdirSync(dataDir)).toEqual([]);
+    } finally {
+      other.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -1795,6 +1795,15 @@ export interface components {
             default?: string | number | null;
         };
         Health: {
+            /** @description `ok`: the process is up. */
+            status: string;
+            /**
+             * @description Always `kontor`: tells a script waiting for the service that the server answering on this port is Kontor, not another program.
+             * @enum {string}
+             */
+            service: "kontor";
+        };
+        Readiness: {
             /** @description `ok` when healthy. */
             status: string;
         };
@@ -6492,7 +6501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Health"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             500: components["responses"]["InternalError"];

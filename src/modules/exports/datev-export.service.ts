@@ -148,7 +148,7 @@ export class DatevExportService {
     if (impossible.length === 0) return;
     throw new AppError(
       'business_rule_violated',
-      `${impossible.length} booking(s) of the fiscal year ${year.start} to ${year.end} carry a date that is no calendar date; they cannot be exported. Correct the stored dates (kontor doctor lists them), then export again.`,
+      `${impossible.length} booking(s) of the fiscal year ${year.start} to ${year.end} carry a date that is no calendar date; they cannot be exported. Correct the stored dates (npx kontor doctor lists them), then export again.`,
       {
         errors: impossible.map((r) => ({
           path: `/${r.kind}s/${r.id}/${r.kind === 'document' ? 'creationDate' : 'paymentDate'}`,
