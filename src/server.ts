@@ -10,6 +10,7 @@ import { startUploadExpiry } from './modules/files/index.js';
 import { startDunningSchedule } from './modules/dunning/index.js';
 import { startOverdueSchedule } from './modules/documents/index.js';
 import { startBillingSchedule } from './modules/recurring-invoices/index.js';
+import { startBackupSchedule } from './modules/backups/index.js';
 
 /**
  * Embedded first start: no client key exists yet, so create one, keep it in
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
     startBillingSchedule(app.ctx, config.reminderIntervalMs),
     startDunningSchedule(app.ctx, config.reminderIntervalMs),
     startOverdueSchedule(app.ctx, config.reminderIntervalMs),
+    startBackupSchedule(app.ctx),
   );
 }
 

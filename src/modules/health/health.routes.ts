@@ -2,8 +2,17 @@ import { Type } from 'typebox';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { problems } from '../../http/schemas.js';
+import { BackupStatusSchema } from '../backups/index.js';
 
 const Status = Type.Object({ status: Type.String({ description: '`ok` when healthy.' }) });
+
+const Ready = Type.Object(
+  {
+    status: Type.String({ description: '`ok` when the database is reachable and writable.' }),
+    backup: Type.Optional(BackupStatusSchema),
+  },
+  { additionalProperties: false },
+);
 
 /** Liveness and readiness probes; public, for load balancers and orchestrators. */
 export function healthRoutes(app: App, ctx: AppContext): void {
@@ -23,12 +32,15 @@ export function healthRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['health'],
         summary: 'The database is reachable',
-        response: { 200: Status, ...problems(503) },
+        description:
+          'With `BACKUP_DIR` set, also tells of the scheduled backups. A late or failing backup does not make the service unready (no replica serves better for it): alert on `backup.status` instead.',
+        response: { 200: Ready, ...problems(503) },
       },
     },
     async () => {
       await ctx.database.ping();
-      return { status: 'ok' };
+      const backup = await ctx.backups?.status();
+      return backup ? { status: 'ok', backup } : { status: 'ok' };
     },
   );
 }
