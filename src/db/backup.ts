@@ -14,6 +14,9 @@ export interface Snapshot {
   sizeBytes: number;
   /** What the check found in the copy: the invoices and other documents it holds (SQLite). */
   documents?: number;
+  /** Milliseconds spent copying and checking (SQLite; what the log reports). */
+  copyMs?: number;
+  checkMs?: number;
 }
 
 /**
@@ -29,6 +32,7 @@ const SNAPSHOT_SCRIPT = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 (async () => {
+  const started = performance.now();
   const source = new Database(workerData.source, { fileMustExist: true });
   try {
     source.pragma('busy_timeout = 5000');
@@ -37,22 +41,30 @@ const Database = require(workerData.module);
   } finally {
     source.close();
   }
+  const copied = performance.now();
   const copy = new Database(workerData.target, { fileMustExist: true });
   try {
     copy.pragma('journal_mode = DELETE');
     const check = copy.pragma('integrity_check', { simple: true });
     if (check !== 'ok') throw new Error('the copy fails its integrity check: ' + check);
-    return copy.prepare('select count(*) from documents').pluck().get();
+    const documents = copy.prepare('select count(*) from documents').pluck().get();
+    return { documents, copyMs: copied - started, checkMs: performance.now() - copied };
   } finally {
     copy.close();
   }
 })().then(
-  (documents) => parentPort.postMessage({ documents }),
+  (result) => parentPort.postMessage(result),
   (err) => parentPort.postMessage({ error: String((err && err.message) || err) }),
 );
 `;
 
-function copySqlite(source: string, target: string): Promise<number> {
+interface Copied {
+  documents: number;
+  copyMs: number;
+  checkMs: number;
+}
+
+function copySqlite(source: string, target: string): Promise<Copied> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(SNAPSHOT_SCRIPT, {
       eval: true,
@@ -63,10 +75,10 @@ function copySqlite(source: string, target: string): Promise<number> {
       },
     });
     let answered = false;
-    worker.once('message', (m: { documents?: number; error?: string }) => {
+    worker.once('message', (m: Copied | { error: string }) => {
       answered = true;
-      if (m.error !== undefined) reject(new Error(m.error));
-      else resolve(m.documents ?? 0);
+      if ('error' in m) reject(new Error(m.error));
+      else resolve(m);
     });
     worker.once('error', reject);
     worker.once('exit', (code) => {
@@ -149,15 +161,23 @@ export async function writeSnapshot(
     // Created here, not by the copy: a directory that refuses it fails with the system's own
     // code (EACCES, ENOSPC), which the schedule reports.
     await (await fs.promises.open(temp, 'wx', 0o600)).close();
-    let documents: number | undefined;
-    if (database.kind === 'sqlite') documents = await copySqlite(database.file, temp);
+    let copied: Copied | undefined;
+    if (database.kind === 'sqlite') copied = await copySqlite(database.file, temp);
     else await dumpPostgres(database.url, temp);
     await fsyncPath(temp);
     await fs.promises.rename(temp, file);
     // The rename itself survives a power loss only once the directory is on the disk.
     await fsyncPath(dir);
     const { size } = await fs.promises.stat(file);
-    return { file, sizeBytes: size, ...(documents === undefined ? {} : { documents }) };
+    return {
+      file,
+      sizeBytes: size,
+      ...(copied && {
+        documents: copied.documents,
+        copyMs: Math.round(copied.copyMs),
+        checkMs: Math.round(copied.checkMs),
+      }),
+    };
   } catch (err) {
     await Promise.all(
       ['', '-journal', '-wal', '-shm'].map((suffix) =>

@@ -134,7 +134,11 @@ export class BackupSchedule {
         file: snapshot.file,
         sizeBytes: snapshot.sizeBytes,
         durationMs: Math.round(performance.now() - started),
-        ...(snapshot.documents === undefined ? {} : { documents: snapshot.documents }),
+        ...(snapshot.documents !== undefined && {
+          documents: snapshot.documents,
+          copyMs: snapshot.copyMs,
+          checkMs: snapshot.checkMs,
+        }),
       },
       'backup written',
     );
