@@ -395,7 +395,7 @@ export const settings = {
   ),
   backupIntervalHours: int(
     'BACKUP_INTERVAL_HOURS',
-    'Hours between scheduled backups; the first runs within a minute of the start when the newest backup in `BACKUP_DIR` is older than this. Needs `BACKUP_DIR`.',
+    'Hours between scheduled backups; at the start, and every minute after, the service writes one when the newest in `BACKUP_DIR` is at least this old. Needs `BACKUP_DIR`.',
     24,
     1,
     8760,

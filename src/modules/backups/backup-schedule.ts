@@ -35,6 +35,8 @@ interface Written {
 
 /** How often `/ready` looks at `BACKUP_DIR` again for backups another replica wrote. */
 const RESCAN_MS = MINUTE;
+/** After a failed attempt, the next waits this long (not every minute, each an error in the log). */
+const RETRY_MS = 10 * MINUTE;
 /** A partial file this old belongs to no copy in progress (a process died mid-copy). */
 const STALE_PARTIAL_MS = 6 * HOUR;
 
@@ -98,10 +100,17 @@ export class BackupSchedule {
   /**
    * Writes a backup if one is due (none in `BACKUP_DIR` yet, or the newest an interval old),
    * then applies the retention. Never throws: a failure is logged and reported by `/ready`,
-   * and the next check tries again. Answers the backup written, if any.
+   * and a check ten minutes later tries again. Answers the backup written, if any.
    */
   async runIfDue(): Promise<Snapshot | undefined> {
     const at = this.o.clock.now();
+    const failed = this.lastFailure;
+    if (
+      failed &&
+      (!this.lastSuccess || failed.at >= this.lastSuccess.at) &&
+      at.getTime() - failed.at.getTime() < Math.min(RETRY_MS, this.intervalMs)
+    )
+      return undefined;
     try {
       return await withBackupLock(this.o.database.db, this.o.database.kind, async () => {
         const files = await this.scan();

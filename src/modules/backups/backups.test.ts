@@ -14,7 +14,7 @@ import {
 } from '../../../test/helpers.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { verifyAuditChain } from '../../shared/audit.js';
-import { HOUR, ManualClock } from '../../shared/clock.js';
+import { HOUR, MINUTE, ManualClock } from '../../shared/clock.js';
 import { BACKUP_FILE, BackupSchedule } from './index.js';
 
 const ext = dbKind === 'sqlite' ? 'sqlite' : 'dump';
@@ -176,6 +176,7 @@ describe('a failing backup', () => {
 
   it('is logged and reported by /ready, and the service keeps serving', async () => {
     const lines: Record<string, unknown>[] = [];
+    const failClock = new ManualClock();
     const logger = pino(
       { level: 'info' },
       new Writable({
@@ -188,7 +189,7 @@ describe('a failing backup', () => {
     const schedule = new BackupSchedule({
       config: { ...t.app.ctx.config, backupDir: blocked },
       database: t.app.ctx.database,
-      clock: t.app.ctx.clock,
+      clock: failClock,
       logger,
     });
     expect(await schedule.runIfDue()).toBeUndefined();
@@ -204,6 +205,12 @@ describe('a failing backup', () => {
       expect(JSON.stringify(lines)).not.toContain(
         new URL(process.env.DATABASE_URL!).password || '\0',
       );
+
+    expect(await schedule.runIfDue()).toBeUndefined();
+    expect(lines).toHaveLength(1); // the next attempt waits ten minutes, not one
+    failClock.advance(10 * MINUTE);
+    expect(await schedule.runIfDue()).toBeUndefined();
+    expect(lines).toHaveLength(2);
 
     expect(await t.app.ctx.backups!.runIfDue()).toBeUndefined();
     const body = await ready(t);
