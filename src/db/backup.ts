@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -191,29 +191,36 @@ export async function writeSnapshot(
 /** Marks the partial files `writeSnapshot` leaves behind when the process dies mid-copy. */
 export const PARTIAL_FILE = /^\.kontor-.*\.partial-[0-9a-f]{8}(-journal|-wal|-shm)?$/;
 
-/** The advisory lock key of scheduled backups on PostgreSQL ("KONTBKUP"). */
-const BACKUP_LOCK = 0x4b4f4e54424b5550n;
+/**
+ * The advisory lock of one backup directory: the first 8 bytes of a hash of its path, so
+ * replicas writing to the same directory take turns and those writing elsewhere do not wait.
+ */
+function lockKey(dir: string): string {
+  return createHash('sha256').update(`kontor.backups:${dir}`).digest().readBigInt64BE().toString();
+}
 
 /**
- * Runs `fn` while this process alone may write a backup: on PostgreSQL under a session
- * advisory lock (another replica holding it: `fn` is skipped and `undefined` answered); SQLite
- * has one serving process.
+ * Runs `fn` while this process alone may write a backup into `dir`: on PostgreSQL under a
+ * session advisory lock (another replica holding it: `fn` is skipped and `undefined`
+ * answered); SQLite has one serving process.
  */
 export async function withBackupLock<T>(
   db: Kysely<DB>,
   kind: Config['database']['kind'],
+  dir: string,
   fn: () => Promise<T>,
 ): Promise<T | undefined> {
   if (kind === 'sqlite') return fn();
+  const key = lockKey(dir);
   return db.connection().execute(async (conn) => {
     const { rows } = await sql<{
       locked: boolean;
-    }>`select pg_try_advisory_lock(${BACKUP_LOCK.toString()}::bigint) as locked`.execute(conn);
+    }>`select pg_try_advisory_lock(${key}::bigint) as locked`.execute(conn);
     if (!rows[0]?.locked) return undefined;
     try {
       return await fn();
     } finally {
-      await sql`select pg_advisory_unlock(${BACKUP_LOCK.toString()}::bigint)`.execute(conn);
+      await sql`select pg_advisory_unlock(${key}::bigint)`.execute(conn);
     }
   });
 }

@@ -112,7 +112,7 @@ export class BackupSchedule {
     )
       return undefined;
     try {
-      return await withBackupLock(this.o.database.db, this.o.database.kind, async () => {
+      return await withBackupLock(this.o.database.db, this.o.database.kind, this.dir, async () => {
         const files = await this.scan();
         if (files[0] && at.getTime() - files[0].at.getTime() < this.intervalMs) return undefined;
         return this.write(at);
