@@ -72,6 +72,8 @@ describe('scheduled backups', () => {
 
     const first = await schedule.runIfDue();
     expect(first?.file).toBe(path.join(dir, `kontor-20261128T060000Z.${ext}`));
+    // Readable by its owner only: a backup holds every record.
+    expect(fs.statSync(first!.file).mode & 0o077).toBe(0);
     // Not due again within the interval.
     clock.advance(23 * HOUR);
     expect(await schedule.runIfDue()).toBeUndefined();
