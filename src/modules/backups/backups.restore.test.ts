@@ -19,6 +19,7 @@ const run = promisify(execFile);
 // The restored service reads the same sessions: it needs the same secret.
 const APP_SECRET = 'a-secret-both-services-share-0123456789';
 const restoredDb = `kontor_restore_${process.pid}`;
+const dirs: string[] = [];
 
 /** An invoice of three lines: a backup holds it whole or not at all. */
 function createInvoice(t: TestApp, user: TestUser, partnerId: string, n: number) {
@@ -53,6 +54,7 @@ async function onServer(statement: string): Promise<void> {
 async function restore(file: string): Promise<string> {
   if (dbKind === 'sqlite') {
     const target = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-restore-')), 'db');
+    dirs.push(path.dirname(target));
     fs.copyFileSync(file, target);
     return `sqlite:${target}`;
   }
@@ -66,6 +68,7 @@ async function restore(file: string): Promise<string> {
 
 describe('a backup taken while writes go on', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-backups-'));
+  dirs.push(dir);
   let t: TestApp;
   let restored: TestApp | undefined;
 
@@ -76,6 +79,7 @@ describe('a backup taken while writes go on', () => {
     await restored?.close();
     await t.close();
     if (dbKind === 'postgres') await onServer(`drop database if exists ${restoredDb}`);
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
   it('restores to a database that passes its checks, every invoice whole', async () => {

@@ -10,7 +10,13 @@ import { HOUR, MINUTE, ManualClock } from '../../shared/clock.js';
 import { BACKUP_FILE, BackupSchedule } from './index.js';
 
 const ext = dbKind === 'sqlite' ? 'sqlite' : 'dump';
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-backups-'));
+const dirs: string[] = [];
+const tmp = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-backups-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
 /** The schedule's own files in `dir` (of this database's kind), oldest first. */
 const backups = (dir: string) =>
