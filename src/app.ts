@@ -44,6 +44,7 @@ import { auditRoutes } from './modules/audit/index.js';
 import { BankAccountSchema, CardSchema, billingRoutes } from './modules/billing/index.js';
 import { CredentialCache, credentialLookup, authRoutes } from './modules/auth/index.js';
 import { healthRoutes } from './modules/health/index.js';
+import { createBackupSchedule } from './modules/backups/index.js';
 import { contractRoutes } from './modules/contracts/index.js';
 import { dunningRoutes } from './modules/dunning/index.js';
 import { recurringInvoiceRoutes } from './modules/recurring-invoices/index.js';
@@ -337,6 +338,7 @@ async function createContext(
             logger: log,
             pollMs: config.jobPollIntervalMs,
           }),
+    backups: createBackupSchedule({ config, database, clock, logger: log }),
     logger: log,
   };
 }

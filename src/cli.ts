@@ -1,13 +1,10 @@
 /* eslint-disable no-console -- a command-line tool talks to its operator on the console */
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { sql } from 'kysely';
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { migrate, openDatabase, type Database } from './db/database.js';
 import { findBadDates } from './db/date-check.js';
 import { migrations } from './db/migrations/index.js';
+import { writeSnapshot } from './db/backup.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './modules/api-keys/index.js';
 import { verifyAuditChain } from './shared/audit.js';
 
@@ -17,8 +14,8 @@ const USAGE = `Usage: npx kontor <command>   (in the Kontor folder; or: npm run 
   api-keys list                   list client API keys
   api-keys revoke <keyId>         revoke a client API key, effective immediately
   migrate                         apply pending database migrations
-  backup <file>                   write a consistent snapshot while the service runs
-                                  (SQLite: VACUUM INTO; PostgreSQL: pg_dump custom format)
+  backup <file>                   write a consistent, checked snapshot while the service runs
+                                  (SQLite: online backup API; PostgreSQL: pg_dump custom format)
   audit verify                    check every account's audit hash chain
   doctor [--account ID]           list stored dates the API refuses (impossible, out of
                                   range, a credit note before its invoice); exit 1 if any
@@ -50,25 +47,16 @@ async function broadcastRevocation(config: Config, id: string): Promise<void> {
   }
 }
 
+/** `kontor backup <file>`: the same checked snapshot the schedule writes (db/backup.ts). */
 async function backup(config: Config, file: string): Promise<void> {
-  const target = path.resolve(file);
-  if (fs.existsSync(target)) throw new Error(`${target} exists; choose a new file name`);
-  if (config.database.kind === 'sqlite') {
-    await withDb(config, async ({ db }) => {
-      await sql`vacuum into ${target}`.execute(db);
-    });
-    console.log(`SQLite snapshot written to ${target}`);
-    return;
-  }
-  const result = spawnSync(
-    'pg_dump',
-    ['--format=custom', `--file=${target}`, config.database.url],
-    { stdio: 'inherit' },
+  // Migrated first, like every command: a backup restores to the schema this release runs.
+  await withDb(config, () => Promise.resolve());
+  const snapshot = await writeSnapshot(config.database, file);
+  console.log(
+    config.database.kind === 'sqlite'
+      ? `SQLite snapshot (${snapshot.documents} documents, integrity checked) written to ${snapshot.file}`
+      : `PostgreSQL dump (custom format, restore with pg_restore) written to ${snapshot.file}`,
   );
-  if (result.error)
-    throw new Error(`pg_dump is needed for PostgreSQL backups: ${result.error.message}`);
-  if (result.status !== 0) throw new Error(`pg_dump exited with ${result.status}`);
-  console.log(`PostgreSQL dump (custom format, restore with pg_restore) written to ${target}`);
 }
 
 /** `kontor doctor`: every stored date the API refuses, one line each; 1 when there is any. */

@@ -396,6 +396,24 @@ export const settings = {
       });
     },
   } satisfies Setting<{ from: string; percent: number }[]>,
+  backupDir: str(
+    'BACKUP_DIR',
+    'Directory the service writes scheduled database backups to (a consistent snapshot, checked after writing; docs/operations.md, "Scheduled backups"). Unset: no scheduled backups. With several replicas, a volume they share.',
+  ),
+  backupIntervalHours: int(
+    'BACKUP_INTERVAL_HOURS',
+    'Hours between scheduled backups; at the start, and every minute after, the service writes one when the newest in `BACKUP_DIR` is at least this old. Needs `BACKUP_DIR`.',
+    24,
+    1,
+    8760,
+  ),
+  backupKeep: int(
+    'BACKUP_KEEP',
+    'Scheduled backups kept in `BACKUP_DIR`: after each one the oldest beyond this many are deleted (only files the schedule wrote, `kontor-<time>.sqlite` or `.dump`). Needs `BACKUP_DIR`.',
+    14,
+    1,
+    10_000,
+  ),
   shutdownTimeoutMs: int(
     'SHUTDOWN_TIMEOUT_MS',
     'How long SIGTERM waits for in-flight requests before closing anyway.',
@@ -410,16 +428,32 @@ type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
 
 export interface Config extends Omit<
   Parsed,
-  'dataDir' | 'publicUrl' | 's3ForcePathStyle' | 'webhookAllowPrivateTargets'
+  'dataDir' | 'publicUrl' | 's3ForcePathStyle' | 'webhookAllowPrivateTargets' | 'backupDir'
 > {
   s3ForcePathStyle: boolean;
   dataDir: string;
   publicUrl: string;
   webhookAllowPrivateTargets: boolean;
+  /** Where scheduled backups go, resolved to an absolute path; undefined: no scheduled backups. */
+  backupDir: string | undefined;
   /** Resolved database location: `{ kind: 'sqlite', file }` or `{ kind: 'postgres', url }`. */
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
   /** Embedded mode: SQLite and no external services; the service creates its own API key. */
   embedded: boolean;
+}
+
+/**
+ * `BACKUP_DIR` as an absolute path. Its interval and retention without it would be a schedule
+ * that never runs (a misspelt `BACKUP_DIR` looks the same): refused rather than ignored.
+ */
+function resolveBackupDir(raw: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (raw === undefined) {
+    for (const name of ['BACKUP_INTERVAL_HOURS', 'BACKUP_KEEP'])
+      if (env[name] !== undefined && env[name] !== '')
+        throw new ConfigError(name, 'needs BACKUP_DIR, the directory scheduled backups go to');
+    return undefined;
+  }
+  return path.resolve(raw);
 }
 
 /**
@@ -445,6 +479,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       parsed.s3AccessKeyId === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY',
       'must be set together with its pair',
     );
+  const backupDir = resolveBackupDir(parsed.backupDir, env);
   const host = parsed.host ?? '127.0.0.1';
   const publicUrl = (parsed.publicUrl ?? `http://${host}:${parsed.port}`).replace(/\/+$/, '');
   try {
@@ -457,6 +492,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     dataDir,
     publicUrl,
+    backupDir,
     webhookAllowPrivateTargets: parsed.webhookAllowPrivateTargets === 'true',
     s3ForcePathStyle: parsed.s3ForcePathStyle === 'true',
     database,

@@ -13,6 +13,7 @@ import type { UsageMeter } from './modules/plans/usage-meter.js';
 import type { FileStorage } from './modules/files/storage.js';
 import type { PdfRenderer } from './shared/pdf/renderer.js';
 import type { JobQueue } from './shared/jobs.js';
+import type { BackupSchedule } from './modules/backups/backup-schedule.js';
 
 /** The services every module receives; built once in `buildApp`. */
 export interface AppContext {
@@ -32,6 +33,8 @@ export interface AppContext {
   renderer: PdfRenderer;
   /** Durable background jobs (rendering, analysis). */
   jobs: JobQueue;
+  /** Scheduled backups into `BACKUP_DIR`; undefined when it is not set. */
+  backups: BackupSchedule | undefined;
   /** Keys code hashes and signed links; never logged. */
   appSecret: string;
   logger: Logger;

@@ -11,6 +11,7 @@ import { startUploadExpiry } from './modules/files/index.js';
 import { startDunningSchedule } from './modules/dunning/index.js';
 import { startOverdueSchedule } from './modules/documents/index.js';
 import { startBillingSchedule } from './modules/recurring-invoices/index.js';
+import { startBackupSchedule } from './modules/backups/index.js';
 
 /** Ends the process with the port's message when `err` is about the port; returns otherwise. */
 function exitOnPortProblem(config: Config, err: unknown): void {
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
     startBillingSchedule(app.ctx, config.reminderIntervalMs),
     startDunningSchedule(app.ctx, config.reminderIntervalMs),
     startOverdueSchedule(app.ctx, config.reminderIntervalMs),
+    startBackupSchedule(app.ctx),
   );
 }
 

@@ -35,7 +35,7 @@ const INFRASTRUCTURE: Record<string, string> = {
   'shared/jobs.ts': 'the embedded job queue: the one writer of jobs',
   'shared/references.ts': 'which records still reference a record (a generic read)',
   'http/idempotency.ts': 'stored answers: the one writer of idempotency_keys',
-  'cli.ts': "the operator's backup (SQLite `vacuum into`)",
+  'db/backup.ts': 'backups: the advisory lock that keeps a second replica from writing one',
 };
 
 const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql(<[^>]*>)?`/g;

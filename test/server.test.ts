@@ -83,6 +83,25 @@ describe.runIf(dbKind === 'sqlite')('server', () => {
     // Two starts of the server: slow on a loaded machine.
   }, 120_000);
 
+  it('backs up into BACKUP_DIR soon after the start, logs it and reports it on /ready', async () => {
+    const backupDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-server-backups-'));
+    dirs.push(backupDir);
+    const s = startServer({ BACKUP_DIR: backupDir });
+    const url = await s.listening;
+    let ready: { backup?: { status: string; lastSuccess?: { file: string } } } = {};
+    for (let i = 0; i < 200 && ready.backup?.status !== 'ok'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      ready = (await (await fetch(`${url}/ready`)).json()) as typeof ready;
+    }
+    expect(ready.backup?.status).toBe('ok');
+    const file = ready.backup!.lastSuccess!.file;
+    expect(fs.readdirSync(backupDir)).toEqual([file]);
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+    // Logs go out in batches: all of them are out once the process has ended.
+    expect(s.output()).toMatch(/"msg":"backup written"/);
+  }, 60_000);
+
   it('refuses to start on a bad setting, naming it', async () => {
     const s = startServer({ PORT: 'eighty' });
     expect(await s.exited).toBe(2);

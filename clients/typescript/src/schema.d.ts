@@ -29,7 +29,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database is reachable */
+        /**
+         * The database is reachable
+         * @description With `BACKUP_DIR` set, also tells of the scheduled backups. A late or failing backup does not make the service unready (no replica serves better for it): alert on `backup.status` instead.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -1804,8 +1807,51 @@ export interface components {
             service: "kontor";
         };
         Readiness: {
-            /** @description `ok` when healthy. */
+            /** @description `ok` when the database is reachable and writable. */
             status: string;
+            /** @description Scheduled backups of the database. */
+            backup?: {
+                /**
+                 * @description `ok`: the newest backup is younger than two intervals and the last attempt succeeded. `pending`: none written yet since the schedule started. `failing`: the last attempt failed (the log has why). `overdue`: the newest backup (or the start, when there is none) is more than two intervals old. Readiness does not depend on it.
+                 * @enum {unknown}
+                 */
+                status: "ok" | "pending" | "failing" | "overdue";
+                /**
+                 * Format: int64
+                 * @description Hours between backups (`BACKUP_INTERVAL_HOURS`).
+                 */
+                intervalHours: number;
+                /** @description The newest backup in `BACKUP_DIR` (written by any replica). */
+                lastSuccess?: {
+                    /**
+                     * Format: date-time
+                     * @description When the snapshot was taken.
+                     */
+                    at: string;
+                    /** @description File name in `BACKUP_DIR`. */
+                    file: string;
+                    /**
+                     * Format: int64
+                     * @description Size of the file, in bytes.
+                     */
+                    sizeBytes: number;
+                };
+                /** @description The last failed attempt of this process, if any since it started. */
+                lastFailure?: {
+                    /**
+                     * Format: date-time
+                     * @description When the attempt began.
+                     */
+                    at: string;
+                    /** @description Why, in short: the system error (`EACCES`, `ENOSPC`, `ENOENT`…) or `backup_failed`; the whole message is in the log. */
+                    code: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the next backup is due (the newest plus the interval); checked every minute.
+                 */
+                nextDueAt?: string;
+            };
         };
         RegisterRequest: {
             /**

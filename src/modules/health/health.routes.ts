@@ -2,8 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { problems } from '../../http/schemas.js';
-
-const Status = Type.Object({ status: Type.String({ description: '`ok` when healthy.' }) });
+import { BackupStatusSchema } from '../backups/index.js';
 
 const Health = Type.Object(
   {
@@ -12,6 +11,14 @@ const Health = Type.Object(
       description:
         'Always `kontor`: tells a script waiting for the service that the server answering on this port is Kontor, not another program.',
     }),
+  },
+  { additionalProperties: false },
+);
+
+const Ready = Type.Object(
+  {
+    status: Type.String({ description: '`ok` when the database is reachable and writable.' }),
+    backup: Type.Optional(BackupStatusSchema),
   },
   { additionalProperties: false },
 );
@@ -34,12 +41,15 @@ export function healthRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['health'],
         summary: 'The database is reachable',
-        response: { 200: Status, ...problems(503) },
+        description:
+          'With `BACKUP_DIR` set, also tells of the scheduled backups. A late or failing backup does not make the service unready (no replica serves better for it): alert on `backup.status` instead.',
+        response: { 200: Ready, ...problems(503) },
       },
     },
     async () => {
       await ctx.database.ping();
-      return { status: 'ok' };
+      const backup = await ctx.backups?.status();
+      return backup ? { status: 'ok', backup } : { status: 'ok' };
     },
   );
 }
