@@ -161,7 +161,7 @@ describe('invoice layout: a German invoice', () => {
     expect(text).toContain(`Rechnungsnummer ${number}`);
     expect(text).toContain('Rechnungsdatum 04.05.2026');
     expect(text).toContain('Liefer-/Leistungsdatum 30.04.2026');
-    expect(text).toContain(`Kundennummer ${partnerId}`);
+    expect(text).toContain('Kundennummer 10001');
     expect(text).toContain('Bestellnummer B-4711');
     expect(text).toContain(`Rechnung ${number}`);
     // Quantity with unit and description of every line, unit price, rate and net amount.

@@ -47,7 +47,7 @@ const context = (input: Partial<RenderInput> = {}) =>
   buildRenderContext({
     account,
     company,
-    partner: { id: 'ptr_1', name: 'Kunde AG', vatId: 'ATU12345678' },
+    partner: { id: 'ptr_1', partnerNumber: '10001', name: 'Kunde AG', vatId: 'ATU12345678' },
     document: invoice,
     today,
     ...input,
@@ -103,7 +103,7 @@ describe('render context: invoice', () => {
 
   it('computes the amount due and the Skonto in integer minor units, half-up', () => {
     expect(context().invoice).toMatchObject({
-      customerNumber: 'ptr_1',
+      customerNumber: '10001',
       paidAmount: null,
       dueAmount: 11900,
       // 2 % of 119.00 = 2.38; until 10 days after the invoice date.

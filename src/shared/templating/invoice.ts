@@ -43,7 +43,7 @@ export interface InvoiceView {
   /** `Rechnung`/`Invoice` or `Gutschrift`/`Credit note`. */
   title: string;
   creditNote: boolean;
-  /** The partner's id, printed as the customer number. */
+  /** The partner's number (Kundennummer), frozen with a FINAL invoice; null: none printed. */
   customerNumber: string | null;
   /**
    * The last line of a foreign recipient's address (DIN 5008): the country's name in capitals
@@ -66,7 +66,7 @@ export interface InvoiceViewInput {
   language: InvoiceLanguage;
   company: CompanyView;
   partner: PartnerView | null;
-  partnerId: string | null;
+  customerNumber: string | null;
   document: DocumentView;
   paidMinor: number | null;
   giroCode: string | null;
@@ -178,7 +178,7 @@ export function invoiceView(input: InvoiceViewInput): InvoiceView {
     labels,
     title: creditNote ? labels.creditNote : labels.invoice,
     creditNote,
-    customerNumber: input.partnerId,
+    customerNumber: input.customerNumber,
     recipientCountry: recipientCountry(partner, company, language),
     showVat: !company.smallBusiness,
     taxNotes: taxNotes(document, company, partner, language),
