@@ -2721,8 +2721,10 @@ export interface components {
             unitPrice: number;
             /** @description ISO 4217 currency code of `unitPrice`. */
             currency: string;
-            /** @description Unit the price is for, e.g. `Stunde`, `Stück`. */
+            /** @description Unit the price is for, as written, e.g. `HUR` or `Stunde`. */
             unit: string | null;
+            /** @description The UN/ECE Rec. 20 code invoice lines take from `unit` (BT-130), e.g. `HUR` for `Std.`; null when `unit` is empty or not recognised (lines then use `C62`). */
+            unitCode: string | null;
             /** @description Free text. */
             description: string | null;
             /** @description Id of an uploaded image file (`fil_…`). */
@@ -2753,7 +2755,7 @@ export interface components {
              * @enum {unknown}
              */
             currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYI" | "UYU" | "UYW" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-            /** @description Unit the price is for, e.g. `Stunde`, `Stück`. */
+            /** @description Unit the price is for: best a UN/ECE Rec. 20 code (`HUR` hour, `DAY`, `MON`, `C62` one, `H87` piece, `KGM`, `LS` lump sum, …); common words are read as their code (`Std.`, `Stunde` → HUR, `Stück` → H87, `kg` → KGM, `pauschal` → LS). Invoice lines made from the product take that unit (`unitCode`) unless they name their own. */
             unit?: string;
             /** @description Free text. */
             description?: string;

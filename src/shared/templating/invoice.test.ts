@@ -165,7 +165,8 @@ describe('render context: invoice', () => {
     expect(unitName('DAY', 1, 'de')).toBe('Tag');
     expect(unitName('DAY', 2.5, 'de')).toBe('Tage');
     expect(unitName('DAY', 1, 'en')).toBe('day');
-    expect(unitName('C62', 3, 'de')).toBe('');
+    expect(unitName('C62', 3, 'de')).toBe('Stk.');
+    expect(unitName('C62', 1, 'en')).toBe('pc');
     expect(unitName('XYZ', 3, 'de')).toBe('XYZ');
     expect(unitName(null, 3, 'en')).toBe('');
   });
