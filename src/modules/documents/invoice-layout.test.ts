@@ -260,7 +260,7 @@ describe('invoice layout: language and tax cases', () => {
     });
     expect(doc).toMatchObject({ netTotal: 120, taxTotal: 0, grossTotal: 120 });
     expect(text).toContain('Gemäß § 19 UStG wird keine Umsatzsteuer berechnet.');
-    expect(text).toContain('1 Gartenpflege 3 40,00 € 120,00 €');
+    expect(text).toContain('1 Gartenpflege 3 Stk. 40,00 € 120,00 €');
     expect(text).toContain('Gesamtbetrag 120,00 €');
     // No VAT column, rate, VAT line or net/VAT split; the § 19 sentence replaces the reason.
     expect(text).not.toMatch(/USt\. \d/);

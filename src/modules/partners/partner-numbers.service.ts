@@ -1,13 +1,18 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/records.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { AppError } from '../../shared/errors.js';
 import * as repo from './partner-numbers.repository.js';
 import type { PartnerNumbering, PutPartnerNumbering } from './partner-numbers.schemas.js';
 
 const TYPES = { customer: 'CUSTOMER', vendor: 'VENDOR' } as const;
 
-/** The most numbers a create tries before giving up: each one skipped was typed in by hand. */
-const MAX_SKIPS = 1000;
+/**
+ * The most numbers a create tries: each one skipped is another partner's (typed in by hand,
+ * or left behind by a lowered `nextValue`). Every try moves the sequence on, so the next
+ * create starts past them.
+ */
+const MAX_SKIPS = 100;
 
 /**
  * The next free number of a partner type's sequence, taken (a failed create leaves a gap,
@@ -24,7 +29,19 @@ export async function nextPartnerNumber(
     const { number, taken } = await repo.takeNumber(db, accountId, numbered);
     if (!taken) return number;
   }
-  throw new Error(`partner numbers: ${MAX_SKIPS} numbers in a row are taken`);
+  throw new AppError(
+    'business_rule_violated',
+    `The next ${MAX_SKIPS} ${numbered === 'VENDOR' ? 'vendor' : 'customer'} numbers of the sequence are other partners' numbers already.`,
+    {
+      errors: [
+        {
+          path: '/body/partnerNumber',
+          message: `is required: ${MAX_SKIPS} numbers in a row are taken; give one, or move the sequence past them with PUT /v1/partners/numbering`,
+          code: 'sequence_exhausted',
+        },
+      ],
+    },
+  );
 }
 
 function present(

@@ -184,6 +184,26 @@ describe('partner numbers', () => {
     expect(events.json<{ data: unknown[] }>().data).toHaveLength(2);
   });
 
+  it('answers 422 when a lowered sequence meets a long run of taken numbers, then moves on', async () => {
+    const user = await createUser(t);
+    for (let i = 0; i < 101; i++) await created(user, { name: `Bestand ${i}` });
+    const put = await t.request({
+      method: 'PUT',
+      url: '/v1/partners/numbering',
+      token: user.token,
+      payload: { customer: { nextValue: 10001 } },
+    });
+    expect(put.statusCode).toBe(200);
+    const refused = await create(user, { name: 'Zu viele' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json()).toMatchObject({
+      code: 'business_rule_violated',
+      errors: [{ path: '/body/partnerNumber', code: 'sequence_exhausted' }],
+    });
+    // The tries moved the sequence past 100 of them: the next create finds 10102.
+    expect((await created(user, { name: 'Danach' })).partnerNumber).toBe('10102');
+  });
+
   it('gives concurrent creates different numbers', async () => {
     const user = await createUser(t);
     const answers = await Promise.all(
