@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/records.js';
+import { isUniqueViolation } from '../../db/dialect.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { AppError } from '../../shared/errors.js';
 import * as repo from './partner-numbers.repository.js';
@@ -42,6 +43,30 @@ export async function nextPartnerNumber(
       ],
     },
   );
+}
+
+/**
+ * The write's unique violation as a 409 naming `partnerNumber` (the one unique value a partner
+ * write can collide on); any other error as it is.
+ */
+export async function numberUnique<T>(
+  number: string | undefined,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (number === undefined || !isUniqueViolation(err)) throw err;
+    throw new AppError('duplicate', `Another partner already has the number ${number}.`, {
+      errors: [
+        {
+          path: '/body/partnerNumber',
+          message: `${number} is already another partner's number`,
+          code: 'duplicate',
+        },
+      ],
+    });
+  }
 }
 
 function present(

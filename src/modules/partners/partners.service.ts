@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
-import { AppError, notFound } from '../../shared/errors.js';
-import { isUniqueViolation } from '../../db/dialect.js';
+import { notFound } from '../../shared/errors.js';
 import { decodeCursor, JsonPage, searchText } from '../../http/pagination.js';
 import type { JsonRecord } from '../../db/json-object.js';
 import { deleteRecord } from '../../shared/delete-record.js';
@@ -14,7 +13,7 @@ import { newId } from '../../shared/ids.js';
 import { leitwegIdProblem, looksLikeLeitwegId } from '../../shared/leitweg-id.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
 import { electronicAddressError, throwFieldErrors, vatIdError } from '../account/index.js';
-import { nextPartnerNumber } from './partner-numbers.service.js';
+import { nextPartnerNumber, numberUnique } from './partner-numbers.service.js';
 import { presentPartner } from './partners.presenter.js';
 import * as repo from './partners.repository.js';
 import type { CreatePartner, ListPartners, Partner, UpdatePartner } from './partners.schemas.js';
@@ -41,27 +40,6 @@ function checkBuyerFields(input: CreatePartner | UpdatePartner): void {
 
 const vatIdValue = (value: string | null | undefined) =>
   value == null ? null : normalizeVatId(value);
-
-/**
- * The write's unique violation as a 409 naming `partnerNumber` (the one unique value a partner
- * write can collide on); any other error as it is.
- */
-async function numberUnique<T>(number: string | undefined, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    if (number === undefined || !isUniqueViolation(err)) throw err;
-    throw new AppError('duplicate', `Another partner already has the number ${number}.`, {
-      errors: [
-        {
-          path: '/body/partnerNumber',
-          message: `${number} is already another partner's number`,
-          code: 'duplicate',
-        },
-      ],
-    });
-  }
-}
 
 /**
  * Partners: the reference resource. Each write runs in one transaction holding the change,
