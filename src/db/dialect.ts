@@ -125,3 +125,12 @@ export function containsText(column: string, text: string): RawBuilder<boolean> 
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
 }
+
+/**
+ * `column` starts with `text`, wildcards in it taken literally. Letters compare as stored on
+ * PostgreSQL and without regard to ASCII case on SQLite (its `like`): for codes and numbers.
+ */
+export function startsWithText(column: string, text: string): RawBuilder<boolean> {
+  const pattern = `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
+}

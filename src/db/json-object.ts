@@ -117,14 +117,15 @@ function objectSql(row: string, shape: JsonShape, postgres: boolean): string {
  * rows are filled in; then a trigger keeps the column up to date on every insert and every
  * update — on PostgreSQL a BEFORE trigger sets it in the written row itself (so RETURNING sees
  * it), on SQLite AFTER triggers write it into the row just written, in the same statement.
- * A later shape is a later migration that replaces the triggers and refills the column (the
- * statements below without adding the column).
+ * A later shape is a later migration that replaces the triggers and refills the column
+ * (`columnExists`: the statements below without adding the column).
  */
 export async function storeJsonAnswer(
   db: Kysely<unknown>,
   table: string,
   column: string,
   shape: JsonShape,
+  options: { columnExists?: boolean } = {},
 ): Promise<void> {
   const postgres = isPostgres(db);
   const [t, c] = [name(table), name(column)];
@@ -133,7 +134,7 @@ export async function storeJsonAnswer(
     name(`${table}_${column}_insert`),
     name(`${table}_${column}_update`),
   ];
-  await db.schema.alterTable(table).addColumn(column, 'text').execute();
+  if (!options.columnExists) await db.schema.alterTable(table).addColumn(column, 'text').execute();
   const statements = postgres
     ? [
         `create or replace function ${trigger}() returns trigger language plpgsql as $$

@@ -163,10 +163,12 @@ export interface PartnersTable {
   dunning_blocked: Generated<number>;
   /** 1 consumer (§13 BGB), 0 business, null unknown (dunning treats it as a consumer). */
   consumer: number | null;
+  /** Customer number (Kundennummer) or vendor number (Lieferantennummer), unique per account. */
+  partner_number: string | null;
   version: number;
   created_at: string;
   updated_at: string;
-  /** The partner as the API answers it, written by the database's trigger (migration 0021). */
+  /** The partner as the API answers it, written by the database's trigger (migration 0023). */
   answer_json: Generated<string>;
 }
 
@@ -497,6 +499,17 @@ export interface DocumentsTable {
   updated_at: string;
 }
 
+/** Where new partners' numbers come from: one row per account and partner type. */
+export interface PartnerNumberSequencesTable {
+  account_id: string;
+  /** CUSTOMER or VENDOR. */
+  partner_type: string;
+  /** Written before the value, e.g. `K-`; may be empty. */
+  prefix: string;
+  /** The value the next partner of the type gets (numbers taken by hand are skipped). */
+  next_value: number;
+}
+
 export interface DocumentSequencesTable {
   account_id: string;
   document_type: string;
@@ -664,6 +677,8 @@ export interface DatevSettingsTable {
   bank_account: number | null;
   /** JSON array of {taxRateId, account, taxKey}: the revenue account per tax rate. */
   account_mapping: string;
+  /** 1: each customer is booked on its own debtor account (its partner number) where it fits. */
+  partner_accounts: Generated<number>;
   version: number;
   created_at: string;
   updated_at: string;
@@ -682,6 +697,7 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   idempotency_keys: IdempotencyKeysTable;
   partners: PartnersTable;
   partner_tags: PartnerTagsTable;
+  partner_number_sequences: PartnerNumberSequencesTable;
   tax_rates: TaxRatesTable;
   products: ProductsTable;
   product_tags: ProductTagsTable;

@@ -32,6 +32,7 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
     language: 'de',
     dunningBlocked: false,
     consumer: false,
+    partnerNumber: '10001',
   },
   Contract: {
     id: 'ctr_01m88ka4dcaap3qjj24m7p6zjd',

@@ -98,6 +98,8 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/dunning/runs': 'runDunning',
   'GET /v1/dunning/settings': 'getDunningSettings',
   'PUT /v1/dunning/settings': 'updateDunningSettings',
+  'GET /v1/partners/numbering': 'getPartnerNumbering',
+  'PUT /v1/partners/numbering': 'updatePartnerNumbering',
 };
 
 const pascal = (word: string) =>

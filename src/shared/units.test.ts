@@ -4,6 +4,7 @@ import { isIsoDate, formatDate } from './dates.js';
 import { newId } from './ids.js';
 import { formatMoney, toMajor, toMinor } from './money.js';
 import { newSecret, seal, unseal, deriveKey } from './secrets.js';
+import { unitCodeOf, unitName } from './units.js';
 
 describe('money', () => {
   it('converts major units to minor units exactly, refusing extra decimals', () => {
@@ -135,5 +136,43 @@ describe('config', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db' });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
     expect(c.embedded).toBe(false);
+  });
+});
+
+describe('units of quantity', () => {
+  it.each([
+    ['HUR', 'HUR'],
+    ['hur', 'HUR'],
+    [' Std. ', 'HUR'],
+    ['Stunde', 'HUR'],
+    ['hours', 'HUR'],
+    ['Stück', 'H87'],
+    ['Stk.', 'H87'],
+    ['kg', 'KGM'],
+    ['Tage', 'DAY'],
+    ['Monat', 'MON'],
+    ['pauschal', 'LS'],
+    ['m²', 'MTK'],
+    ['C62', 'C62'],
+    ['E48', 'E48'],
+  ])('reads the product unit %j as %s', (unit, code) => {
+    expect(unitCodeOf(unit)).toBe(code);
+  });
+
+  it.each([null, undefined, '', 'Lizenz', 'e48', 'ABCD'])('reads %j as no code', (unit) => {
+    expect(unitCodeOf(unit)).toBeUndefined();
+  });
+
+  it('prints units in words, by language and quantity', () => {
+    expect(unitName('HUR', 2, 'de')).toBe('Std.');
+    expect(unitName('HUR', 1, 'en')).toBe('hour');
+    expect(unitName('HUR', 2, 'en')).toBe('hours');
+    expect(unitName('C62', 3, 'de')).toBe('Stk.');
+    expect(unitName('DAY', 1, 'de')).toBe('Tag');
+    expect(unitName('MON', 2, 'de')).toBe('Monate');
+    expect(unitName('LS', 1, 'de')).toBe('pauschal');
+    expect(unitName('KGM', 1, 'en')).toBe('kg');
+    expect(unitName('E48', 1, 'de')).toBe('E48');
+    expect(unitName(null, 1, 'de')).toBe('');
   });
 });

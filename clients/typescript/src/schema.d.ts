@@ -346,6 +346,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/partners/numbering": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where new customer and vendor numbers come from */
+        get: operations["getPartnerNumbering"];
+        /**
+         * Set the prefix or next value of customer or vendor numbers
+         * @description Changes what it names (`customer`, `vendor`, each `prefix` and `nextValue`); the rest stays. Existing partners keep their numbers. No version: every create moves the counter. Admins only; audited as `partner_numbering.updated`.
+         */
+        put: operations["updatePartnerNumbering"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/partners/{partnerId}": {
         parameters: {
             query?: never;
@@ -1454,7 +1475,7 @@ export interface paths {
         };
         /**
          * Export a period for the tax advisor (DATEV Buchungsstapel and invoice PDFs)
-         * @description A ZIP with `EXTF_Buchungsstapel.csv` (DATEV format, header version 700, data category 21, format version 13; Windows-1252, `;`, decimal comma): one booking per FINAL invoice or credit note issued by Kontor and tax rate (gross amount on the revenue account of the rate against the collective debtor) and one per settled payment linked to one (bank against debtor); plus the stored invoice PDFs and `document.xml` for DATEV's document image import, each booking linked to its PDF by `Beleglink` (`BEDI "<guid>"`). The period must lie in one fiscal year. Text fields that would run as a spreadsheet formula start with an apostrophe. 422 until the DATEV settings are saved, while a tax rate used in the period has no revenue account, or while an invoice, credit note or payment of the fiscal year has a stored date that is no calendar date (each named; nothing is left out silently). See docs/datev.md.
+         * @description A ZIP with `EXTF_Buchungsstapel.csv` (DATEV format, header version 700, data category 21, format version 13; Windows-1252, `;`, decimal comma): one booking per FINAL invoice or credit note issued by Kontor and tax rate (gross amount on the revenue account of the rate against the collective debtor, or with `partnerAccounts` the customer’s own debtor account) and one per settled payment linked to one (bank against debtor); plus the stored invoice PDFs and `document.xml` for DATEV's document image import, each booking linked to its PDF by `Beleglink` (`BEDI "<guid>"`). The period must lie in one fiscal year. Text fields that would run as a spreadsheet formula start with an apostrophe. 422 until the DATEV settings are saved, while a tax rate used in the period has no revenue account, or while an invoice, credit note or payment of the fiscal year has a stored date that is no calendar date (each named; nothing is left out silently). See docs/datev.md.
          */
         get: operations["exportDatev"];
         put?: never;
@@ -2472,7 +2493,8 @@ export interface components {
          *       "einvoiceFormat": "ZUGFERD",
          *       "language": "de",
          *       "dunningBlocked": false,
-         *       "consumer": false
+         *       "consumer": false,
+         *       "partnerNumber": "10001"
          *     }
          */
         Partner: {
@@ -2535,6 +2557,8 @@ export interface components {
             dunningBlocked: boolean;
             /** @description A consumer (§13 BGB) or a business; null: not known, dunning treats the partner as a consumer. */
             consumer: boolean | null;
+            /** @description Customer number (Kundennummer) of a CUSTOMER, vendor number (Lieferantennummer) of a VENDOR; unique in the account. Every partner created through the API has one. */
+            partnerNumber: string | null;
         };
         PartnerPage: {
             /** @description The records of this page, newest first. */
@@ -2585,6 +2609,57 @@ export interface components {
             dunningBlocked?: boolean;
             /** @description Whether the partner is a consumer (Verbraucher, §13 BGB) rather than a business. Sets the default interest of dunning letters (§288 BGB: base rate + 5 points for consumers, + 9 for businesses) and whether the EUR 40 flat fee of §288 (5) BGB may be claimed (businesses only). Unset: treated as a consumer, the reading that never claims too much. */
             consumer?: boolean | null;
+            /** @description The partner’s number: its customer number (Kundennummer) as a CUSTOMER, its vendor number (Lieferantennummer) as a VENDOR; printed on invoices and written to e-invoices as the buyer identifier (BT-46). Unique in the account (409 `duplicate` when another partner has it). Omitted on create: the next number of the type’s sequence (`GET /v1/partners/numbering`; customers 10001…, vendors 70001… unless configured). Letters, digits and `. _ / -`, starting with a letter or digit, at most 30 characters. */
+            partnerNumber?: string;
+        };
+        /** @description Where new partners’ numbers come from: one sequence per partner type. Partners created without `partnerNumber` take the next number of their type’s sequence. */
+        PartnerNumbering: {
+            /** @description Customer numbers (Kundennummern); default 10001, 10002, … */
+            customer: {
+                /** @description Written before the value, e.g. `K-` (K-10001); empty for plain numbers. Letters, digits and `. _ / -`, at most 10 characters. Keep it empty for numbers DATEV can use as debtor accounts (docs/datev.md). */
+                prefix: string;
+                /**
+                 * Format: int64
+                 * @description The value the next partner of the type gets (1–999999999); numbers another partner already has are skipped. Lowering it is allowed: taken numbers are still skipped.
+                 */
+                nextValue: number;
+                /** @description The number the next partner of the type would get now (`prefix` + `nextValue`, before skipping taken ones). */
+                nextNumber: string;
+            };
+            /** @description Vendor numbers (Lieferantennummern); default 70001, 70002, … */
+            vendor: {
+                /** @description Written before the value, e.g. `K-` (K-10001); empty for plain numbers. Letters, digits and `. _ / -`, at most 10 characters. Keep it empty for numbers DATEV can use as debtor accounts (docs/datev.md). */
+                prefix: string;
+                /**
+                 * Format: int64
+                 * @description The value the next partner of the type gets (1–999999999); numbers another partner already has are skipped. Lowering it is allowed: taken numbers are still skipped.
+                 */
+                nextValue: number;
+                /** @description The number the next partner of the type would get now (`prefix` + `nextValue`, before skipping taken ones). */
+                nextNumber: string;
+            };
+        };
+        UpdatePartnerNumbering: {
+            /** @description Omitted fields keep their values. */
+            customer?: {
+                /** @description Written before the value, e.g. `K-` (K-10001); empty for plain numbers. Letters, digits and `. _ / -`, at most 10 characters. Keep it empty for numbers DATEV can use as debtor accounts (docs/datev.md). */
+                prefix?: string;
+                /**
+                 * Format: int32
+                 * @description The value the next partner of the type gets (1–999999999); numbers another partner already has are skipped. Lowering it is allowed: taken numbers are still skipped.
+                 */
+                nextValue?: number;
+            };
+            /** @description Omitted fields keep their values. */
+            vendor?: {
+                /** @description Written before the value, e.g. `K-` (K-10001); empty for plain numbers. Letters, digits and `. _ / -`, at most 10 characters. Keep it empty for numbers DATEV can use as debtor accounts (docs/datev.md). */
+                prefix?: string;
+                /**
+                 * Format: int32
+                 * @description The value the next partner of the type gets (1–999999999); numbers another partner already has are skipped. Lowering it is allowed: taken numbers are still skipped.
+                 */
+                nextValue?: number;
+            };
         };
         UpdatePartner: {
             /**
@@ -2628,6 +2703,8 @@ export interface components {
             dunningBlocked?: boolean;
             /** @description Consumer or business; null: not known. */
             consumer?: boolean | null;
+            /** @description The partner’s number: its customer number (Kundennummer) as a CUSTOMER, its vendor number (Lieferantennummer) as a VENDOR; printed on invoices and written to e-invoices as the buyer identifier (BT-46). Unique in the account (409 `duplicate` when another partner has it). Omitted on create: the next number of the type’s sequence (`GET /v1/partners/numbering`; customers 10001…, vendors 70001… unless configured). Letters, digits and `. _ / -`, starting with a letter or digit, at most 30 characters. */
+            partnerNumber?: string;
         };
         /** @description A VAT rate of the account. */
         TaxRate: {
@@ -2739,8 +2816,10 @@ export interface components {
             unitPrice: number;
             /** @description ISO 4217 currency code of `unitPrice`. */
             currency: string;
-            /** @description Unit the price is for, e.g. `Stunde`, `Stück`. */
+            /** @description Unit the price is for, as written, e.g. `HUR` or `Stunde`. */
             unit: string | null;
+            /** @description The UN/ECE Rec. 20 code invoice lines take from `unit` (BT-130), e.g. `HUR` for `Std.`; null when `unit` is empty or not recognised (lines then use `C62`). */
+            unitCode: string | null;
             /** @description Free text. */
             description: string | null;
             /** @description Id of an uploaded image file (`fil_…`). */
@@ -2771,7 +2850,7 @@ export interface components {
              * @enum {unknown}
              */
             currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYI" | "UYU" | "UYW" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-            /** @description Unit the price is for, e.g. `Stunde`, `Stück`. */
+            /** @description Unit the price is for: best a UN/ECE Rec. 20 code (`HUR` hour, `DAY`, `MON`, `C62` one, `H87` piece, `KGM`, `LS` lump sum, …); common words are read as their code (`Std.`, `Stunde` → HUR, `Stück` → H87, `kg` → KGM, `pauschal` → LS). Invoice lines made from the product take that unit (`unitCode`) unless they name their own. */
             unit?: string;
             /** @description Free text. */
             description?: string;
@@ -5808,6 +5887,8 @@ export interface components {
              * @description The collective debtor account (Sammeldebitor) every invoice and payment is booked against: `accountLength` + 1 digits; the default is 1 followed by `accountLength` zeros (10000).
              */
             debtorAccount: number;
+            /** @description Book each customer on its own debtor account (Personenkonto) instead of the collective debtor: the partner number frozen with the invoice, when it is all digits and a debtor account at `accountLength` (`accountLength` + 1 digits starting with 1–6: 10000–69999 at length 4). An invoice whose number does not fit, and its payments, stay on `debtorAccount`. Default false. */
+            partnerAccounts: boolean;
             /**
              * Format: int64
              * @description The bank account payments are booked to; default SKR03 1200, SKR04 1800 (padded with zeros to `accountLength`).
@@ -5872,6 +5953,8 @@ export interface components {
              * @description The collective debtor account, `accountLength` + 1 digits starting with 1–6; null: the default (1 followed by `accountLength` zeros).
              */
             debtorAccount?: number | null;
+            /** @description Book each customer on its own debtor account (Personenkonto) instead of the collective debtor: the partner number frozen with the invoice, when it is all digits and a debtor account at `accountLength` (`accountLength` + 1 digits starting with 1–6: 10000–69999 at length 4). An invoice whose number does not fit, and its payments, stay on `debtorAccount`. Default false. */
+            partnerAccounts?: boolean;
             /**
              * Format: int32
              * @description The bank account, exactly `accountLength` digits; null: the chart default.
@@ -7415,8 +7498,10 @@ export interface operations {
                 type?: "CUSTOMER" | "VENDOR";
                 /** @description Only partners with this tag. */
                 tag?: string;
-                /** @description Case- and accent-insensitive search in the name. */
+                /** @description Case- and accent-insensitive search in the name; also finds partners whose number starts with it. */
                 q?: string;
+                /** @description Only the partner with exactly this number (customer or vendor number). */
+                partnerNumber?: string;
             };
             header?: never;
             path?: never;
@@ -7494,6 +7579,74 @@ export interface operations {
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getPartnerNumbering: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where new partners’ numbers come from: one sequence per partner type. Partners created without `partnerNumber` take the next number of their type’s sequence. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerNumbering"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePartnerNumbering: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdatePartnerNumbering"];
+            };
+        };
+        responses: {
+            /** @description Where new partners’ numbers come from: one sequence per partner type. Partners created without `partnerNumber` take the next number of their type’s sequence. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerNumbering"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -144,7 +144,8 @@ export function toEnInvoice(
     // XRechnung needs BT-10: without a buyer reference, the customer number stands in.
     ...opt(
       'buyerReference',
-      row.buyer_reference ?? (specification === 'XRECHNUNG' ? (buyer.id ?? row.id) : undefined),
+      row.buyer_reference ??
+        (specification === 'XRECHNUNG' ? (buyerIdentifier(buyer) ?? row.id) : undefined),
     ),
     ...opt('orderReference', row.order_reference),
     ...opt('paymentTerms', terms),
@@ -213,12 +214,18 @@ function sellerParty(seller: FrozenParties['seller'], notSubject: boolean): EnIn
   };
 }
 
+/**
+ * BT-46: the customer number frozen with the invoice; the partner id on invoices frozen
+ * before partners had numbers (or for a partner without one).
+ */
+const buyerIdentifier = (buyer: FrozenBuyer) => buyer.number ?? buyer.id;
+
 /** The buyer (BG-7): without VAT identifiers when the supply is not subject to VAT. */
 function buyerParty(buyer: FrozenParties['buyer'], notSubject: boolean): EnInvoice['buyer'] {
   const email = buyer.address?.email ?? undefined;
   return {
     name: buyer.name,
-    ...opt('identifier', buyer.id),
+    ...opt('identifier', buyerIdentifier(buyer)),
     ...(notSubject ? {} : opt('vatId', buyer.vatId)),
     ...opt('electronicAddress', electronicAddress(buyer.electronicAddress, email)),
     address: postal(buyer.address),

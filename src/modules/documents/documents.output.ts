@@ -80,6 +80,8 @@ export function pdfFileName(row: repo.DocumentRow): string {
 function frozenBuyer(buyer: FrozenBuyer): PartnerData {
   return {
     id: buyer.id,
+    // Invoices frozen before partners had numbers print the partner's number of today.
+    ...(buyer.number === undefined ? {} : { partnerNumber: buyer.number }),
     name: buyer.name,
     addresses: buyer.address ? [{ ...buyer.address, type: 'BILLING' }] : [],
     vatId: buyer.vatId,

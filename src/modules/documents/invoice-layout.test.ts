@@ -161,7 +161,7 @@ describe('invoice layout: a German invoice', () => {
     expect(text).toContain(`Rechnungsnummer ${number}`);
     expect(text).toContain('Rechnungsdatum 04.05.2026');
     expect(text).toContain('Liefer-/Leistungsdatum 30.04.2026');
-    expect(text).toContain(`Kundennummer ${partnerId}`);
+    expect(text).toContain('Kundennummer 10001');
     expect(text).toContain('Bestellnummer B-4711');
     expect(text).toContain(`Rechnung ${number}`);
     // Quantity with unit and description of every line, unit price, rate and net amount.
@@ -260,7 +260,7 @@ describe('invoice layout: language and tax cases', () => {
     });
     expect(doc).toMatchObject({ netTotal: 120, taxTotal: 0, grossTotal: 120 });
     expect(text).toContain('Gemäß § 19 UStG wird keine Umsatzsteuer berechnet.');
-    expect(text).toContain('1 Gartenpflege 3 40,00 € 120,00 €');
+    expect(text).toContain('1 Gartenpflege 3 Stk. 40,00 € 120,00 €');
     expect(text).toContain('Gesamtbetrag 120,00 €');
     // No VAT column, rate, VAT line or net/VAT split; the § 19 sentence replaces the reason.
     expect(text).not.toMatch(/USt\. \d/);

@@ -15,8 +15,14 @@ import type { CreateDocument, UpdateDocument } from './documents.schemas.js';
 
 /** The buyer as frozen on a FINAL invoice. */
 export interface FrozenBuyer {
-  /** Kontor's customer number: the partner id (BT-46), null for a typed-in name. */
+  /** The partner's id, null for a typed-in name. */
   id: string | null;
+  /**
+   * The partner's number (Kundennummer) when the invoice became FINAL: printed on it and
+   * written as the buyer identifier (BT-46). Absent on invoices frozen before partners had
+   * numbers, whose e-invoices keep the partner id there (the same bytes forever).
+   */
+  number?: string | null;
   name: string;
   /** The partner's BILLING address (else its first). */
   address: {
@@ -42,6 +48,7 @@ export interface FrozenParties {
 /** The partner columns the invoice rules read. */
 export interface PartnerFacts {
   id: string;
+  partner_number: string | null;
   name: string;
   addresses: string;
   vat_id: string | null;
@@ -83,6 +90,7 @@ export function freezeParties(
     seller,
     buyer: {
       id: partner?.id ?? null,
+      number: partner?.partner_number ?? null,
       name: partner?.name ?? partnerName ?? '',
       address: partner ? withCountry(billingAddress(partner.addresses), company) : null,
       vatId: partner?.vat_id ?? null,

@@ -106,7 +106,7 @@ describe('invoice table', () => {
     )!;
     const t = text(html);
     expect(t).toContain('1 Montage 2,5 Std.');
-    expect(t).toContain('2 Anfahrt 1 1,00 €');
+    expect(t).toContain('2 Anfahrt 1 Stk. 1,00 €');
     expect(t).toContain('zzgl. 0 % USt. (Reverse Charge) auf 2,00 € 0,00 €');
     expect(t).toContain(reason);
     expect(t).not.toContain('Zahlbar');

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/records.js';
 import { AppError, referenceNotFound, type FieldError } from '../../shared/errors.js';
 import { minorDigits, toMinor } from '../../shared/money.js';
+import { unitCodeOf } from '../../shared/units.js';
 import { findProduct } from '../products/index.js';
 import { findDefaultTaxRate, findTaxRate } from '../tax-rates/index.js';
 import type { StoredLine, StoredTaxLine } from './documents.repository.js';
@@ -21,8 +22,9 @@ const bad = (path: string, message: string, code: string): FieldError => ({ path
 
 /**
  * Invoice lines → stored lines and totals (decisions §9). A line's product fills what the line
- * omits: description, unit price (only when the product is priced in the document currency)
- * and tax rate; the account's default rate is the last fallback.
+ * omits: description, unit price (only when the product is priced in the document currency),
+ * tax rate and unit (its `unit` read as a UN/ECE Rec. 20 code); the account's default rate
+ * and C62 (one) are the last fallbacks.
  */
 export async function priceLines(
   db: Executor,
@@ -59,7 +61,7 @@ export async function priceLines(
       rateBp: Number(rate.rate_bp),
       netMinor: 0,
       taxCategory: rate.category,
-      unitCode: input.unitCode ?? 'C62',
+      unitCode: input.unitCode ?? unitCodeOf(product?.unit) ?? 'C62',
     });
   }
   const totals = computeTotals(lines);

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { assertIsoDate, invalidField } from '../../http/field-rules.js';
 import { isIsoDate } from '../../shared/dates.js';
 import { AppError, type FieldError } from '../../shared/errors.js';
-import { defaultRevenueAccount, type Chart } from './datev-accounts.js';
+import { defaultRevenueAccount, isDebtorAccount, type Chart } from './datev-accounts.js';
 import { documentGuid, documentXml, type DocumentImage } from './datev-documents.js';
 import {
   bookingLine,
@@ -185,7 +185,9 @@ export class DatevExportService {
         const image = doc.file_key ? imageOf(doc.id, doc.file_key, number, names) : undefined;
         if (image) images.push(image);
         const guid = image?.guid ?? null;
-        const buyerVatId = buyerVatIdOf(doc.einvoice_parties);
+        const buyer = buyerOf(doc.einvoice_parties);
+        const buyerVatId = buyer.vatId;
+        const debtor = debtorAccount(settings, buyer.number);
         for (const line of JSON.parse(doc.tax_breakdown) as TaxLine[]) {
           const gross = Number(line.netMinor) + Number(line.taxMinor);
           if (gross === 0) continue;
@@ -209,7 +211,7 @@ export class DatevExportService {
             amountMinor: Math.abs(gross),
             side: debit ? 'S' : 'H',
             currency: doc.currency,
-            account: settings.debtorAccount,
+            account: debtor,
             contraAccount: account,
             taxKey: mapping?.taxKey ?? '',
             date: doc.creation_date,
@@ -259,7 +261,7 @@ export class DatevExportService {
           side: p.direction === 'INCOMING' ? 'S' : 'H',
           currency: p.currency,
           account: settings.bankAccount,
-          contraAccount: settings.debtorAccount,
+          contraAccount: debtorAccount(settings, buyerOf(p.einvoice_parties).number),
           taxKey: '',
           date: p.payment_date,
           reference: p.document_number ?? '',
@@ -330,11 +332,28 @@ export class DatevExportService {
   }
 }
 
-/** The buyer's VAT id frozen with the invoice (intra-EU supplies name it to DATEV). */
-function buyerVatIdOf(parties: string | null): string | null {
-  if (!parties) return null;
-  const parsed = JSON.parse(parties) as { buyer?: { vatId?: string | null } };
-  return parsed.buyer?.vatId ?? null;
+/**
+ * What the export reads of the buyer frozen with the invoice: the VAT id (intra-EU supplies
+ * name it to DATEV) and the customer number (its own debtor account, `partnerAccounts`).
+ */
+function buyerOf(parties: string | null): { vatId: string | null; number: string | null } {
+  if (!parties) return { vatId: null, number: null };
+  const parsed = JSON.parse(parties) as {
+    buyer?: { vatId?: string | null; number?: string | null };
+  };
+  return { vatId: parsed.buyer?.vatId ?? null, number: parsed.buyer?.number ?? null };
+}
+
+/**
+ * The debtor an invoice, its credit notes and its payments are booked on: with
+ * `partnerAccounts`, the customer number frozen with the invoice when it is all digits and a
+ * debtor account at the account length (10000–69999 at length 4); else the collective debtor.
+ */
+function debtorAccount(settings: DatevSettings, number: string | null): number {
+  if (!settings.partnerAccounts || number === null || !/^[1-9][0-9]{0,8}$/.test(number))
+    return settings.debtorAccount;
+  const account = Number(number);
+  return isDebtorAccount(account, settings.accountLength) ? account : settings.debtorAccount;
 }
 
 /** A document's PDF in the package, under a file name no other image of the package has. */

@@ -141,6 +141,8 @@ export class DatevSettingsService {
       fiscal_year_start_month: input.fiscalYearStartMonth ?? before?.fiscal_year_start_month ?? 1,
       account_length: length,
       debtor_account: debtor ?? null,
+      partner_accounts:
+        (input.partnerAccounts ?? Number(before?.partner_accounts ?? 0) === 1) ? 1 : 0,
       bank_account: bank ?? null,
       account_mapping: JSON.stringify(mappings),
     };

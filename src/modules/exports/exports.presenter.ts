@@ -28,6 +28,7 @@ export function presentSettings(row: DatevSettingsRow): DatevSettings {
       row.debtor_account === null
         ? defaultDebtorAccount(Number(row.account_length))
         : Number(row.debtor_account),
+    partnerAccounts: Number(row.partner_accounts) === 1,
     bankAccount:
       row.bank_account === null
         ? defaultBankAccount(chart, Number(row.account_length))

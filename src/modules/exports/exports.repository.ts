@@ -167,6 +167,8 @@ export interface ExportPaymentRow {
   payment_date: string;
   partner_name: string | null;
   document_number: string | null;
+  /** The parties frozen with the invoice paid: its debtor is the invoice's. */
+  einvoice_parties: string | null;
 }
 
 /**
@@ -190,6 +192,7 @@ export function debtorPayments(
       'p.payment_date',
       'p.partner_name',
       'd.document_number',
+      'd.einvoice_parties',
     ])
     .where('p.payment_date', '>=', from)
     .where('p.payment_date', '<=', to);

@@ -46,6 +46,10 @@ export const DatevSettingsSchema = Type.Object(
       description:
         'The collective debtor account (Sammeldebitor) every invoice and payment is booked against: `accountLength` + 1 digits; the default is 1 followed by `accountLength` zeros (10000).',
     }),
+    partnerAccounts: Type.Boolean({
+      description:
+        'Book each customer on its own debtor account (Personenkonto) instead of the collective debtor: the partner number frozen with the invoice, when it is all digits and a debtor account at `accountLength` (`accountLength` + 1 digits starting with 1–6: 10000–69999 at length 4). An invoice whose number does not fit, and its payments, stay on `debtorAccount`. Default false.',
+    }),
     bankAccount: Type.Integer({
       description:
         'The bank account payments are booked to; default SKR03 1200, SKR04 1800 (padded with zeros to `accountLength`).',
@@ -104,6 +108,12 @@ export const PutDatevSettingsBody = Type.Object(
         Type.Integer({ minimum: 10_000, maximum: 699_999_999 }),
         'The collective debtor account, `accountLength` + 1 digits starting with 1–6; null: the default (1 followed by `accountLength` zeros).',
       ),
+    ),
+    partnerAccounts: Type.Optional(
+      Type.Boolean({
+        description:
+          'Book each customer on its own debtor account (Personenkonto) instead of the collective debtor: the partner number frozen with the invoice, when it is all digits and a debtor account at `accountLength` (`accountLength` + 1 digits starting with 1–6: 10000–69999 at length 4). An invoice whose number does not fit, and its payments, stay on `debtorAccount`. Default false.',
+      }),
     ),
     bankAccount: Type.Optional(
       Nullable(

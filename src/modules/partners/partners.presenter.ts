@@ -4,7 +4,7 @@ import type { PartnerRow } from './partners.repository.js';
 
 /**
  * Row → response, field by field: nothing reaches the client that is not listed here. Reads
- * answer the text the database keeps in `answer_json`, written by the shape in migration 0021:
+ * answer the text the database keeps in `answer_json`, written by the shape in migration 0023:
  * a change here is a new migration there (partners.test.ts holds the two alike).
  */
 export function presentPartner(row: PartnerRow): Partner {
@@ -29,6 +29,7 @@ export function presentPartner(row: PartnerRow): Partner {
     language: (row.language ?? 'de') as Partner['language'],
     dunningBlocked: row.dunning_blocked === 1,
     consumer: row.consumer === null ? null : row.consumer === 1,
+    partnerNumber: row.partner_number,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

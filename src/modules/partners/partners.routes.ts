@@ -12,6 +12,7 @@ import {
   UpdatePartnerBody,
 } from './partners.schemas.js';
 import { PartnersService } from './partners.service.js';
+import { partnerNumberingRoutes } from './partner-numbers.routes.js';
 
 const Params = IdParams('partnerId', 'ptr');
 const tags = ['partners'];
@@ -21,6 +22,7 @@ export function partnerRoutes(app: App, ctx: AppContext): void {
   const service = new PartnersService(ctx);
 
   partnerCollectionRoutes(app, service);
+  partnerNumberingRoutes(app, ctx);
   partnerItemRoutes(app, service);
 }
 

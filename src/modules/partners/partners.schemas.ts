@@ -20,6 +20,17 @@ const VAT_ID_TEXT =
 const BUYER_REFERENCE_TEXT =
   'Buyer reference (Käuferreferenz, BT-10) put on every invoice to the partner, e.g. the Leitweg-ID of a public buyer. A value starting like a Leitweg-ID (2–12 digits and a hyphen) must be a valid one (format and check digits), e.g. `04011000-12345-03`.';
 
+const PARTNER_NUMBER_TEXT =
+  'The partner’s number: its customer number (Kundennummer) as a CUSTOMER, its vendor number (Lieferantennummer) as a VENDOR; printed on invoices and written to e-invoices as the buyer identifier (BT-46). Unique in the account (409 `duplicate` when another partner has it). Omitted on create: the next number of the type’s sequence (`GET /v1/partners/numbering`; customers 10001…, vendors 70001… unless configured). Letters, digits and `. _ / -`, starting with a letter or digit, at most 30 characters.';
+
+/** A partner number as written: no spaces, nothing a CSV, XML or DATEV field would trip over. */
+export const PartnerNumber = Type.String({
+  minLength: 1,
+  maxLength: 30,
+  pattern: '^[0-9A-Za-z][0-9A-Za-z._/-]*$',
+  description: PARTNER_NUMBER_TEXT,
+});
+
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Company or person name.' }),
   type: Type.Enum(PARTNER_TYPES, { description: 'CUSTOMER or VENDOR (default CUSTOMER).' }),
@@ -85,6 +96,10 @@ export const PartnerSchema = Type.Object(
       Type.Boolean(),
       'A consumer (§13 BGB) or a business; null: not known, dunning treats the partner as a consumer.',
     ),
+    partnerNumber: Nullable(
+      Type.String(),
+      'Customer number (Kundennummer) of a CUSTOMER, vendor number (Lieferantennummer) of a VENDOR; unique in the account. Every partner created through the API has one.',
+    ),
   },
   { additionalProperties: false, description: 'A customer or vendor.' },
 );
@@ -111,6 +126,7 @@ export const CreatePartnerBody = Type.Object(
     language: Type.Optional(fields.language),
     dunningBlocked: Type.Optional(fields.dunningBlocked),
     consumer: Type.Optional(Nullable(fields.consumer, CONSUMER_TEXT)),
+    partnerNumber: Type.Optional(PartnerNumber),
   },
   { additionalProperties: false },
 );
@@ -143,6 +159,7 @@ export const UpdatePartnerBody = Type.Object(
     language: Type.Optional(Nullable(fields.language, 'Language; null resets it to `de`.')),
     dunningBlocked: Type.Optional(fields.dunningBlocked),
     consumer: Type.Optional(Nullable(fields.consumer, 'Consumer or business; null: not known.')),
+    partnerNumber: Type.Optional(PartnerNumber),
   },
   { additionalProperties: false },
 );
@@ -159,7 +176,15 @@ export const ListPartnersQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 200,
-        description: 'Case- and accent-insensitive search in the name.',
+        description:
+          'Case- and accent-insensitive search in the name; also finds partners whose number starts with it.',
+      }),
+    ),
+    partnerNumber: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 30,
+        description: 'Only the partner with exactly this number (customer or vendor number).',
       }),
     ),
   },

@@ -13,6 +13,7 @@ import { newId } from '../../shared/ids.js';
 import { leitwegIdProblem, looksLikeLeitwegId } from '../../shared/leitweg-id.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
 import { electronicAddressError, throwFieldErrors, vatIdError } from '../account/index.js';
+import { nextPartnerNumber, numberUnique } from './partner-numbers.service.js';
 import { presentPartner } from './partners.presenter.js';
 import * as repo from './partners.repository.js';
 import type { CreatePartner, ListPartners, Partner, UpdatePartner } from './partners.schemas.js';
@@ -49,6 +50,19 @@ export class PartnersService {
 
   async create(actor: Actor, input: CreatePartner): Promise<Partner> {
     checkBuyerFields(input);
+    await requireImageFile(this.ctx, actor, input.logoFileId ?? null, 'logoFileId');
+    const type = input.type ?? 'CUSTOMER';
+    const number =
+      input.partnerNumber ?? (await nextPartnerNumber(this.ctx.db, actor.accountId, type));
+    return numberUnique(number, () => this.insert(actor, input, type, number));
+  }
+
+  private async insert(
+    actor: Actor,
+    input: CreatePartner,
+    type: string,
+    number: string,
+  ): Promise<Partner> {
     const now = this.ctx.clock.now();
     const tags = input.tags ?? [];
     const row: repo.PartnerRow = {
@@ -56,7 +70,7 @@ export class PartnersService {
       account_id: actor.accountId,
       name: input.name,
       search_name: searchText(input.name),
-      type: input.type ?? 'CUSTOMER',
+      type,
       description: input.description ?? null,
       website: input.website ?? null,
       logo_file_id: input.logoFileId ?? null,
@@ -69,12 +83,12 @@ export class PartnersService {
       language: input.language ?? null,
       dunning_blocked: input.dunningBlocked ? 1 : 0,
       consumer: boolValue(input.consumer),
+      partner_number: number,
       version: 1,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
     const partner = presentPartner(row);
-    await requireImageFile(this.ctx, actor, row.logo_file_id, 'logoFileId');
     if (row.logo_file_id === null && (await this.createInOneRound(actor, row, tags, partner, now)))
       return partner;
     await this.ctx.db.transaction().execute(async (trx) => {
@@ -134,11 +148,21 @@ export class PartnersService {
       type: query.type,
       tag: query.tag,
       q: query.q,
+      partnerNumber: query.partnerNumber,
     });
     return JsonPage.of(rows, limit);
   }
 
-  async update(actor: Actor, id: string, input: UpdatePartner, ifMatch: IfMatch): Promise<Partner> {
+  update(actor: Actor, id: string, input: UpdatePartner, ifMatch: IfMatch): Promise<Partner> {
+    return numberUnique(input.partnerNumber, () => this.change(actor, id, input, ifMatch));
+  }
+
+  private async change(
+    actor: Actor,
+    id: string,
+    input: UpdatePartner,
+    ifMatch: IfMatch,
+  ): Promise<Partner> {
     checkBuyerFields(input);
     const now = this.ctx.clock.now();
     const values: Partial<repo.PartnerRow> = { updated_at: now.toISOString() };
@@ -161,6 +185,7 @@ export class PartnersService {
     if (input.language !== undefined) values.language = input.language;
     if (input.dunningBlocked !== undefined) values.dunning_blocked = input.dunningBlocked ? 1 : 0;
     if (input.consumer !== undefined) values.consumer = boolValue(input.consumer);
+    if (input.partnerNumber !== undefined) values.partner_number = input.partnerNumber;
     const tags = input.tags === undefined ? undefined : (input.tags ?? []);
     if (tags !== undefined) values.tags = JSON.stringify(tags);
 

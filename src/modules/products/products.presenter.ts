@@ -1,4 +1,5 @@
 import { toMajor } from '../../shared/money.js';
+import { unitCodeOf } from '../../shared/units.js';
 import type { Product } from './products.schemas.js';
 import type { ProductRow } from './products.repository.js';
 
@@ -12,6 +13,7 @@ export function presentProduct(row: ProductRow): Product {
     unitPrice: toMajor(row.unit_price, row.currency),
     currency: row.currency,
     unit: row.unit,
+    unitCode: unitCodeOf(row.unit) ?? null,
     description: row.description,
     photoFileId: row.photo_file_id,
     taxRateId: row.tax_rate_id,

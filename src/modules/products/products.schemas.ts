@@ -21,7 +21,8 @@ const fields = {
   currency: Type.Enum(CURRENCIES, { description: 'ISO 4217 currency code of `unitPrice`.' }),
   unit: Type.String({
     maxLength: 50,
-    description: 'Unit the price is for, e.g. `Stunde`, `Stück`.',
+    description:
+      'Unit the price is for: best a UN/ECE Rec. 20 code (`HUR` hour, `DAY`, `MON`, `C62` one, `H87` piece, `KGM`, `LS` lump sum, …); common words are read as their code (`Std.`, `Stunde` → HUR, `Stück` → H87, `kg` → KGM, `pauschal` → LS). Invoice lines made from the product take that unit (`unitCode`) unless they name their own.',
   }),
   description: Type.String({ maxLength: 10_000, description: 'Free text.' }),
   photoFileId: Type.String({
@@ -44,7 +45,11 @@ export const ProductSchema = Type.Object(
     type: fields.type,
     unitPrice: Type.Number({ description: 'Net price of one unit in major units of `currency`.' }),
     currency: Type.String({ description: 'ISO 4217 currency code of `unitPrice`.' }),
-    unit: Nullable(Type.String(), 'Unit the price is for, e.g. `Stunde`, `Stück`.'),
+    unit: Nullable(Type.String(), 'Unit the price is for, as written, e.g. `HUR` or `Stunde`.'),
+    unitCode: Nullable(
+      Type.String(),
+      'The UN/ECE Rec. 20 code invoice lines take from `unit` (BT-130), e.g. `HUR` for `Std.`; null when `unit` is empty or not recognised (lines then use `C62`).',
+    ),
     description: Nullable(Type.String(), 'Free text.'),
     photoFileId: Nullable(Type.String(), 'Id of an uploaded image file (`fil_…`).'),
     taxRateId: Nullable(Type.String(), 'Id of the tax rate that applies (`txr_…`).'),

@@ -128,6 +128,7 @@ describe('products: happy paths', () => {
       unitPrice: 1234.5,
       currency: 'EUR',
       unit: 'Stunde',
+      unitCode: 'HUR',
       description: 'Vor Ort, inklusive Anfahrt',
       photoFileId: image,
       taxRateId: rate,
@@ -630,6 +631,7 @@ describe('products: audit and references', () => {
     expect(events[1].changes).toEqual({
       unitPrice: { from: 10, to: 12.5 },
       unit: { from: null, to: 'Stück' },
+      unitCode: { from: null, to: 'H87' },
     });
     expect(events[2].changes).toMatchObject({
       name: 'Audited',

@@ -50,8 +50,9 @@ export interface AccountData {
 
 /** A partner as `GET /v1/partners/{id}` answers it (extra keys are ignored). */
 export interface PartnerData {
-  /** The partner's id: an invoice prints it as the customer number. */
   id?: string | null;
+  /** Customer number (Kundennummer): an invoice prints it. */
+  partnerNumber?: string | null;
   name: string;
   type?: string;
   description?: string | null;
@@ -179,6 +180,7 @@ export function buildRenderContext(input: RenderInput): RenderContext {
   const partnerView: PartnerView | null = partner
     ? {
         name: partner.name,
+        partnerNumber: stringOrNull(partner.partnerNumber),
         type: partner.type ?? null,
         description: partner.description ?? null,
         website: partner.website ?? null,
@@ -223,7 +225,7 @@ export function buildRenderContext(input: RenderInput): RenderContext {
           language,
           company,
           partner: partnerView,
-          partnerId: stringOrNull(partner?.id),
+          customerNumber: stringOrNull(partner?.partnerNumber),
           document: documentV,
           paidMinor: minorOf(input.invoice?.paidAmount, documentV.currency),
           giroCode: input.invoice?.giroCode ?? null,

@@ -230,46 +230,10 @@ export const TAX_NOTE_TEXTS: Record<
   },
 };
 
-/** Units of UN/ECE Rec. 20 for people: singular and plural, per language. */
-const UNITS: Record<string, Record<InvoiceLanguage, [string, string]>> = {
-  C62: { de: ['', ''], en: ['', ''] },
-  H87: { de: ['Stk.', 'Stk.'], en: ['pc', 'pcs'] },
-  HUR: { de: ['Std.', 'Std.'], en: ['hour', 'hours'] },
-  MIN: { de: ['Min.', 'Min.'], en: ['min', 'min'] },
-  DAY: { de: ['Tag', 'Tage'], en: ['day', 'days'] },
-  WEE: { de: ['Woche', 'Wochen'], en: ['week', 'weeks'] },
-  MON: { de: ['Monat', 'Monate'], en: ['month', 'months'] },
-  ANN: { de: ['Jahr', 'Jahre'], en: ['year', 'years'] },
-  KGM: { de: ['kg', 'kg'], en: ['kg', 'kg'] },
-  GRM: { de: ['g', 'g'], en: ['g', 'g'] },
-  TNE: { de: ['t', 't'], en: ['t', 't'] },
-  MTR: { de: ['m', 'm'], en: ['m', 'm'] },
-  KMT: { de: ['km', 'km'], en: ['km', 'km'] },
-  MTK: { de: ['m²', 'm²'], en: ['m²', 'm²'] },
-  MTQ: { de: ['m³', 'm³'], en: ['m³', 'm³'] },
-  LTR: { de: ['l', 'l'], en: ['l', 'l'] },
-  KWH: { de: ['kWh', 'kWh'], en: ['kWh', 'kWh'] },
-  LS: { de: ['pauschal', 'pauschal'], en: ['lump sum', 'lump sum'] },
-  SET: { de: ['Satz', 'Sätze'], en: ['set', 'sets'] },
-  PR: { de: ['Paar', 'Paar'], en: ['pair', 'pairs'] },
-};
-
 /** `de` or `en` from a partner's language; German for anything else. */
 export function invoiceLanguage(value: unknown): InvoiceLanguage {
   return value === 'en' ? 'en' : 'de';
 }
 
-/**
- * A unit code for people: `HUR` → `Std.` / `hours`; C62 (a plain count) and no code print
- * nothing; a code not listed here prints as it is.
- */
-export function unitName(
-  code: string | null,
-  quantity: number | null,
-  language: InvoiceLanguage,
-): string {
-  if (code === null) return '';
-  const names = UNITS[code]?.[language];
-  if (!names) return code;
-  return quantity === 1 || quantity === -1 ? names[0] : names[1];
-}
+// The unit words live with the unit codes (src/shared/units.ts); the layout reads them here.
+export { unitName } from '../units.js';

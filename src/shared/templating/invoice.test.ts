@@ -48,7 +48,7 @@ const context = (input: Partial<RenderInput> = {}) =>
   buildRenderContext({
     account,
     company,
-    partner: { id: 'ptr_1', name: 'Kunde AG', vatId: 'ATU12345678' },
+    partner: { id: 'ptr_1', partnerNumber: '10001', name: 'Kunde AG', vatId: 'ATU12345678' },
     document: invoice,
     today,
     ...input,
@@ -139,7 +139,7 @@ describe('render context: invoice', () => {
 
   it('computes the amount due and the Skonto in integer minor units, half-up', () => {
     expect(context().invoice).toMatchObject({
-      customerNumber: 'ptr_1',
+      customerNumber: '10001',
       paidAmount: null,
       dueAmount: 11900,
       // 2 % of 119.00 = 2.38; until 10 days after the invoice date.
@@ -201,7 +201,8 @@ describe('render context: invoice', () => {
     expect(unitName('DAY', 1, 'de')).toBe('Tag');
     expect(unitName('DAY', 2.5, 'de')).toBe('Tage');
     expect(unitName('DAY', 1, 'en')).toBe('day');
-    expect(unitName('C62', 3, 'de')).toBe('');
+    expect(unitName('C62', 3, 'de')).toBe('Stk.');
+    expect(unitName('C62', 1, 'en')).toBe('pc');
     expect(unitName('XYZ', 3, 'de')).toBe('XYZ');
     expect(unitName(null, 3, 'en')).toBe('');
   });

@@ -48,7 +48,7 @@ export interface InvoiceView {
   creditNote: boolean;
   /** A credit note that cancels its invoice in full (Storno). */
   cancellation: boolean;
-  /** The partner's id, printed as the customer number. */
+  /** The partner's number (Kundennummer), frozen with a FINAL invoice; null: none printed. */
   customerNumber: string | null;
   /**
    * The last line of a foreign recipient's address (DIN 5008): the country's name in capitals
@@ -71,7 +71,7 @@ export interface InvoiceViewInput {
   language: InvoiceLanguage;
   company: CompanyView;
   partner: PartnerView | null;
-  partnerId: string | null;
+  customerNumber: string | null;
   document: DocumentView;
   paidMinor: number | null;
   giroCode: string | null;
@@ -187,7 +187,7 @@ export function invoiceView(input: InvoiceViewInput): InvoiceView {
     title: cancellation ? labels.cancellation : creditNote ? labels.creditNote : labels.invoice,
     creditNote,
     cancellation,
-    customerNumber: input.partnerId,
+    customerNumber: input.customerNumber,
     recipientCountry: recipientCountry(partner, company, language),
     showVat: !company.smallBusiness,
     taxNotes: taxNotes(document, company, partner, language),

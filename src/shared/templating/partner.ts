@@ -5,6 +5,8 @@ import type { InvoiceLanguage } from './invoice-labels.js';
 /** The partner as a template reads it (`partner.*`). */
 export interface PartnerView {
   name: string;
+  /** Customer number (Kundennummer) or vendor number (Lieferantennummer). */
+  partnerNumber: string | null;
   type: string | null;
   description: string | null;
   website: string | null;

@@ -55,6 +55,7 @@ export const CONTEXT_SHAPE: Record<string, Shape> = {
   },
   partner: {
     name: V,
+    partnerNumber: V,
     type: V,
     description: V,
     website: V,

@@ -24,6 +24,7 @@ export function sampleData(
 function samplePartner(): Required<RenderInput>['partner'] {
   return {
     id: 'ptr_01kbq3m9a8v6x2c4d7e5f0g1h2',
+    partnerNumber: '10001',
     name: 'Muster & Partner GmbH',
     type: 'CUSTOMER',
     description: null,

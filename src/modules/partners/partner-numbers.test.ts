@@ -1,0 +1,299 @@
+import { sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import {
+  buildTestApp,
+  createUser,
+  dbKind,
+  type TestApp,
+  type TestUser,
+} from '../../../test/helpers.js';
+import { openDatabase, type Database } from '../../db/database.js';
+import { migrations } from '../../db/migrations/index.js';
+import { findPartner, findPartnerJson } from './partners.repository.js';
+import { presentPartner } from './partners.presenter.js';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+interface PartnerAnswer {
+  id: string;
+  version: number;
+  type: string;
+  partnerNumber: string | null;
+}
+
+const create = (user: TestUser, payload: Record<string, unknown>) =>
+  t.request({ method: 'POST', url: '/v1/partners', token: user.token, payload });
+
+async function created(user: TestUser, payload: Record<string, unknown>): Promise<PartnerAnswer> {
+  const res = await create(user, payload);
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json<PartnerAnswer>();
+}
+
+const list = async (user: TestUser, query: string) => {
+  const res = await t.request({ method: 'GET', url: `/v1/partners?${query}`, token: user.token });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json<{ data: PartnerAnswer[] }>().data.map((p) => p.partnerNumber);
+};
+
+describe('partner numbers', () => {
+  let admin: TestUser;
+  let member: TestUser;
+  beforeAll(async () => {
+    admin = await createUser(t);
+    member = await createUser(t, { role: 'user', accountId: admin.accountId });
+  });
+
+  it('numbers customers from 10001 and vendors from 70001, each type on its own', async () => {
+    const a = await created(member, { name: 'Kunde A' });
+    const v = await created(member, { name: 'Lieferant V', type: 'VENDOR' });
+    const b = await created(member, { name: 'Kunde B', type: 'CUSTOMER' });
+    expect([a.partnerNumber, b.partnerNumber, v.partnerNumber]).toEqual([
+      '10001',
+      '10002',
+      '70001',
+    ]);
+    // Another account starts its own sequences.
+    const other = await createUser(t);
+    expect((await created(other, { name: 'Fremd' })).partnerNumber).toBe('10001');
+    // The read answers the same as the create.
+    const one = await t.request({
+      method: 'GET',
+      url: `/v1/partners/${a.id}`,
+      token: member.token,
+    });
+    expect(one.json()).toStrictEqual(a);
+  });
+
+  it('takes a number given on create, skips it in the sequence, and refuses it twice (409)', async () => {
+    const given = await created(member, { name: 'Handnummer', partnerNumber: '10003' });
+    expect(given.partnerNumber).toBe('10003');
+    // The sequence stands at 10003: that number is taken, so the next one is 10004.
+    expect((await created(member, { name: 'Nach der Hand' })).partnerNumber).toBe('10004');
+    const twice = await create(member, { name: 'Doppelt', partnerNumber: '10003' });
+    expect(twice.statusCode).toBe(409);
+    expect(twice.json()).toMatchObject({
+      code: 'duplicate',
+      errors: [{ path: '/body/partnerNumber', code: 'duplicate' }],
+    });
+    // Nothing was written: the name is not found.
+    expect(await list(member, 'q=Doppelt')).toEqual([]);
+  });
+
+  it('changes a number on update; a taken one is 409 and changes nothing', async () => {
+    const p = await created(member, { name: 'Umnummeriert' });
+    const res = await t.request({
+      method: 'PUT',
+      url: `/v1/partners/${p.id}`,
+      token: member.token,
+      payload: { version: p.version, partnerNumber: 'K-2026/7' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ partnerNumber: 'K-2026/7', version: p.version + 1 });
+    const clash = await t.request({
+      method: 'PUT',
+      url: `/v1/partners/${p.id}`,
+      token: member.token,
+      payload: { version: p.version + 1, partnerNumber: '10001' },
+    });
+    expect(clash.statusCode).toBe(409);
+    expect(clash.json()).toMatchObject({
+      code: 'duplicate',
+      errors: [{ path: '/body/partnerNumber', code: 'duplicate' }],
+    });
+    const after = await t.request({
+      method: 'GET',
+      url: `/v1/partners/${p.id}`,
+      token: member.token,
+    });
+    expect(after.json()).toMatchObject({ partnerNumber: 'K-2026/7', version: p.version + 1 });
+  });
+
+  it.each([' 10001', '', 'a'.repeat(31), 'K 1', '-1', 'Ä1'])(
+    'refuses the number %j (400 naming the field)',
+    async (partnerNumber) => {
+      const res = await create(member, { name: 'Falsch', partnerNumber });
+      expect(res.statusCode).toBe(400);
+      expect(JSON.stringify(res.json())).toContain('/body/partnerNumber');
+    },
+  );
+
+  it('finds partners by number: the exact filter, and q by the start of the number', async () => {
+    const user = await createUser(t);
+    await created(user, { name: 'Alpha' });
+    await created(user, { name: 'Beta' });
+    await created(user, { name: 'Gamma', partnerNumber: 'X-100' });
+    expect(await list(user, 'partnerNumber=10002')).toEqual(['10002']);
+    expect(await list(user, 'partnerNumber=1000')).toEqual([]);
+    expect(await list(user, 'q=1000')).toEqual(['10002', '10001']);
+    expect(await list(user, 'q=X-1')).toEqual(['X-100']);
+    // Wildcards are taken literally; the name search still works.
+    expect(await list(user, 'q=%25')).toEqual([]);
+    expect(await list(user, 'q=alp')).toEqual(['10001']);
+  });
+
+  it('answers and sets the sequences (admins), which new partners then follow', async () => {
+    const user = await createUser(t);
+    const colleague = await createUser(t, { role: 'user', accountId: user.accountId });
+    const get = await t.request({
+      method: 'GET',
+      url: '/v1/partners/numbering',
+      token: colleague.token,
+    });
+    expect(get.statusCode).toBe(200);
+    expect(get.json()).toEqual({
+      customer: { prefix: '', nextValue: 10001, nextNumber: '10001' },
+      vendor: { prefix: '', nextValue: 70001, nextNumber: '70001' },
+    });
+    const put = (token: string, payload: Record<string, unknown>) =>
+      t.request({ method: 'PUT', url: '/v1/partners/numbering', token, payload });
+    expect((await put(colleague.token, { customer: { nextValue: 5 } })).statusCode).toBe(403);
+    const bad = await put(user.token, { customer: { prefix: 'K 1', nextValue: 0 } });
+    expect(bad.statusCode).toBe(400);
+    const res = await put(user.token, { customer: { prefix: 'K-', nextValue: 500 } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({
+      customer: { prefix: 'K-', nextValue: 500, nextNumber: 'K-500' },
+      vendor: { prefix: '', nextValue: 70001, nextNumber: '70001' },
+    });
+    expect((await created(user, { name: 'Neu' })).partnerNumber).toBe('K-500');
+    expect((await created(user, { name: 'Neu V', type: 'VENDOR' })).partnerNumber).toBe('70001');
+    // A later PUT changes only what it names.
+    await put(user.token, { vendor: { prefix: 'L' } });
+    const now = await t.request({
+      method: 'GET',
+      url: '/v1/partners/numbering',
+      token: user.token,
+    });
+    expect(now.json()).toEqual({
+      customer: { prefix: 'K-', nextValue: 501, nextNumber: 'K-501' },
+      vendor: { prefix: 'L', nextValue: 70002, nextNumber: 'L70002' },
+    });
+    const events = await t.request({
+      method: 'GET',
+      url: '/v1/audit-events?action=partner_numbering.updated',
+      token: user.token,
+    });
+    expect(events.statusCode, events.body).toBe(200);
+    expect(events.json<{ data: unknown[] }>().data).toHaveLength(2);
+  });
+
+  it('answers 422 when a lowered sequence meets a long run of taken numbers, then moves on', async () => {
+    const user = await createUser(t);
+    for (let i = 0; i < 101; i++) await created(user, { name: `Bestand ${i}` });
+    const put = await t.request({
+      method: 'PUT',
+      url: '/v1/partners/numbering',
+      token: user.token,
+      payload: { customer: { nextValue: 10001 } },
+    });
+    expect(put.statusCode).toBe(200);
+    const refused = await create(user, { name: 'Zu viele' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json()).toMatchObject({
+      code: 'business_rule_violated',
+      errors: [{ path: '/body/partnerNumber', code: 'sequence_exhausted' }],
+    });
+    // The tries moved the sequence past 100 of them: the next create finds 10102.
+    expect((await created(user, { name: 'Danach' })).partnerNumber).toBe('10102');
+  });
+
+  it('gives concurrent creates different numbers', async () => {
+    const user = await createUser(t);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => created(user, { name: `Parallel ${i}` })),
+    );
+    const numbers = answers.map((a) => a.partnerNumber).sort();
+    expect(numbers).toEqual(Array.from({ length: 8 }, (_, i) => String(10001 + i)));
+  });
+});
+
+describe('partner numbers: the upgrade (migration 0023)', () => {
+  /** A database of this run's kind to migrate step by step: in memory, or a fresh PostgreSQL one. */
+  async function freshDatabase(): Promise<Database> {
+    if (dbKind === 'sqlite')
+      return openDatabase({ database: { kind: 'sqlite', file: ':memory:' } });
+    const { default: pg } = await import('pg');
+    const name = `kontor_numbers_${process.pid}_${Date.now()}`;
+    const admin = async (statement: string) => {
+      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await client.connect();
+      await client.query(statement).finally(() => client.end());
+    };
+    await admin(`create database ${name}`);
+    onTestFinished(() => admin(`drop database if exists ${name} with (force)`));
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${name}`;
+    return openDatabase({ database: { kind: 'postgres', url: url.toString() } });
+  }
+
+  it('numbers existing partners in creation order per account and type, and continues after them', async () => {
+    const database = await freshDatabase();
+    try {
+      const migrator = new Migrator({
+        db: database.db,
+        provider: { getMigrations: () => Promise.resolve(migrations) },
+      });
+      expect((await migrator.migrateTo('0022_webhook_sending')).error).toBeUndefined();
+      for (const account of ['acc_a', 'acc_b'])
+        await sql`insert into accounts (id, name, plan_id, currency, date_format, number_format,
+          incoming_payment_term, budgets_suppressed, allow_contract_reminder_override,
+          dashboard_widgets, addresses, version, created_at, updated_at)
+          values (${account}, 'Alt GmbH', 'free', 'EUR', 'DD.MM.YYYY', '1.234,56', 'HABEN', 0, 0,
+          '[]', '[]', 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`.execute(
+          database.db,
+        );
+      // Ids in another order than creation times: the times decide.
+      const partners: [string, string, string, string][] = [
+        ['ptr_z', 'acc_a', 'CUSTOMER', '2026-01-01T00:00:00.000Z'],
+        ['ptr_y', 'acc_a', 'CUSTOMER', '2026-01-02T00:00:00.000Z'],
+        ['ptr_x', 'acc_a', 'VENDOR', '2026-01-03T00:00:00.000Z'],
+        ['ptr_w', 'acc_a', 'CUSTOMER', '2026-01-04T00:00:00.000Z'],
+        ['ptr_v', 'acc_b', 'CUSTOMER', '2026-01-05T00:00:00.000Z'],
+      ];
+      for (const [id, account, type, at] of partners)
+        await sql`insert into partners (id, account_id, name, search_name, type, addresses, tags,
+          version, created_at, updated_at, dunning_blocked)
+          values (${id}, ${account}, ${id}, ${id}, ${type}, '[]', '[]', 2, ${at}, ${at}, 0)`.execute(
+          database.db,
+        );
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+
+      const numbers = await sql<{ id: string; partner_number: string; version: number }>`
+        select id, partner_number, version from partners order by id`.execute(database.db);
+      expect(numbers.rows.map((r) => [r.id, r.partner_number, Number(r.version)])).toEqual([
+        ['ptr_v', '10001', 2],
+        ['ptr_w', '10003', 2],
+        ['ptr_x', '70001', 2],
+        ['ptr_y', '10002', 2],
+        ['ptr_z', '10001', 2],
+      ]);
+      const row = await findPartner(database.db, 'acc_a', 'ptr_w');
+      const stored = await findPartnerJson(database.db, 'acc_a', 'ptr_w');
+      expect(JSON.parse(stored!.json)).toStrictEqual(presentPartner(row!));
+      expect(presentPartner(row!).partnerNumber).toBe('10003');
+      const sequences = await sql<{ account_id: string; partner_type: string; next_value: number }>`
+        select account_id, partner_type, next_value from partner_number_sequences
+        order by account_id, partner_type`.execute(database.db);
+      expect(
+        sequences.rows.map((r) => [r.account_id, r.partner_type, Number(r.next_value)]),
+      ).toEqual([
+        ['acc_a', 'CUSTOMER', 10004],
+        ['acc_a', 'VENDOR', 70002],
+        ['acc_b', 'CUSTOMER', 10002],
+      ]);
+      // The stored answer follows a number changed later.
+      await sql`update partners set partner_number = 'K-1' where id = 'ptr_w'`.execute(database.db);
+      const changed = await findPartnerJson(database.db, 'acc_a', 'ptr_w');
+      expect(JSON.parse(changed!.json)).toMatchObject({ partnerNumber: 'K-1' });
+    } finally {
+      await database.close();
+    }
+  });
+});
