@@ -4987,6 +4987,25 @@ export interface components {
             source: "MANUAL" | "PROVIDER" | "IMPORT";
             /** @description The bank statement import that booked it. */
             importId: string | null;
+            /** @description Where the linked invoice stands after this payment (an extension of the spec’s payment): present when `documentId` names an invoice or credit note, absent otherwise. */
+            document?: {
+                /** @description The invoice (`doc_…`), as `documentId`. */
+                id: string;
+                /** @description Its number; null while it is a DRAFT. */
+                documentNumber: string | null;
+                /**
+                 * @description The invoice’s `paymentStatus` counting this and every other settled (MARKED) payment of it: UNPAID, PARTIAL or PAID. PENDING payments do not count.
+                 * @enum {unknown}
+                 */
+                paymentStatus: "UNPAID" | "PARTIAL" | "PAID";
+                /** @description What is still owed on the invoice, in major units of its currency: the gross total less its settled payments and its FINAL credit notes, never below 0. */
+                openAmount: number;
+                /**
+                 * Format: date-time
+                 * @description When its settled payments first covered it (RFC 3339 UTC); null while it is not PAID.
+                 */
+                paidAt: string | null;
+            };
         };
         PaymentPage: {
             /** @description The records of this page, newest first. */
@@ -5026,7 +5045,7 @@ export interface components {
              */
             paymentDate: string;
             /**
-             * @description PENDING (default) or MARKED (settled); both directions are allowed and `markedAt` follows.
+             * @description MARKED (settled) or PENDING (expected). Default: MARKED — a payment recorded without `providerPaymentIntentId` is money that moved, and its invoice’s `paymentStatus` follows at once; with `providerPaymentIntentId` PENDING, until the provider’s webhook reports success. Send `PENDING` to record an expected payment.
              * @enum {unknown}
              */
             status?: "PENDING" | "MARKED";
@@ -5047,7 +5066,7 @@ export interface components {
              */
             version: number;
             /**
-             * @description PENDING (default) or MARKED (settled); both directions are allowed and `markedAt` follows.
+             * @description PENDING (expected, not yet settled) or MARKED (settled); both directions are allowed and `markedAt` follows.
              * @enum {unknown}
              */
             status?: "PENDING" | "MARKED";
@@ -5933,7 +5952,7 @@ export interface components {
              */
             paymentDate: string;
             /**
-             * @description PENDING (default) or MARKED (settled); both directions are allowed and `markedAt` follows.
+             * @description MARKED (settled) or PENDING (expected). Default: MARKED — a payment recorded without `providerPaymentIntentId` is money that moved, and its invoice’s `paymentStatus` follows at once; with `providerPaymentIntentId` PENDING, until the provider’s webhook reports success. Send `PENDING` to record an expected payment.
              * @enum {unknown}
              */
             status?: "PENDING" | "MARKED";

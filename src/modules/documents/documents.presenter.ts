@@ -52,7 +52,7 @@ export function isPaid(row: DocumentRow & Partial<PaymentFigures>): boolean {
   return row.document_type === 'INVOICE' && paymentState(row).paymentStatus === 'PAID';
 }
 
-function paymentState(
+export function paymentState(
   row: DocumentRow & Partial<PaymentFigures>,
 ): Pick<DocumentView, 'paymentStatus' | 'overdue'> {
   if (row.document_type !== 'INVOICE') return { paymentStatus: null, overdue: false };

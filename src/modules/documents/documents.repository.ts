@@ -153,6 +153,24 @@ export async function findDocument(
   return oneWithFigures(db, accountId, await records.find(db, accountId, id), today);
 }
 
+/** The invoices (document_type INVOICE) among `ids`, with their payment figures. */
+export async function findInvoices(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+  today?: string,
+): Promise<(DocumentRow & PaymentFigures & PrecedingFigures)[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('documents')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...new Set(ids)])
+    .where('document_type', '=', 'INVOICE')
+    .execute();
+  return withPaymentFigures(db, accountId, rows, today);
+}
+
 export const documentVersion = records.version;
 
 /** The compare-and-set update (version and guard, e.g. `{ status: 'DRAFT' }`), bumping version. */
