@@ -5161,7 +5161,48 @@ export interface components {
                 /** @description Day of the anchor balance (YYYY-MM-DD). */
                 effectiveDate: string;
             } | null;
+            /** @description Receivables: what customers still owe on issued invoices in the account currency (invoices in other currencies are left out). PENDING payments do not reduce it; settled ones and credit notes do. */
             receivables: {
+                /** @description What is still open on the FINAL invoices this account issued (GENERATED), neither paid nor cancelled, major units of the account currency: each one's gross total less its settled (MARKED) payments and its FINAL credit notes. */
+                amount: number;
+                /**
+                 * Format: int64
+                 * @description How many the FINAL invoices this account issued (GENERATED), neither paid nor cancelled have something open.
+                 */
+                count: number;
+            };
+            /** @description The part of `receivables` past its due date. */
+            overdueReceivables: {
+                /** @description What is still open on the FINAL invoices this account issued (GENERATED), neither paid nor cancelled, due before today, major units of the account currency: each one's gross total less its settled (MARKED) payments and its FINAL credit notes. */
+                amount: number;
+                /**
+                 * Format: int64
+                 * @description How many the FINAL invoices this account issued (GENERATED), neither paid nor cancelled, due before today have something open.
+                 */
+                count: number;
+            };
+            /** @description Payables: what this account still owes on received invoices in the account currency. */
+            payables: {
+                /** @description What is still open on the FINAL invoices this account received (UPLOADED: suppliers’ bills), neither paid nor cancelled, major units of the account currency: each one's gross total less its settled (MARKED) payments and its FINAL credit notes. */
+                amount: number;
+                /**
+                 * Format: int64
+                 * @description How many the FINAL invoices this account received (UPLOADED: suppliers’ bills), neither paid nor cancelled have something open.
+                 */
+                count: number;
+            };
+            /** @description The part of `payables` past its due date. */
+            overduePayables: {
+                /** @description What is still open on the FINAL invoices this account received (UPLOADED: suppliers’ bills), neither paid nor cancelled, due before today, major units of the account currency: each one's gross total less its settled (MARKED) payments and its FINAL credit notes. */
+                amount: number;
+                /**
+                 * Format: int64
+                 * @description How many the FINAL invoices this account received (UPLOADED: suppliers’ bills), neither paid nor cancelled, due before today have something open.
+                 */
+                count: number;
+            };
+            /** @description Expected incoming payments (PENDING, any date), e.g. provider payments not yet reported. */
+            pendingIncomingPayments: {
                 /** @description Sum of PENDING INCOMING payments, major units. */
                 amount: number;
                 /**
@@ -5170,7 +5211,8 @@ export interface components {
                  */
                 count: number;
             };
-            payables: {
+            /** @description Expected outgoing payments (PENDING, any date). */
+            pendingOutgoingPayments: {
                 /** @description Sum of PENDING OUTGOING payments, major units. */
                 amount: number;
                 /**
