@@ -4390,6 +4390,7 @@ export interface components {
          *       "finalizedAt": null,
          *       "sentAt": null,
          *       "sentTo": [],
+         *       "delivery": null,
          *       "invoiceType": "INVOICE",
          *       "deliveryDate": "2026-01-31",
          *       "servicePeriod": null,
@@ -4552,6 +4553,8 @@ export interface components {
             sentAt: string | null;
             /** @description Recipients of the last sending. */
             sentTo: string[];
+            /** @description Where the last sending put the mail: `smtp` — a mail server accepted it; `outbox` — it was only written to the local outbox (`DATA_DIR/outbox`, no SMTP_URL configured) and has not left the machine. Null while never sent (or sent before this was recorded). */
+            delivery: ("outbox" | "smtp") | null;
             /** @description Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Gutschrift/Storno correcting `precedingDocumentId`); null for contract documents. */
             invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
             /** @description Date of the supply or service (BT-72), YYYY-MM-DD. */

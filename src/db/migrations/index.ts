@@ -21,6 +21,7 @@ import * as m0019 from './0019_dunning.js';
 import * as m0020 from './0020_invoice_events.js';
 import * as m0021 from './0021_partner_answers.js';
 import * as m0022 from './0022_webhook_sending.js';
+import * as m0023 from './0023_document_delivery.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_invoice_events': m0020,
   '0021_partner_answers': m0021,
   '0022_webhook_sending': m0022,
+  '0023_document_delivery': m0023,
 };

@@ -141,6 +141,7 @@ export function presentDocument(row: DocumentWithPreceding): DocumentView {
     finalizedAt: row.finalized_at,
     sentAt: row.sent_at,
     sentTo: row.sent_to ? (JSON.parse(row.sent_to) as string[]) : [],
+    delivery: row.sent_delivery as DocumentView['delivery'],
     ...invoiceFields(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -19,6 +19,7 @@ export const NEW_DOCUMENT_HISTORY = {
   finalized_at: null,
   sent_at: null,
   sent_to: null,
+  sent_delivery: null,
   dunning_level: 0,
   last_dunned_at: null,
   dunning_blocked: 0,
