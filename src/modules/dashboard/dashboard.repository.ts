@@ -165,7 +165,10 @@ export interface OpenInvoiceTotals {
  * due date on `today`. An invoice's open amount is its gross total less its settled (MARKED)
  * payments in its currency — counted like its `paymentStatus`, whichever way they went — and
  * less its FINAL credit notes; only invoices with something left count. One aggregate over
- * correlated sums, indexed by account and document on both tables.
+ * correlated sums, indexed by account and document on both tables. The payments' status and
+ * currency are judged inside the sum, not in its WHERE: there SQLite's planner would prefer
+ * the covering (account, status, currency, …) index of the balances and read every settled
+ * payment of the account once per invoice (34 s instead of milliseconds for 10 000 invoices).
  */
 export async function openInvoiceTotals(
   db: Executor,
@@ -184,10 +187,11 @@ export async function openInvoiceTotals(
         - (select coalesce(sum(c.gross_total), 0) from documents c
              where c.account_id = d.account_id and c.preceding_document_id = d.id
                and c.invoice_type = 'CREDIT_NOTE' and c.status = 'FINAL')
-        - abs((select coalesce(sum(case when p.direction = 'INCOMING' then p.amount else -p.amount end), 0)
+        - abs((select coalesce(sum(case
+               when p.status <> 'MARKED' or p.currency <> d.currency then 0
+               when p.direction = 'INCOMING' then p.amount else -p.amount end), 0)
              from payments p
-             where p.account_id = d.account_id and p.document_id = d.id
-               and p.status = 'MARKED' and p.currency = d.currency))`.as('open'),
+             where p.account_id = d.account_id and p.document_id = d.id))`.as('open'),
     ])
     .where('d.account_id', '=', accountId)
     .where('d.document_type', '=', 'INVOICE')
