@@ -70,7 +70,7 @@ import { DbJobQueue } from './shared/jobs.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './shared/counters.js';
 import { closePdfWorkers } from './shared/pdf/worker-pool.js';
-import { createMailer, type Mailer } from './shared/mail.js';
+import { createMailer, outboxDir, type Mailer } from './shared/mail.js';
 import { randomBase62 } from './shared/secrets.js';
 import { KONTOR_VERSION } from './shared/version.js';
 import type { App } from './http/types.js';
@@ -316,7 +316,7 @@ async function createContext(
     database,
     db: database.db,
     clock,
-    mailer: options.mailer ?? createMailer(config),
+    mailer: options.mailer ?? mailerOf(config, log),
     counters,
     credentials,
     appSecret,
@@ -341,6 +341,20 @@ async function createContext(
     backups: createBackupSchedule({ config, database, clock, logger: log }),
     logger: log,
   };
+}
+
+/**
+ * The configured mailer. Without `SMTP_URL` mail only lands in the outbox directory; an
+ * operator who expects invoices to reach customers is told once, at start, what to set.
+ */
+function mailerOf(config: Config, log: FastifyBaseLogger): Mailer {
+  const mailer = createMailer(config);
+  if (mailer.delivery === 'outbox')
+    log.warn(
+      { outbox: outboxDir(config.dataDir) },
+      'SMTP_URL is not set: mail does not leave this machine — every message (invoices, sign-up codes, reminders) is only written as a file to the outbox directory. Set SMTP_URL to send through a mail server.',
+    );
+  return mailer;
 }
 
 /** What closing the app closes, in order: work first, then connections, the database last. */

@@ -146,10 +146,14 @@ export const settings = {
   ),
   smtpUrl: url(
     'SMTP_URL',
-    'SMTP server for outgoing mail (`smtp://user:pass@host:587`, `smtps://…`). Unset: mail is written to `DATA_DIR/outbox/*.eml`.',
+    'SMTP server for outgoing mail (`smtp://user:pass@host:587`, `smtps://…`). Unset: mail is only written to `DATA_DIR/outbox/*.eml` and does not leave the machine (a warning at start says so; a sent document answers `delivery: outbox`).',
     ['smtp:', 'smtps:'],
   ),
-  mailFrom: str('MAIL_FROM', 'Sender address of outgoing mail.', 'Kontor <no-reply@kontor.local>'),
+  mailFrom: str(
+    'MAIL_FROM',
+    'Sender (From) of all outgoing mail, e.g. `Firma GmbH <rechnung@firma.example>`; an address your SMTP server may send as. Documents sent to partners carry the company’s email (account company settings) as Reply-To, so answers reach the company.',
+    'Kontor <no-reply@kontor.local>',
+  ),
   publicUrl: str(
     'PUBLIC_URL',
     'Public base URL of the service, used in mail links and signed URLs. Default: `http://HOST:PORT`.',

@@ -463,6 +463,8 @@ export interface DocumentsTable {
   finalized_at: string | null;
   sent_at: string | null;
   sent_to: string | null;
+  /** Where the last send put the mail: `outbox` or `smtp` (null: never sent, or not recorded). */
+  sent_delivery: string | null;
   /** Invoices (issue 10): delivery date (BT-72) or service period (BG-14), YYYY-MM-DD. */
   delivery_date: string | null;
   service_period_from: string | null;

@@ -114,6 +114,7 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
     finalizedAt: null,
     sentAt: null,
     sentTo: [],
+    delivery: null,
     invoiceType: 'INVOICE',
     deliveryDate: '2026-01-31',
     servicePeriod: null,

@@ -7,14 +7,23 @@ import type { Transporter } from 'nodemailer';
 export interface MailMessage {
   to: string;
   cc?: string;
+  /** Where replies go when the sender address takes none (e.g. the company's own address). */
+  replyTo?: string;
   subject: string;
   text: string;
   headers?: Record<string, string>;
   attachments?: Array<{ filename: string; content: Buffer; contentType: string }>;
 }
 
+/**
+ * Where a mailer puts what it sends: `outbox` — files in `DATA_DIR/outbox`, nothing leaves the
+ * machine; `smtp` — handed to a mail server, which accepted it.
+ */
+export type MailDelivery = 'outbox' | 'smtp';
+
 /** The one way Kontor sends mail. */
 export interface Mailer {
+  readonly delivery: MailDelivery;
   send(message: MailMessage): Promise<void>;
   close(): void;
 }
@@ -24,6 +33,7 @@ export interface Mailer {
  * temporary name and renamed, so a reader never sees half a message.
  */
 export class OutboxMailer implements Mailer {
+  readonly delivery = 'outbox';
   private readonly transport: Transporter;
   constructor(
     private readonly dir: string,
@@ -54,6 +64,7 @@ export class OutboxMailer implements Mailer {
 
 /** Production: SMTP through nodemailer, from `SMTP_URL`. */
 export class SmtpMailer implements Mailer {
+  readonly delivery = 'smtp';
   private readonly transport: Transporter;
   constructor(
     url: string,
@@ -71,6 +82,9 @@ export class SmtpMailer implements Mailer {
   }
 }
 
+/** The outbox directory of embedded mode. */
+export const outboxDir = (dataDir: string) => path.join(dataDir, 'outbox');
+
 export function createMailer(config: {
   smtpUrl?: string;
   dataDir: string;
@@ -79,5 +93,5 @@ export function createMailer(config: {
   const from = config.mailFrom ?? 'Kontor <no-reply@kontor.local>';
   return config.smtpUrl
     ? new SmtpMailer(config.smtpUrl, from)
-    : new OutboxMailer(path.join(config.dataDir, 'outbox'), from);
+    : new OutboxMailer(outboxDir(config.dataDir), from);
 }

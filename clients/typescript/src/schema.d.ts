@@ -4564,6 +4564,7 @@ export interface components {
          *       "finalizedAt": null,
          *       "sentAt": null,
          *       "sentTo": [],
+         *       "delivery": null,
          *       "invoiceType": "INVOICE",
          *       "deliveryDate": "2026-01-31",
          *       "servicePeriod": null,
@@ -4726,6 +4727,8 @@ export interface components {
             sentAt: string | null;
             /** @description Recipients of the last sending. */
             sentTo: string[];
+            /** @description Where the last sending put the mail: `smtp` — a mail server accepted it; `outbox` — it was only written to the local outbox (`DATA_DIR/outbox`, no SMTP_URL configured) and has not left the machine. Null while never sent (or sent before this was recorded). */
+            delivery: ("outbox" | "smtp") | null;
             /** @description Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Rechnungskorrektur, or a Stornorechnung when it cancels `precedingDocumentId` in full); null for contract documents. */
             invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
             /** @description Date of the supply or service (BT-72), YYYY-MM-DD. */
@@ -5268,6 +5271,25 @@ export interface components {
             source: "MANUAL" | "PROVIDER" | "IMPORT";
             /** @description The bank statement import that booked it. */
             importId: string | null;
+            /** @description Where the linked invoice stands after this payment (an extension of the spec’s payment): present when `documentId` names an invoice or credit note, absent otherwise. */
+            document?: {
+                /** @description The invoice (`doc_…`), as `documentId`. */
+                id: string;
+                /** @description Its number; null while it is a DRAFT. */
+                documentNumber: string | null;
+                /**
+                 * @description The invoice’s `paymentStatus` counting this and every other settled (MARKED) payment of it: UNPAID, PARTIAL or PAID. PENDING payments do not count.
+                 * @enum {unknown}
+                 */
+                paymentStatus: "UNPAID" | "PARTIAL" | "PAID";
+                /** @description What is still owed on the invoice, in major units of its currency: the gross total less its settled payments and its FINAL credit notes, never below 0. */
+                openAmount: number;
+                /**
+                 * Format: date-time
+                 * @description When its settled payments first covered it (RFC 3339 UTC); null while it is not PAID.
+                 */
+                paidAt: string | null;
+            };
         };
         PaymentPage: {
             /** @description The records of this page, newest first. */
@@ -5307,7 +5329,7 @@ export interface components {
              */
             paymentDate: string;
             /**
-             * @description PENDING (default) or MARKED (settled); both directions are allowed and `markedAt` follows.
+             * @description MARKED (settled) or PENDING (expected). Default: MARKED — a payment recorded without `providerPaymentIntentId` is money that moved, and its invoice’s `paymentStatus` follows at once; with `providerPaymentIntentId` PENDING, until the provider’s webhook reports success. Send `PENDING` to record an expected payment.
              * @enum {unknown}
              */
             status?: "PENDING" | "MARKED";
@@ -5328,7 +5350,7 @@ export interface components {
              */
             version: number;
             /**
-             * @description PENDING (default) or MARKED (settled); both directions are allowed and `markedAt` follows.
+             * @description PENDING (expected, not yet settled) or MARKED (settled); both directions are allowed and `markedAt` follows.
              * @enum {unknown}
              */
             status?: "PENDING" | "MARKED";
@@ -5423,7 +5445,48 @@ export interface components {
                 /** @description Day of the anchor balance (YYYY-MM-DD). */
                 effectiveDate: string;
             } | null;
+            /** @description Receivables: what customers still owe on issued invoices in the account currency (invoices in other currencies are left out). PENDING payments do not reduce it; settled ones and credit notes do. */
             receivables: {
+                /** @description What is still open on the FINAL invoices this account issued (GENERATED), neither paid nor cancelled, major units of the account currency: each one's gross total less its settled (MARKED) payments and its FINAL credit notes. */
+                amount: number;
+                /**
+                 * Format: int64
+                 * @description How many the FINAL invoices this account issued (GENERATED), neither paid nor cancelled have something open.
+                 */
+                count: number;
+            };
+            /** @description The part of `receivables` past its due date. */
+            overdueReceivables: {
+                /** @description What is still open on the FINAL invoices this account issued (GENERATED), neither paid nor cancelled, due before today, major units of the account currency: each one's gross total less its settled (MARKED) payments and its FINAL credit notes. */
+                amount: number;
+                /**
+                 * Format: int64
+                 * @description How many the FINAL invoices this account issued (GENERATED), neither paid nor cancelled, due before today have something open.
+                 */
+                count: number;
+            };
+            /** @description Payables: what this account still owes on received invoices in the account currency. */
+            payables: {
+                /** @description What is still open on the FINAL invoices this account received (UPLOADED: suppliers’ bills), neither paid nor cancelled, major units of the account currency: each one's gross total less its settled (MARKED) payments and its FINAL credit notes. */
+                amount: number;
+                /**
+                 * Format: int64
+                 * @description How many the FINAL invoices this account received (UPLOADED: suppliers’ bills), neither paid nor cancelled have something open.
+                 */
+                count: number;
+            };
+            /** @description The part of `payables` past its due date. */
+            overduePayables: {
+                /** @description What is still open on the FINAL invoices this account received (UPLOADED: suppliers’ bills), neither paid nor cancelled, due before today, major units of the account currency: each one's gross total less its settled (MARKED) payments and its FINAL credit notes. */
+                amount: number;
+                /**
+                 * Format: int64
+                 * @description How many the FINAL invoices this account received (UPLOADED: suppliers’ bills), neither paid nor cancelled, due before today have something open.
+                 */
+                count: number;
+            };
+            /** @description Expected incoming payments (PENDING, any date), e.g. provider payments not yet reported. */
+            pendingIncomingPayments: {
                 /** @description Sum of PENDING INCOMING payments, major units. */
                 amount: number;
                 /**
@@ -5432,7 +5495,8 @@ export interface components {
                  */
                 count: number;
             };
-            payables: {
+            /** @description Expected outgoing payments (PENDING, any date). */
+            pendingOutgoingPayments: {
                 /** @description Sum of PENDING OUTGOING payments, major units. */
                 amount: number;
                 /**
@@ -6218,7 +6282,7 @@ export interface components {
              */
             paymentDate: string;
             /**
-             * @description PENDING (default) or MARKED (settled); both directions are allowed and `markedAt` follows.
+             * @description MARKED (settled) or PENDING (expected). Default: MARKED — a payment recorded without `providerPaymentIntentId` is money that moved, and its invoice’s `paymentStatus` follows at once; with `providerPaymentIntentId` PENDING, until the provider’s webhook reports success. Send `PENDING` to record an expected payment.
              * @enum {unknown}
              */
             status?: "PENDING" | "MARKED";

@@ -23,6 +23,7 @@ import * as m0021 from './0021_partner_answers.js';
 import * as m0022 from './0022_webhook_sending.js';
 import * as m0023 from './0023_credit_note_titles.js';
 import * as m0024 from './0024_partner_numbers.js';
+import * as m0025 from './0025_document_delivery.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0022_webhook_sending': m0022,
   '0023_credit_note_titles': m0023,
   '0024_partner_numbers': m0024,
+  '0025_document_delivery': m0025,
 };

@@ -16,8 +16,8 @@ import { USE_SCORE } from './suggestions.js';
 
 /**
  * The booking half of finalize (decisions §11), run inside its transaction: every ACCEPTED
- * line becomes a MARKED payment or marks the open payment it matched (score ≥ 70, still
- * PENDING), categorised debits become budget entries, and every line enters the ledger of
+ * line becomes a MARKED payment or marks the payment it matched (score ≥ 70, still PENDING, or
+ * recorded by hand as settled and not yet on a statement: then it is only linked), categorised debits become budget entries, and every line enters the ledger of
  * imported lines. Suggested records deleted since staging are not used.
  */
 

@@ -198,7 +198,8 @@ export async function deleteDiscardedImports(
 
 /**
  * What a statement's lines are matched against (suggestions.ts): the account's partners, the
- * IBANs earlier imports booked to a partner (oldest first), open payments, open invoices with
+ * IBANs earlier imports booked to a partner (oldest first), payments awaiting a statement (open
+ * ones, and those recorded by hand as settled), open invoices with
  * what is paid of them, and active budget categories.
  */
 export async function matchingCandidates(db: Executor, accountId: string) {
@@ -223,9 +224,21 @@ export async function matchingCandidates(db: Executor, accountId: string) {
         'partner_name',
         'document_number',
         'payment_date',
+        'status',
       ])
       .where('account_id', '=', accountId)
-      .where('status', '=', 'PENDING')
+      // What the payments module lets a line settle (its markImported): PENDING, or recorded
+      // by hand as settled and not yet confirmed by a statement — never booked twice.
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'PENDING'),
+          eb.and([
+            eb('status', '=', 'MARKED'),
+            eb('source', '=', 'MANUAL'),
+            eb('import_id', 'is', null),
+          ]),
+        ]),
+      )
       .execute(),
     db
       .selectFrom('documents as d')

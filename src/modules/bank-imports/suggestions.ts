@@ -25,6 +25,8 @@ interface OpenPayment {
   partner_name: string | null;
   document_number: string | null;
   payment_date: string;
+  /** PENDING, or MARKED when recorded by hand as settled and not yet seen on a statement. */
+  status: string;
 }
 
 interface OpenInvoice {
@@ -173,7 +175,11 @@ export class Matcher {
     const purpose = foldForMatch(entry.purpose);
     let best: Suggestion | undefined;
     for (const p of candidates) {
-      const reasons = ['same amount and direction as this open payment'];
+      const reasons = [
+        p.status === 'PENDING'
+          ? 'same amount and direction as this open payment'
+          : 'same amount and direction as this payment recorded as settled, not yet on a statement',
+      ];
       let score = 50;
       if (partnerId && p.partner_id === partnerId) {
         score += 25;

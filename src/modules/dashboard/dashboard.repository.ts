@@ -114,17 +114,23 @@ export async function dailyFlows(
   }));
 }
 
-export interface OpenTotals {
-  receivables: { amount: number; count: number };
-  payables: { amount: number; count: number };
+/** A sum of minor units and how many records it covers. */
+export interface Tally {
+  amount: number;
+  count: number;
+}
+
+export interface PendingTotals {
+  incoming: Tally;
+  outgoing: Tally;
 }
 
 /** PENDING payments in `currency`, summed and counted per direction. */
-export async function openTotals(
+export async function pendingTotals(
   db: Executor,
   accountId: string,
   currency: string,
-): Promise<OpenTotals> {
+): Promise<PendingTotals> {
   const rows = await db
     .selectFrom('payments')
     .select((eb) => [
@@ -141,5 +147,85 @@ export async function openTotals(
     const row = rows.find((r) => r.direction === direction);
     return { amount: num(row?.total), count: num(row?.n) };
   };
-  return { receivables: of('INCOMING'), payables: of('OUTGOING') };
+  return { incoming: of('INCOMING'), outgoing: of('OUTGOING') };
+}
+
+export interface OpenInvoiceTotals {
+  /** Invoices this account issued (GENERATED): what customers still owe. */
+  receivables: Tally;
+  overdueReceivables: Tally;
+  /** Invoices it received (UPLOADED, a supplier's bill): what it still owes. */
+  payables: Tally;
+  overduePayables: Tally;
+}
+
+/**
+ * The open amounts of the FINAL invoices in `currency` that are neither paid nor cancelled
+ * (the open items of `GET /v1/documents?open=true`), per kind and whether they are past their
+ * due date on `today`. An invoice's open amount is its gross total less its settled (MARKED)
+ * payments in its currency — counted like its `paymentStatus`, whichever way they went — and
+ * less its FINAL credit notes; only invoices with something left count. One aggregate over
+ * correlated sums, indexed by account and document on both tables. The payments' status and
+ * currency are judged inside the sum, not in its WHERE: there SQLite's planner would prefer
+ * the covering (account, status, currency, …) index of the balances and read every settled
+ * payment of the account once per invoice (34 s instead of milliseconds for 10 000 invoices).
+ */
+export async function openInvoiceTotals(
+  db: Executor,
+  accountId: string,
+  currency: string,
+  today: string,
+): Promise<OpenInvoiceTotals> {
+  const open = db
+    .selectFrom('documents as d')
+    .select([
+      'd.source',
+      sql<number>`case when d.due_date is not null and d.due_date < ${today} then 1 else 0 end`.as(
+        'overdue',
+      ),
+      sql<number | string>`d.gross_total
+        - (select coalesce(sum(c.gross_total), 0) from documents c
+             where c.account_id = d.account_id and c.preceding_document_id = d.id
+               and c.invoice_type = 'CREDIT_NOTE' and c.status = 'FINAL')
+        - abs((select coalesce(sum(case
+               when p.status <> 'MARKED' or p.currency <> d.currency then 0
+               when p.direction = 'INCOMING' then p.amount else -p.amount end), 0)
+             from payments p
+             where p.account_id = d.account_id and p.document_id = d.id))`.as('open'),
+    ])
+    .where('d.account_id', '=', accountId)
+    .where('d.document_type', '=', 'INVOICE')
+    .where('d.invoice_type', '=', 'INVOICE')
+    .where('d.status', '=', 'FINAL')
+    .where('d.cancelled_by_document_id', 'is', null)
+    .where('d.paid_at', 'is', null)
+    .where('d.currency', '=', currency)
+    .as('o');
+  const rows = await db
+    .selectFrom(open)
+    .select((eb) => [
+      'o.source',
+      'o.overdue',
+      eb.fn
+        .sum<number | string | null>(sql`case when o.open > 0 then o.open else 0 end`)
+        .as('amount'),
+      eb.fn.sum<number | string | null>(sql`case when o.open > 0 then 1 else 0 end`).as('n'),
+    ])
+    .groupBy(['o.source', 'o.overdue'])
+    .execute();
+  const tally = (source: string, overdueOnly: boolean): Tally => {
+    const mine = rows.filter(
+      (r) => r.source === source && (!overdueOnly || Number(r.overdue) === 1),
+    );
+    return {
+      amount: mine.reduce((n, r) => n + num(r.amount), 0),
+      count: mine.reduce((n, r) => n + num(r.n), 0),
+    };
+  };
+  return {
+    receivables: tally('GENERATED', false),
+    overdueReceivables: tally('GENERATED', true),
+    payables: tally('UPLOADED', false),
+    overduePayables: tally('UPLOADED', true),
+  };
 }

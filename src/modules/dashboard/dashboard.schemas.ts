@@ -84,14 +84,30 @@ const Flow = Type.Object(
   { additionalProperties: false },
 );
 
-const Open = (what: string) =>
+const Pending = (what: string, description: string) =>
   Type.Object(
     {
       amount: money(`Sum of PENDING ${what} payments, major units.`),
       count: Type.Integer({ description: `How many PENDING ${what} payments.` }),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, description },
   );
+
+/** Open invoices of one kind: what is left of them and how many. */
+const OpenInvoices = (which: string, description: string) =>
+  Type.Object(
+    {
+      amount: money(
+        `What is still open on ${which}, major units of the account currency: each one's gross total less its settled (MARKED) payments and its FINAL credit notes.`,
+      ),
+      count: Type.Integer({ description: `How many ${which} have something open.` }),
+    },
+    { additionalProperties: false, description },
+  );
+
+const ISSUED = 'the FINAL invoices this account issued (GENERATED), neither paid nor cancelled';
+const RECEIVED =
+  'the FINAL invoices this account received (UPLOADED: suppliers’ bills), neither paid nor cancelled';
 
 const BudgetUse = Type.Object(
   {
@@ -151,8 +167,27 @@ export const StatsSchema = Type.Object(
       ),
       'The cash anchor the balance is based on, or null when none is set.',
     ),
-    receivables: Open('INCOMING'),
-    payables: Open('OUTGOING'),
+    receivables: OpenInvoices(
+      ISSUED,
+      'Receivables: what customers still owe on issued invoices in the account currency (invoices in other currencies are left out). PENDING payments do not reduce it; settled ones and credit notes do.',
+    ),
+    overdueReceivables: OpenInvoices(
+      `${ISSUED}, due before today`,
+      'The part of `receivables` past its due date.',
+    ),
+    payables: OpenInvoices(
+      RECEIVED,
+      'Payables: what this account still owes on received invoices in the account currency.',
+    ),
+    overduePayables: OpenInvoices(
+      `${RECEIVED}, due before today`,
+      'The part of `payables` past its due date.',
+    ),
+    pendingIncomingPayments: Pending(
+      'INCOMING',
+      'Expected incoming payments (PENDING, any date), e.g. provider payments not yet reported.',
+    ),
+    pendingOutgoingPayments: Pending('OUTGOING', 'Expected outgoing payments (PENDING, any date).'),
     thisMonth: Flow,
     lastMonth: Flow,
     budgetsSuppressed: Type.Boolean({

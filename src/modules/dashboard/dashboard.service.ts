@@ -70,7 +70,9 @@ export class DashboardService {
         net: major(f.income - f.expense),
       };
     };
-    const open = await repo.openTotals(db, accountId, currency);
+    const pending = await repo.pendingTotals(db, accountId, currency);
+    const open = await repo.openInvoiceTotals(db, accountId, currency, today);
+    const tally = (t: repo.Tally) => ({ amount: major(t.amount), count: t.count });
 
     return {
       asOf: today,
@@ -83,8 +85,12 @@ export class DashboardService {
             effectiveDate: anchorRow.effective_date,
           }
         : null,
-      receivables: { amount: major(open.receivables.amount), count: open.receivables.count },
-      payables: { amount: major(open.payables.amount), count: open.payables.count },
+      receivables: tally(open.receivables),
+      overdueReceivables: tally(open.overdueReceivables),
+      payables: tally(open.payables),
+      overduePayables: tally(open.overduePayables),
+      pendingIncomingPayments: tally(pending.incoming),
+      pendingOutgoingPayments: tally(pending.outgoing),
       thisMonth: await flowOf(thisMonthKey),
       lastMonth: await flowOf(lastMonthKey),
       budgetsSuppressed: account.budgets_suppressed === 1,

@@ -52,7 +52,7 @@ export function isPaid(row: DocumentRow & Partial<PaymentFigures>): boolean {
   return row.document_type === 'INVOICE' && paymentState(row).paymentStatus === 'PAID';
 }
 
-function paymentState(
+export function paymentState(
   row: DocumentRow & Partial<PaymentFigures>,
 ): Pick<DocumentView, 'paymentStatus' | 'overdue'> {
   if (row.document_type !== 'INVOICE') return { paymentStatus: null, overdue: false };
@@ -141,6 +141,7 @@ export function presentDocument(row: DocumentWithPreceding): DocumentView {
     finalizedAt: row.finalized_at,
     sentAt: row.sent_at,
     sentTo: row.sent_to ? (JSON.parse(row.sent_to) as string[]) : [],
+    delivery: row.sent_delivery as DocumentView['delivery'],
     ...invoiceFields(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -19,6 +19,7 @@ export const NEW_DOCUMENT_HISTORY = {
   finalized_at: null,
   sent_at: null,
   sent_to: null,
+  sent_delivery: null,
   dunning_level: 0,
   last_dunned_at: null,
   dunning_blocked: 0,
@@ -151,6 +152,24 @@ export async function findDocument(
   today?: string,
 ): Promise<DocumentWithFigures | undefined> {
   return oneWithFigures(db, accountId, await records.find(db, accountId, id), today);
+}
+
+/** The invoices (document_type INVOICE) among `ids`, with their payment figures. */
+export async function findInvoices(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+  today?: string,
+): Promise<(DocumentRow & PaymentFigures & PrecedingFigures)[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('documents')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...new Set(ids)])
+    .where('document_type', '=', 'INVOICE')
+    .execute();
+  return withPaymentFigures(db, accountId, rows, today);
 }
 
 export const documentVersion = records.version;

@@ -20,6 +20,8 @@ export const DOCUMENT_SOURCES = ['GENERATED', 'UPLOADED'] as const;
 export const PROCESSING_STATUSES = ['QUEUED', 'RUNNING', 'DONE', 'FAILED'] as const;
 export const PAYMENT_STATUSES = ['UNPAID', 'PARTIAL', 'PAID'] as const;
 export const INVOICE_TYPES = ['INVOICE', 'CREDIT_NOTE'] as const;
+/** Where a sending put the mail (shared/mail's `MailDelivery`). */
+export const MAIL_DELIVERIES = ['outbox', 'smtp'] as const;
 export const EINVOICE_OUTPUT_FORMATS = ['xrechnung-cii', 'xrechnung-ubl', 'zugferd'] as const;
 export type EInvoiceOutputFormat = (typeof EINVOICE_OUTPUT_FORMATS)[number];
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
@@ -150,6 +152,10 @@ export const DocumentSchema = Type.Object(
     finalizedAt: Nullable(Type.String(), 'When it became FINAL.'),
     sentAt: Nullable(Type.String(), 'When it was last sent.'),
     sentTo: Type.Array(Type.String(), { description: 'Recipients of the last sending.' }),
+    delivery: Nullable(
+      Type.Enum(MAIL_DELIVERIES),
+      'Where the last sending put the mail: `smtp` — a mail server accepted it; `outbox` — it was only written to the local outbox (`DATA_DIR/outbox`, no SMTP_URL configured) and has not left the machine. Null while never sent (or sent before this was recorded).',
+    ),
     invoiceType: Nullable(
       Type.Enum(INVOICE_TYPES),
       'Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Rechnungskorrektur, or a Stornorechnung when it cancels `precedingDocumentId` in full); null for contract documents.',

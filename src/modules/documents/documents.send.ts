@@ -3,7 +3,8 @@ import { AppError, notFound } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
-import { findAccount, type Address } from '../account/index.js';
+import { findAccount, readCompany, type Address } from '../account/index.js';
+import type { MailDelivery } from '../../shared/mail.js';
 import { findPartner } from '../partners/index.js';
 import { assertMailQuota, countMail } from '../plans/index.js';
 import type { DocumentOutput } from './documents.output.js';
@@ -70,7 +71,9 @@ export interface SendDeps {
 /**
  * `POST /v1/documents/{documentId}/send` (decisions §9): mails the document with its file
  * attached; a DRAFT is made FINAL first. Default recipient: the partner's BILLING address
- * email. Records `sentAt`/`sentTo` (a versioned write with its audit event). Replays of the
+ * email. The sender is `MAIL_FROM`; `Reply-To` is the company's email (account company
+ * settings), so customers' answers reach the company. Records `sentAt`/`sentTo` and
+ * `delivery` (a versioned write with its audit event). Replays of the
  * same `Idempotency-Key` are answered by the idempotency layer and mail nothing.
  */
 export async function sendDocument(
@@ -96,9 +99,12 @@ export async function sendDocument(
   const attachment = einvoiceAttachment(row) ?? pdf;
   const account = await findAccount(db, accountId);
   const label = attachment.filename.replace(/\.[a-z]+$/, '');
+  // The sender is the service's address (MAIL_FROM); replies belong to the company.
+  const replyTo = account ? readCompany(account).email : null;
   await ctx.mailer.send({
     to: to.join(', '),
     ...(input.cc && input.cc.length > 0 ? { cc: input.cc.join(', ') } : {}),
+    ...(replyTo ? { replyTo } : {}),
     subject: input.subject ?? `${label} – ${account?.name ?? ''}`.replace(/ – $/, ''),
     text:
       input.message ??
@@ -112,7 +118,8 @@ export async function sendDocument(
     ],
   });
   await countMail(ctx.counters, accountId, now);
-  return presentDocument(await recordSent(ctx, actor, row, to, input.cc ?? [], now));
+  const sent = { to, cc: input.cc ?? [], delivery: ctx.mailer.delivery };
+  return presentDocument(await recordSent(ctx, actor, row, sent, now));
 }
 
 /** The default recipient: the partner's BILLING address email. */
@@ -127,13 +134,15 @@ function billingEmail(addresses: Address[]): string {
   return billing;
 }
 
-/** Records `sentAt`/`sentTo` as a versioned write, with its audit event and webhook event. */
+/**
+ * Records `sentAt`/`sentTo` and where the mail went (`delivery`) as a versioned write, with
+ * its audit event and webhook event.
+ */
 function recordSent(
   ctx: AppContext,
   actor: Actor,
   before: repo.DocumentRow,
-  to: string[],
-  cc: string[],
+  { to, cc, delivery }: { to: string[]; cc: string[]; delivery: MailDelivery },
   now: Date,
 ): Promise<repo.DocumentRow> {
   const { accountId } = actor;
@@ -147,6 +156,7 @@ function recordSent(
       const updated = await repo.updateDocument(trx, accountId, id, current.version, {
         sent_at: now.toISOString(),
         sent_to: JSON.stringify(sentTo),
+        sent_delivery: delivery,
         updated_at: now.toISOString(),
       });
       if (updated) {

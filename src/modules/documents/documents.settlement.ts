@@ -1,9 +1,10 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { isoDate } from '../../shared/dates.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
-import { isPaid, presentDocument } from './documents.presenter.js';
+import { isPaid, paymentState, presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 
 /** What announcing an event needs: the clock and the job queue of the webhook outbox. */
@@ -47,4 +48,52 @@ export async function recordSettlement(
       );
   }
   return changed;
+}
+
+/** Where an invoice stands after a payment write: what a payment's answer tells about it. */
+export interface InvoiceStanding {
+  id: string;
+  documentNumber: string | null;
+  currency: string;
+  paymentStatus: 'UNPAID' | 'PARTIAL' | 'PAID';
+  /** Gross total less settled payments and FINAL credit notes, never below 0; minor units. */
+  openMinor: number;
+  paidAt: string | null;
+}
+
+/**
+ * The standing of the invoices among `documentIds` (other documents are left out), read in
+ * the caller's transaction so it includes the write just made. `paymentStatus` is the
+ * invoice's own (decisions §7); the open amount is what dunning claims: the gross total less
+ * the settled payments (in either direction, as `paymentStatus` counts them) and the FINAL
+ * credit notes against it.
+ */
+export async function invoiceStandings(
+  db: Executor,
+  accountId: string,
+  documentIds: readonly (string | null | undefined)[],
+  today: string,
+): Promise<Map<string, InvoiceStanding>> {
+  const ids = documentIds.filter((id): id is string => !!id);
+  const out = new Map<string, InvoiceStanding>();
+  const rows = await repo.findInvoices(db, accountId, ids, today);
+  if (rows.length === 0) return out;
+  const credited = await repo.creditedTotals(
+    db,
+    accountId,
+    rows.map((r) => r.id),
+  );
+  for (const row of rows) {
+    const open =
+      Number(row.gross_total) - (credited.get(row.id) ?? 0) - Math.abs(row.settled_minor);
+    out.set(row.id, {
+      id: row.id,
+      documentNumber: row.document_number,
+      currency: row.currency,
+      paymentStatus: paymentState(row).paymentStatus ?? 'UNPAID',
+      openMinor: Math.max(0, open),
+      paidAt: row.paid_at,
+    });
+  }
+  return out;
 }

@@ -11,6 +11,11 @@ export {
 export type { DunnableInvoiceRow } from './documents.repository.js';
 export { documentRoutes } from './documents.routes.js';
 export { createDocument, sendDocumentToPartner } from './documents.service.js';
-export { recordSettlement, type EventContext } from './documents.settlement.js';
+export {
+  invoiceStandings,
+  recordSettlement,
+  type EventContext,
+  type InvoiceStanding,
+} from './documents.settlement.js';
 export { announceOverdue, startOverdueSchedule } from './documents.overdue.js';
 export type { CreateDocument, DocumentView } from './documents.schemas.js';

@@ -52,14 +52,14 @@ describe('invoices: paymentStatus from linked MARKED payments', () => {
     const invoice = await finalInvoice({ dueDate: daysFromToday(14) });
     expect(invoice).toMatchObject({ grossTotal: 119, paymentStatus: 'UNPAID', overdue: false });
 
-    const pending = await pay(invoice.id, { amount: 119 });
+    const pending = await pay(invoice.id, { amount: 119, status: 'PENDING' });
     expect(pending.documentNumber).toBe(invoice.documentNumber);
     expect((await getDocument(t, user, invoice.id)).paymentStatus).toBe('UNPAID');
 
     await pay(invoice.id, { amount: 50, status: 'MARKED' });
     expect((await getDocument(t, user, invoice.id)).paymentStatus).toBe('PARTIAL');
 
-    const rest = await pay(invoice.id, { amount: 69 });
+    const rest = await pay(invoice.id, { amount: 69, status: 'PENDING' });
     expect((await getDocument(t, user, invoice.id)).paymentStatus).toBe('PARTIAL');
     await api.put(user, rest.id, { version: 1, status: 'MARKED' });
     expect((await getDocument(t, user, invoice.id)).paymentStatus).toBe('PAID');
@@ -109,6 +109,56 @@ describe('invoices: paymentStatus from linked MARKED payments', () => {
     expect(byId.get(made[1]!.id)).toEqual(['PARTIAL', false]);
     expect(byId.get(made[2]!.id)).toEqual(['PAID', false]);
     expect(byId.get(contractDoc.id)).toEqual([null, false]);
+  });
+});
+
+describe('invoices: a payment recorded by hand settles at once', () => {
+  it('marks it, pays the invoice in the same write and answers where the invoice stands', async () => {
+    const invoice = await finalInvoice({ dueDate: daysFromToday(-3) });
+    const first = await pay(invoice.id, { amount: 100 });
+    expect(first).toMatchObject({
+      status: 'MARKED',
+      document: {
+        id: invoice.id,
+        documentNumber: invoice.documentNumber,
+        paymentStatus: 'PARTIAL',
+        openAmount: 19,
+        paidAt: null,
+      },
+    });
+    const rest = await pay(invoice.id, { amount: 19 });
+    expect(rest.status).toBe('MARKED');
+    expect(rest.document).toMatchObject({ paymentStatus: 'PAID', openAmount: 0 });
+    const read = await getDocument(t, user, invoice.id);
+    expect(read).toMatchObject({ paymentStatus: 'PAID', overdue: false });
+    expect((rest.document as { paidAt: string }).paidAt).toBe(
+      (read as InvoiceView & { paidAt: string }).paidAt,
+    );
+    // Reads and lists answer the same standing.
+    expect((await api.get(user, first.id)).json<PaymentView>().document).toEqual(rest.document);
+    const page = await api.list(user, `documentId=${invoice.id}`);
+    expect(page.data.map((p) => p.document)).toEqual([rest.document, rest.document]);
+    // Each payment audited once, as created (settled from the start: nothing to mark).
+    const events = await t.app.ctx.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('resource_id', 'in', [first.id, rest.id])
+      .execute();
+    expect(events.map((e) => e.action)).toEqual(['payment.created', 'payment.created']);
+  });
+
+  it('keeps a provider’s payment PENDING and the invoice open until the provider reports', async () => {
+    const invoice = await finalInvoice();
+    const p = await pay(invoice.id, { amount: 119, providerPaymentIntentId: `pi_${Date.now()}` });
+    expect(p).toMatchObject({
+      status: 'PENDING',
+      document: { paymentStatus: 'UNPAID', openAmount: 119, paidAt: null },
+    });
+    const marked = await api.put(user, p.id, { version: 1, status: 'MARKED' });
+    expect(marked.json<PaymentView>().document).toMatchObject({
+      paymentStatus: 'PAID',
+      openAmount: 0,
+    });
   });
 });
 

@@ -22,7 +22,8 @@ let invoiceId: string;
 /** Creates the payments in order (oldest first) and remembers them by label. */
 async function seed(rows: [string, Body][]): Promise<void> {
   for (const [label, body] of rows) {
-    const res = await api.post(owner, paymentBody(body));
+    // Expected (PENDING) unless the row says otherwise, so both statuses are in the set.
+    const res = await api.post(owner, paymentBody({ status: 'PENDING', ...body }));
     expect(res.statusCode, res.body).toBe(201);
     ids[label] = res.json<PaymentView>().id;
   }

@@ -1,4 +1,4 @@
-import { type ColumnType, type Kysely, type Selectable } from 'kysely';
+import { type ColumnType, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import { containsText } from '../../db/dialect.js';
 import { insertChunked, recordQueries, type Executor, type Guard } from '../../db/records.js';
 import type { DB, PaymentsTable } from '../../db/schema.js';
@@ -40,7 +40,22 @@ export async function insertPayments(trx: Executor, rows: PaymentRow[]): Promise
   await insertChunked(trx, 'payments', rows, 23);
 }
 
-/** Marks a PENDING payment as paid by an imported line (its invoice); undefined when no longer PENDING. */
+/**
+ * What a statement line may settle instead of booking a second payment: a PENDING payment, or
+ * one recorded by hand as settled (MARKED, MANUAL) that no statement has confirmed yet.
+ */
+function awaitsStatement(eb: ExpressionBuilder<PaymentsDB, 'payments'>) {
+  return eb.or([
+    eb('status', '=', 'PENDING'),
+    eb.and([eb('status', '=', 'MARKED'), eb('source', '=', 'MANUAL'), eb('import_id', 'is', null)]),
+  ]);
+}
+
+/**
+ * Books an imported line onto a payment that awaits a statement (`awaitsStatement`): MARKED,
+ * with the import's id; one already MARKED by hand keeps its `markedAt`. Answers its invoice;
+ * undefined when it no longer awaits one.
+ */
 export async function markImported(
   trx: Executor,
   accountId: string,
@@ -48,18 +63,18 @@ export async function markImported(
   importId: string,
   at: string,
 ): Promise<{ document_id: string | null } | undefined> {
-  return trx
+  return typed(trx)
     .updateTable('payments')
     .set((eb) => ({
       status: 'MARKED',
-      marked_at: at,
+      marked_at: eb.fn.coalesce('marked_at', eb.val(at)),
       import_id: importId,
       updated_at: at,
       version: eb('version', '+', 1),
     }))
     .where('account_id', '=', accountId)
     .where('id', '=', id)
-    .where('status', '=', 'PENDING')
+    .where(awaitsStatement)
     .returning('document_id')
     .executeTakeFirst();
 }

@@ -7,6 +7,8 @@ export const PAYMENT_DIRECTIONS = ['INCOMING', 'OUTGOING'] as const;
 export const PAYMENT_STATUSES = ['PENDING', 'MARKED'] as const;
 export const PAYMENT_METHODS = ['BANK_TRANSFER', 'CREDIT_CARD'] as const;
 export const PAYMENT_SOURCES = ['MANUAL', 'PROVIDER', 'IMPORT'] as const;
+/** An invoice's `paymentStatus` (the documents' enum). */
+export const INVOICE_PAYMENT_STATUSES = ['UNPAID', 'PARTIAL', 'PAID'] as const;
 export type PaymentDirection = (typeof PAYMENT_DIRECTIONS)[number];
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -51,7 +53,7 @@ const fields = {
   paymentDate: IsoDate('Day the money moved (or is expected to)'),
   status: Type.Enum(PAYMENT_STATUSES, {
     description:
-      'PENDING (default) or MARKED (settled); both directions are allowed and `markedAt` follows.',
+      'PENDING (expected, not yet settled) or MARKED (settled); both directions are allowed and `markedAt` follows.',
   }),
   paymentMethod: Type.Enum(PAYMENT_METHODS, { description: 'BANK_TRANSFER or CREDIT_CARD.' }),
   providerPaymentIntentId: Type.String({
@@ -66,6 +68,31 @@ const fields = {
     description: 'Why the provider could not collect the payment.',
   }),
 };
+
+/** The invoice a payment is linked to, as it stands once the payment is written. */
+export const PaymentInvoiceSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The invoice (`doc_…`), as `documentId`.' }),
+    documentNumber: Nullable(Type.String(), 'Its number; null while it is a DRAFT.'),
+    paymentStatus: Type.Enum(INVOICE_PAYMENT_STATUSES, {
+      description:
+        'The invoice’s `paymentStatus` counting this and every other settled (MARKED) payment of it: UNPAID, PARTIAL or PAID. PENDING payments do not count.',
+    }),
+    openAmount: Type.Number({
+      description:
+        'What is still owed on the invoice, in major units of its currency: the gross total less its settled payments and its FINAL credit notes, never below 0.',
+    }),
+    paidAt: Nullable(
+      Timestamp('When the invoice became PAID (RFC 3339 UTC).'),
+      'When its settled payments first covered it (RFC 3339 UTC); null while it is not PAID.',
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Where the linked invoice stands after this payment (an extension of the spec’s payment): present when `documentId` names an invoice or credit note, absent otherwise.',
+  },
+);
 
 export const PaymentSchema = Type.Object(
   {
@@ -93,6 +120,7 @@ export const PaymentSchema = Type.Object(
         'MANUAL (this API), PROVIDER (the provider webhook) or IMPORT (a bank statement import).',
     }),
     importId: Nullable(Type.String(), 'The bank statement import that booked it.'),
+    document: Type.Optional(PaymentInvoiceSchema),
   },
   { additionalProperties: false, description: 'Money received or paid.' },
 );
@@ -115,7 +143,12 @@ export const CreatePaymentBody = Type.Object(
     amount: fields.amount,
     currency: fields.currency,
     paymentDate: fields.paymentDate,
-    status: Type.Optional(fields.status),
+    status: Type.Optional(
+      Type.Enum(PAYMENT_STATUSES, {
+        description:
+          'MARKED (settled) or PENDING (expected). Default: MARKED — a payment recorded without `providerPaymentIntentId` is money that moved, and its invoice’s `paymentStatus` follows at once; with `providerPaymentIntentId` PENDING, until the provider’s webhook reports success. Send `PENDING` to record an expected payment.',
+      }),
+    ),
     paymentMethod: Type.Optional(fields.paymentMethod),
     providerPaymentIntentId: Type.Optional(fields.providerPaymentIntentId),
     failureReason: Type.Optional(fields.failureReason),

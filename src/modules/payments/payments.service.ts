@@ -1,7 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js';
+import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
+import { isoDate } from '../../shared/dates.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { assertIsoDate, minorAmount } from '../../http/field-rules.js';
@@ -13,7 +15,7 @@ import { registerReference } from '../../shared/references.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
 import { amountBounds } from './amount-filter.js';
 import { createPaymentRecord, newPaymentRow, updatePaymentRecord } from './payments.api.js';
-import { recordSettlement } from '../documents/index.js';
+import { invoiceStandings, recordSettlement } from '../documents/index.js';
 import { presentPayment } from './payments.presenter.js';
 import * as repo from './payments.repository.js';
 import {
@@ -22,12 +24,26 @@ import {
   resolveLinks,
   type LinkInput,
 } from './payments.rules.js';
-import type { CreatePayment, ListPayments, Payment, UpdatePayment } from './payments.schemas.js';
+import type {
+  CreatePayment,
+  ListPayments,
+  Payment,
+  PaymentStatus,
+  UpdatePayment,
+} from './payments.schemas.js';
 
 // Records that payments point at cannot be deleted while they do: 409 in_use.
 registerReference('document', { table: 'payments', column: 'document_id', label: 'payments' });
 registerReference('contract', { table: 'payments', column: 'contract_id', label: 'payments' });
 registerReference('partner', { table: 'payments', column: 'partner_id', label: 'payments' });
+
+/**
+ * A payment recorded by hand is money that moved: settled (MARKED) unless the client says
+ * PENDING. One with a provider's id is expected until the provider's webhook reports success.
+ */
+function defaultStatus(input: CreatePayment): PaymentStatus {
+  return input.providerPaymentIntentId === undefined ? 'MARKED' : 'PENDING';
+}
 
 function duplicateProviderId(): AppError {
   return new AppError('duplicate', 'Another payment already has this providerPaymentIntentId.', {
@@ -67,7 +83,7 @@ export class PaymentsService {
             amountMinor,
             currency: input.currency,
             paymentDate: input.paymentDate,
-            status: input.status ?? 'PENDING',
+            status: input.status ?? defaultStatus(input),
             paymentMethod: input.paymentMethod ?? null,
             providerPaymentIntentId: input.providerPaymentIntentId ?? null,
             failureReason: input.failureReason ?? null,
@@ -78,7 +94,7 @@ export class PaymentsService {
         );
         const payment = await createPaymentRecord(this.ctx, trx, actor, row, now);
         await emitEvent(this.ctx, trx, actor.accountId, 'payment.created', payment);
-        return payment;
+        return (await this.withInvoices(trx, actor.accountId, [payment], now))[0]!;
       }),
     );
   }
@@ -86,7 +102,8 @@ export class PaymentsService {
   async get(accountId: string, id: string): Promise<Payment> {
     const row = await repo.findPayment(this.ctx.db, accountId, id);
     if (!row) throw notFound('Payment');
-    return presentPayment(row);
+    const [payment] = await this.withInvoices(this.ctx.db, accountId, [presentPayment(row)]);
+    return payment!;
   }
 
   async list(
@@ -112,7 +129,8 @@ export class PaymentsService {
       q: query.q,
     });
     const page = toPage(rows, limit);
-    return { data: page.rows.map(presentPayment), nextCursor: page.nextCursor };
+    const data = await this.withInvoices(this.ctx.db, accountId, page.rows.map(presentPayment));
+    return { data, nextCursor: page.nextCursor };
   }
 
   async update(actor: Actor, id: string, input: UpdatePayment, ifMatch: IfMatch): Promise<Payment> {
@@ -134,7 +152,7 @@ export class PaymentsService {
         });
         const payment = presentPayment(updated.after);
         await emitEvent(this.ctx, trx, actor.accountId, 'payment.updated', payment);
-        return payment;
+        return (await this.withInvoices(trx, actor.accountId, [payment], now))[0]!;
       }),
     );
   }
@@ -154,6 +172,39 @@ export class PaymentsService {
       },
       current: (trx) => repo.paymentVersion(trx, actor.accountId, id),
       present: presentPayment,
+    });
+  }
+
+  /**
+   * The payments with `document`: where each one's linked invoice stands (one batch of queries
+   * for a whole page), read through `db` — in a write, its transaction, so the answer includes
+   * the settlement the write just caused.
+   */
+  private async withInvoices(
+    db: Executor,
+    accountId: string,
+    payments: Payment[],
+    now: Date = this.ctx.clock.now(),
+  ): Promise<Payment[]> {
+    const standings = await invoiceStandings(
+      db,
+      accountId,
+      payments.map((p) => p.documentId),
+      isoDate(now),
+    );
+    return payments.map((p) => {
+      const invoice = p.documentId ? standings.get(p.documentId) : undefined;
+      if (!invoice) return p;
+      return {
+        ...p,
+        document: {
+          id: invoice.id,
+          documentNumber: invoice.documentNumber,
+          paymentStatus: invoice.paymentStatus,
+          openAmount: toMajor(invoice.openMinor, invoice.currency),
+          paidAt: invoice.paidAt,
+        },
+      };
     });
   }
 

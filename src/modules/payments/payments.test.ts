@@ -98,6 +98,13 @@ describe('payments: create and read', () => {
       markedAt: null,
       source: 'MANUAL',
       importId: null,
+      document: {
+        id: invoice.id,
+        documentNumber: null,
+        paymentStatus: 'UNPAID',
+        openAmount: 119,
+        paidAt: null,
+      },
       createdAt: '2026-03-20T10:00:00.000Z',
       updatedAt: '2026-03-20T10:00:00.000Z',
     });
@@ -124,7 +131,7 @@ describe('payments: create and read', () => {
     expect(fromContract).toMatchObject({ partnerId: partner.id, partnerName: partner.name });
   });
 
-  it('keeps client names only without ids, defaults direction and status', async () => {
+  it('keeps client names only without ids, defaults direction, and records a payment as settled', async () => {
     const p = await create({
       partnerName: 'Kiosk am Eck',
       contractName: 'Mündliche Absprache',
@@ -135,14 +142,22 @@ describe('payments: create and read', () => {
     });
     expect(p).toMatchObject({
       direction: 'INCOMING',
-      status: 'PENDING',
+      // Recorded by hand without a provider: money that moved, settled at once.
+      status: 'MARKED',
       partnerId: null,
       partnerName: 'Kiosk am Eck',
       contractName: 'Mündliche Absprache',
       documentNumber: 'Q-7',
       paymentMethod: null,
-      markedAt: null,
+      markedAt: '2026-03-20T10:00:00.000Z',
     });
+    // No linked invoice: no `document`.
+    expect(p).not.toHaveProperty('document');
+    const expected = await create(paymentBody({ status: 'PENDING' }));
+    expect(expected).toMatchObject({ status: 'PENDING', markedAt: null });
+    // A provider's payment is expected until its webhook reports success.
+    const provider = await create(paymentBody({ providerPaymentIntentId: `pi_${Date.now()}_d` }));
+    expect(provider).toMatchObject({ status: 'PENDING', markedAt: null });
   });
 
   it('creates MARKED with markedAt, and honours currencies without and with three decimals', async () => {
@@ -311,7 +326,7 @@ describe('payments: update and state', () => {
   });
 
   it('goes PENDING → MARKED → PENDING by the API, with markedAt and audit actions', async () => {
-    const p = await create(paymentBody());
+    const p = await create(paymentBody({ status: 'PENDING' }));
     clock.advance(60_000);
     const marked = await api.put(member, p.id, { version: 1, status: 'MARKED' });
     expect(marked.json()).toMatchObject({
