@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
 import { NEW_DOCUMENT_HISTORY } from '../documents/documents.repository.js';
+import { EMPTY_INVOICE_FIELDS } from '../documents/documents.service.js';
 import { newId } from '../../shared/ids.js';
 import { DayClock, getJson } from './dashboard.test-support.js';
 
@@ -48,6 +49,7 @@ async function invoice(user: TestUser, r: InvoiceRow): Promise<string> {
     .insertInto('documents')
     .values({
       ...NEW_DOCUMENT_HISTORY,
+      ...EMPTY_INVOICE_FIELDS,
       id,
       account_id: user.accountId,
       document_type: 'INVOICE',
@@ -74,25 +76,10 @@ async function invoice(user: TestUser, r: InvoiceRow): Promise<string> {
       gross_total: r.gross,
       fields: '{}',
       processing_status: null,
-      processing_error: null,
-      page_count: null,
-      analysis: null,
       finalized_at: status === 'FINAL' ? at : null,
-      sent_at: null,
-      sent_to: null,
-      delivery_date: null,
-      service_period_from: null,
-      service_period_to: null,
-      buyer_reference: null,
-      order_reference: null,
-      payment_terms: null,
-      skonto_bp: null,
-      skonto_days: null,
-      note: null,
       invoice_type: r.invoiceType ?? 'INVOICE',
       preceding_document_id: r.preceding ?? null,
       cancelled_by_document_id: r.cancelledBy ?? null,
-      einvoice_parties: null,
       created_at: at,
       updated_at: at,
     })
