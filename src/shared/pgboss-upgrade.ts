@@ -30,6 +30,9 @@ export const oldSchemaName = (schema: string) => `${schema}_v10`;
 
 async function withClient<T>(url: string, run: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url, application_name: 'kontor-jobs' });
+  // A connection lost mid-step rejects the query under way, which the caller sees; without a
+  // listener the client's 'error' event would also end the whole process as uncaught.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return await run(client);
