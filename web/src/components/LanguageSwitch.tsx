@@ -1,0 +1,27 @@
+import { useId } from 'react';
+import { useTranslation } from 'react-i18next';
+import { currentLanguage, languages, setLanguage, type Language } from '../i18n';
+
+/** A native select: labelled, keyboard-usable, and the choice is remembered (i18n.ts). */
+export function LanguageSwitch() {
+  const { t, i18n } = useTranslation();
+  const id = useId();
+  // Re-render on a language change comes through useTranslation; the value reads i18next.
+  void i18n.language;
+  return (
+    <div className="language-switch">
+      <label htmlFor={id}>{t('language.label')}</label>
+      <select
+        id={id}
+        value={currentLanguage()}
+        onChange={(event) => void setLanguage(event.target.value as Language)}
+      >
+        {languages.map((language) => (
+          <option key={language} value={language}>
+            {language === 'de' ? t('language.de') : t('language.en')}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

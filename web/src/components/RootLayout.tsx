@@ -1,0 +1,11 @@
+import { Outlet } from '@tanstack/react-router';
+import { NetworkBanner } from './NetworkBanner';
+
+export function RootLayout() {
+  return (
+    <>
+      <NetworkBanner />
+      <Outlet />
+    </>
+  );
+}

@@ -1,0 +1,26 @@
+import { RouterProvider } from '@tanstack/react-router';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import './i18n';
+import { onSessionExpired } from './api/session';
+import { AppErrorBoundary } from './components/AppErrorBoundary';
+import { router } from './router';
+import './styles/base.css';
+
+// A refresh the server refused mid-use (session revoked or expired): back to sign-in, and
+// back here afterwards.
+onSessionExpired(() => {
+  const here = router.state.location.href;
+  void router.navigate({ to: '/sign-in', search: here === '/' ? {} : { redirect: here } });
+});
+
+const root = document.getElementById('root');
+if (root === null) throw new Error('index.html has no #root');
+
+createRoot(root).render(
+  <StrictMode>
+    <AppErrorBoundary>
+      <RouterProvider router={router} />
+    </AppErrorBoundary>
+  </StrictMode>,
+);

@@ -1,0 +1,169 @@
+/**
+ * The route tree, built in code. Every page is its own chunk (`lazyRouteComponent`), so the
+ * sign-in page loads only the router, React and its form; the shell and the app's screens
+ * load after sign-in. Signed-in routes sit under the `app` layout, whose `beforeLoad` waits
+ * for the session restored from the refresh cookie and sends everyone else to sign-in.
+ */
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  redirect,
+} from '@tanstack/react-router';
+import { sessionRestored } from './api/client';
+import { getSession } from './api/session';
+import { ErrorView } from './components/ErrorView';
+import { NotFound } from './components/NotFound';
+import { RootLayout } from './components/RootLayout';
+
+/** A same-origin path to return to after sign-in; anything else (`//evil`, `https:`) is dropped. */
+export function safeRedirect(value: unknown): string | undefined {
+  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//')
+    ? value
+    : undefined;
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+const rootRoute = createRootRoute({
+  component: RootLayout,
+  notFoundComponent: NotFound,
+  errorComponent: ErrorView,
+});
+
+const publicLayout = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'public',
+  component: lazyRouteComponent(() => import('./components/PublicLayout'), 'PublicLayout'),
+});
+
+const signInRoute = createRoute({
+  getParentRoute: () => publicLayout,
+  path: '/sign-in',
+  validateSearch: (search: Record<string, unknown>): { redirect?: string } => {
+    const target = safeRedirect(search.redirect);
+    return target === undefined ? {} : { redirect: target };
+  },
+  beforeLoad: async ({ search }) => {
+    if ((await sessionRestored) !== null && getSession() !== null) {
+      throw redirect({ href: search.redirect ?? '/' });
+    }
+  },
+  component: lazyRouteComponent(() => import('./routes/SignIn'), 'SignInPage'),
+});
+
+const emailSearch = (search: Record<string, unknown>): { email?: string } => {
+  const email = optionalString(search.email);
+  return email === undefined ? {} : { email };
+};
+
+const forgotPasswordRoute = createRoute({
+  getParentRoute: () => publicLayout,
+  path: '/forgot-password',
+  validateSearch: emailSearch,
+  component: lazyRouteComponent(() => import('./routes/ForgotPassword'), 'ForgotPasswordPage'),
+});
+
+const resetPasswordRoute = createRoute({
+  getParentRoute: () => publicLayout,
+  path: '/reset-password',
+  validateSearch: emailSearch,
+  component: lazyRouteComponent(() => import('./routes/ResetPassword'), 'ResetPasswordPage'),
+});
+
+const setupRoute = createRoute({
+  getParentRoute: () => publicLayout,
+  path: '/setup',
+  component: lazyRouteComponent(() => import('./routes/Setup'), 'SetupPage'),
+});
+
+const appLayout = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'app',
+  beforeLoad: async ({ location }) => {
+    await sessionRestored;
+    if (getSession() === null) {
+      throw redirect({ to: '/sign-in', search: { redirect: location.href } });
+    }
+  },
+  component: lazyRouteComponent(() => import('./components/Shell'), 'Shell'),
+});
+
+const screens = () => import('./routes/Screens');
+
+const cockpitRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/',
+  component: lazyRouteComponent(screens, 'CockpitPage'),
+});
+const invoicesRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/invoices',
+  component: lazyRouteComponent(screens, 'InvoicesPage'),
+});
+const partnersRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/partners',
+  component: lazyRouteComponent(screens, 'PartnersPage'),
+});
+const productsRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/products',
+  component: lazyRouteComponent(screens, 'ProductsPage'),
+});
+const bankRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/bank',
+  component: lazyRouteComponent(screens, 'BankPage'),
+});
+const dunningRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/dunning',
+  component: lazyRouteComponent(screens, 'DunningPage'),
+});
+const contractsRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/contracts',
+  component: lazyRouteComponent(screens, 'ContractsPage'),
+});
+const monthEndRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/month-end',
+  component: lazyRouteComponent(screens, 'MonthEndPage'),
+});
+const settingsRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/settings',
+  component: lazyRouteComponent(screens, 'SettingsPage'),
+});
+
+const routeTree = rootRoute.addChildren([
+  publicLayout.addChildren([signInRoute, forgotPasswordRoute, resetPasswordRoute, setupRoute]),
+  appLayout.addChildren([
+    cockpitRoute,
+    invoicesRoute,
+    partnersRoute,
+    productsRoute,
+    bankRoute,
+    dunningRoute,
+    contractsRoute,
+    monthEndRoute,
+    settingsRoute,
+  ]),
+]);
+
+export const router = createRouter({
+  routeTree,
+  defaultPreload: 'intent',
+  defaultNotFoundComponent: NotFound,
+  defaultErrorComponent: ErrorView,
+});
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}

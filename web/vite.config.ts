@@ -1,0 +1,21 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// The API process serves `dist/` at `/` under a CSP without 'unsafe-inline': the build must put
+// no inline script or style into index.html (Vite's production output has none).
+export default defineConfig({
+  root: import.meta.dirname,
+  plugins: [react()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // Small assets stay files: a data: URL for a font or script would need a wider CSP.
+    assetsInlineLimit: 0,
+    sourcemap: false,
+    reportCompressedSize: true,
+  },
+  server: {
+    // `npm run dev -w @kontor/web` beside a running Kontor on :3000.
+    proxy: { '/v1': 'http://127.0.0.1:3000' },
+  },
+});
