@@ -1,11 +1,18 @@
 // Type-aware lint: floating promises, exhaustive switches and unsafe `any` flows are errors.
 import js from '@eslint/js';
+import i18next from 'eslint-plugin-i18next';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'web/dist/**',
+      'test-results/**',
+      'web/test-results/**',
+      'playwright-report/**',
       'dist.next-*/**',
       'dist.old-*/**',
       'node_modules/**',
@@ -62,6 +69,26 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
     },
+  },
+  {
+    // The web app: browser globals, the rules of hooks, and no user-visible text written in
+    // JSX (every text goes through i18next keys in both locales).
+    files: ['web/src/**/*.{ts,tsx}'],
+    extends: [reactHooks.configs.flat.recommended, i18next.configs['flat/recommended']],
+    languageOptions: { globals: globals.browser },
+    rules: {
+      'i18next/no-literal-string': ['error', { mode: 'jsx-only' }],
+      // TanStack Router's way out of a route's beforeLoad is `throw redirect(…)`.
+      '@typescript-eslint/only-throw-error': [
+        'error',
+        { allow: [{ from: 'package', package: '@tanstack/router-core', name: 'Redirect' }] },
+      ],
+    },
+  },
+  {
+    // Browser tests and the web app's build configs run in Node.
+    files: ['web/e2e/**/*.ts', 'web/*.config.ts'],
+    languageOptions: { globals: globals.node },
   },
   {
     files: ['eslint.config.js'],

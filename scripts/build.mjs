@@ -7,11 +7,18 @@
  * Types are checked by `npm run typecheck` (in `npm run check` and CI), not by the build.
  * `node scripts/build.mjs` always builds; `--if-changed` builds only when the sources differ
  * from the recorded ones.
+ *
+ * The web app (`web/`, served by the API from `web/dist`) is built by Vite in a child process
+ * (`vite build`, ~2 s) whenever its own sources changed, with its own stamp in `web/dist`: a
+ * change under `src/` alone does not rebuild it, and one under `web/` alone does not rebuild
+ * `dist/`. A checkout without `web/` (or without Vite installed) skips it.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { buildSync } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,20 +32,23 @@ function files(dir) {
   });
 }
 
-/** A hash of everything the build reads: sources, TypeScript configuration, the lock file. */
-export function sourceHash() {
+function hashFiles(inputs) {
   const hash = createHash('sha256');
-  const inputs = [
-    ...files(path.join(root, 'src')).filter((f) => f.endsWith('.ts')),
-    ...['tsconfig.json', 'package-lock.json', 'scripts/build.mjs'].map((f) => path.join(root, f)),
-  ].sort();
-  for (const file of inputs) {
+  for (const file of [...inputs].sort()) {
     hash.update(path.relative(root, file));
     hash.update('\0');
     hash.update(fs.readFileSync(file));
     hash.update('\0');
   }
   return hash.digest('hex');
+}
+
+/** A hash of everything the build reads: sources, TypeScript configuration, the lock file. */
+export function sourceHash() {
+  return hashFiles([
+    ...files(path.join(root, 'src')).filter((f) => f.endsWith('.ts')),
+    ...['tsconfig.json', 'package-lock.json', 'scripts/build.mjs'].map((f) => path.join(root, f)),
+  ]);
 }
 
 /** Whether dist/ was built from the sources as they are now. */
@@ -101,10 +111,75 @@ export function ensureBuilt() {
   return true;
 }
 
+const web = path.join(root, 'web');
+const webDist = path.join(web, 'dist');
+const webStampFile = path.join(webDist, '.build-stamp');
+
+/** Whether this checkout has the web app's sources (the container build may leave them out). */
+export function hasWeb() {
+  return fs.existsSync(path.join(web, 'index.html')) && fs.existsSync(path.join(web, 'src'));
+}
+
+/** A hash of what `vite build` reads: the app's sources, its config, the lock file. */
+export function webSourceHash() {
+  return hashFiles([
+    ...files(path.join(web, 'src')).filter((f) => !f.endsWith('.test.ts')),
+    ...['index.html', 'vite.config.ts', 'package.json'].map((f) => path.join(web, f)),
+    ...['package-lock.json', 'scripts/build.mjs'].map((f) => path.join(root, f)),
+  ]);
+}
+
+/** Whether web/dist was built from the web sources as they are now. */
+export function isWebBuilt(hash = webSourceHash()) {
+  try {
+    return (
+      fs.readFileSync(webStampFile, 'utf8').trim() === hash &&
+      fs.existsSync(path.join(webDist, 'index.html'))
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Vite's command line, or null when dev dependencies were left out (`npm ci --omit=dev`). */
+function viteBin() {
+  try {
+    const manifest = createRequire(path.join(web, 'package.json')).resolve('vite/package.json');
+    return path.join(path.dirname(manifest), 'bin', 'vite.js');
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `vite build` for web/ and stamps the result; throws when Vite fails. */
+export function buildWeb(hash = webSourceHash()) {
+  const vite = viteBin();
+  if (vite === null) {
+    console.error('kontor: Vite is not installed; web/dist not built');
+    return;
+  }
+  const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+    cwd: web,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0) throw new Error(`vite build failed (exit ${result.status})`);
+  fs.writeFileSync(webStampFile, `${hash}\n`);
+}
+
+/** Builds web/dist when the web sources changed; answers whether it built. */
+export function ensureWebBuilt() {
+  if (!hasWeb()) return false;
+  const hash = webSourceHash();
+  if (isWebBuilt(hash)) return false;
+  buildWeb(hash);
+  return true;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     if (process.argv.includes('--if-changed')) ensureBuilt();
     else build();
+    ensureWebBuilt();
   } catch (err) {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);

@@ -17,13 +17,12 @@ export function fieldOfPointer(pointer: string): string {
   return parts.join('.');
 }
 
-export function isProblem(value: unknown): value is Problem {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { status?: unknown }).status === 'number' &&
-    typeof (value as { code?: unknown }).code === 'string'
-  );
+/** A problem answer thrown as an Error (query functions throw, and lint wants Errors thrown). */
+export class ProblemError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail ?? problem.title);
+    this.name = 'ProblemError';
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { onRetry } from './network';
-import { isProblem } from './problems';
+import { ProblemError } from './problems';
 import { onSessionExpired } from './session';
 
 /**
@@ -19,7 +19,12 @@ export const queryClient = new QueryClient({
       staleTime: 30_000,
       refetchOnWindowFocus: true,
       retry: (failures, error) =>
-        failures < 1 && !(isProblem(error) && error.status >= 400 && error.status < 500),
+        failures < 1 &&
+        !(
+          error instanceof ProblemError &&
+          error.problem.status >= 400 &&
+          error.problem.status < 500
+        ),
     },
     mutations: { retry: false },
   },

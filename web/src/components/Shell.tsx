@@ -1,6 +1,6 @@
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
-import { useEffect, useState } from 'react';
+import { Link, Outlet, useNavigate } from '@tanstack/react-router';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { signOut } from '../api/client';
 import { QueryProvider, queryClient } from '../api/query';
@@ -88,9 +88,6 @@ export function Shell() {
   const { t } = useTranslation();
   const session = useSession();
   const [navOpen, setNavOpen] = useState(false);
-  const pathname = useRouterState({ select: (state) => state.location.pathname });
-  // A narrow screen's navigation closes once the user went somewhere.
-  useEffect(() => setNavOpen(false), [pathname]);
 
   return (
     <div className="shell">
@@ -121,6 +118,7 @@ export function Shell() {
         className={navOpen ? 'sidebar sidebar-open' : 'sidebar'}
         aria-label={t('nav.label')}
       >
+        {/* A narrow screen's navigation closes once the user went somewhere. */}
         <NavItems onNavigate={() => setNavOpen(false)} />
       </nav>
       <main className="content" id="main" tabIndex={-1}>

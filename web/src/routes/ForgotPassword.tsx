@@ -1,6 +1,6 @@
 import { Link, getRouteApi } from '@tanstack/react-router';
 import { useState } from 'react';
-import { useForm } from 'react-hook-form';
+import { useForm, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api/client';
 import { applyProblem } from '../api/problems';
@@ -22,10 +22,10 @@ export function ForgotPasswordPage() {
     register,
     handleSubmit,
     setError,
-    watch,
+    control,
     formState: { errors, isSubmitting },
   } = useForm<Values>({ defaultValues: { email: search.email ?? '' } });
-  const email = watch('email');
+  const email = useWatch({ control, name: 'email' });
 
   const onSubmit = async ({ email }: Values) => {
     setFormError(null);

@@ -5,7 +5,7 @@ import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api/client';
 import { keys } from '../api/keys';
-import { applyProblem } from '../api/problems';
+import { ProblemError, applyProblem } from '../api/problems';
 import { QueryProvider, queryClient } from '../api/query';
 import { setSession } from '../api/session';
 import { Field, FormAlert } from '../components/Form';
@@ -108,7 +108,7 @@ function SetupScreen() {
       const { data, error } = await api.GET('/v1/web/setup', {
         params: { query: { token: token ?? '' } },
       });
-      if (error) throw error;
+      if (error) throw new ProblemError(error);
       return data;
     },
   });
