@@ -14,6 +14,16 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: true,
   },
+  // `vite preview` answers with the CSP the API process sends, so a preview shows what the
+  // policy would block.
+  preview: {
+    headers: {
+      'content-security-policy':
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+        "connect-src 'self'; frame-src 'self' blob:; object-src 'none'; base-uri 'none'; " +
+        "form-action 'self'; frame-ancestors 'none'",
+    },
+  },
   server: {
     // `npm run dev -w @kontor/web` beside a running Kontor on :3000.
     proxy: { '/v1': 'http://127.0.0.1:3000' },

@@ -43,7 +43,8 @@ const authMiddleware: Middleware = {
   async onResponse({ response, id }) {
     const copy = retryCopies.get(id);
     retryCopies.delete(id);
-    setNetworkState(response.status === 503 ? 'unavailable' : 'ok');
+    // 502 and 504 come from a reverse proxy in front of a Kontor that is down.
+    setNetworkState([502, 503, 504].includes(response.status) ? 'unavailable' : 'ok');
     if (copy === undefined || !(await isTokenInvalid(response))) return response;
     const session = await refreshSession();
     if (session === null) {

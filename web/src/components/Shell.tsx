@@ -62,11 +62,13 @@ function UserMenu() {
   return (
     // Not modal: a modal menu locks page scroll with an injected <style>, which the CSP refuses.
     <DropdownMenu.Root modal={false}>
-      <DropdownMenu.Trigger className="user-menu-trigger" aria-label={t('shell.userMenu')}>
+      <DropdownMenu.Trigger className="user-menu-trigger">
         <span className="avatar" aria-hidden="true">
           {(session?.user.name ?? session?.user.email ?? '?').slice(0, 1).toUpperCase()}
         </span>
         <span className="user-name">{session?.user.name ?? session?.user.email}</span>
+        {/* The accessible name keeps the visible name and says what the button opens. */}
+        <span className="visually-hidden">{t('shell.userMenu')}</span>
       </DropdownMenu.Trigger>
       <DropdownMenu.Portal>
         <DropdownMenu.Content className="menu" align="end" sideOffset={6}>
@@ -102,7 +104,7 @@ export function Shell() {
           aria-controls="sidebar"
           onClick={() => setNavOpen((open) => !open)}
         >
-          {navOpen ? t('nav.close') : t('nav.open')}
+          {t('nav.toggle')}
         </button>
         <Link to="/" className="brand">
           {t('app.name')}
