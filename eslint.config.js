@@ -54,7 +54,7 @@ export default tseslint.config(
   },
   {
     // Build and start scripts, and the bench driver over the shared harness: plain Node ESM.
-    files: ['scripts/**/*.mjs', 'bench/**/*.mjs'],
+    files: ['scripts/**/*.mjs', 'bench/**/*.mjs', 'web/scripts/**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
     rules: { 'no-console': 'off' },
@@ -77,7 +77,39 @@ export default tseslint.config(
     extends: [reactHooks.configs.flat.recommended, i18next.configs['flat/recommended']],
     languageOptions: { globals: globals.browser },
     rules: {
-      'i18next/no-literal-string': ['error', { mode: 'jsx-only' }],
+      // Attributes a user reads (title, aria-label, placeholder, alt) stay checked; these carry
+      // technical values only.
+      'i18next/no-literal-string': [
+        'error',
+        {
+          mode: 'jsx-only',
+          'jsx-attributes': {
+            exclude: [
+              'className',
+              'type',
+              'key',
+              'id',
+              'name',
+              'autoComplete',
+              'inputMode',
+              'htmlFor',
+              'to',
+              'href',
+              'rel',
+              'target',
+              'role',
+              'align',
+              'side',
+              'method',
+              'lang',
+              'aria-controls',
+              'aria-describedby',
+              'aria-labelledby',
+              'aria-live',
+            ],
+          },
+        },
+      ],
       // TanStack Router's way out of a route's beforeLoad is `throw redirect(…)`.
       '@typescript-eslint/only-throw-error': [
         'error',

@@ -6,13 +6,22 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: import.meta.dirname,
   plugins: [react()],
+  resolve: {
+    alias: {
+      // The shim re-implements useSyncExternalStore for React < 18; React 19 has it built in.
+      'use-sync-external-store/shim/with-selector': 'use-sync-external-store/with-selector',
+    },
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
     // Small assets stay files: a data: URL for a font or script would need a wider CSP.
     assetsInlineLimit: 0,
     sourcemap: false,
-    reportCompressedSize: true,
+    // Every browser the app supports preloads modules itself; the polyfill would cost bytes.
+    modulePreload: { polyfill: false },
+    // dist/.vite/manifest.json: which chunks each route loads (scripts/budget.mjs).
+    manifest: true,
   },
   // `vite preview` answers with the CSP the API process sends, so a preview shows what the
   // policy would block.

@@ -1,7 +1,7 @@
 import { RouterProvider } from '@tanstack/react-router';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import './i18n';
+import { initI18n } from './i18n';
 import { onSessionExpired } from './api/session';
 import { AppErrorBoundary } from './components/AppErrorBoundary';
 import { router } from './router';
@@ -17,10 +17,19 @@ onSessionExpired(() => {
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root');
 
-createRoot(root).render(
-  <StrictMode>
-    <AppErrorBoundary>
-      <RouterProvider router={router} />
-    </AppErrorBoundary>
-  </StrictMode>,
-);
+function render(container: HTMLElement) {
+  createRoot(container).render(
+    <StrictMode>
+      <AppErrorBoundary>
+        <RouterProvider router={router} />
+      </AppErrorBoundary>
+    </StrictMode>,
+  );
+}
+
+// Rendered once the remembered language is loaded (no flash of German for English users); a
+// failed load of the English texts leaves German, the app is usable either way. Not a
+// top-level await: that would make the bundler split the entry into many small chunks.
+void initI18n()
+  .catch(() => undefined)
+  .then(() => render(root));

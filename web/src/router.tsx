@@ -15,6 +15,7 @@ import { sessionRestored } from './api/client';
 import { getSession } from './api/session';
 import { ErrorView } from './components/ErrorView';
 import { NotFound } from './components/NotFound';
+import { PublicLayout } from './components/PublicLayout';
 import { RootLayout } from './components/RootLayout';
 
 /** A same-origin path to return to after sign-in; anything else (`//evil`, `https:`) is dropped. */
@@ -37,7 +38,8 @@ const rootRoute = createRootRoute({
 const publicLayout = createRoute({
   getParentRoute: () => rootRoute,
   id: 'public',
-  component: lazyRouteComponent(() => import('./components/PublicLayout'), 'PublicLayout'),
+  // In the entry chunk: every first visit shows a public page (sign-in, setup) first.
+  component: PublicLayout,
 });
 
 const signInRoute = createRoute({

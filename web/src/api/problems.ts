@@ -1,5 +1,5 @@
 /**
- * Turns a problem answer (RFC 9457) into what a react-hook-form form shows: one error per
+ * Turns a problem answer (RFC 9457) into what a form shows: one error per
  * refused field (`errors[].path` is a JSON pointer such as `/body/email` or `/email`) and a
  * form-level message with the problem's `detail`. Fields the form does not have go into the
  * form-level message too, so nothing the server said is lost.
@@ -25,27 +25,47 @@ export class ProblemError extends Error {
   }
 }
 
+/** What a form shows of a problem: a message per field it has, and one for the form. */
+export interface FormProblem<F extends string> {
+  fields: Partial<Record<F, { code: string; message: string }>>;
+  /** The problem's detail (or its title), plus the messages of fields the form does not show. */
+  form: string;
+}
+
+/** Splits a problem's `errors[]` by the form's fields (no form library needed). */
+export function splitProblem<F extends string>(
+  problem: Problem,
+  fields: readonly F[],
+): FormProblem<F> {
+  const result: FormProblem<F> = { fields: {}, form: problem.detail ?? problem.title };
+  const rest: string[] = [];
+  for (const entry of problem.errors ?? []) {
+    const pointed = fieldOfPointer(entry.path);
+    const field = fields.find((name) => name === pointed);
+    if (field === undefined) rest.push(entry.message);
+    // The first refusal of a field is the one to fix first.
+    else result.fields[field] ??= { code: entry.code, message: entry.message };
+  }
+  if (rest.length > 0) result.form = [result.form, ...rest].join(' ');
+  return result;
+}
+
 /**
- * Sets a field error per refused field the form knows; answers the form-level message: the
- * problem's detail (or its title), plus the messages of fields the form does not show.
+ * For react-hook-form: sets a field error per refused field the form knows (focusing the first)
+ * and answers the form-level message.
  */
 export function applyProblem<T extends FieldValues>(
   problem: Problem,
   setError: UseFormSetError<T>,
   fields: readonly Path<T>[],
 ): string {
-  const rest: string[] = [];
+  const { fields: refused, form } = splitProblem(problem, fields);
   let first = true;
-  for (const entry of problem.errors ?? []) {
-    const field = fieldOfPointer(entry.path);
-    const known = fields.find((name) => name === field);
-    if (known === undefined) {
-      rest.push(entry.message);
-      continue;
-    }
-    setError(known, { type: entry.code, message: entry.message }, { shouldFocus: first });
+  for (const field of fields) {
+    const entry = refused[field];
+    if (entry === undefined) continue;
+    setError(field, { type: entry.code, message: entry.message }, { shouldFocus: first });
     first = false;
   }
-  const summary = problem.detail ?? problem.title;
-  return rest.length > 0 ? [summary, ...rest].join(' ') : summary;
+  return form;
 }

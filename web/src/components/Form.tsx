@@ -1,14 +1,18 @@
 import { useId, type InputHTMLAttributes } from 'react';
-import type { FieldError, UseFormRegisterReturn } from 'react-hook-form';
+import type { UseFormRegisterReturn } from 'react-hook-form';
 
-interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'name'> {
+interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
   label: string;
-  registration: UseFormRegisterReturn;
-  error?: FieldError | undefined;
+  /** react-hook-form's `register(…)`; a form without it passes `name` (and handlers) itself. */
+  registration?: UseFormRegisterReturn;
+  error?: { message?: string | undefined } | undefined;
   hint?: string;
 }
 
-/** A labelled input whose error and hint are tied to it (aria-describedby, aria-invalid). */
+/**
+ * A labelled input whose error and hint are tied to it (aria-describedby, aria-invalid).
+ * It imports only react-hook-form's types: the sign-in page uses it without the library.
+ */
 export function Field({ label, registration, error, hint, ...input }: FieldProps) {
   const id = useId();
   const hintId = `${id}-hint`;
