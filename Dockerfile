@@ -2,11 +2,16 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspaces' manifests, so npm ci installs what the web app's build needs.
+COPY clients/typescript/package.json ./clients/typescript/
+COPY web/package.json ./web/
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3 esbuild
 COPY tsconfig.json ./
 COPY scripts/build.mjs ./scripts/
 COPY src ./src
 COPY bin ./bin
+# The web app: built into web/dist by the same build step (Vite), served by the API at /.
+COPY web ./web
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
@@ -18,6 +23,7 @@ WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/web/dist ./web/dist
 COPY --from=build /app/bin ./bin
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
