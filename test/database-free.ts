@@ -57,6 +57,7 @@ export const DATABASE_FREE: readonly string[] = [
   'test/readme.test.ts',
   'test/start.test.ts',
   'test/web-locales.test.ts',
+  'test/web-problems.test.ts',
 ];
 
 /**

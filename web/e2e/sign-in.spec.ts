@@ -100,6 +100,32 @@ test('set up, sign out, sign in, stay signed in, switch language, recover a pass
   await expect(page.getByRole('heading', { name: 'Link nicht mehr gültig' })).toBeVisible();
 });
 
+test('a server that answers 503 shows a banner, and Retry clears it once it is back', async ({
+  page,
+}) => {
+  // The refresh at start meets a 503 (as from a Kontor that is starting or overloaded).
+  await page.route('**/v1/web/session/refresh', (route) =>
+    route.fulfill({
+      status: 503,
+      contentType: 'application/problem+json',
+      body: JSON.stringify({
+        type: 'about:blank',
+        title: 'Service unavailable',
+        status: 503,
+        code: 'service_unavailable',
+        requestId: 'req_e2e',
+      }),
+    }),
+  );
+  await page.goto(`${kontor().url}/sign-in`);
+  const banner = page.getByRole('alert').filter({ hasText: 'nicht erreichbar' });
+  await expect(banner).toBeVisible();
+  await page.unroute('**/v1/web/session/refresh');
+  await banner.getByRole('button', { name: 'Erneut versuchen' }).click();
+  await expect(banner).toBeHidden();
+  await expect(page.getByRole('heading', { name: 'Anmelden' })).toBeVisible();
+});
+
 test('an unknown address shows the not-found page', async ({ page }) => {
   await page.goto(`${kontor().url}/sign-in`);
   await expect(page.getByRole('heading', { name: 'Anmelden' })).toBeVisible();

@@ -50,9 +50,8 @@ const signInRoute = createRoute({
     return target === undefined ? {} : { redirect: target };
   },
   beforeLoad: async ({ search }) => {
-    if ((await sessionRestored) !== null && getSession() !== null) {
-      throw redirect({ href: search.redirect ?? '/' });
-    }
+    await sessionRestored;
+    if (getSession() !== null) throw redirect({ href: search.redirect ?? '/' });
   },
   component: lazyRouteComponent(() => import('./routes/SignIn'), 'SignInPage'),
 });

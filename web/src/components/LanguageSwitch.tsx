@@ -4,10 +4,9 @@ import { currentLanguage, languages, setLanguage, type Language } from '../i18n'
 
 /** A native select: labelled, keyboard-usable, and the choice is remembered (i18n.ts). */
 export function LanguageSwitch() {
-  const { t, i18n } = useTranslation();
+  // useTranslation re-renders this on a language change, so the value below is current.
+  const { t } = useTranslation();
   const id = useId();
-  // Re-render on a language change comes through useTranslation; the value reads i18next.
-  void i18n.language;
   return (
     <div className="language-switch">
       <label htmlFor={id}>{t('language.label')}</label>
