@@ -22,6 +22,20 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     // dist/.vite/manifest.json: which chunks each route loads (scripts/budget.mjs).
     manifest: true,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          // What every page needs travels in one chunk; left alone the bundler cuts it into
+          // several small ones (each costs bytes and a request on the sign-in page).
+          groups: [
+            {
+              name: 'framework',
+              test: /node_modules\/(react|react-dom|scheduler|@tanstack\/(react-router|router-core|history|store|react-store)|i18next|react-i18next|openapi-fetch|use-sync-external-store)\//,
+            },
+          ],
+        },
+      },
+    },
   },
   // `vite preview` answers with the CSP the API process sends, so a preview shows what the
   // policy would block.

@@ -13,7 +13,8 @@ const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'd
 const manifest = JSON.parse(fs.readFileSync(path.join(dist, '.vite', 'manifest.json'), 'utf8'));
 
 const budgets = [
-  { route: '/sign-in', module: 'src/routes/SignIn.tsx', limit: 120_000 },
+  // Sign-in is part of the entry chunk (src/router.tsx), so the entry alone is its JS.
+  { route: '/sign-in', module: null, limit: 120_000 },
   { route: '/forgot-password', module: 'src/routes/ForgotPassword.tsx', limit: 250_000 },
   { route: '/reset-password', module: 'src/routes/ResetPassword.tsx', limit: 250_000 },
   { route: '/setup', module: 'src/routes/Setup.tsx', limit: 250_000 },
@@ -37,9 +38,10 @@ const gzipped = (file) => gzipSync(fs.readFileSync(path.join(dist, file)), { lev
 const entry = Object.keys(manifest).find((key) => manifest[key].isEntry);
 let over = false;
 for (const { route, module, limit, with: extra = [] } of budgets) {
-  if (!manifest[module]) throw new Error(`${module} is not in the build manifest`);
+  if (module !== null && !manifest[module]) throw new Error(`${module} is not in the manifest`);
   const keys = new Set();
-  for (const key of [entry, module, ...extra]) for (const k of closure(key)) keys.add(k);
+  for (const key of [entry, ...(module === null ? [] : [module]), ...extra])
+    for (const k of closure(key)) keys.add(k);
   const files = [...keys].map((key) => manifest[key].file).filter((file) => file.endsWith('.js'));
   const bytes = files.reduce((sum, file) => sum + gzipped(file), 0);
   const verdict = bytes <= limit ? 'ok' : 'OVER';

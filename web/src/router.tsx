@@ -17,6 +17,7 @@ import { ErrorView } from './components/ErrorView';
 import { NotFound } from './components/NotFound';
 import { PublicLayout } from './components/PublicLayout';
 import { RootLayout } from './components/RootLayout';
+import { SignInPage } from './routes/SignIn';
 
 /** A same-origin path to return to after sign-in; anything else (`//evil`, `https:`) is dropped. */
 export function safeRedirect(value: unknown): string | undefined {
@@ -53,7 +54,9 @@ const signInRoute = createRoute({
     await sessionRestored;
     if (getSession() !== null) throw redirect({ href: search.redirect ?? '/' });
   },
-  component: lazyRouteComponent(() => import('./routes/SignIn'), 'SignInPage'),
+  // In the entry chunk too: most first visits land here, and a chunk of its own would cost
+  // a request and bytes on the page with the tightest budget.
+  component: SignInPage,
 });
 
 const emailSearch = (search: Record<string, unknown>): { email?: string } => {
