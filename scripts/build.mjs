@@ -124,7 +124,6 @@ export function hasWeb() {
 export function webSourceHash() {
   return hashFiles([
     ...files(path.join(web, 'src')).filter((f) => !f.endsWith('.test.ts')),
-    ...(fs.existsSync(path.join(web, 'public')) ? files(path.join(web, 'public')) : []),
     ...['index.html', 'vite.config.ts', 'package.json'].map((f) => path.join(web, f)),
     ...['package-lock.json', 'scripts/build.mjs'].map((f) => path.join(root, f)),
   ]);

@@ -17,6 +17,7 @@ import { sealAllAudit, setAuditLogger, settleAudit } from './shared/audit.js';
 import { LogOutput } from './shared/log-output.js';
 import { AccessLog } from './http/access-log.js';
 import { registerAuth } from './http/auth.js';
+import { registerWebApp, type AppShell } from './http/web-app.js';
 import { AppError } from './shared/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerCsv } from './http/csv.js';
@@ -73,7 +74,7 @@ import { closePdfWorkers } from './shared/pdf/worker-pool.js';
 import { createMailer, outboxDir, type Mailer } from './shared/mail.js';
 import { randomBase62 } from './shared/secrets.js';
 import { KONTOR_VERSION } from './shared/version.js';
-import type { App } from './http/types.js';
+import type { Access, App } from './http/types.js';
 
 export type { App } from './http/types.js';
 
@@ -143,6 +144,8 @@ export interface BuildOptions {
    * its own, so one worker's `drain()` never runs another's jobs.
    */
   jobsSchema?: string;
+  /** The built web app to serve (default `web/dist`); false serves the API alone. */
+  webDist?: string | false;
 }
 
 /** The app secret: `APP_SECRET`, or one generated on first start and kept in `DATA_DIR`. */
@@ -422,6 +425,19 @@ async function registerDocs(app: App): Promise<void> {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
           bearer: { type: 'http', scheme: 'bearer' },
+          webClient: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-kontor-client',
+            description:
+              'The web app: the value `web`, public by design. It grants nothing alone: on user routes only with the access token of a web sign-in, on the auth routes that take it only with the secret the person has (docs/web.md).',
+          },
+          webSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'kontor_session',
+            description: 'The HttpOnly cookie holding a web session’s refresh token.',
+          },
         },
       },
     },
@@ -437,12 +453,7 @@ async function registerDocs(app: App): Promise<void> {
         : document.swaggerObject,
     transform: ({ schema, url, route }) => {
       const access = route.config?.access;
-      const security =
-        access === 'apiKey'
-          ? [{ apiKey: [] }]
-          : access === 'user' || access === 'admin'
-            ? [{ apiKey: [], bearer: [] }]
-            : [];
+      const security = securityOf(access, route.config);
       const adminWhen = route.config?.adminWhen?.what;
       const description =
         access === 'admin'
@@ -472,6 +483,32 @@ async function registerDocs(app: App): Promise<void> {
     { config: { access: 'public' }, schema: { hide: true } },
     (_req, reply) => reply.type('application/json').send(app.swagger()),
   );
+}
+
+/**
+ * A route's security requirements: the client key, or for the web app (docs/web.md) its
+ * client header (`webClient`), the bearer for a user, and the session cookie where a web
+ * route reads it.
+ */
+function securityOf(
+  access: Access | undefined,
+  config: { webClient?: boolean; webSession?: boolean } | undefined,
+): Record<string, string[]>[] {
+  switch (access) {
+    case 'apiKey':
+      return config?.webClient === true ? [{ apiKey: [] }, { webClient: [] }] : [{ apiKey: [] }];
+    case 'user':
+    case 'admin':
+      return [
+        { apiKey: [], bearer: [] },
+        { webClient: [], bearer: [] },
+      ];
+    case 'public':
+      if (config?.webSession === true) return [{ webClient: [], webSession: [] }];
+      return config?.webClient === true ? [{ webClient: [] }] : [];
+    case undefined:
+      return [];
+  }
 }
 
 /** Every module's routes, in one plugin. */
@@ -520,7 +557,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   closeWithApp(app, ctx, backends.redis);
   registerParsing(app);
   // Before any route: the deny-by-default check must see every route, plugins' too.
-  registerProblemHandlers(app, { onStorageFull: () => ctx.database.reportStorageFull() });
+  // The web app's shell answers app routes no API route serves (set once the app is found).
+  let appShell: AppShell | undefined;
+  registerProblemHandlers(app, {
+    onStorageFull: () => ctx.database.reportStorageFull(),
+    appShell: (req, reply) => appShell?.(req, reply) ?? false,
+  });
   registerInputLimits(app);
   registerOptionalBodies(app);
   registerAuth(app, ctx, credentialLookup);
@@ -530,6 +572,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerCsv(app, { now: () => ctx.clock.now() });
   await registerDocs(app);
   await registerModules(app, ctx);
+  if (options.webDist !== false) appShell = await registerWebApp(app, options.webDist);
   return app;
 }
 

@@ -6,6 +6,7 @@ import { findBadDates } from './db/date-check.js';
 import { migrations } from './db/migrations/index.js';
 import { writeSnapshot } from './db/backup.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './modules/api-keys/index.js';
+import { createSetupLink } from './modules/auth/index.js';
 import { verifyAuditChain } from './shared/audit.js';
 
 const USAGE = `Usage: npx kontor <command>   (in the Kontor folder; or: npm run kontor -- <command>)
@@ -16,6 +17,8 @@ const USAGE = `Usage: npx kontor <command>   (in the Kontor folder; or: npm run 
   migrate                         apply pending database migrations
   backup <file>                   write a consistent, checked snapshot while the service runs
                                   (SQLite: online backup API; PostgreSQL: pg_dump custom format)
+  setup-link                      print a new one-time link that creates the first account in
+                                  the browser (only while the installation has no user)
   audit verify                    check every account's audit hash chain
   doctor [--account ID]           list stored dates the API refuses (impossible, out of
                                   range, a credit note before its invoice); exit 1 if any
@@ -57,6 +60,23 @@ async function backup(config: Config, file: string): Promise<void> {
       ? `SQLite snapshot (${snapshot.documents} documents, integrity checked) written to ${snapshot.file}`
       : `PostgreSQL dump (custom format, restore with pg_restore) written to ${snapshot.file}`,
   );
+}
+
+/** `kontor setup-link`: a new one-time setup link, while no user exists (docs/web.md). */
+async function setupLink(config: Config): Promise<number> {
+  const token = await withDb(config, ({ db }) =>
+    createSetupLink({ db, clock: { now: () => new Date() } }),
+  );
+  if (token === undefined) {
+    console.error(
+      'This installation has users already: sign in, and invite further users in the settings.',
+    );
+    return 1;
+  }
+  console.log(
+    `Create the owner account in your browser (the link works once):\n\n  ${config.publicUrl}/setup#token=${token}\n`,
+  );
+  return 0;
 }
 
 /** `kontor doctor`: every stored date the API refuses, one line each; 1 when there is any. */
@@ -143,6 +163,7 @@ async function run(args: string[]): Promise<number> {
           );
         return 0;
       }
+      if (command === 'setup-link') return setupLink(config);
       if (command === 'doctor') return doctor(config, sub === '--account' ? rest[0] : undefined);
       if (command === 'backup' && sub) {
         await backup(config, sub);

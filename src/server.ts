@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { checkPort, portProblem } from './port.js';
 import { countActiveApiKeys, createApiKey } from './modules/api-keys/index.js';
+import { createSetupLink } from './modules/auth/index.js';
 import type { AppContext } from './context.js';
 import { startReminderScheduler } from './modules/notes/index.js';
 import { startUploadExpiry } from './modules/files/index.js';
@@ -38,12 +39,24 @@ async function ensureFirstApiKey(config: Config, ctx: AppContext): Promise<strin
     '',
     `  ${created.key}`,
     '',
-    'Register your account:',
+    `It is for programs that use the API (docs: ${config.publicUrl}/docs); the web app needs none.`,
     '',
-    `  curl -s ${config.publicUrl}/v1/auth/register -H 'x-api-key: ${created.key}' -H 'content-type: application/json' \\`,
-    `    -d '{"email":"you@example.com","password":"a long passphrase here","name":"Your Name","companyName":"Your Company"}'`,
+  ].join('\n');
+}
+
+/**
+ * While the installation has no user: a one-time link that creates the owner's account in the
+ * browser, no mail server needed. The token travels in the fragment, which never reaches a
+ * server log; a new link comes with every start until one is used.
+ */
+async function setupLinkLines(config: Config, ctx: AppContext): Promise<string | undefined> {
+  const token = await createSetupLink(ctx);
+  if (token === undefined) return undefined;
+  return [
     '',
-    `The confirmation code arrives in ${path.join(config.dataDir, 'outbox')}. API docs: ${config.publicUrl}/docs`,
+    'Create the owner account of this installation in your browser (the link works once):',
+    '',
+    `  ${config.publicUrl}/setup#token=${token}`,
     '',
   ].join('\n');
 }
@@ -119,6 +132,9 @@ async function main(): Promise<void> {
     throw err;
   }
   if (firstKey !== undefined) console.log(firstKey);
+  const setupLink = await setupLinkLines(config, app.ctx);
+  if (setupLink !== undefined) console.log(setupLink);
+  else if (firstKey === undefined) console.log(`Kontor is running at ${config.publicUrl}/`);
   if (closing) return;
   stoppers.push(
     startReminderScheduler(app.ctx, config.reminderIntervalMs),

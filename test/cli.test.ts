@@ -49,6 +49,36 @@ async function kontorOn(
 }
 
 describe('kontor CLI', () => {
+  it.skipIf(dbKind === 'postgres')(
+    'prints a one-time setup link while the installation has no user, and refuses after',
+    async () => {
+      const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-setup-'));
+      try {
+        const env = {
+          DATA_DIR: empty,
+          DATABASE_URL: `sqlite:${path.join(empty, 'kontor.sqlite')}`,
+          PUBLIC_URL: 'http://127.0.0.1:4999',
+        };
+        const first = await kontorOn(env, 'setup-link');
+        expect(first.code).toBe(0);
+        expect(first.out).toMatch(/http:\/\/127\.0\.0\.1:4999\/setup#token=kst_\w{40}/);
+        const db = new SQLite(path.join(empty, 'kontor.sqlite'));
+        // Any user at all ends the setup links; its account does not matter here.
+        db.pragma('foreign_keys = OFF');
+        db.prepare(
+          `INSERT INTO users (id, account_id, email, name, role, status, version, created_at, updated_at)
+           VALUES ('usr_x', 'acc_x', 'x@example.com', 'X', 'admin', 'ACTIVE', 1, '2026-01-01', '2026-01-01')`,
+        ).run();
+        db.close();
+        const after = await kontorOn(env, 'setup-link');
+        expect(after.code).toBe(1);
+        expect(after.out).toContain('has users already');
+      } finally {
+        fs.rmSync(empty, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('creates, lists and revokes API keys; a revoked key stops working in the running service at once', async () => {
     const created = await kontor('api-keys', 'create', '--name', 'ops');
     expect(created.code).toBe(0);

@@ -82,6 +82,13 @@ describe('deny by default', () => {
         // Authorised by the provider's signature (decisions §10).
         'POST /v1/webhooks/provider',
         'POST /v1/webhooks/provider-subscriptions',
+        // The web app's own (docs/web.md): need its client header; the session cookie, the
+        // password or the one-time setup link is the credential.
+        'POST /v1/web/session',
+        'POST /v1/web/session/refresh',
+        'DELETE /v1/web/session',
+        'POST /v1/web/setup/check',
+        'POST /v1/web/setup',
       ].sort(),
     );
   });
@@ -266,6 +273,7 @@ describe('HTTP conventions', () => {
     );
     expect(doc.paths['/v1/partners/{partnerId}'].put.security).toEqual([
       { apiKey: [], bearer: [] },
+      { webClient: [], bearer: [] },
     ]);
     const html = await t.request({ method: 'GET', url: '/docs', key: null });
     expect(html.statusCode).toBe(200);

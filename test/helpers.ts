@@ -38,7 +38,7 @@ export interface TestApp {
 
 /** A real app on a real database: a fresh SQLite file, or the run's PostgreSQL database. */
 export async function buildTestApp(
-  opts: { clock?: Clock; env?: Record<string, string> } = {},
+  opts: { clock?: Clock; env?: Record<string, string>; webDist?: string } = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-test-'));
   // Rate limits stay on in every test, with limits no test reaches by accident; the
@@ -76,6 +76,9 @@ export async function buildTestApp(
     // worker's files another: a file's `drain()` runs its own worker's jobs, never those of a
     // file running beside it (whose app has another outbox, clock and data directory).
     jobsSchema: `pgboss_w${process.env.VITEST_POOL_ID ?? '1'}`,
+    // The API alone unless a test brings a web build: whether `web/dist` was built must not
+    // change what the API's tests see.
+    webDist: opts.webDist ?? false,
   });
   checkAnswers(app);
   const { key: apiKey } = await createApiKey(app.ctx.db, 'test');

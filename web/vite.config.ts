@@ -1,11 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+
+/**
+ * Writes `<asset>.br` and `<asset>.gz` beside each text asset: the API serves them by
+ * Accept-Encoding (@fastify/static `preCompressed`) instead of compressing on every request.
+ */
+function precompress(): Plugin {
+  return {
+    name: 'kontor-precompress',
+    apply: 'build',
+    writeBundle(options) {
+      const assets = path.join(options.dir ?? 'dist', 'assets');
+      for (const name of fs.readdirSync(assets)) {
+        if (!/\.(js|css|svg|json)$/.test(name)) continue;
+        const file = path.join(assets, name);
+        const bytes = fs.readFileSync(file);
+        fs.writeFileSync(`${file}.gz`, gzipSync(bytes, { level: 9 }));
+        fs.writeFileSync(
+          `${file}.br`,
+          brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+        );
+      }
+    },
+  };
+}
 
 // The API process serves `dist/` at `/` under a CSP without 'unsafe-inline': the build must put
 // no inline script or style into index.html (Vite's production output has none).
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [react()],
+  plugins: [react(), precompress()],
   resolve: {
     alias: {
       // The shim re-implements useSyncExternalStore for React < 18; React 19 has it built in.

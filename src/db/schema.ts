@@ -69,6 +69,16 @@ export interface SessionsTable {
   expires_at: string;
   revoked_at: string | null;
   revoked_reason: string | null;
+  /** `api` (tokens held by the caller) or `web` (the web app: refresh token in a cookie). */
+  client: Generated<'api' | 'web'>;
+}
+
+/** One-time links that create the first account (only the SHA-256 of the token is kept). */
+export interface SetupLinksTable {
+  id: string;
+  token_hash: string;
+  created_at: string;
+  used_at: string | null;
 }
 
 export interface AuthTokensTable {
@@ -691,6 +701,7 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   users: UsersTable;
   auth_codes: AuthCodesTable;
   sessions: SessionsTable;
+  setup_links: SetupLinksTable;
   auth_tokens: AuthTokensTable;
   api_keys: ApiKeysTable;
   audit_heads: AuditHeadsTable;

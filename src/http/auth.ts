@@ -32,9 +32,24 @@ declare module 'fastify' {
   }
 }
 
-/** Routes a plugin registers (the docs UI) that are public by nature. */
-const PLUGIN_PUBLIC_PREFIXES = ['/docs'];
+/** Routes a plugin registers (the docs UI, the web app's assets) that are public by nature. */
+const PLUGIN_PUBLIC_PREFIXES = ['/docs', '/assets'];
 const TOUCH_INTERVAL_MS = MINUTE;
+
+/** The header the web app sends instead of a client key (a cross-site form cannot send it). */
+export const WEB_CLIENT_HEADER = 'x-kontor-client';
+/** The client id of the web app's requests (idempotency scope, logs). */
+const WEB_CLIENT_ID = 'web';
+
+/** A principal the web client header may stand beside: only a web session's. */
+function webPrincipal(principal: Principal): Principal {
+  if (principal.client !== 'web')
+    throw new AppError(
+      'api_key_invalid',
+      'Send a valid x-api-key header: x-kontor-client: web is accepted only with the access token of a web sign-in.',
+    );
+  return principal;
+}
 
 const tokenInvalid = (detail: string) =>
   new AppError('token_invalid', detail, {
@@ -137,9 +152,32 @@ class AccessCheck {
     if (access === undefined)
       throw new AppError('forbidden', 'This route declares no access level.');
     if (access === 'public') return undefined;
+    if (req.headers['x-api-key'] === undefined && req.headers[WEB_CLIENT_HEADER] === 'web')
+      return this.webClient(req, access);
     const keyLookup = this.apiKey(req);
     if (keyLookup !== undefined) return keyLookup.then(() => this.checkBearer(req, access));
     return this.checkBearer(req, access);
+  }
+
+  /**
+   * The web app's requests (docs/web.md): no client key, which a browser could not keep
+   * secret. On `apiKey` routes marked `webClient` (password recovery) the header stands in
+   * for the key; on user routes only a web session's access token is accepted with it, so the
+   * header grants nothing on its own and a personal API token still needs its client's key.
+   */
+  private webClient(req: FastifyRequest, access: Access): Promise<void> | undefined {
+    if (access === 'apiKey') {
+      if (req.routeOptions.config.webClient !== true)
+        throw new AppError('api_key_invalid', 'Send a valid x-api-key header.');
+      req.apiKeyId = WEB_CLIENT_ID;
+      return undefined;
+    }
+    req.apiKeyId = WEB_CLIENT_ID;
+    const principal = this.bearer(req);
+    if (principal instanceof Promise)
+      return principal.then((p) => this.admit(req, webPrincipal(p)));
+    this.admit(req, webPrincipal(principal));
+    return undefined;
   }
 
   private hashOnce(req: FastifyRequest, slot: 0 | 1, raw: string): string {

@@ -48,6 +48,11 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/auth/logout': 'logout',
   'POST /v1/auth/forgot-password': 'requestPasswordReset',
   'POST /v1/auth/reset-password': 'resetPassword',
+  'POST /v1/web/session': 'webSignIn',
+  'POST /v1/web/session/refresh': 'webRefreshSession',
+  'DELETE /v1/web/session': 'webSignOut',
+  'POST /v1/web/setup/check': 'checkSetupLink',
+  'POST /v1/web/setup': 'completeSetup',
   'POST /v1/users': 'inviteUser',
   'POST /v1/users/confirm': 'previewInvitation',
   'GET /v1/account/addresses': 'getAccountSettings',
@@ -471,6 +476,7 @@ function problemMembers(doc: Document): void {
 /** Short descriptions of the tags (the modules), in the order the docs list them. */
 const TAGS: Record<string, string> = {
   auth: 'Registration, sign-in, sessions and password recovery.',
+  web: 'The web app’s own sign-in (session cookie) and the one-time setup link.',
   users: 'The users of the account: invitations, roles, removal.',
   'api-tokens': 'Personal API tokens.',
   account: 'Account settings, company data and addresses.',

@@ -206,14 +206,21 @@ export function writeClientError(
  */
 export function registerProblemHandlers(
   app: FastifyInstance,
-  hooks: { onStorageFull?: () => void } = {},
+  hooks: {
+    onStorageFull?: () => void;
+    /** Answers a request no route serves with the web app, when it is one of its routes. */
+    appShell?: (req: FastifyRequest, reply: FastifyReply) => boolean;
+  } = {},
 ): void {
-  registerNotFound(app);
+  registerNotFound(app, hooks.appShell);
   registerErrorHandler(app, hooks);
 }
 
 /** 404 `route_not_found`, or 405 with `Allow` when the path exists for other methods. */
-function registerNotFound(app: FastifyInstance): void {
+function registerNotFound(
+  app: FastifyInstance,
+  appShell?: (req: FastifyRequest, reply: FastifyReply) => boolean,
+): void {
   const routes: { pattern: RegExp; method: string }[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -227,9 +234,11 @@ function registerNotFound(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((req, reply) => {
+    if (appShell?.(req, reply) === true) return reply;
     const path = req.url.split('?')[0] ?? '/';
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
-    if (allowed.length > 0)
+    // A wildcard route of this very method that found nothing (a missing asset) is a 404.
+    if (allowed.length > 0 && !allowed.includes(req.method))
       return sendProblem(
         req,
         reply,

@@ -54,12 +54,25 @@ export interface Principal {
   sessionId: string | null;
   /** When the credential stops working (ISO timestamp), if ever. */
   expiresAt: string | null;
+  /**
+   * `web` for an access token of the web app's sign-in: it stands in for the client key
+   * (`x-kontor-client: web`, docs/web.md); `api` for every other bearer.
+   */
+  client: 'api' | 'web';
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
     adminWhen?: AdminWhen;
+    /**
+     * On an `apiKey` route: the web app may call it with `x-kontor-client: web` instead of a
+     * client key (password recovery, which needs a secret the person has). On a `public`
+     * route: it is one of the web app's own (`/v1/web/*`), which need that header.
+     */
+    webClient?: boolean;
+    /** On a `public` web route: it reads the session cookie (OpenAPI security only). */
+    webSession?: boolean;
   }
   interface FastifyRequest {
     principal?: Principal;

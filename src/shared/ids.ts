@@ -30,6 +30,7 @@ export const ID_PREFIXES = {
   job: 'job',
   webhookEndpoint: 'whe',
   webhookDelivery: 'msg',
+  setupLink: 'stl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -161,6 +161,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/web/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Web sign-in: the access token in the answer, the refresh token as an HttpOnly cookie */
+        post: operations["webSignIn"];
+        /** Web sign-out: ends the cookie’s session and clears the cookie */
+        delete: operations["webSignOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/web/session/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Web session: a new access token for the cookie’s refresh token (rotated) */
+        post: operations["webRefreshSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/web/setup/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Whether a setup link can still create the first account */
+        post: operations["checkSetupLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/web/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create the first account with the one-time setup link (no mail needed) and sign its owner in */
+        post: operations["completeSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-tokens": {
         parameters: {
             query?: never;
@@ -1673,7 +1742,7 @@ export interface components {
              * @description Stable snake_case error code.
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "bad_request" | "signature_invalid" | "code_invalid" | "password_rejected" | "not_a_session" | "link_invalid" | "value_not_storable" | "api_key_invalid" | "token_invalid" | "invalid_credentials" | "forbidden" | "url_invalid" | "email_not_confirmed" | "not_found" | "route_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "version_conflict" | "state_conflict" | "duplicate" | "in_use" | "last_admin" | "token_limit_reached" | "plan_limit_exceeded" | "storage_limit_exceeded" | "idempotency_in_progress" | "precondition_failed" | "precondition_required" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "reference_not_found" | "idempotency_key_reused" | "seat_limit_reached" | "business_rule_violated" | "content_mismatch" | "template_invalid" | "invoice_incomplete" | "file_unprocessable" | "rate_limited" | "quota_exceeded" | "headers_too_large" | "internal_error" | "service_unavailable" | "insufficient_storage";
+            code: "validation_failed" | "malformed_json" | "bad_request" | "signature_invalid" | "code_invalid" | "password_rejected" | "not_a_session" | "link_invalid" | "value_not_storable" | "api_key_invalid" | "token_invalid" | "invalid_credentials" | "forbidden" | "client_header_missing" | "url_invalid" | "email_not_confirmed" | "not_found" | "setup_link_invalid" | "route_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "version_conflict" | "state_conflict" | "duplicate" | "in_use" | "last_admin" | "token_limit_reached" | "plan_limit_exceeded" | "storage_limit_exceeded" | "idempotency_in_progress" | "precondition_failed" | "precondition_required" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "reference_not_found" | "idempotency_key_reused" | "seat_limit_reached" | "business_rule_violated" | "content_mismatch" | "template_invalid" | "invoice_incomplete" | "file_unprocessable" | "rate_limited" | "quota_exceeded" | "headers_too_large" | "internal_error" | "service_unavailable" | "insufficient_storage";
             /** @description The `x-request-id` of this request. */
             requestId: string;
             /**
@@ -2003,6 +2072,90 @@ export interface components {
              * @default true
              */
             revokeApiTokens: boolean;
+        };
+        /** @description A web sign-in: the access token for the page’s memory; the refresh token is in the HttpOnly cookie `kontor_session`. */
+        WebSignInResponse: {
+            /** @description Bearer for API calls; valid for `expiresIn` seconds. */
+            accessToken: string;
+            /** @enum {string} */
+            tokenType: "Bearer";
+            /**
+             * Format: int64
+             * @description Seconds until the access token expires (900).
+             */
+            expiresIn: number;
+            /**
+             * Format: date-time
+             * @description When the refresh token expires.
+             */
+            refreshExpiresAt: string;
+            /** @description A user of the account. */
+            user: {
+                /** @description Type-prefixed, time-ordered id. */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Optimistic-locking version; 1 when created, +1 per write.
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @description When the record was created (RFC 3339 UTC).
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description When the record was last changed (RFC 3339 UTC).
+                 */
+                updatedAt: string;
+                /** @description Display name. */
+                name: string;
+                /** @description Sign-in email, lower-cased. */
+                email: string;
+                /**
+                 * @description `admin`: everything; `user`: business records and own tokens.
+                 * @enum {unknown}
+                 */
+                role: "admin" | "user";
+                /**
+                 * @description INVITED until the invitee sets a password; UNCONFIRMED until a registrant confirms the email.
+                 * @enum {unknown}
+                 */
+                status: "INVITED" | "UNCONFIRMED" | "ACTIVE";
+                /**
+                 * Format: date-time
+                 * @description Last successful login, if any.
+                 */
+                lastLoginAt: string | null;
+            };
+            /** @description The account the user belongs to. */
+            account: {
+                id: string;
+                name: string;
+            };
+        };
+        CheckSetupLinkRequest: {
+            /** @description The setup link’s token. */
+            token: string;
+        };
+        CheckSetupLinkResponse: {
+            /** @enum {string} */
+            status: "open";
+        };
+        CompleteSetupRequest: {
+            /** @description The token of the setup link printed at the first start. */
+            token: string;
+            /**
+             * Format: email
+             * @description Email address.
+             */
+            email: string;
+            /** @description At least 12 characters (configurable), at most 256; common passwords are refused. */
+            password: string;
+            /** @description Your name. */
+            name: string;
+            /** @description The business the account is for. */
+            companyName: string;
         };
         /** @description A personal API token (the secret is never shown again). */
         ApiToken: {
@@ -6481,6 +6634,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Not found (another account’s id is not found either). */
+        NotFoundPublic: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Conflict (version_conflict, state_conflict, duplicate, in_use). */
         Conflict: {
             headers: {
@@ -6607,15 +6769,6 @@ export interface components {
                 "RateLimit-Remaining"?: number;
                 /** @description Seconds until that window ends. */
                 "RateLimit-Reset"?: number;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Not found (another account’s id is not found either). */
-        NotFoundPublic: {
-            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -6910,6 +7063,148 @@ export interface operations {
             };
             400: components["responses"]["BadRequestPublic"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
+            429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    webSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description A web sign-in: the access token for the page’s memory; the refresh token is in the HttpOnly cookie `kontor_session`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSignInResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestPublic"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
+            429: components["responses"]["TooManyRequestsPublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    webSignOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    webRefreshSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A web sign-in: the access token for the page’s memory; the refresh token is in the HttpOnly cookie `kontor_session`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSignInResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    checkSetupLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckSetupLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckSetupLinkResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestPublic"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFoundPublic"];
+            415: components["responses"]["UnsupportedMediaTypePublic"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    completeSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteSetupRequest"];
+            };
+        };
+        responses: {
+            /** @description A web sign-in: the access token for the page’s memory; the refresh token is in the HttpOnly cookie `kontor_session`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSignInResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestPublic"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFoundPublic"];
             415: components["responses"]["UnsupportedMediaTypePublic"];
             429: components["responses"]["TooManyRequestsPublic"];
             500: components["responses"]["InternalError"];

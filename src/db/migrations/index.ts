@@ -24,6 +24,7 @@ import * as m0022 from './0022_webhook_sending.js';
 import * as m0023 from './0023_credit_note_titles.js';
 import * as m0024 from './0024_partner_numbers.js';
 import * as m0025 from './0025_document_delivery.js';
+import * as m0026 from './0026_web_sessions.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023_credit_note_titles': m0023,
   '0024_partner_numbers': m0024,
   '0025_document_delivery': m0025,
+  '0026_web_sessions': m0026,
 };

@@ -17,6 +17,7 @@ import {
 import { AuthService } from './auth.service.js';
 import type { RequestMeta } from './auth.support.js';
 import { PasswordRecoveryService } from './password-recovery.service.js';
+import { webSessionRoutes } from './web-session.routes.js';
 
 const tags = ['auth'];
 
@@ -33,6 +34,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
   registrationRoutes(app, service);
   sessionRoutes(app, service);
   recoveryRoutes(app, recovery);
+  webSessionRoutes(app, ctx, service);
 }
 
 /** Registering an account and confirming its owner’s address. */
@@ -54,7 +56,7 @@ function registrationRoutes(app: App, service: AuthService): void {
   app.post(
     '/v1/auth/confirm',
     {
-      config: { access: 'apiKey' },
+      config: { access: 'apiKey', webClient: true },
       schema: {
         tags,
         summary: 'Confirm the email with the code from the registration mail',
@@ -118,7 +120,7 @@ function recoveryRoutes(app: App, recovery: PasswordRecoveryService): void {
   app.post(
     '/v1/auth/forgot-password',
     {
-      config: { access: 'apiKey' },
+      config: { access: 'apiKey', webClient: true },
       schema: {
         tags,
         summary: 'Mail a single-use reset code; answers the same for unknown emails',
@@ -133,7 +135,7 @@ function recoveryRoutes(app: App, recovery: PasswordRecoveryService): void {
   app.post(
     '/v1/auth/reset-password',
     {
-      config: { access: 'apiKey' },
+      config: { access: 'apiKey', webClient: true },
       schema: {
         tags,
         summary:

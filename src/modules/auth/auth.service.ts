@@ -1,21 +1,18 @@
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { AppError } from '../../shared/errors.js';
 import type { Principal } from '../../http/types.js';
 import { appendAudit } from '../../shared/audit.js';
 import { DAY } from '../../shared/clock.js';
-import { newId } from '../../shared/ids.js';
 import { sha256 } from '../../shared/secrets.js';
-import { findAccount, insertAccount, newAccountRow } from '../account/index.js';
-import { DEFAULT_PLAN } from '../plans/index.js';
-import { seedAccountTaxRates } from '../tax-rates/index.js';
-import { seedSystemTemplates } from '../document-templates/index.js';
+import { findAccount } from '../account/index.js';
 import { normalizeEmail } from '../../shared/email-address.js';
 import {
   confirmUser,
   consumeCode,
   findUserById,
-  insertUser,
   issueCode,
   recordLogin,
   presentUser,
@@ -23,8 +20,10 @@ import {
   rotateRefresh,
   startSession,
   type IssuedTokens,
+  type SessionClient,
   type UserRow,
 } from '../users/index.js';
+import { insertAccountWithOwner } from './new-account.js';
 import type { Confirm, Login, Register, Tokens } from './auth.schemas.js';
 import { burnVerify, checkPassword, verifyPassword } from './passwords.js';
 import {
@@ -89,54 +88,17 @@ export class AuthService extends AuthServiceBase {
     const existing = await this.findUserByEmail(email);
     if (existing) return this.remindExisting(existing, meta);
     const now = this.ctx.clock.now();
-    const at = now.toISOString();
-    const account = newAccountRow(newId('account'), input.companyName, DEFAULT_PLAN, at);
-    const user: UserRow = {
-      id: newId('user'),
-      account_id: account.id,
-      email,
-      name: input.name,
-      role: 'admin',
-      status: 'UNCONFIRMED',
-      password_hash: passwordHash,
-      email_confirmed_at: null,
-      last_login_at: null,
-      version: 1,
-      created_at: at,
-      updated_at: at,
-    };
     let code: string;
     try {
       code = await this.ctx.db.transaction().execute(async (trx) => {
-        await insertAccount(trx, account);
-        await insertUser(trx, user);
-        const issued = await issueCode(trx, this.ctx.appSecret, user, 'confirm', now, DAY);
-        const actor = this.actor(user, meta);
-        await appendAudit(
+        const { user } = await insertAccountWithOwner(
           trx,
-          actor,
-          {
-            action: 'account.created',
-            resourceType: 'account',
-            resourceId: account.id,
-            changes: { name: account.name },
-          },
+          { email, passwordHash, name: input.name, companyName: input.companyName },
+          'UNCONFIRMED',
+          meta,
           now,
         );
-        await seedAccountTaxRates(trx, actor, account.currency, now);
-        await seedSystemTemplates(trx, actor, now);
-        await appendAudit(
-          trx,
-          actor,
-          {
-            action: 'user.registered',
-            resourceType: 'user',
-            resourceId: user.id,
-            changes: presentUser(user),
-          },
-          now,
-        );
-        return issued;
+        return issueCode(trx, this.ctx.appSecret, user, 'confirm', now, DAY);
       });
     } catch (err) {
       // Two registrations of one email raced: the first one stands.
@@ -219,7 +181,7 @@ export class AuthService extends AuthServiceBase {
     return { status: 'confirmed' };
   }
 
-  async login(input: Login, meta: RequestMeta): Promise<Tokens> {
+  async login(input: Login, meta: RequestMeta, client: SessionClient = 'api'): Promise<Tokens> {
     const email = normalizeEmail(input.email);
     await this.loginThrottle.check(email, meta.ip);
     const user = await this.findUserByEmail(email);
@@ -238,29 +200,50 @@ export class AuthService extends AuthServiceBase {
         'Confirm your email with the code we sent before signing in.',
       );
     const now = this.ctx.clock.now();
-    const tokens = await this.ctx.db.transaction().execute(async (trx) => {
-      const issued = await startSession(trx, user, now, { ip: meta.ip, userAgent: meta.userAgent });
-      await recordLogin(trx, user.id, now.toISOString());
-      await appendAudit(
-        trx,
-        this.actor(user, meta),
-        {
-          action: 'session.created',
-          resourceType: 'session',
-          resourceId: issued.sessionId,
-          changes: { ip: meta.ip },
-        },
-        now,
-      );
-      return issued;
-    });
+    const tokens = await this.ctx.db
+      .transaction()
+      .execute((trx) => this.openSession(trx, user, meta, now, client));
     return this.tokensResponse(tokens, user.id);
   }
 
-  async refresh(refreshToken: string, meta: RequestMeta): Promise<Tokens> {
+  /** A new session for a user who proved who they are, recorded and audited. */
+  async openSession(
+    trx: Transaction<DB>,
+    user: UserRow,
+    meta: RequestMeta,
+    now: Date,
+    client: SessionClient,
+  ): Promise<IssuedTokens> {
+    const issued = await startSession(
+      trx,
+      user,
+      now,
+      { ip: meta.ip, userAgent: meta.userAgent },
+      client,
+    );
+    await recordLogin(trx, user.id, now.toISOString());
+    await appendAudit(
+      trx,
+      this.actor(user, meta),
+      {
+        action: 'session.created',
+        resourceType: 'session',
+        resourceId: issued.sessionId,
+        changes: client === 'web' ? { ip: meta.ip, client } : { ip: meta.ip },
+      },
+      now,
+    );
+    return issued;
+  }
+
+  async refresh(
+    refreshToken: string,
+    meta: RequestMeta,
+    client: SessionClient = 'api',
+  ): Promise<Tokens> {
     const now = this.ctx.clock.now();
     const outcome = await this.ctx.db.transaction().execute(async (trx) => {
-      const result = await rotateRefresh(trx, sha256(refreshToken), now);
+      const result = await rotateRefresh(trx, sha256(refreshToken), now, client);
       if (result.kind === 'reused') {
         await revokeSessions(trx, { sessionId: result.sessionId }, 'refresh_token_reuse', now);
         await appendAudit(
@@ -322,7 +305,7 @@ export class AuthService extends AuthServiceBase {
     await this.ctx.credentials.invalidate({ type: 'session', id: sessionId });
   }
 
-  private async tokensResponse(tokens: IssuedTokens, userId: string): Promise<Tokens> {
+  async tokensResponse(tokens: IssuedTokens, userId: string): Promise<Tokens> {
     const user = await findUserById(this.ctx.db, userId);
     if (!user) throw new Error(`user ${userId} vanished while signing in`);
     const account = await findAccount(this.ctx.db, user.account_id);

@@ -30,6 +30,7 @@ export async function findBearer(
       'u.status',
       's.revoked_at as session_revoked_at',
       's.expires_at as session_expires_at',
+      's.client',
     ])
     .where('t.token_hash', '=', hash)
     .where('t.kind', 'in', ['pat', 'access'])
@@ -49,6 +50,7 @@ export async function findBearer(
     tokenKind: row.kind as 'pat' | 'access',
     sessionId: row.session_id,
     expiresAt: row.expires_at,
+    client: row.client === 'web' ? 'web' : 'api',
   };
 }
 

@@ -2,3 +2,4 @@
 export { authRoutes } from './auth.routes.js';
 export { CredentialCache } from './credential-cache.js';
 export { credentialLookup } from './credentials.repository.js';
+export { createSetupLink } from './web-session.service.js';

@@ -51,6 +51,7 @@ export function findRefreshToken(trx: Executor, hash: string) {
       't.used_at',
       't.revoked_at',
       's.revoked_at as session_revoked_at',
+      's.client',
       'u.status',
     ])
     .where('t.token_hash', '=', hash)

@@ -4,9 +4,17 @@ export { presentUser } from './users.presenter.js';
 export type { UserRow } from './users.presenter.js';
 export { userRoutes } from './users.routes.js';
 export { EmailField, UserSchema } from './users.schemas.js';
-export { revokeSessions, rotateRefresh, startSession, type IssuedTokens } from './sessions.js';
+export {
+  revokeSessions,
+  rotateRefresh,
+  sessionOfRefreshToken,
+  startSession,
+  type IssuedTokens,
+  type SessionClient,
+} from './sessions.js';
 export {
   activeAdminEmails,
+  anyUserExists,
   confirmUser,
   countUsers,
   findUserByEmail,

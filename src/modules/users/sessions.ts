@@ -64,12 +64,16 @@ async function issuePair(
   };
 }
 
+/** Which client holds a session's tokens: the caller (`api`) or the web app (`web`). */
+export type SessionClient = 'api' | 'web';
+
 /** Starts a session with a 15-minute access token and a 30-day refresh token. */
 export async function startSession(
   trx: Transaction<DB>,
   user: { id: string; account_id: string },
   now: Date,
   meta: { ip: string | null; userAgent: string | null },
+  client: SessionClient = 'api',
 ): Promise<IssuedTokens> {
   const sessionId = newId('session');
   await repo.insertSession(trx, {
@@ -82,6 +86,7 @@ export async function startSession(
     expires_at: new Date(now.getTime() + REFRESH_TTL_MS).toISOString(),
     revoked_at: null,
     revoked_reason: null,
+    client,
   });
   return issuePair(trx, user, sessionId, now);
 }
@@ -100,9 +105,12 @@ export async function rotateRefresh(
   trx: Transaction<DB>,
   hash: string,
   now: Date,
+  client: SessionClient = 'api',
 ): Promise<RefreshOutcome> {
   const row = await repo.findRefreshToken(trx, hash);
-  if (!row || row.session_id === null) return { kind: 'invalid' };
+  // A session is refreshed only by the client that holds it: an API refresh token never
+  // becomes a web session (whose access token stands in for the client key), nor the reverse.
+  if (!row || row.session_id === null || row.client !== client) return { kind: 'invalid' };
   if (row.session_revoked_at !== null || row.revoked_at !== null || row.status !== 'ACTIVE')
     return { kind: 'invalid' };
   if (row.used_at !== null)
@@ -127,6 +135,18 @@ export async function rotateRefresh(
     now,
   );
   return { kind: 'rotated', tokens, userId: row.user_id, accountId: row.account_id };
+}
+
+/** The live session a refresh token belongs to (spent or not), or undefined. */
+export async function sessionOfRefreshToken(
+  trx: Transaction<DB>,
+  hash: string,
+  client: SessionClient,
+): Promise<{ sessionId: string; userId: string; accountId: string } | undefined> {
+  const row = await repo.findRefreshToken(trx, hash);
+  if (!row || row.session_id === null || row.client !== client) return undefined;
+  if (row.session_revoked_at !== null) return undefined;
+  return { sessionId: row.session_id, userId: row.user_id, accountId: row.account_id };
 }
 
 /** Ends sessions (one, or all of a user) and every token issued to them. */

@@ -58,6 +58,12 @@ export async function emailTakenInAccount(
   return row !== undefined;
 }
 
+/** Whether the installation has any user at all (a setup link is for an empty one). */
+export async function anyUserExists(db: Executor): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Users of the account, invited ones included: what the plan's seats count. */
 export async function countUsers(db: Executor, accountId: string): Promise<number> {
   const row = await db

@@ -105,8 +105,8 @@ function SetupScreen() {
     enabled: token !== null,
     retry: false,
     queryFn: async () => {
-      const { data, error } = await api.GET('/v1/web/setup', {
-        params: { query: { token: token ?? '' } },
+      const { data, error } = await api.POST('/v1/web/setup/check', {
+        body: { token: token ?? '' },
       });
       if (error) throw new ProblemError(error);
       return data;
