@@ -34,6 +34,11 @@ test('set up, sign out, sign in, stay signed in, switch language, recover a pass
   page,
   context,
 }) => {
+  // The app must work under the server's CSP: anything it refuses shows up here.
+  const refused: string[] = [];
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) refused.push(message.text());
+  });
   const link = await kontor().setupLink();
   expect(link.startsWith(`${kontor().url}/setup#token=`)).toBe(true);
 
@@ -98,6 +103,7 @@ test('set up, sign out, sign in, stay signed in, switch language, recover a pass
   // The setup link was used up.
   await page.goto(link);
   await expect(page.getByRole('heading', { name: 'Link nicht mehr gültig' })).toBeVisible();
+  expect(refused).toEqual([]);
 });
 
 test('a server that answers 503 shows a banner, and Retry clears it once it is back', async ({
