@@ -17,6 +17,7 @@ const owner = {
   email: 'owner@example.com',
   password: 'correct horse battery staple 42',
 };
+const newPassword = 'another horse battery staple 43';
 
 async function signOut(page: Page) {
   await page.getByRole('button', { name: /Benutzermenü/ }).click();
@@ -99,6 +100,22 @@ test('set up, sign out, sign in, stay signed in, switch language, recover a pass
   await page.getByRole('button', { name: 'Code senden' }).click();
   await expect(page.getByRole('status')).toContainText('ein Code unterwegs');
   await expectNoAxeViolations(page);
+
+  // … and the mailed code sets a new password, which signs in.
+  const code = await kontor().mail(owner.email, /password reset code is (\d{6})/);
+  await page.getByRole('link', { name: 'Ich habe einen Code' }).click();
+  await expect(page.getByRole('heading', { name: 'Neues Passwort setzen' })).toBeVisible();
+  await expect(page.getByLabel('E-Mail-Adresse')).toHaveValue(owner.email);
+  await page.getByLabel('Code aus der E-Mail').fill('000000');
+  await page.getByLabel('Neues Passwort', { exact: true }).fill(newPassword);
+  await page.getByRole('button', { name: 'Passwort setzen und anmelden' }).click();
+  await expect(page.getByRole('alert')).toContainText('Der Code stimmt nicht');
+  await expectNoAxeViolations(page);
+  await page.getByLabel('Code aus der E-Mail').fill(code);
+  await page.getByRole('button', { name: 'Passwort setzen und anmelden' }).click();
+  await expect(page.getByRole('heading', { name: 'Cockpit' })).toBeVisible();
+  await signOut(page);
+  await expect(page.getByRole('link', { name: 'Einladung erhalten?' })).toBeVisible();
 
   // The setup link was used up.
   await page.goto(link);

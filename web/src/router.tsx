@@ -78,6 +78,13 @@ const resetPasswordRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/ResetPassword'), 'ResetPasswordPage'),
 });
 
+const acceptInvitationRoute = createRoute({
+  getParentRoute: () => publicLayout,
+  path: '/accept-invitation',
+  validateSearch: emailSearch,
+  component: lazyRouteComponent(() => import('./routes/ResetPassword'), 'AcceptInvitationPage'),
+});
+
 const setupRoute = createRoute({
   getParentRoute: () => publicLayout,
   path: '/setup',
@@ -145,7 +152,13 @@ const settingsRoute = createRoute({
 });
 
 const routeTree = rootRoute.addChildren([
-  publicLayout.addChildren([signInRoute, forgotPasswordRoute, resetPasswordRoute, setupRoute]),
+  publicLayout.addChildren([
+    signInRoute,
+    forgotPasswordRoute,
+    resetPasswordRoute,
+    acceptInvitationRoute,
+    setupRoute,
+  ]),
   appLayout.addChildren([
     cockpitRoute,
     invoicesRoute,

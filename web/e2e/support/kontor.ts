@@ -21,6 +21,11 @@ export interface Kontor {
   readonly dataDir: string;
   /** Everything the process wrote so far (stdout and stderr). */
   output(): string;
+  /**
+   * The first group of `pattern` in a mail to `to` in the outbox (no SMTP configured: mails are
+   * files in `<dataDir>/outbox`); waits for it up to 10 s.
+   */
+  mail(to: string, pattern: RegExp): Promise<string>;
   /** The setup link the first start prints (`…/setup#token=…`); waits for it up to 10 s. */
   setupLink(): Promise<string>;
   stop(): Promise<void>;
@@ -109,6 +114,21 @@ export async function startKontor(): Promise<Kontor> {
     url,
     dataDir,
     output: () => output,
+    async mail(to, pattern) {
+      const outbox = path.join(dataDir, 'outbox');
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).sort() : [];
+        // The newest mail first: a second code replaces the first.
+        for (const file of files.reverse().filter((name) => name.endsWith('.eml'))) {
+          const text = fs.readFileSync(path.join(outbox, file), 'utf8');
+          const found = text.includes(to) ? pattern.exec(text)?.[1] : undefined;
+          if (found !== undefined) return found;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`no mail to ${to} matching ${String(pattern)} in ${outbox}`);
+    },
     async setupLink() {
       const deadline = Date.now() + 10_000;
       while (Date.now() < deadline) {

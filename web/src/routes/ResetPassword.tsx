@@ -13,12 +13,21 @@ interface Values {
   newPassword: string;
 }
 
-const route = getRouteApi('/public/reset-password');
+const resetRoute = getRouteApi('/public/reset-password');
+const invitationRoute = getRouteApi('/public/accept-invitation');
 
-/** Sets a new password with a mailed code — a reset code or an invitation's — then signs in. */
-export function ResetPasswordPage() {
+interface Texts {
+  title: string;
+  intro: string;
+  submit: string;
+}
+
+/**
+ * Sets a password with a mailed code, then signs in: a reset code, or the code of an
+ * invitation (the same API route; only the words differ).
+ */
+function PasswordCodeForm({ texts, email }: { texts: Texts; email: string | undefined }) {
   const { t } = useTranslation();
-  const search = route.useSearch();
   const navigate = useNavigate();
   const [formError, setFormError] = useState<string | null>(null);
   const {
@@ -26,7 +35,7 @@ export function ResetPasswordPage() {
     handleSubmit,
     setError,
     formState: { errors, isSubmitting },
-  } = useForm<Values>({ defaultValues: { email: search.email ?? '', code: '', newPassword: '' } });
+  } = useForm<Values>({ defaultValues: { email: email ?? '', code: '', newPassword: '' } });
 
   const onSubmit = async (values: Values) => {
     setFormError(null);
@@ -48,8 +57,8 @@ export function ResetPasswordPage() {
 
   return (
     <section className="card" aria-labelledby="reset-title">
-      <h1 id="reset-title">{t('resetPassword.title')}</h1>
-      <p className="lead">{t('resetPassword.intro')}</p>
+      <h1 id="reset-title">{texts.title}</h1>
+      <p className="lead">{texts.intro}</p>
       <form className="form" noValidate onSubmit={(event) => void handleSubmit(onSubmit)(event)}>
         <FormAlert message={formError} />
         <Field
@@ -78,7 +87,7 @@ export function ResetPasswordPage() {
           error={errors.newPassword}
         />
         <button type="submit" className="button button-primary" disabled={isSubmitting}>
-          {t('resetPassword.submit')}
+          {texts.submit}
         </button>
       </form>
       <p className="card-footer">
@@ -86,4 +95,26 @@ export function ResetPasswordPage() {
       </p>
     </section>
   );
+}
+
+export function ResetPasswordPage() {
+  const { t } = useTranslation();
+  const { email } = resetRoute.useSearch();
+  const texts = {
+    title: t('resetPassword.title'),
+    intro: t('resetPassword.intro'),
+    submit: t('resetPassword.submit'),
+  };
+  return <PasswordCodeForm texts={texts} email={email} />;
+}
+
+export function AcceptInvitationPage() {
+  const { t } = useTranslation();
+  const { email } = invitationRoute.useSearch();
+  const texts = {
+    title: t('acceptInvitation.title'),
+    intro: t('acceptInvitation.intro'),
+    submit: t('acceptInvitation.submit'),
+  };
+  return <PasswordCodeForm texts={texts} email={email} />;
 }

@@ -101,6 +101,9 @@ export function SignInPage() {
         <Link to="/forgot-password" search={email === '' ? {} : { email }}>
           {t('signIn.forgot')}
         </Link>
+        <Link to="/accept-invitation" search={email === '' ? {} : { email }}>
+          {t('signIn.invitation')}
+        </Link>
       </p>
     </section>
   );
