@@ -120,6 +120,19 @@ function SetupScreen() {
       </section>
     );
   }
+  // Only the server's verdict means the link is spent; a lost connection or a 5xx may pass.
+  const refused = link.error instanceof ProblemError && link.error.problem.status < 500;
+  if (link.isError && !refused) {
+    return (
+      <section className="card" aria-labelledby="setup-title">
+        <h1 id="setup-title">{t('setup.title')}</h1>
+        <p role="alert">{t('common.unexpected')}</p>
+        <button type="button" className="button" onClick={() => void link.refetch()}>
+          {t('errors.retry')}
+        </button>
+      </section>
+    );
+  }
   if (token === null || link.isError) {
     return (
       <section className="card" aria-labelledby="setup-title">
