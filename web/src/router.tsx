@@ -128,12 +128,21 @@ const productsRoute = createRoute({
 const bankRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/bank',
-  component: lazyRouteComponent(screens, 'BankPage'),
+  component: lazyRouteComponent(() => import('./routes/bank/BankPage'), 'BankPage'),
+});
+const bankImportRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/bank/imports/$importId',
+  component: lazyRouteComponent(() => import('./routes/bank/ImportReview'), 'ImportReviewPage'),
 });
 const dunningRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/dunning',
-  component: lazyRouteComponent(screens, 'DunningPage'),
+  validateSearch: (search: Record<string, unknown>): { date?: string } => {
+    const date = optionalString(search.date);
+    return date !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : {};
+  },
+  component: lazyRouteComponent(() => import('./routes/dunning/DunningPage'), 'DunningPage'),
 });
 const contractsRoute = createRoute({
   getParentRoute: () => appLayout,
@@ -165,6 +174,7 @@ const routeTree = rootRoute.addChildren([
     partnersRoute,
     productsRoute,
     bankRoute,
+    bankImportRoute,
     dunningRoute,
     contractsRoute,
     monthEndRoute,
