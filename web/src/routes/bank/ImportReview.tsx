@@ -242,7 +242,7 @@ function Summary({ data }: { data: Import }) {
   return (
     <section className="panel" aria-labelledby="import-summary-title">
       <h2 id="import-summary-title">{data.fileName}</h2>
-      <dl className="facts">
+      <dl className="facts facts-inline">
         <dt>{t('bank.review.format')}</dt>
         <dd>{data.format}</dd>
         <dt>{t('bank.review.period')}</dt>

@@ -77,7 +77,11 @@ function LetterRow({ letter, busy, onBlockInvoice, onBlockPartner }: RowProps) {
         <span className="muted">{t('dunning.daysOverdue', { n: letter.daysOverdue })}</span>
       </td>
       <td>
-        {letter.level} · <Kind kind={letter.kind} />
+        {letter.level}
+        <br />
+        <span className="muted">
+          <Kind kind={letter.kind} />
+        </span>
       </td>
       <td className="num">{money(letter.openAmount)}</td>
       <td className="num">
@@ -90,6 +94,12 @@ function LetterRow({ letter, busy, onBlockInvoice, onBlockPartner }: RowProps) {
             </span>
           </>
         ) : null}
+        {letter.flatFee > 0 ? (
+          <>
+            <br />
+            <span className="muted">{t('dunning.flatFee', { amount: money(letter.flatFee) })}</span>
+          </>
+        ) : null}
       </td>
       <td className="num">
         {money(letter.interest)}
@@ -100,9 +110,11 @@ function LetterRow({ letter, busy, onBlockInvoice, onBlockPartner }: RowProps) {
           </>
         ) : null}
       </td>
-      <td className="num">{money(letter.flatFee)}</td>
-      <td className="num total">{money(letter.total)}</td>
-      <td>{formatDate(letter.payBy)}</td>
+      <td className="num">
+        <strong>{money(letter.total)}</strong>
+        <br />
+        <span className="muted">{t('dunning.payBy', { date: formatDate(letter.payBy) })}</span>
+      </td>
       <td>
         <div className="row-actions">
           <button
@@ -111,8 +123,11 @@ function LetterRow({ letter, busy, onBlockInvoice, onBlockPartner }: RowProps) {
             disabled={busy}
             onClick={() => onBlockInvoice(letter)}
           >
-            {t('dunning.blockInvoice')}
-            <span className="visually-hidden"> {number}</span>
+            {/* Short on screen, whole for assistive technology (it starts with the visible word). */}
+            <span aria-hidden="true">{t('dunning.blockInvoice')}</span>
+            <span className="visually-hidden">
+              {t('dunning.blockInvoiceOf', { invoice: number })}
+            </span>
           </button>
           {letter.partnerId ? (
             <button
@@ -121,8 +136,10 @@ function LetterRow({ letter, busy, onBlockInvoice, onBlockPartner }: RowProps) {
               disabled={busy}
               onClick={() => onBlockPartner(letter)}
             >
-              {t('dunning.blockPartner')}
-              <span className="visually-hidden"> {letter.partnerName ?? ''}</span>
+              <span aria-hidden="true">{t('dunning.blockPartner')}</span>
+              <span className="visually-hidden">
+                {t('dunning.blockPartnerOf', { partner: letter.partnerName ?? '' })}
+              </span>
             </button>
           ) : null}
         </div>
@@ -166,13 +183,9 @@ function ProposalTable({
               {t('dunning.col.interest')}
             </th>
             <th scope="col" className="num">
-              {t('dunning.col.flatFee')}
-            </th>
-            <th scope="col" className="num">
               {t('dunning.col.total')}
             </th>
-            <th scope="col">{t('dunning.col.payBy')}</th>
-            <th scope="col">{t('dunning.col.actions')}</th>
+            <th scope="col">{t('dunning.col.block')}</th>
           </tr>
         </thead>
         <tbody>
