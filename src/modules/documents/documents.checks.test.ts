@@ -380,6 +380,16 @@ describe('GET /v1/documents?paymentStatus=…&cancelled=…', () => {
     );
     expect(listed.data.map((d) => d.paymentStatus).sort()).toEqual(['PAID', 'PARTIAL']);
 
+    // The CSV export pages with the same (repeated) filter.
+    const csv = await t.request({
+      method: 'GET',
+      url: '/v1/documents?paymentStatus=PARTIAL&paymentStatus=PAID',
+      token: u.token,
+      headers: { accept: 'text/csv' },
+    });
+    expect(csv.statusCode, csv.body).toBe(200);
+    expect(csv.body.trim().split('\r\n')).toHaveLength(3);
+
     const bad = await t.request({
       method: 'GET',
       url: '/v1/documents?paymentStatus=OPEN',
