@@ -112,6 +112,17 @@ test('upload a statement, review the suggestions, accept them and book the payme
   await expect(page.getByRole('heading', { name: 'Kontoauszug hochladen' })).toBeVisible();
   await expectNoAxeViolations(page);
 
+  // A file that is no statement: the API's reason shows on the form, nothing is imported.
+  await page.getByLabel('Auszugsdatei').setInputFiles({
+    name: 'notiz.txt',
+    mimeType: 'text/plain',
+    buffer: Buffer.from('Einkaufsliste: Milch, Brot\r\n', 'latin1'),
+  });
+  await page.getByRole('button', { name: 'Hochladen und einlesen' }).click();
+  await expect(page.getByRole('alert')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Kontoauszug hochladen' })).toBeVisible();
+  expect((await api.GET('/v1/bank-statement-imports/active')).response.status).toBe(404);
+
   // The server takes a moment to read the statement: the page shows it and stays usable.
   await page.route('**/v1/bank-statement-imports', async (route) => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));

@@ -107,6 +107,17 @@ test('the proposed run as the API computes it, blocks, and the letter sent', asy
   await expect(page.getByText('Zum Stichtag ist keine Rechnung zu mahnen.')).toBeVisible();
   await expectNoAxeViolations(page);
 
+  // The settings: a shorter term to pay, saved for the account.
+  const settings = page.getByRole('region', { name: 'Einstellungen' });
+  await settings.getByLabel('Zahlungsfrist im Brief (Tage)').fill('7');
+  await settings.getByLabel('Gebühr der Stufe 2').fill('3.5');
+  await settings.getByRole('button', { name: 'Einstellungen speichern' }).click();
+  await expect(settings.getByRole('status')).toHaveText('Die Einstellungen sind gespeichert.');
+  const saved = await api.GET('/v1/dunning/settings');
+  expect(saved.data?.paymentDays).toBe(7);
+  expect(saved.data?.levels[1]?.fee).toBe(3.5);
+  await expectNoAxeViolations(page);
+
   const sent = await invoiceState(api, kept);
   expect(sent.dunningLevel).toBe(1);
   expect(sent.lastDunnedAt).not.toBeNull();
