@@ -13,6 +13,7 @@ import {
 } from '@tanstack/react-router';
 import { sessionRestored } from './api/client';
 import { getSession } from './api/session';
+import { loadSignedInTexts } from './i18n';
 import { ErrorView } from './components/ErrorView';
 import { NotFound } from './components/NotFound';
 import { PublicLayout } from './components/PublicLayout';
@@ -99,6 +100,7 @@ const appLayout = createRoute({
     if (getSession() === null) {
       throw redirect({ to: '/sign-in', search: { redirect: location.href } });
     }
+    await loadSignedInTexts();
   },
   component: lazyRouteComponent(() => import('./components/Shell'), 'Shell'),
 });
