@@ -163,7 +163,23 @@ test('upload a statement, review the suggestions, accept them and book the payme
   await expect(firstLine).toContainText('Angenommen');
   await expect(secondLine).toContainText('Angenommen');
   await expect(unknown).toContainText('Offen');
+  // The open lines alone (the API filters), a link that can be shared.
+  const filters = page.getByRole('navigation', { name: 'Zeilen filtern' });
+  await filters.getByRole('link', { name: 'Offen' }).click();
+  await expect(page).toHaveURL(/filter=undecided/);
+  await expect(filters.getByRole('link', { name: 'Offen' })).toHaveAttribute(
+    'aria-current',
+    'page',
+  );
+  await expect(filters.getByRole('link', { name: 'Alle' })).not.toHaveAttribute(
+    'aria-current',
+    'page',
+  );
+  await expect(lines.getByRole('heading', { level: 3 })).toHaveCount(1);
   await unknown.getByRole('button', { name: 'Ablehnen (Zeile 3)' }).click();
+  await expect(page.getByText('Keine Zeilen in dieser Auswahl.')).toBeVisible();
+  await filters.getByRole('link', { name: 'Alle' }).click();
+  await expect(lines.getByRole('heading', { level: 3 })).toHaveCount(3);
   await expect(unknown).toContainText('Abgelehnt');
   await page.getByRole('button', { name: 'Import abschließen und buchen' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Gebucht am' })).toContainText(

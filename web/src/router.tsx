@@ -135,6 +135,17 @@ const bankRoute = createRoute({
 const bankImportRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/bank/imports/$importId',
+  validateSearch: (
+    search: Record<string, unknown>,
+  ): { filter?: 'undecided' | 'accepted' | 'rejected' | 'duplicates' } => {
+    const filter = search.filter;
+    return filter === 'undecided' ||
+      filter === 'accepted' ||
+      filter === 'rejected' ||
+      filter === 'duplicates'
+      ? { filter }
+      : {};
+  },
   component: lazyRouteComponent(() => import('./routes/bank/ImportReview'), 'ImportReviewPage'),
 });
 const dunningRoute = createRoute({

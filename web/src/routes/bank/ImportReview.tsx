@@ -5,8 +5,8 @@
  * whole import, which replaces the cached one.
  */
 import type { components } from '@kontor/client';
-import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
@@ -36,20 +36,82 @@ function useImport(importId: string) {
   });
 }
 
-/** The lines beyond the inline first 1000, page by page, when the user asks for them. */
-function useMoreLines(importId: string, cursor: string | null, enabled: boolean) {
-  return useQuery({
-    queryKey: [...keys.bank.transactions(importId), cursor],
-    enabled: enabled && cursor !== null,
-    queryFn: async () => {
+export type LineFilter = 'undecided' | 'accepted' | 'rejected' | 'duplicates';
+
+function filterQuery(filter: LineFilter | undefined) {
+  switch (filter) {
+    case 'undecided':
+      return { decision: 'UNDECIDED' as const };
+    case 'accepted':
+      return { decision: 'ACCEPTED' as const };
+    case 'rejected':
+      return { decision: 'REJECTED' as const };
+    case 'duplicates':
+      return { duplicate: true };
+    case undefined:
+      return {};
+  }
+}
+
+/**
+ * Lines from the API's transaction pages: a filtered view (the API filters, so it holds for
+ * imports of any size) or, unfiltered, the pages after the inline first 1000 once asked for.
+ */
+function useLinePages(
+  importId: string,
+  filter: LineFilter | undefined,
+  firstCursor: string | null,
+  enabled: boolean,
+) {
+  return useInfiniteQuery({
+    queryKey: [...keys.bank.transactions(importId), filter ?? 'all'],
+    enabled,
+    initialPageParam: filter === undefined ? firstCursor : null,
+    getNextPageParam: (page: { nextCursor: string | null }) => page.nextCursor,
+    queryFn: async ({ pageParam }) => {
       const { data, error } = await api.GET('/v1/bank-statement-imports/{importId}/transactions', {
-        params: { path: { importId }, query: { cursor: cursor ?? undefined, limit: 1000 } },
+        params: {
+          path: { importId },
+          query: { ...filterQuery(filter), cursor: pageParam ?? undefined, limit: 1000 },
+        },
       });
       if (error) throw new ProblemError(error);
       // The route also speaks CSV; without an Accept header for it the answer is JSON.
       return typeof data === 'string' ? { data: [], nextCursor: null } : data;
     },
   });
+}
+
+function FilterNav({ importId, filter }: { importId: string; filter: LineFilter | undefined }) {
+  const { t } = useTranslation();
+  const items: { value: LineFilter | undefined; label: string }[] = [
+    { value: undefined, label: t('bank.filter.all') },
+    { value: 'undecided', label: t('bank.filter.undecided') },
+    { value: 'accepted', label: t('bank.filter.accepted') },
+    { value: 'rejected', label: t('bank.filter.rejected') },
+    { value: 'duplicates', label: t('bank.filter.duplicates') },
+  ];
+  return (
+    <nav className="filter-nav" aria-label={t('bank.filter.label')}>
+      <ul>
+        {items.map((item) => (
+          <li key={item.value ?? 'all'}>
+            <Link
+              to="/bank/imports/$importId"
+              params={{ importId }}
+              search={item.value === undefined ? {} : { filter: item.value }}
+              // Exact: "all" (no filter) would otherwise count as active under every filter.
+              activeOptions={{ exact: true }}
+              aria-current={item.value === filter ? 'page' : undefined}
+              className={item.value === filter ? 'filter-link filter-link-current' : 'filter-link'}
+            >
+              {item.label}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
 }
 
 function useInvoice(documentId: string | undefined) {
@@ -315,13 +377,22 @@ export function ImportReviewPage() {
   const [progress, setProgress] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
+  const { filter } = useSearch({ from: '/app/bank/imports/$importId' });
   const [showMore, setShowMore] = useState(false);
   const data = imported.data;
-  const more = useMoreLines(importId, data?.transactionsNextCursor ?? null, showMore);
+  const firstCursor = data?.transactionsNextCursor ?? null;
+  const pages = useLinePages(
+    importId,
+    filter,
+    firstCursor,
+    filter !== undefined || (showMore && firstCursor !== null),
+  );
 
   const current = () => queryClient.getQueryData<Import>(keys.bank.detail(importId));
   const store = (next: Import) => {
     queryClient.setQueryData(keys.bank.detail(importId), next);
+    // Pages of lines (filtered or beyond the first 1000) hold decisions too.
+    void queryClient.invalidateQueries({ queryKey: keys.bank.transactions(importId) });
   };
 
   /**
@@ -427,7 +498,12 @@ export function ImportReviewPage() {
 
   const editable = data.status === 'ACTIVE';
   const suggested = data.transactions.filter(isSuggested).length;
-  const lines = [...data.transactions, ...(showMore ? (more.data?.data ?? []) : [])];
+  const paged = pages.data?.pages.flatMap((page) => page.data) ?? [];
+  const lines = filter === undefined ? [...data.transactions, ...(showMore ? paged : [])] : paged;
+  const moreToLoad =
+    filter === undefined
+      ? firstCursor !== null && (!showMore || pages.hasNextPage)
+      : pages.hasNextPage;
   return (
     <section className="screen" aria-labelledby="screen-title">
       <p>
@@ -490,6 +566,11 @@ export function ImportReviewPage() {
       <p role="status" className="muted">
         {progress ?? ''}
       </p>
+      <FilterNav importId={importId} filter={filter} />
+      {filter !== undefined && pages.isPending ? <p>{t('app.loading')}</p> : null}
+      {filter !== undefined && pages.isSuccess && lines.length === 0 ? (
+        <p className="muted">{t('bank.filter.empty')}</p>
+      ) : null}
       <ol className="lines" aria-label={t('bank.review.linesLabel')}>
         {lines.map((line) => (
           <LineCard
@@ -501,8 +582,16 @@ export function ImportReviewPage() {
           />
         ))}
       </ol>
-      {data.transactionsNextCursor !== null && !showMore ? (
-        <button type="button" className="button" onClick={() => setShowMore(true)}>
+      {moreToLoad ? (
+        <button
+          type="button"
+          className="button"
+          disabled={pages.isFetchingNextPage}
+          onClick={() => {
+            if (filter === undefined && !showMore) setShowMore(true);
+            else void pages.fetchNextPage();
+          }}
+        >
           {t('bank.review.more')}
         </button>
       ) : null}
