@@ -76,6 +76,19 @@ test('the proposed run as the API computes it, blocks, and the letter sent', asy
   await expectNoAxeViolations(page);
   await screenshot(page, 'dunning');
 
+  // Another as-of day is a proposal only (a shareable ?date=); sending is as of today.
+  const later = dayFromToday(20);
+  await page.getByLabel('Stichtag').fill(later);
+  await expect(page).toHaveURL(new RegExp(`date=${later}`));
+  await expect(table).toContainText(
+    new Intl.DateTimeFormat('de-DE', { dateStyle: 'medium', timeZone: 'UTC' }).format(
+      new Date(`${later}T12:00:00Z`),
+    ),
+  );
+  await expect(page.getByText('Gesendet wird nur zum heutigen Tag')).toBeVisible();
+  await page.getByLabel('Stichtag').fill(dayFromToday(0));
+  await expect(page).not.toHaveURL(/date=/);
+
   // Block one invoice: it leaves the proposal, and the API has the block.
   await rowOf(page, blocked)
     .getByRole('button', { name: `Rechnung ${blocked.documentNumber} sperren` })
