@@ -121,7 +121,7 @@ test('the proposed run as the API computes it, blocks, and the letter sent', asy
   await expectNoAxeViolations(page);
 
   // The settings: a shorter term to pay, saved for the account.
-  const settings = page.getByRole('region', { name: 'Einstellungen' });
+  const settings = page.getByRole('region', { name: 'Mahneinstellungen' });
   await settings.getByLabel('Zahlungsfrist im Brief (Tage)').fill('7');
   await settings.getByLabel('Gebühr der Stufe 2').fill('3.5');
   await settings.getByRole('button', { name: 'Einstellungen speichern' }).click();
