@@ -466,8 +466,11 @@ export function ImportReviewPage() {
         return;
       }
       store(next);
-      // Payments were booked: invoices' payment status changed.
-      await queryClient.invalidateQueries({ queryKey: keys.invoices.all });
+      // Payments were booked: invoices' payment status and the cockpit's figures changed.
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: keys.invoices.all }),
+        queryClient.invalidateQueries({ queryKey: keys.dashboard.all }),
+      ]);
     });
 
   const discard = () =>
