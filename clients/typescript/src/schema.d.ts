@@ -4885,6 +4885,8 @@ export interface components {
             grossTotal: number;
             /** @description Invoices: UNPAID, PARTIAL or PAID, from the MARKED payments linked to it in its currency (incoming minus outgoing, so refunds count back) against grossTotal; null for contract documents. */
             paymentStatus: ("UNPAID" | "PARTIAL" | "PAID") | null;
+            /** @description FINAL invoices (not credit notes): what is still owed — grossTotal less the MARKED payments (as `paymentStatus` counts them) and the FINAL credit notes against it, never below 0; the amount a payment or a dunning letter starts from. Null for drafts, credit notes and contract documents. */
+            openAmount: number | null;
             /** @description Invoices: FINAL, not PAID, and dueDate before today (UTC). Else false. */
             overdue: boolean;
             /** @description Values of the template’s extra fields. */

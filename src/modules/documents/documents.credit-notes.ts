@@ -218,6 +218,7 @@ function creditNoteDraft(
   // Only the stored columns: reads add derived figures that are not columns.
   const {
     settled_minor: _s,
+    credited_minor: _c,
     as_of: _a,
     preceding_number: _n,
     preceding_date: _d,

@@ -71,6 +71,19 @@ export function paymentState(
 }
 
 /**
+ * What a FINAL invoice still asks for, in minor units: its gross total less its settled
+ * payments and its FINAL credit notes, never below 0 (what a payment and a dunning letter
+ * start from); null for drafts, credit notes and contract documents.
+ */
+export function openMinor(row: DocumentRow & Partial<PaymentFigures>): number | null {
+  if (row.document_type !== 'INVOICE' || row.status !== 'FINAL') return null;
+  if (row.invoice_type === 'CREDIT_NOTE') return null;
+  const open =
+    Number(row.gross_total) - (row.credited_minor ?? 0) - Math.abs(row.settled_minor ?? 0);
+  return Math.max(0, open);
+}
+
+/**
  * Row → response, field by field: nothing reaches the client that is not listed here. Rows
  * read through the repository carry their payment figures; a row without them (just
  * created) has no payments yet.
@@ -124,6 +137,7 @@ export function presentDocument(row: DocumentWithPreceding): DocumentView {
     taxTotal: major(row.tax_total),
     grossTotal: major(row.gross_total),
     ...paymentState(row),
+    openAmount: openMinor(row) === null ? null : major(openMinor(row)!),
     paidAt: row.paid_at,
     dunningLevel: row.dunning_level,
     lastDunnedAt: row.last_dunned_at,

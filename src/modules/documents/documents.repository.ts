@@ -33,6 +33,8 @@ const records = recordQueries('documents');
 export interface PaymentFigures {
   /** MARKED payments linked to it in its currency, incoming minus outgoing, in minor units. */
   settled_minor: number;
+  /** The gross total of the FINAL credit notes against it, in minor units. */
+  credited_minor: number;
   /** The day `overdue` is judged on (YYYY-MM-DD). */
   as_of: string;
 }
@@ -77,6 +79,12 @@ export async function withPaymentFigures<R extends DocumentRow>(
     // PostgreSQL answers sum(bigint) as numeric, which arrives as a string.
     for (const s of sums) settled.set(`${s.document_id}|${s.currency}`, Number(s.net));
   }
+  // What credit notes took off the FINAL invoices among them (their open amount): one query.
+  const finalIds = rows
+    .filter((r) => r.document_type === 'INVOICE' && r.status === 'FINAL')
+    .filter((r) => r.invoice_type !== 'CREDIT_NOTE')
+    .map((r) => r.id);
+  const credited = await creditedTotals(db, accountId, finalIds);
   // A credit note answers its invoice's number and date (BT-25/26): one query for the page.
   const precedingIds = [
     ...new Set(rows.map((r) => r.preceding_document_id).filter((id): id is string => !!id)),
@@ -95,6 +103,7 @@ export async function withPaymentFigures<R extends DocumentRow>(
     return {
       ...r,
       settled_minor: settled.get(`${r.id}|${r.currency}`) ?? 0,
+      credited_minor: credited.get(r.id) ?? 0,
       as_of: today,
       preceding_number: p?.number ?? null,
       preceding_date: p?.date ?? null,

@@ -120,6 +120,10 @@ export const DocumentSchema = Type.Object(
       Type.Enum(PAYMENT_STATUSES),
       'Invoices: UNPAID, PARTIAL or PAID, from the MARKED payments linked to it in its currency (incoming minus outgoing, so refunds count back) against grossTotal; null for contract documents.',
     ),
+    openAmount: Nullable(
+      Type.Number(),
+      'FINAL invoices (not credit notes): what is still owed — grossTotal less the MARKED payments (as `paymentStatus` counts them) and the FINAL credit notes against it, never below 0; the amount a payment or a dunning letter starts from. Null for drafts, credit notes and contract documents.',
+    ),
     overdue: Type.Boolean({
       description: 'Invoices: FINAL, not PAID, and dueDate before today (UTC). Else false.',
     }),

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { isoDate } from '../../shared/dates.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
-import { isPaid, paymentState, presentDocument } from './documents.presenter.js';
+import { isPaid, openMinor, paymentState, presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 
 /** What announcing an event needs: the clock and the job queue of the webhook outbox. */
@@ -78,20 +78,17 @@ export async function invoiceStandings(
   const out = new Map<string, InvoiceStanding>();
   const rows = await repo.findInvoices(db, accountId, ids, today);
   if (rows.length === 0) return out;
-  const credited = await repo.creditedTotals(
-    db,
-    accountId,
-    rows.map((r) => r.id),
-  );
   for (const row of rows) {
+    // A FINAL invoice's is the open amount its own answer shows (`openAmount`); a draft's or a
+    // credit note's is its gross total less what was settled.
     const open =
-      Number(row.gross_total) - (credited.get(row.id) ?? 0) - Math.abs(row.settled_minor);
+      openMinor(row) ?? Math.max(0, Number(row.gross_total) - Math.abs(row.settled_minor));
     out.set(row.id, {
       id: row.id,
       documentNumber: row.document_number,
       currency: row.currency,
       paymentStatus: paymentState(row).paymentStatus ?? 'UNPAID',
-      openMinor: Math.max(0, open),
+      openMinor: open,
       paidAt: row.paid_at,
     });
   }

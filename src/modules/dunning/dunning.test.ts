@@ -46,6 +46,7 @@ type Doc = Body & {
   version: number;
   dunningLevel: number;
   lastDunnedAt: string | null;
+  openAmount: number | null;
 };
 
 const run = (body: Body, u: TestUser = user) =>
@@ -245,6 +246,14 @@ describe('dunning runs', () => {
     expect(letterFor(proposed, partly.id)).toMatchObject({ openAmount: 1000, total: 1000 });
     for (const id of [paid.id, cancelled.id, blocked.id])
       expect(letterFor(proposed, id)).toBeUndefined();
+    // The invoices' own answers say the same open amounts.
+    for (const [id, open] of [
+      [partly.id, 1000],
+      [paid.id, 0],
+      [cancelled.id, 0],
+      [blocked.id, 1190],
+    ] as const)
+      expect((await call<Doc>(t, user, 'GET', `/v1/documents/${id}`)).openAmount, id).toBe(open);
     // Lifting the block makes it due again.
     await call(t, user, 'PUT', `/v1/documents/${blocked.id}/dunning-block`, { blocked: false });
     expect(letterFor(await run({ dryRun: true }), blocked.id)).toMatchObject({ level: 1 });
@@ -261,6 +270,10 @@ describe('dunning runs', () => {
       openAmount: 952,
       total: 952,
     });
+    const listed = await call<{ data: Doc[] }>(t, user, 'GET', `/v1/documents?partnerId=${p}`);
+    expect(listed.data.find((d) => d.id === partly.id)?.openAmount).toBe(952);
+    // The credit note itself owes nothing: it has no open amount.
+    expect(listed.data.find((d) => d.id !== partly.id)?.openAmount).toBeNull();
     await call(t, user, 'POST', `/v1/documents/${partly.id}/credit-notes`, {
       lineItems: [{ description: 'Beratung', quantity: 8, unitPrice: 100 }],
     });
