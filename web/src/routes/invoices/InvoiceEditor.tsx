@@ -277,7 +277,7 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
   const form = useForm<EditorValues>({
     defaultValues: invoice ? valuesOf(invoice, i18n.language) : defaultValues(),
   });
-  const { register, handleSubmit, setError, setValue, reset, control, formState } = form;
+  const { register, handleSubmit, setError, setValue, getValues, reset, control, formState } = form;
   const lines = useFieldArray({ control, name: 'lines' });
   const [formError, setFormError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
@@ -299,6 +299,7 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
 
   const check = useQuery({
     queryKey: keys.invoices.finalizeCheck(invoice?.id ?? ''),
+    staleTime: 0,
     enabled: invoice !== undefined,
     queryFn: async () => {
       const { data, error } = await api.GET('/v1/documents/{documentId}/finalize-check', {
@@ -413,8 +414,17 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
       setFormError(t('invoices.editor.finalElsewhere'));
       return;
     }
+    // The stored record, with what this user changed on top: their edits win, everything
+    // they did not touch takes the newer stored value.
+    const mine = getValues();
+    const edited = Object.keys(formState.dirtyFields) as (keyof EditorValues)[];
+    const merged: EditorValues = {
+      ...valuesOf(fresh, i18n.language),
+      ...Object.fromEntries(edited.map((key) => [key, mine[key]])),
+    };
     version.current = fresh.version;
-    await handleSubmit((values) => save(values))();
+    reset(merged, { keepDefaultValues: true });
+    await save(merged);
   };
 
   const heading = invoice ? title(invoice) : t('invoices.editor.newTitle');

@@ -38,7 +38,7 @@ function listQuery(tab: InvoiceTab | undefined, q: string | undefined, cursor: s
   }
 }
 
-function Tabs({ current }: { current: InvoiceTab | undefined }) {
+function Tabs({ current, q }: { current: InvoiceTab | undefined; q: string | undefined }) {
   const { t } = useTranslation();
   const tabs: (InvoiceTab | undefined)[] = [undefined, ...invoiceTabs];
   return (
@@ -48,10 +48,13 @@ function Tabs({ current }: { current: InvoiceTab | undefined }) {
           <li key={tab ?? 'all'}>
             <Link
               to="/invoices"
-              search={tab === undefined ? {} : { status: tab }}
+              search={{ ...(tab === undefined ? {} : { status: tab }), ...(q ? { q } : {}) }}
               className="invoice-tab"
-              aria-current={tab === current ? 'page' : undefined}
-              activeOptions={{ includeSearch: false }}
+              // The router marks the active link (aria-current="page"): only the current tab,
+              // whatever page or search it shows, is active.
+              activeOptions={
+                tab === current ? { includeSearch: false } : { exact: true, includeSearch: true }
+              }
             >
               {t(`invoices.tabs.${tab ?? 'all'}`)}
             </Link>
@@ -130,7 +133,7 @@ export function InvoiceListPage() {
           {t('invoices.list.new')}
         </Link>
       </div>
-      <Tabs current={search.status} />
+      <Tabs current={search.status} q={search.q} />
       <SearchBox key={search.status ?? 'all'} initial={search.q ?? ''} />
       {list.isError ? (
         <div role="alert" className="form-alert">
