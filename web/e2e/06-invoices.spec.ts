@@ -294,9 +294,17 @@ test('write, check, finalize, download, send, pay, credit and cancel invoices', 
   const credit = page.getByRole('dialog', { name: /Rechnungskorrektur/ });
   await credit.getByRole('checkbox', { name: /Beratung/ }).check();
   await credit.getByLabel('Menge Position 1').fill('1');
+  // And an amount: 10 net at 19 %.
+  await credit.getByLabel('Nettobetrag (EUR)').fill('10');
+  await credit.getByLabel('Steuersatz').selectOption(s.rate19);
   await expectNoAxeViolations(page);
   await credit.getByRole('button', { name: 'Rechnungskorrektur erstellen' }).click();
-  await expect(credit.getByRole('link', { name: /GS-\d{4}-0001/ })).toBeVisible();
+  const creditLink = credit.getByRole('link', { name: /GS-\d{4}-0001/ });
+  await expect(creditLink).toBeVisible();
+  const creditId = /doc_[^/?#]+/.exec((await creditLink.getAttribute('href')) ?? '')?.[0] ?? '';
+  const creditNote = await readInvoice(s, creditId);
+  expect(creditNote.invoiceType).toBe('CREDIT_NOTE');
+  expect(creditNote.grossTotal).toBe(154.7);
   await credit.getByRole('button', { name: 'Schließen' }).click();
 
   // Storno of another invoice, confirmed in a dialog.

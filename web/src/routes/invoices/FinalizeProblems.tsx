@@ -127,7 +127,9 @@ export function FinalizeProblems({
               <span>{text}</span>
             )}{' '}
             <span className="muted">
-              {detail} ({problem.message})
+              {detail}
+              {/* Why a value is refused is the API's own (English) sentence; "missing" says it all. */}
+              {problem.code === 'invalid' ? ` (${problem.message})` : null}
             </span>
           </li>
         );

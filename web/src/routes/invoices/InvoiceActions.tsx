@@ -262,6 +262,11 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
     }));
   const [lines, setLines] = useState<CreditLine[]>(initial);
   const [created, setCreated] = useState<Invoice | null>(null);
+  // Or an amount: one free line at one of the invoice's rates (e.g. a goodwill reduction).
+  const amountIds = { text: useId(), amount: useId(), rate: useId() };
+  const [amountText, setAmountText] = useState('');
+  const [amount, setAmount] = useState('');
+  const [amountRate, setAmountRate] = useState(invoice.taxes[0]?.taxRateId ?? '');
 
   const update = (index: number, change: Partial<CreditLine>) =>
     setLines((all) => all.map((line, i) => (i === index ? { ...line, ...change } : line)));
@@ -283,6 +288,20 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
         },
       ];
     });
+    const net = parseDecimal(amount);
+    if (net !== undefined && Number.isNaN(net)) {
+      setError(t('invoices.editor.notANumber'));
+      return;
+    }
+    if (net !== undefined) {
+      lineItems.push({
+        description: amountText.trim() || t('invoices.creditNote.amountDefault'),
+        quantity: 1,
+        unitPrice: net,
+        taxRateId: amountRate,
+        unitCode: 'C62',
+      });
+    }
     setBusy(true);
     try {
       const { data, error: problem } = await api.POST('/v1/documents/{documentId}/credit-notes', {
@@ -349,6 +368,47 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
                 </label>
               </div>
             ))}
+          </fieldset>
+          <fieldset className="form-group">
+            <legend>{t('invoices.creditNote.amountTitle')}</legend>
+            <div className="field">
+              <label htmlFor={amountIds.text}>{t('invoices.editor.description')}</label>
+              <input
+                id={amountIds.text}
+                value={amountText}
+                onChange={(event) => setAmountText(event.target.value)}
+              />
+            </div>
+            <div className="form-row">
+              <div className="field">
+                <label htmlFor={amountIds.amount}>
+                  {t('invoices.creditNote.amount', { currency: invoice.currency })}
+                </label>
+                <input
+                  id={amountIds.amount}
+                  inputMode="decimal"
+                  value={amount}
+                  onChange={(event) => setAmount(event.target.value)}
+                />
+              </div>
+              <div className="field">
+                <label htmlFor={amountIds.rate}>{t('invoices.editor.taxRate')}</label>
+                <select
+                  id={amountIds.rate}
+                  value={amountRate}
+                  onChange={(event) => setAmountRate(event.target.value)}
+                >
+                  {invoice.taxes.map((tax) => (
+                    <option key={tax.taxRateId} value={tax.taxRateId}>
+                      {t('invoices.totals.rateLabel', {
+                        rate: format.percent(tax.rate),
+                        category: tax.category,
+                      })}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            </div>
           </fieldset>
           <div className="field">
             <label htmlFor={noteId}>{t('invoices.creditNote.note')}</label>
