@@ -24,12 +24,6 @@ const budgets = [
     limit: 250_000,
     with: ['src/components/Shell.tsx'],
   },
-  ...['InvoiceList', 'InvoiceEditor', 'InvoicePage'].map((screen) => ({
-    route: `/invoices (${screen})`,
-    module: `src/routes/invoices/${screen}.tsx`,
-    limit: 250_000,
-    with: ['src/components/Shell.tsx'],
-  })),
 ];
 
 /** The manifest keys a chunk pulls in statically, itself included. */
