@@ -46,6 +46,9 @@ function Preview({ invoice }: { invoice: Invoice }) {
     retry: 2,
     queryFn: async () => {
       const raster = await api.POST('/v1/documents/rasterize', {
+        // Each rasterize stores new PNG files: the same key replays the stored answer (24 h)
+        // instead of storing the page again on every visit.
+        params: { header: { 'idempotency-key': `preview:${invoice.id}:${invoice.fileId}:110` } },
         body: { documentId: invoice.id, pages: [1], dpi: 110 },
       });
       if (raster.error) throw new ProblemError(raster.error);
