@@ -23,6 +23,22 @@ type Done = (message: string) => void;
 const problemText = (problem: Problem) =>
   [problem.detail ?? problem.title, ...(problem.errors ?? []).map((e) => e.message)].join(' ');
 
+/**
+ * One Idempotency-Key per attempt: when the answer is lost (offline, a proxy's 502), trying
+ * again replays the first write instead of recording it twice. Any answer ends the attempt,
+ * since the server keeps a refusal under its key too and a changed retry would be refused.
+ */
+function useAttempt() {
+  const [key, setKey] = useState(newAttemptKey);
+  return { header: { 'idempotency-key': key }, answered: () => setKey(newAttemptKey()) };
+}
+
+/** 128 random bits (not `randomUUID`: that needs a secure context, and Kontor may run on plain http in a LAN). */
+function newAttemptKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `web-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
 async function invalidateInvoices() {
   await queryClient.invalidateQueries({ queryKey: keys.invoices.all });
 }
@@ -32,6 +48,7 @@ export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const attempt = useAttempt();
   const preview = useQuery({
     queryKey: keys.invoices.sendPreview(invoice.id),
     enabled: open,
@@ -50,8 +67,9 @@ export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done
     setError(null);
     try {
       const { data, error: problem } = await api.POST('/v1/documents/{documentId}/send', {
-        params: { path: { documentId: invoice.id } },
+        params: { path: { documentId: invoice.id }, header: attempt.header },
       });
+      attempt.answered();
       if (problem) return setError(problemText(problem));
       await invalidateInvoices();
       setOpen(false);
@@ -126,6 +144,7 @@ export function PaymentDialog({ invoice, onDone }: { invoice: Invoice; onDone: D
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const attempt = useAttempt();
   const [amount, setAmount] = useState<string | null>(null);
   const [date, setDate] = useState(today);
   // The open amount is the API's: every payment answer of the invoice carries it.
@@ -158,6 +177,7 @@ export function PaymentDialog({ invoice, onDone }: { invoice: Invoice; onDone: D
     setError(null);
     try {
       const { data, error: problem } = await api.POST('/v1/payments', {
+        params: { header: attempt.header },
         body: {
           documentId: invoice.id,
           amount: value,
@@ -165,6 +185,7 @@ export function PaymentDialog({ invoice, onDone }: { invoice: Invoice; onDone: D
           paymentDate: date,
         },
       });
+      attempt.answered();
       if (problem) return setError(problemText(problem));
       await invalidateInvoices();
       setOpen(false);
@@ -254,6 +275,7 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const attempt = useAttempt();
   const [note, setNote] = useState('');
   const initial = () =>
     invoice.lineItems.map((line): CreditLine => ({
@@ -305,9 +327,10 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
     setBusy(true);
     try {
       const { data, error: problem } = await api.POST('/v1/documents/{documentId}/credit-notes', {
-        params: { path: { documentId: invoice.id } },
+        params: { path: { documentId: invoice.id }, header: attempt.header },
         body: { lineItems, ...(note.trim() ? { note: note.trim() } : {}) },
       });
+      attempt.answered();
       if (problem) return setError(problemText(problem));
       await invalidateInvoices();
       setCreated(data);
@@ -429,6 +452,7 @@ export function CancelDialog({ invoice, onDone }: { invoice: Invoice; onDone: Do
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const attempt = useAttempt();
   const [note, setNote] = useState('');
 
   const submit = async (event: FormEvent) => {
@@ -437,9 +461,10 @@ export function CancelDialog({ invoice, onDone }: { invoice: Invoice; onDone: Do
     setError(null);
     try {
       const { data, error: problem } = await api.POST('/v1/documents/{documentId}/cancel', {
-        params: { path: { documentId: invoice.id } },
+        params: { path: { documentId: invoice.id }, header: attempt.header },
         body: note.trim() ? { note: note.trim() } : {},
       });
+      attempt.answered();
       if (problem) return setError(problemText(problem));
       await invalidateInvoices();
       setOpen(false);
