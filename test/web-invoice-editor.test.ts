@@ -7,6 +7,7 @@ import {
   createBody,
   editorFieldOf,
   emptyLine,
+  formatAmountInput,
   inputIdOf,
   numberProblems,
   parseDecimal,
@@ -39,6 +40,8 @@ describe('invoice editor model', () => {
     expect(parseDecimal('1.234,50')).toBe(1234.5);
     expect(parseDecimal('-3')).toBe(-3);
     expect(parseDecimal(' ')).toBeUndefined();
+    expect(formatAmountInput(217.7, 'EUR', 'de')).toBe('217,70');
+    expect(formatAmountInput(1500, 'JPY', 'en')).toBe('1500');
     expect(parseDecimal('zwölf')).toBeNaN();
     expect(numberProblems(values({ lines: [{ ...emptyLine(), quantity: 'x' }] }))).toEqual([
       'lines.0.quantity',

@@ -277,14 +277,14 @@ test('write, check, finalize, download, send, pay, credit and cancel invoices', 
   // A partial payment, then the rest (the amount defaults to what is still open).
   await page.getByRole('button', { name: 'Zahlung erfassen' }).click();
   const pay = page.getByRole('dialog', { name: 'Zahlung erfassen' });
-  await expect(pay.getByLabel('Betrag (EUR)')).toHaveValue('317,7');
+  await expect(pay.getByLabel('Betrag (EUR)')).toHaveValue('317,70');
   await expectNoAxeViolations(page);
   await pay.getByLabel('Betrag (EUR)').fill('100');
   await pay.getByRole('button', { name: 'Zahlung speichern' }).click();
   await expect(page.getByText(/Status: Teilweise bezahlt/)).toBeVisible();
   expect((await readInvoice(s, invoiceId)).paymentStatus).toBe('PARTIAL');
   await page.getByRole('button', { name: 'Zahlung erfassen' }).click();
-  await expect(pay.getByLabel('Betrag (EUR)')).toHaveValue('217,7');
+  await expect(pay.getByLabel('Betrag (EUR)')).toHaveValue('217,70');
   await pay.getByRole('button', { name: 'Zahlung speichern' }).click();
   await expect(page.getByText(/Status: Bezahlt/)).toBeVisible();
   expect((await readInvoice(s, invoiceId)).paymentStatus).toBe('PAID');
@@ -410,7 +410,7 @@ test('create, finalize, send and pay an invoice with the keyboard alone', async 
   await tabTo(page, page.getByRole('button', { name: 'Zahlung erfassen' }));
   await keys.press('Enter');
   const pay = page.getByRole('dialog', { name: 'Zahlung erfassen' });
-  await expect(pay.getByLabel('Betrag (EUR)')).toHaveValue('142,8');
+  await expect(pay.getByLabel('Betrag (EUR)')).toHaveValue('142,80');
   await tabTo(page, pay.getByRole('button', { name: 'Zahlung speichern' }));
   await keys.press('Enter');
   await expect(page.getByText(/Status: Bezahlt/)).toBeVisible();

@@ -15,7 +15,7 @@ import { queryClient } from '../../api/query';
 import { FormAlert } from '../../components/Form';
 import { InvoiceDialog } from '../../components/InvoiceDialog';
 import { today, useFormat } from '../../format';
-import { formatDecimal, parseDecimal } from './editor-model';
+import { formatAmountInput, formatDecimal, parseDecimal } from './editor-model';
 import { asJson, type Invoice } from './shared';
 
 type Done = (message: string) => void;
@@ -164,7 +164,10 @@ export function PaymentDialog({ invoice, onDone }: { invoice: Invoice; onDone: D
     ? (payments.data[0]?.document?.openAmount ?? invoice.grossTotal)
     : undefined;
   const shownAmount =
-    amount ?? (openAmount === undefined ? '' : formatDecimal(openAmount, i18n.language));
+    amount ??
+    (openAmount === undefined
+      ? ''
+      : formatAmountInput(openAmount, invoice.currency, i18n.language));
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();

@@ -59,6 +59,18 @@ export function formatDecimal(value: number, language: string): string {
   }).format(value);
 }
 
+/** An amount for an input, with the currency's decimals (`217,70`, `1500` for JPY). */
+export function formatAmountInput(value: number, currency: string, language: string): string {
+  const locale = language.startsWith('en') ? 'en-GB' : 'de-DE';
+  const digits = new Intl.NumberFormat(locale, { style: 'currency', currency }).resolvedOptions()
+    .maximumFractionDigits;
+  return new Intl.NumberFormat(locale, {
+    useGrouping: false,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(value);
+}
+
 export function valuesOf(invoice: Invoice, language: string): EditorValues {
   return {
     partnerId: invoice.partnerId ?? '',
