@@ -2,6 +2,7 @@
  * Money and dates through Intl, in the language the user chose (the account has no locale of
  * its own in the API yet). Amounts come from the API in major units with their currency.
  */
+import { useTranslation } from 'react-i18next';
 import { currentLanguage } from './i18n';
 
 const locales = { de: 'de-DE', en: 'en-GB' } as const;
@@ -41,4 +42,18 @@ export function today(): string {
   const now = new Date();
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+/**
+ * The formatters for a component: `useTranslation` re-renders it when the language changes.
+ * `percent` is the bare number (`19`, `5,5`) for texts that write the sign themselves.
+ */
+export function useFormat() {
+  useTranslation();
+  return {
+    money: formatMoney,
+    date: (day: string | null | undefined) => (day ? formatDate(day) : ''),
+    percent: (value: number) =>
+      new Intl.NumberFormat(locale(), { maximumFractionDigits: 2 }).format(value),
+  };
 }

@@ -112,10 +112,38 @@ const cockpitRoute = createRoute({
   path: '/',
   component: lazyRouteComponent(screens, 'CockpitPage'),
 });
+export const invoiceTabs = ['draft', 'open', 'overdue', 'paid', 'cancelled'] as const;
+export type InvoiceTab = (typeof invoiceTabs)[number];
+export interface InvoiceListSearch {
+  status?: InvoiceTab;
+  q?: string;
+  cursor?: string;
+}
+
 const invoicesRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/invoices',
-  component: lazyRouteComponent(screens, 'InvoicesPage'),
+  validateSearch: (search: Record<string, unknown>): InvoiceListSearch => {
+    const status = invoiceTabs.find((tab) => tab === search.status);
+    const q = optionalString(search.q);
+    const cursor = optionalString(search.cursor);
+    return {
+      ...(status === undefined ? {} : { status }),
+      ...(q === undefined ? {} : { q }),
+      ...(cursor === undefined ? {} : { cursor }),
+    };
+  },
+  component: lazyRouteComponent(() => import('./routes/invoices/InvoiceList'), 'InvoiceListPage'),
+});
+const newInvoiceRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/invoices/new',
+  component: lazyRouteComponent(() => import('./routes/invoices/InvoiceEditor'), 'NewInvoicePage'),
+});
+const invoiceRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/invoices/$documentId',
+  component: lazyRouteComponent(() => import('./routes/invoices/InvoicePage'), 'InvoicePage'),
 });
 const partnersRoute = createRoute({
   getParentRoute: () => appLayout,
@@ -184,6 +212,8 @@ const routeTree = rootRoute.addChildren([
   appLayout.addChildren([
     cockpitRoute,
     invoicesRoute,
+    newInvoiceRoute,
+    invoiceRoute,
     partnersRoute,
     productsRoute,
     bankRoute,

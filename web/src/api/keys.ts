@@ -21,7 +21,17 @@ export const keys = {
     link: (token: string) => ['setup', token] as const,
   },
   dashboard: resource('dashboard'),
-  invoices: resource('invoices'),
+  invoices: {
+    ...resource('invoices'),
+    /** What the API says is still missing before the invoice may become FINAL. */
+    finalizeCheck: (id: string) => ['invoices', 'detail', id, 'finalize-check'] as const,
+    /** The PNG of the PDF's first page (depends on the stored PDF, so under the detail). */
+    preview: (id: string) => ['invoices', 'detail', id, 'preview'] as const,
+    /** The invoice's payments (their `document` answers the open amount). */
+    payments: (id: string) => ['invoices', 'detail', id, 'payments'] as const,
+    sendPreview: (id: string) => ['invoices', 'detail', id, 'send-preview'] as const,
+  },
+  taxRates: resource('taxRates'),
   partners: resource('partners'),
   products: resource('products'),
   bank: {

@@ -19,10 +19,6 @@ export function CockpitPage() {
   const { t } = useTranslation();
   return <Placeholder title={t('nav.cockpit')} />;
 }
-export function InvoicesPage() {
-  const { t } = useTranslation();
-  return <Placeholder title={t('nav.invoices')} />;
-}
 export function PartnersPage() {
   const { t } = useTranslation();
   return <Placeholder title={t('nav.partners')} />;

@@ -1,0 +1,509 @@
+/**
+ * What can happen to a FINAL invoice, each in a dialog: send it, record a payment, credit part
+ * of it, cancel it (Storno). Every outcome is the API's answer; every write invalidates the
+ * invoices (list and detail) it changed.
+ */
+import type { Problem } from '@kontor/client';
+import { useQuery } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { useId, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../api/client';
+import { keys } from '../../api/keys';
+import { ProblemError } from '../../api/problems';
+import { queryClient } from '../../api/query';
+import { FormAlert } from '../../components/Form';
+import { InvoiceDialog } from '../../components/InvoiceDialog';
+import { today, useFormat } from '../../format';
+import { formatAmountInput, formatDecimal, parseDecimal } from './editor-model';
+import { asJson, type Invoice } from './shared';
+
+type Done = (message: string) => void;
+
+const problemText = (problem: Problem) =>
+  [problem.detail ?? problem.title, ...(problem.errors ?? []).map((e) => e.message)].join(' ');
+
+/**
+ * One Idempotency-Key per attempt: when the answer is lost (offline, a proxy's 502), trying
+ * again replays the first write instead of recording it twice. Any answer ends the attempt,
+ * since the server keeps a refusal under its key too and a changed retry would be refused.
+ */
+function useAttempt() {
+  const [key, setKey] = useState(newAttemptKey);
+  return { header: { 'idempotency-key': key }, answered: () => setKey(newAttemptKey()) };
+}
+
+/** 128 random bits (not `randomUUID`: that needs a secure context, and Kontor may run on plain http in a LAN). */
+function newAttemptKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `web-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+async function invalidateInvoices() {
+  await queryClient.invalidateQueries({ queryKey: keys.invoices.all });
+}
+
+export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const attempt = useAttempt();
+  const preview = useQuery({
+    queryKey: keys.invoices.sendPreview(invoice.id),
+    enabled: open,
+    staleTime: 0,
+    queryFn: async () => {
+      const { data, error: problem } = await api.GET('/v1/documents/{documentId}/send-preview', {
+        params: { path: { documentId: invoice.id } },
+      });
+      if (problem) throw new ProblemError(problem);
+      return data;
+    },
+  });
+
+  const send = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const { data, error: problem } = await api.POST('/v1/documents/{documentId}/send', {
+        params: { path: { documentId: invoice.id }, header: attempt.header },
+      });
+      attempt.answered();
+      if (problem) return setError(problemText(problem));
+      await invalidateInvoices();
+      setOpen(false);
+      onDone(
+        data.delivery === 'outbox'
+          ? t('invoices.send.doneOutbox', { to: data.sentTo.join(', ') })
+          : t('invoices.send.done', { to: data.sentTo.join(', ') }),
+      );
+    } catch {
+      setError(t('common.unexpected'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const data = preview.data;
+  return (
+    <InvoiceDialog
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        setError(null);
+      }}
+      title={t('invoices.send.title')}
+      trigger={
+        <button type="button" className="button">
+          {t('invoices.send.open')}
+        </button>
+      }
+    >
+      <FormAlert message={error} />
+      {preview.isPending ? <p role="status">{t('app.loading')}</p> : null}
+      {preview.isError ? <p role="alert">{preview.error.message}</p> : null}
+      {data ? (
+        <>
+          <dl className="invoice-facts">
+            <dt>{t('invoices.send.to')}</dt>
+            <dd>{data.to.length > 0 ? data.to.join(', ') : t('invoices.send.noRecipient')}</dd>
+            <dt>{t('invoices.send.replyTo')}</dt>
+            <dd>{data.replyTo ?? t('invoices.send.noReplyTo')}</dd>
+            <dt>{t('invoices.send.from')}</dt>
+            <dd>{data.from}</dd>
+            <dt>{t('invoices.send.subject')}</dt>
+            <dd>{data.subject}</dd>
+            <dt>{t('invoices.send.attachments')}</dt>
+            <dd>{data.attachments.map((file) => file.name).join(', ')}</dd>
+          </dl>
+          {data.delivery === 'outbox' ? (
+            <p className="warning-box">{t('invoices.send.outbox')}</p>
+          ) : (
+            <p>{t('invoices.send.smtp')}</p>
+          )}
+        </>
+      ) : null}
+      <button
+        type="button"
+        className="button button-primary"
+        disabled={busy || data === undefined}
+        onClick={() => void send()}
+      >
+        {data?.delivery === 'outbox' ? t('invoices.send.submitOutbox') : t('invoices.send.submit')}
+      </button>
+    </InvoiceDialog>
+  );
+}
+
+export function PaymentDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
+  const { t, i18n } = useTranslation();
+  const format = useFormat();
+  const amountId = useId();
+  const dateId = useId();
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const attempt = useAttempt();
+  const [amount, setAmount] = useState<string | null>(null);
+  const [date, setDate] = useState(today);
+  // The open amount is the API's: every payment answer of the invoice carries it.
+  const payments = useQuery({
+    queryKey: keys.invoices.payments(invoice.id),
+    enabled: open,
+    staleTime: 0,
+    queryFn: async () => {
+      const { data, error: problem } = await api.GET('/v1/payments', {
+        params: { query: { documentId: invoice.id, limit: 1 } },
+      });
+      if (problem) throw new ProblemError(problem);
+      return asJson(data).data;
+    },
+  });
+  const openAmount = payments.data
+    ? (payments.data[0]?.document?.openAmount ?? invoice.grossTotal)
+    : undefined;
+  const shownAmount =
+    amount ??
+    (openAmount === undefined
+      ? ''
+      : formatAmountInput(openAmount, invoice.currency, i18n.language));
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const value = parseDecimal(shownAmount);
+    if (value === undefined || Number.isNaN(value)) {
+      setError(t('invoices.editor.notANumber'));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const { data, error: problem } = await api.POST('/v1/payments', {
+        params: { header: attempt.header },
+        body: {
+          documentId: invoice.id,
+          amount: value,
+          currency: invoice.currency as 'EUR',
+          paymentDate: date,
+        },
+      });
+      attempt.answered();
+      if (problem) return setError(problemText(problem));
+      await invalidateInvoices();
+      setOpen(false);
+      setAmount(null);
+      const status = data.document?.paymentStatus;
+      onDone(
+        t('invoices.payment.done', {
+          amount: format.money(data.amount, data.currency),
+          status: status ? t(`invoices.paymentStatus.${status}`) : '',
+          open: format.money(data.document?.openAmount ?? 0, invoice.currency),
+        }),
+      );
+    } catch {
+      setError(t('common.unexpected'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <InvoiceDialog
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        setError(null);
+        setAmount(null);
+      }}
+      title={t('invoices.payment.title')}
+      trigger={
+        <button type="button" className="button">
+          {t('invoices.payment.open')}
+        </button>
+      }
+    >
+      <form className="form" noValidate onSubmit={(event) => void submit(event)}>
+        <FormAlert message={error} />
+        {openAmount !== undefined ? (
+          <p>
+            {t('invoices.payment.openAmount', {
+              amount: format.money(openAmount, invoice.currency),
+            })}
+          </p>
+        ) : (
+          <p role="status">{t('app.loading')}</p>
+        )}
+        <div className="field">
+          <label htmlFor={amountId}>
+            {t('invoices.payment.amount', { currency: invoice.currency })}
+          </label>
+          <input
+            id={amountId}
+            inputMode="decimal"
+            value={shownAmount}
+            onChange={(event) => setAmount(event.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={dateId}>{t('invoices.payment.date')}</label>
+          <input
+            id={dateId}
+            type="date"
+            value={date}
+            onChange={(event) => setDate(event.target.value)}
+          />
+        </div>
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={busy || openAmount === undefined}
+        >
+          {t('invoices.payment.submit')}
+        </button>
+      </form>
+    </InvoiceDialog>
+  );
+}
+
+interface CreditLine {
+  selected: boolean;
+  quantity: string;
+}
+
+export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
+  const { t, i18n } = useTranslation();
+  const format = useFormat();
+  const noteId = useId();
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const attempt = useAttempt();
+  const [note, setNote] = useState('');
+  const initial = () =>
+    invoice.lineItems.map((line): CreditLine => ({
+      selected: false,
+      quantity: formatDecimal(line.quantity, i18n.language),
+    }));
+  const [lines, setLines] = useState<CreditLine[]>(initial);
+  const [created, setCreated] = useState<Invoice | null>(null);
+  // Or an amount: one free line at one of the invoice's rates (e.g. a goodwill reduction).
+  const amountIds = { text: useId(), amount: useId(), rate: useId() };
+  const [amountText, setAmountText] = useState('');
+  const [amount, setAmount] = useState('');
+  const [amountRate, setAmountRate] = useState(invoice.taxes[0]?.taxRateId ?? '');
+
+  const update = (index: number, change: Partial<CreditLine>) =>
+    setLines((all) => all.map((line, i) => (i === index ? { ...line, ...change } : line)));
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    const lineItems = invoice.lineItems.flatMap((line, index) => {
+      const chosen = lines[index];
+      if (!chosen?.selected) return [];
+      return [
+        {
+          ...(line.productId ? { productId: line.productId } : {}),
+          description: line.description,
+          quantity: parseDecimal(chosen.quantity) ?? 0,
+          unitPrice: line.unitPrice,
+          taxRateId: line.taxRateId,
+          unitCode: line.unitCode,
+        },
+      ];
+    });
+    const net = parseDecimal(amount);
+    if (net !== undefined && Number.isNaN(net)) {
+      setError(t('invoices.editor.notANumber'));
+      return;
+    }
+    if (net !== undefined) {
+      lineItems.push({
+        description: amountText.trim() || t('invoices.creditNote.amountDefault'),
+        quantity: 1,
+        unitPrice: net,
+        taxRateId: amountRate,
+        unitCode: 'C62',
+      });
+    }
+    setBusy(true);
+    try {
+      const { data, error: problem } = await api.POST('/v1/documents/{documentId}/credit-notes', {
+        params: { path: { documentId: invoice.id }, header: attempt.header },
+        body: { lineItems, ...(note.trim() ? { note: note.trim() } : {}) },
+      });
+      attempt.answered();
+      if (problem) return setError(problemText(problem));
+      await invalidateInvoices();
+      setCreated(data);
+      onDone(t('invoices.creditNote.done', { number: data.documentNumber ?? '' }));
+    } catch {
+      setError(t('common.unexpected'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <InvoiceDialog
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        setError(null);
+        setCreated(null);
+        setLines(initial());
+      }}
+      title={t('invoices.creditNote.title')}
+      description={t('invoices.creditNote.description')}
+      trigger={
+        <button type="button" className="button">
+          {t('invoices.creditNote.open')}
+        </button>
+      }
+    >
+      {created ? (
+        <p role="status">
+          {t('invoices.creditNote.created')}{' '}
+          <Link to="/invoices/$documentId" params={{ documentId: created.id }}>
+            {created.documentNumber}
+          </Link>
+        </p>
+      ) : (
+        <form className="form" noValidate onSubmit={(event) => void submit(event)}>
+          <FormAlert message={error} />
+          <fieldset className="form-group">
+            <legend>{t('invoices.creditNote.lines')}</legend>
+            {invoice.lineItems.map((line, index) => (
+              <div key={index} className="credit-line">
+                <label>
+                  <input
+                    type="checkbox"
+                    checked={lines[index]?.selected ?? false}
+                    onChange={(event) => update(index, { selected: event.target.checked })}
+                  />
+                  {line.description} ({format.money(line.unitPrice, invoice.currency)})
+                </label>
+                <label>
+                  {t('invoices.creditNote.quantity', { position: index + 1 })}
+                  <input
+                    inputMode="decimal"
+                    value={lines[index]?.quantity ?? ''}
+                    onChange={(event) => update(index, { quantity: event.target.value })}
+                  />
+                </label>
+              </div>
+            ))}
+          </fieldset>
+          <fieldset className="form-group">
+            <legend>{t('invoices.creditNote.amountTitle')}</legend>
+            <div className="field">
+              <label htmlFor={amountIds.text}>{t('invoices.editor.description')}</label>
+              <input
+                id={amountIds.text}
+                value={amountText}
+                onChange={(event) => setAmountText(event.target.value)}
+              />
+            </div>
+            <div className="form-row">
+              <div className="field">
+                <label htmlFor={amountIds.amount}>
+                  {t('invoices.creditNote.amount', { currency: invoice.currency })}
+                </label>
+                <input
+                  id={amountIds.amount}
+                  inputMode="decimal"
+                  value={amount}
+                  onChange={(event) => setAmount(event.target.value)}
+                />
+              </div>
+              <div className="field">
+                <label htmlFor={amountIds.rate}>{t('invoices.editor.taxRate')}</label>
+                <select
+                  id={amountIds.rate}
+                  value={amountRate}
+                  onChange={(event) => setAmountRate(event.target.value)}
+                >
+                  {invoice.taxes.map((tax) => (
+                    <option key={tax.taxRateId} value={tax.taxRateId}>
+                      {t('invoices.totals.rateLabel', {
+                        rate: format.percent(tax.rate),
+                        category: tax.category,
+                      })}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            </div>
+          </fieldset>
+          <div className="field">
+            <label htmlFor={noteId}>{t('invoices.creditNote.note')}</label>
+            <input id={noteId} value={note} onChange={(event) => setNote(event.target.value)} />
+          </div>
+          <button type="submit" className="button button-primary" disabled={busy}>
+            {t('invoices.creditNote.submit')}
+          </button>
+        </form>
+      )}
+    </InvoiceDialog>
+  );
+}
+
+export function CancelDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
+  const { t } = useTranslation();
+  const noteId = useId();
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const attempt = useAttempt();
+  const [note, setNote] = useState('');
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const { data, error: problem } = await api.POST('/v1/documents/{documentId}/cancel', {
+        params: { path: { documentId: invoice.id }, header: attempt.header },
+        body: note.trim() ? { note: note.trim() } : {},
+      });
+      attempt.answered();
+      if (problem) return setError(problemText(problem));
+      await invalidateInvoices();
+      setOpen(false);
+      onDone(t('invoices.cancel.done', { number: data.documentNumber ?? '' }));
+    } catch {
+      setError(t('common.unexpected'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <InvoiceDialog
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        setError(null);
+      }}
+      title={t('invoices.cancel.title')}
+      description={t('invoices.cancel.description', { number: invoice.documentNumber ?? '' })}
+      trigger={
+        <button type="button" className="button button-danger">
+          {t('invoices.cancel.open')}
+        </button>
+      }
+    >
+      <form className="form" noValidate onSubmit={(event) => void submit(event)}>
+        <FormAlert message={error} />
+        <div className="field">
+          <label htmlFor={noteId}>{t('invoices.cancel.note')}</label>
+          <input id={noteId} value={note} onChange={(event) => setNote(event.target.value)} />
+        </div>
+        <button type="submit" className="button button-danger" disabled={busy}>
+          {t('invoices.cancel.submit')}
+        </button>
+      </form>
+    </InvoiceDialog>
+  );
+}

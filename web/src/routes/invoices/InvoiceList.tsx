@@ -1,0 +1,209 @@
+import type { paths } from '@kontor/client';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link, getRouteApi, useNavigate } from '@tanstack/react-router';
+import { useEffect, useId, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../api/client';
+import { keys } from '../../api/keys';
+import { ProblemError } from '../../api/problems';
+import { useFormat } from '../../format';
+import { invoiceTabs, type InvoiceTab } from '../../router';
+import { InvoiceBadge, asJson } from './shared';
+import '../../styles/screens.css';
+import '../../styles/invoices.css';
+
+const route = getRouteApi('/app/invoices');
+const PAGE_SIZE = 50;
+
+type ListQuery = NonNullable<paths['/v1/documents']['get']['parameters']['query']>;
+
+/** The API's filters for a tab: the server filters and pages, the browser shows one page. */
+function listQuery(tab: InvoiceTab | undefined, q: string | undefined, cursor: string | undefined) {
+  const query: ListQuery = { documentType: 'INVOICE', limit: PAGE_SIZE };
+  if (q !== undefined) query.q = q;
+  if (cursor !== undefined) query.cursor = cursor;
+  switch (tab) {
+    case 'draft':
+      return { ...query, status: 'DRAFT' as const };
+    case 'open':
+      return { ...query, overdue: false };
+    case 'overdue':
+      return { ...query, overdue: true };
+    case 'paid':
+      return { ...query, paymentStatus: ['PAID' as const], cancelled: false };
+    case 'cancelled':
+      return { ...query, cancelled: true };
+    case undefined:
+      return query;
+  }
+}
+
+function Tabs({ current, q }: { current: InvoiceTab | undefined; q: string | undefined }) {
+  const { t } = useTranslation();
+  const tabs: (InvoiceTab | undefined)[] = [undefined, ...invoiceTabs];
+  return (
+    <nav aria-label={t('invoices.list.tabs')} className="invoice-tabs">
+      <ul>
+        {tabs.map((tab) => (
+          <li key={tab ?? 'all'}>
+            <Link
+              to="/invoices"
+              search={{ ...(tab === undefined ? {} : { status: tab }), ...(q ? { q } : {}) }}
+              className="invoice-tab"
+              // The router marks the active link (aria-current="page"): only the current tab,
+              // whatever page or search it shows, is active.
+              activeOptions={
+                tab === current ? { includeSearch: false } : { exact: true, includeSearch: true }
+              }
+            >
+              {t(`invoices.tabs.${tab ?? 'all'}`)}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function SearchBox({ initial }: { initial: string }) {
+  const { t } = useTranslation();
+  const id = useId();
+  const navigate = useNavigate({ from: '/invoices' });
+  const [text, setText] = useState(initial);
+  // The search runs on the server as the user pauses typing; a new search starts at page 1.
+  useEffect(() => {
+    if (text.trim() === initial) return;
+    const timer = setTimeout(() => {
+      const q = text.trim();
+      void navigate({
+        search: (prev) => ({
+          ...(prev.status ? { status: prev.status } : {}),
+          ...(q ? { q } : {}),
+        }),
+        replace: true,
+      });
+    }, 300);
+    return () => clearTimeout(timer);
+  }, [text, initial, navigate]);
+  return (
+    <div className="field invoice-search">
+      <label htmlFor={id}>{t('invoices.list.search')}</label>
+      <input id={id} type="search" value={text} onChange={(event) => setText(event.target.value)} />
+    </div>
+  );
+}
+
+export function InvoiceListPage() {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const search = route.useSearch();
+  // Cursors of the pages before this one, to go back; a shared link starts without them.
+  const [previous, setPrevious] = useState<(string | undefined)[]>([]);
+  const params = listQuery(search.status, search.q, search.cursor);
+  const list = useQuery({
+    queryKey: keys.invoices.list({ tab: search.status, q: search.q, cursor: search.cursor }),
+    placeholderData: keepPreviousData,
+    queryFn: async () => {
+      const { data, error } = await api.GET('/v1/documents', { params: { query: params } });
+      if (error) throw new ProblemError(error);
+      return asJson(data);
+    },
+  });
+
+  // The benchmark reads this mark: the first page of rows is in the DOM.
+  const marked = useRef(false);
+  const rows = list.data?.data;
+  useEffect(() => {
+    if (marked.current || rows === undefined) return;
+    marked.current = true;
+    performance.mark('kontor:invoices:rows');
+  }, [rows]);
+
+  const pageSearch = (cursor: string | undefined) => ({
+    ...(search.status ? { status: search.status } : {}),
+    ...(search.q ? { q: search.q } : {}),
+    ...(cursor ? { cursor } : {}),
+  });
+
+  return (
+    <section className="screen" aria-labelledby="screen-title">
+      <div className="screen-header">
+        <h1 id="screen-title">{t('nav.invoices')}</h1>
+        <Link to="/invoices/new" className="button button-primary">
+          {t('invoices.list.new')}
+        </Link>
+      </div>
+      <Tabs current={search.status} q={search.q} />
+      <SearchBox key={search.status ?? 'all'} initial={search.q ?? ''} />
+      {list.isError ? (
+        <div role="alert" className="form-alert">
+          {list.error.message}
+          <button type="button" className="button button-small" onClick={() => void list.refetch()}>
+            {t('errors.retry')}
+          </button>
+        </div>
+      ) : null}
+      <div className="table-wrap">
+        <table className="data-table" aria-busy={list.isFetching}>
+          <caption className="visually-hidden">
+            {t(`invoices.tabs.${search.status ?? 'all'}`)}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('invoices.columns.number')}</th>
+              <th scope="col">{t('invoices.columns.customer')}</th>
+              <th scope="col">{t('invoices.columns.date')}</th>
+              <th scope="col">{t('invoices.columns.dueDate')}</th>
+              <th scope="col" className="numeric">
+                {t('invoices.columns.gross')}
+              </th>
+              <th scope="col">{t('invoices.columns.state')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows?.map((invoice) => (
+              <tr key={invoice.id}>
+                <th scope="row">
+                  <Link to="/invoices/$documentId" params={{ documentId: invoice.id }}>
+                    {invoice.documentNumber ?? t('invoices.draftTitle')}
+                  </Link>
+                </th>
+                <td>{invoice.partnerName}</td>
+                <td>{format.date(invoice.creationDate)}</td>
+                <td>{format.date(invoice.dueDate)}</td>
+                <td className="numeric">{format.money(invoice.grossTotal, invoice.currency)}</td>
+                <td>
+                  <InvoiceBadge invoice={invoice} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {rows?.length === 0 ? <p className="muted">{t('invoices.list.empty')}</p> : null}
+        {list.isPending ? <p role="status">{t('app.loading')}</p> : null}
+      </div>
+      <nav className="pager" aria-label={t('invoices.list.paging')}>
+        {search.cursor !== undefined ? (
+          <Link
+            to="/invoices"
+            search={pageSearch(previous.at(-1))}
+            className="button"
+            onClick={() => setPrevious((stack) => stack.slice(0, -1))}
+          >
+            {t('invoices.list.previous')}
+          </Link>
+        ) : null}
+        {list.data?.nextCursor ? (
+          <Link
+            to="/invoices"
+            search={pageSearch(list.data.nextCursor)}
+            className="button"
+            onClick={() => setPrevious((stack) => [...stack, search.cursor])}
+          >
+            {t('invoices.list.next')}
+          </Link>
+        ) : null}
+      </nav>
+    </section>
+  );
+}
