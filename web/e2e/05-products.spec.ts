@@ -91,6 +91,27 @@ test('create a product with a wrong price, fix it, edit it; create a tax rate', 
   expect(edited.data).toMatchObject({ unitPrice: 92, version: 2 });
   await screenshot(page, 'products');
 
+  // Someone else changes the product meanwhile: saving offers to reload and keep the edits.
+  await page.getByRole('button', { name: 'Bearbeiten: Beratung' }).click();
+  const again = page.getByRole('form', { name: '„Beratung“ bearbeiten' });
+  const behind = await api.PUT('/v1/products/{productId}', {
+    params: { path: { productId: product?.id ?? '' } },
+    body: { version: 2, description: 'Changed elsewhere' },
+  });
+  expect(behind.data?.version).toBe(3);
+  await again.getByLabel('Preis netto in EUR').fill('95');
+  await again.getByRole('button', { name: 'Speichern' }).click();
+  await expect(again.getByRole('alert')).toContainText('inzwischen geändert');
+  await expect(again.getByLabel('Preis netto in EUR')).toHaveValue('95');
+  await expectNoAxeViolations(page);
+  await again.getByRole('button', { name: 'Neu laden und meine Änderungen behalten' }).click();
+  await expect(page.getByRole('row', { name: /Beratung/ })).toContainText('95,00 €');
+  const kept = await api.GET('/v1/products/{productId}', {
+    params: { path: { productId: product?.id ?? '' } },
+  });
+  // The price is the owner's, the description someone else's: both kept.
+  expect(kept.data).toMatchObject({ unitPrice: 95, description: 'Changed elsewhere', version: 4 });
+
   // Tax rates live in the settings: create one; a wrong category/rate pair is the API's to refuse.
   await page.goto(`${kontor().url}/settings/tax-rates`);
   await expect(page.getByRole('heading', { name: 'Steuersätze', level: 1 })).toBeVisible();

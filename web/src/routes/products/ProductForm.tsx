@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useForm, type Path } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import type { components, Problem } from '@kontor/client';
+import { changedOnly } from '../../api/changes';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { applyProblem } from '../../api/problems';
@@ -73,15 +74,29 @@ export function ProductForm({ editing, rates, currency, format, onDone }: Props)
     register,
     handleSubmit,
     setError,
-    formState: { errors, isSubmitting },
+    getFieldState,
+    setValue,
+    formState: { errors, isSubmitting, dirtyFields },
   } = useForm<Values>({ defaultValues: initialValues(editing, rates, format) });
+
+  // Rates that arrive after a new form opened: preset the default, unless one was picked.
+  const defaultRate = rates.find((rate) => rate.isDefault)?.id;
+  useEffect(() => {
+    if (editing.kind === 'new' && defaultRate && !getFieldState('taxRateId').isDirty)
+      setValue('taxRateId', defaultRate);
+  }, [editing.kind, defaultRate, getFieldState, setValue]);
 
   // The form opens above the list: take the keyboard there.
   useEffect(() => headingRef.current?.focus(), []);
 
   const showProblem = (problem: Problem) => {
     setConflict(problem.code === 'version_conflict');
-    setFormError(applyProblem(problem, setError, FIELDS));
+    // The API's words for a conflict are for developers; the owner gets the way out.
+    setFormError(
+      problem.code === 'version_conflict'
+        ? t('products.conflict')
+        : applyProblem(problem, setError, FIELDS),
+    );
   };
 
   const save = async (values: Values, atVersion: number) => {
@@ -113,11 +128,16 @@ export function ProductForm({ editing, rates, currency, format, onDone }: Props)
           : await api.PUT('/v1/products/{productId}', {
               params: { path: { productId: editing.product.id } },
               body: {
-                ...fields,
+                ...changedOnly(
+                  {
+                    ...fields,
+                    unit: unit === '' ? null : unit,
+                    description: description === '' ? null : description,
+                    taxRateId: values.taxRateId === '' ? null : values.taxRateId,
+                  },
+                  dirtyFields,
+                ),
                 version: atVersion,
-                unit: unit === '' ? null : unit,
-                description: description === '' ? null : description,
-                taxRateId: values.taxRateId === '' ? null : values.taxRateId,
               },
             });
       if (error) {

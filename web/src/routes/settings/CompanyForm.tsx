@@ -169,7 +169,12 @@ export function CompanyForm({ company }: { company: Company }) {
 
   const showProblem = (problem: Problem) => {
     setConflict(problem.code === 'version_conflict');
-    setFormError(applyProblem(problem, setError, FIELDS));
+    // The API's words for a conflict are for developers; the owner gets the way out.
+    setFormError(
+      problem.code === 'version_conflict'
+        ? t('company.conflict')
+        : applyProblem(problem, setError, FIELDS),
+    );
   };
 
   const save = async (values: CompanyValues, atVersion: number) => {

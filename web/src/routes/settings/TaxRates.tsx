@@ -10,6 +10,7 @@ import { useForm, type Path } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import type { Problem } from '@kontor/client';
 import { useAccountSettings } from '../../api/account';
+import { changedOnly } from '../../api/changes';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { applyProblem } from '../../api/problems';
@@ -82,7 +83,7 @@ function TaxRateForm({
     register,
     handleSubmit,
     setError,
-    formState: { errors, isSubmitting },
+    formState: { errors, isSubmitting, dirtyFields },
   } = useForm<Values>({
     defaultValues: editing.kind === 'edit' ? toValues(editing.rate, format) : EMPTY,
   });
@@ -92,7 +93,12 @@ function TaxRateForm({
 
   const showProblem = (problem: Problem) => {
     setConflict(problem.code === 'version_conflict');
-    setFormError(applyProblem(problem, setError, FIELDS));
+    // The API's words for a conflict are for developers; the owner gets the way out.
+    setFormError(
+      problem.code === 'version_conflict'
+        ? t('taxRates.conflict')
+        : applyProblem(problem, setError, FIELDS),
+    );
   };
 
   const save = async (values: Values, atVersion: number) => {
@@ -120,7 +126,7 @@ function TaxRateForm({
           ? await api.POST('/v1/tax-rates', { body })
           : await api.PATCH('/v1/tax-rates/{taxRateId}', {
               params: { path: { taxRateId: editing.rate.id } },
-              body: { ...body, version: atVersion },
+              body: { ...changedOnly(body, dirtyFields), version: atVersion },
             });
       if (error) {
         showProblem(error);
