@@ -5,8 +5,10 @@
  */
 import { useTranslation } from 'react-i18next';
 import { useAccountSettings, useCompany } from '../../api/account';
+import { SetupChecklist } from '../../components/SetupChecklist';
 import { CompanyForm } from './CompanyForm';
 import { LogoSection } from './LogoSection';
+import { NumberingSection } from './NumberingSection';
 import '../../styles/forms.css';
 import '../../styles/settings.css';
 
@@ -39,6 +41,7 @@ export function CompanySettingsPage() {
     <section className="screen settings-screen" aria-labelledby="screen-title">
       <h1 id="screen-title">{t('company.title')}</h1>
       <p className="lead">{t('company.intro')}</p>
+      <SetupChecklist />
       <section className="settings-section" aria-labelledby="company-title">
         <h2 id="company-title">{t('company.formTitle')}</h2>
         {company.isPending ? <Loading /> : null}
@@ -48,6 +51,7 @@ export function CompanySettingsPage() {
       </section>
       {account.isError ? <LoadFailed retry={() => void account.refetch()} /> : null}
       {account.data ? <LogoSection account={account.data} /> : null}
+      <NumberingSection />
     </section>
   );
 }
