@@ -127,6 +127,14 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
   await expect(page.getByRole('img', { name: 'Ihr Logo' })).toBeVisible();
   await expect(checklistItem(page, 'Logo')).toContainText('Erledigt');
 
+  // The logo moved the account's version, which the company data shares: saving again works.
+  await page.getByLabel('Website', { exact: true }).fill('https://werkstatt.example.com');
+  await page.getByRole('button', { name: 'Speichern' }).click();
+  await expect
+    .poll(async () => (await api.GET('/v1/account/company')).data?.website)
+    .toBe('https://werkstatt.example.com');
+  await expect(page.getByRole('alert')).toBeHidden();
+
   // Ready, and the API holds what the form showed.
   await expect(checklist).toContainText('Alles bereit');
   await expectNoAxeViolations(page);
@@ -140,6 +148,7 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
     vatId: 'DE123456788',
     email: 'rechnung@example.com',
     phone: '+49 30 1234567',
+    website: 'https://werkstatt.example.com',
     bankAccounts: [{ iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bankName: 'Commerzbank' }],
   });
   const account = await api.GET('/v1/account/addresses');

@@ -22,9 +22,16 @@ export function useAccountSettings() {
   });
 }
 
+/**
+ * Read once and then changed only by the app's own writes (the company form, the logo) or an
+ * explicit reload: the form saves at this version, so a background refetch must not move it
+ * past a change someone else made (that change has to answer 409, not be overwritten).
+ */
 export function useCompany() {
   return useQuery({
     queryKey: keys.company.all,
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
     queryFn: async () => {
       const { data, error } = await api.GET('/v1/account/company');
       if (error) throw new ProblemError(error);

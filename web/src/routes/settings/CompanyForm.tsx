@@ -155,7 +155,6 @@ export function CompanyForm({ company }: { company: Company }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const countries = useCountryOptions();
-  const [version, setVersion] = useState(company.version);
   const [formError, setFormError] = useState<string | null>(null);
   const [conflict, setConflict] = useState(false);
   const [saved, setSaved] = useState(false);
@@ -177,20 +176,24 @@ export function CompanyForm({ company }: { company: Company }) {
     );
   };
 
-  const save = async (values: CompanyValues, atVersion: number) => {
+  /**
+   * Saves at the version the cache holds: it changes only by this page's own writes (this
+   * form, the logo, which shares the version) or a reload, never by a background refetch
+   * (useCompany), so another user's change still answers 409.
+   */
+  const save = async (values: CompanyValues) => {
     setFormError(null);
     setSaved(false);
     try {
       const latest = queryClient.getQueryData<Company>(keys.company.all) ?? company;
       const { data, error } = await api.PUT('/v1/account/company', {
-        body: toBody(values, latest, atVersion),
+        body: toBody(values, latest, latest.version),
       });
       if (error) {
         showProblem(error);
         return;
       }
       setConflict(false);
-      setVersion(data.version);
       queryClient.setQueryData(keys.company.all, data);
       // The account settings share the version; the checklist reads the company.
       await queryClient.invalidateQueries({ queryKey: keys.account.all });
@@ -210,8 +213,7 @@ export function CompanyForm({ company }: { company: Company }) {
       return;
     }
     queryClient.setQueryData(keys.company.all, data);
-    setVersion(data.version);
-    await handleSubmit((values) => save(values, data.version))();
+    await handleSubmit(save)();
   };
 
   const field = (name: Path<CompanyValues>) => register(name);
@@ -225,7 +227,7 @@ export function CompanyForm({ company }: { company: Company }) {
       className="form company-form"
       noValidate
       aria-labelledby="company-title"
-      onSubmit={(event) => void handleSubmit((values) => save(values, version))(event)}
+      onSubmit={(event) => void handleSubmit(save)(event)}
     >
       <FormAlert message={formError} />
       {conflict ? (
