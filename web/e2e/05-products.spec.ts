@@ -112,6 +112,15 @@ test('create a product with a wrong price, fix it, edit it; create a tax rate', 
   // The price is the owner's, the description someone else's: both kept.
   expect(kept.data).toMatchObject({ unitPrice: 95, description: 'Changed elsewhere', version: 4 });
 
+  // Delete asks once more; the product is gone from the list and the API.
+  await page.getByRole('button', { name: 'Löschen: Anfahrtspauschale' }).click();
+  await page.getByRole('button', { name: '„Anfahrtspauschale“ wirklich löschen' }).click();
+  await expect(page.getByRole('row', { name: /Anfahrtspauschale/ })).toBeHidden();
+  const gone = await api.GET('/v1/products/{productId}', {
+    params: { path: { productId: seeded.data?.id ?? '' } },
+  });
+  expect(gone.response.status).toBe(404);
+
   // Tax rates live in the settings: create one; a wrong category/rate pair is the API's to refuse.
   await page.goto(`${kontor().url}/settings/tax-rates`);
   await expect(page.getByRole('heading', { name: 'Steuersätze', level: 1 })).toBeVisible();
@@ -142,6 +151,12 @@ test('create a product with a wrong price, fix it, edit it; create a tax rate', 
     category: 'G',
     exemptionCode: 'VATEX-EU-G',
   });
+
+  // A rate a product uses cannot go: the API's refusal shows in its row.
+  await page.getByRole('button', { name: 'Löschen: USt 7 %' }).click();
+  await page.getByRole('button', { name: '„USt 7 %“ wirklich löschen' }).click();
+  await expect(page.getByRole('row', { name: /USt 7\s%/ }).getByRole('alert')).toBeVisible();
+  await expectNoAxeViolations(page);
 
   // The product form offers the new rate at once (the list was invalidated, not stale).
   await page.goto(`${kontor().url}/products`);

@@ -5,7 +5,7 @@
  */
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { components } from '@kontor/client';
 import { useAccountSettings } from '../../api/account';
@@ -13,6 +13,7 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
 import { useTaxRates, type TaxRate } from '../../api/taxRates';
+import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton';
 import { FormNote } from '../../components/Form';
 import { formatMoney, taxRateLabel, type NumberFormat } from '../../format';
 import { ProductForm, type Editing } from './ProductForm';
@@ -78,55 +79,25 @@ function SearchBox({ q }: { q: string | undefined }) {
 function DeleteProduct({ product, onDone }: { product: Product; onDone: (note: string) => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const remove = async () => {
-    const { error: problem } = await api.DELETE('/v1/products/{productId}', {
+  const onDelete = async () => {
+    const { error } = await api.DELETE('/v1/products/{productId}', {
       params: { path: { productId: product.id } },
     });
-    setConfirming(false);
-    if (problem) {
-      setError(problem.detail ?? problem.title);
-      return;
-    }
+    if (error) return error.detail ?? error.title;
     await queryClient.invalidateQueries({ queryKey: keys.products.all });
     onDone(t('products.deleted', { name: product.name }));
+    return null;
   };
   return (
-    <>
-      {confirming ? (
-        <>
-          <button
-            type="button"
-            className="button button-small button-danger"
-            onClick={() => void remove()}
-          >
-            {t('products.confirmDelete', { name: product.name })}
-          </button>
-          <button
-            type="button"
-            className="button button-small"
-            onClick={() => setConfirming(false)}
-          >
-            {t('products.cancel')}
-          </button>
-        </>
-      ) : (
-        <button
-          type="button"
-          className="button button-small"
-          aria-label={t('products.deleteNamed', { name: product.name })}
-          onClick={() => setConfirming(true)}
-        >
-          {t('products.delete')}
-        </button>
-      )}
-      {error ? (
-        <span className="cell-error" role="alert">
-          {error}
-        </span>
-      ) : null}
-    </>
+    <ConfirmDeleteButton
+      labels={{
+        delete: t('products.delete'),
+        deleteNamed: t('products.deleteNamed', { name: product.name }),
+        confirm: t('products.confirmDelete', { name: product.name }),
+        cancel: t('products.cancel'),
+      }}
+      onDelete={onDelete}
+    />
   );
 }
 
@@ -204,8 +175,11 @@ export function ProductsPage() {
   const format = account.data?.numberFormat;
   const [editing, setEditing] = useState<Editing | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  const newButton = useRef<HTMLButtonElement>(null);
   const done = (message: string) => {
     setEditing(null);
+    // The form is gone: the keyboard goes back to where a next one starts.
+    requestAnimationFrame(() => newButton.current?.focus());
     setNote(message === '' ? null : message);
   };
   const page = products.data;
@@ -214,6 +188,7 @@ export function ProductsPage() {
       <div className="screen-header">
         <h1 id="screen-title">{t('products.title')}</h1>
         <button
+          ref={newButton}
           type="button"
           className="button button-primary"
           onClick={() => {

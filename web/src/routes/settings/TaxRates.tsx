@@ -15,6 +15,7 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { applyProblem } from '../../api/problems';
 import { TAX_CATEGORIES, useTaxRates, type TaxCategory, type TaxRate } from '../../api/taxRates';
+import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton';
 import { Field, FormAlert, FormNote } from '../../components/Form';
 import { CheckboxField, SelectField } from '../../components/FormFields';
 import { formatDecimalInput, formatPercent, parseDecimal, type NumberFormat } from '../../format';
@@ -223,59 +224,29 @@ function TaxRateForm({
   );
 }
 
-function DeleteTaxRate({ rate, onDone }: { rate: TaxRate; onDone: (message: string) => void }) {
+function DeleteTaxRate({ rate, onDone }: { rate: TaxRate; onDone: (note: string) => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const remove = async () => {
-    const { error: problem } = await api.DELETE('/v1/tax-rates/{taxRateId}', {
+  const onDelete = async () => {
+    const { error } = await api.DELETE('/v1/tax-rates/{taxRateId}', {
       params: { path: { taxRateId: rate.id } },
     });
-    setConfirming(false);
-    if (problem) {
-      setError(problem.detail ?? problem.title);
-      return;
-    }
+    if (error) return error.detail ?? error.title;
     await queryClient.invalidateQueries({ queryKey: keys.taxRates.all });
     await queryClient.invalidateQueries({ queryKey: keys.readiness.all });
     onDone(t('taxRates.deleted', { name: rate.name }));
+    return null;
   };
   return (
-    <>
-      {confirming ? (
-        <>
-          <button
-            type="button"
-            className="button button-small button-danger"
-            onClick={() => void remove()}
-          >
-            {t('taxRates.confirmDelete', { name: rate.name })}
-          </button>
-          <button
-            type="button"
-            className="button button-small"
-            onClick={() => setConfirming(false)}
-          >
-            {t('taxRates.cancel')}
-          </button>
-        </>
-      ) : (
-        <button
-          type="button"
-          className="button button-small"
-          aria-label={t('taxRates.deleteNamed', { name: rate.name })}
-          onClick={() => setConfirming(true)}
-        >
-          {t('taxRates.delete')}
-        </button>
-      )}
-      {error ? (
-        <span className="cell-error" role="alert">
-          {error}
-        </span>
-      ) : null}
-    </>
+    <ConfirmDeleteButton
+      labels={{
+        delete: t('taxRates.delete'),
+        deleteNamed: t('taxRates.deleteNamed', { name: rate.name }),
+        confirm: t('taxRates.confirmDelete', { name: rate.name }),
+        cancel: t('taxRates.cancel'),
+      }}
+      onDelete={onDelete}
+    />
   );
 }
 
@@ -343,8 +314,11 @@ export function TaxRatesPage() {
   const format = useAccountSettings().data?.numberFormat;
   const [editing, setEditing] = useState<Editing | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  const newButton = useRef<HTMLButtonElement>(null);
   const done = (message: string) => {
     setEditing(null);
+    // The form is gone: the keyboard goes back to where a next one starts.
+    requestAnimationFrame(() => newButton.current?.focus());
     setNote(message === '' ? null : message);
   };
   return (
@@ -352,6 +326,7 @@ export function TaxRatesPage() {
       <div className="screen-header">
         <h1 id="screen-title">{t('taxRates.title')}</h1>
         <button
+          ref={newButton}
           type="button"
           className="button button-primary"
           onClick={() => {
