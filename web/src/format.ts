@@ -1,7 +1,11 @@
 /**
- * Numbers and money as people read them, in the account's `numberFormat` (the API always
- * answers JSON numbers). Kept small: Intl does the work, the account says which convention.
+ * Money, numbers and dates through Intl. Numbers follow the account's `numberFormat` where a
+ * screen has it (the API answers JSON numbers), else the language the user chose; dates the
+ * language (the account has no locale of its own in the API yet). Amounts come from the API in
+ * major units with their currency.
  */
+import i18next from 'i18next';
+
 export type NumberFormat = '1.234,56' | '1,234.56';
 
 /** The Intl locale that writes numbers the way the account's format says. */
@@ -9,18 +13,44 @@ export function numberLocale(format: NumberFormat | undefined): string {
   return format === '1,234.56' ? 'en-GB' : 'de-DE';
 }
 
+/** The account's number format when given, else the user's language. */
+function locale(format?: NumberFormat): string {
+  if (format !== undefined) return numberLocale(format);
+  return i18next.language === 'en' ? 'en-GB' : 'de-DE';
+}
+
 export function formatMoney(amount: number, currency: string, format?: NumberFormat): string {
-  return new Intl.NumberFormat(numberLocale(format), { style: 'currency', currency }).format(
-    amount,
+  return new Intl.NumberFormat(locale(format), { style: 'currency', currency }).format(amount);
+}
+
+/** A percentage (19, 7.5) as `19 %` / `7,5 %`. */
+export function formatPercent(value: number, format?: NumberFormat): string {
+  return new Intl.NumberFormat(locale(format), {
+    style: 'percent',
+    maximumFractionDigits: 2,
+  }).format(value / 100);
+}
+
+/** A calendar day (`YYYY-MM-DD`) as the user reads it; noon UTC keeps it on its day everywhere. */
+export function formatDate(day: string): string {
+  const date = new Date(`${day.slice(0, 10)}T12:00:00Z`);
+  if (Number.isNaN(date.getTime())) return day;
+  return new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(date);
+}
+
+export function formatDateTime(instant: string): string {
+  const date = new Date(instant);
+  if (Number.isNaN(date.getTime())) return instant;
+  return new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeStyle: 'short' }).format(
+    date,
   );
 }
 
-/** A tax rate's percentage (19, 7.5) as `19 %` / `7,5 %`. */
-export function formatPercent(rate: number, format?: NumberFormat): string {
-  return new Intl.NumberFormat(numberLocale(format), {
-    style: 'percent',
-    maximumFractionDigits: 2,
-  }).format(rate / 100);
+/** Today as `YYYY-MM-DD` in the browser's time zone (for date inputs' defaults). */
+export function today(): string {
+  const now = new Date();
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
 /** A number for an input field, without grouping (`12,5` / `12.5`). */

@@ -13,6 +13,7 @@ import {
 } from '@tanstack/react-router';
 import { sessionRestored } from './api/client';
 import { getSession } from './api/session';
+import { loadSignedInTexts } from './i18n';
 import { ErrorView } from './components/ErrorView';
 import { NotFound } from './components/NotFound';
 import { PublicLayout } from './components/PublicLayout';
@@ -99,6 +100,7 @@ const appLayout = createRoute({
     if (getSession() === null) {
       throw redirect({ to: '/sign-in', search: { redirect: location.href } });
     }
+    await loadSignedInTexts();
   },
   component: lazyRouteComponent(() => import('./components/Shell'), 'Shell'),
 });
@@ -139,12 +141,32 @@ const productsRoute = createRoute({
 const bankRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/bank',
-  component: lazyRouteComponent(screens, 'BankPage'),
+  component: lazyRouteComponent(() => import('./routes/bank/BankPage'), 'BankPage'),
+});
+const bankImportRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/bank/imports/$importId',
+  validateSearch: (
+    search: Record<string, unknown>,
+  ): { filter?: 'undecided' | 'accepted' | 'rejected' | 'duplicates' } => {
+    const filter = search.filter;
+    return filter === 'undecided' ||
+      filter === 'accepted' ||
+      filter === 'rejected' ||
+      filter === 'duplicates'
+      ? { filter }
+      : {};
+  },
+  component: lazyRouteComponent(() => import('./routes/bank/ImportReview'), 'ImportReviewPage'),
 });
 const dunningRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/dunning',
-  component: lazyRouteComponent(screens, 'DunningPage'),
+  validateSearch: (search: Record<string, unknown>): { date?: string } => {
+    const date = optionalString(search.date);
+    return date !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : {};
+  },
+  component: lazyRouteComponent(() => import('./routes/dunning/DunningPage'), 'DunningPage'),
 });
 const contractsRoute = createRoute({
   getParentRoute: () => appLayout,
@@ -190,6 +212,7 @@ const routeTree = rootRoute.addChildren([
     partnersRoute,
     productsRoute,
     bankRoute,
+    bankImportRoute,
     dunningRoute,
     contractsRoute,
     monthEndRoute,
