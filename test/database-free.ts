@@ -56,6 +56,7 @@ export const DATABASE_FREE: readonly string[] = [
   'test/openapi.test.ts',
   'test/readme.test.ts',
   'test/start.test.ts',
+  'test/web-format.test.ts',
   'test/web-locales.test.ts',
   'test/web-problems.test.ts',
 ];

@@ -1,22 +1,32 @@
 /**
- * Money and dates through Intl, in the language the user chose (the account has no locale of
- * its own in the API yet). Amounts come from the API in major units with their currency.
+ * Money, numbers and dates through Intl. Numbers follow the account's `numberFormat` where a
+ * screen has it (the API answers JSON numbers), else the language the user chose; dates the
+ * language (the account has no locale of its own in the API yet). Amounts come from the API in
+ * major units with their currency.
  */
+import i18next from 'i18next';
 import { useTranslation } from 'react-i18next';
-import { currentLanguage } from './i18n';
 
-const locales = { de: 'de-DE', en: 'en-GB' } as const;
+export type NumberFormat = '1.234,56' | '1,234.56';
 
-function locale(): string {
-  return locales[currentLanguage()];
+/** The Intl locale that writes numbers the way the account's format says. */
+export function numberLocale(format: NumberFormat | undefined): string {
+  return format === '1,234.56' ? 'en-GB' : 'de-DE';
 }
 
-export function formatMoney(amount: number, currency: string): string {
-  return new Intl.NumberFormat(locale(), { style: 'currency', currency }).format(amount);
+/** The account's number format when given, else the user's language. */
+function locale(format?: NumberFormat): string {
+  if (format !== undefined) return numberLocale(format);
+  return i18next.language === 'en' ? 'en-GB' : 'de-DE';
 }
 
-export function formatPercent(value: number): string {
-  return new Intl.NumberFormat(locale(), {
+export function formatMoney(amount: number, currency: string, format?: NumberFormat): string {
+  return new Intl.NumberFormat(locale(format), { style: 'currency', currency }).format(amount);
+}
+
+/** A percentage (19, 7.5) as `19 %` / `7,5 %`. */
+export function formatPercent(value: number, format?: NumberFormat): string {
+  return new Intl.NumberFormat(locale(format), {
     style: 'percent',
     maximumFractionDigits: 2,
   }).format(value / 100);
@@ -56,4 +66,29 @@ export function useFormat() {
     percent: (value: number) =>
       new Intl.NumberFormat(locale(), { maximumFractionDigits: 2 }).format(value),
   };
+}
+
+/** A number for an input field, without grouping (`12,5` / `12.5`). */
+export function formatDecimalInput(value: number, format?: NumberFormat): string {
+  return new Intl.NumberFormat(numberLocale(format), {
+    useGrouping: false,
+    maximumFractionDigits: 20,
+  }).format(value);
+}
+
+/**
+ * Reads what a person typed (`1.234,56` or `1,234.56`, by the account's format) as a number;
+ * null when it is no number at all. Range and decimals are the API's to judge.
+ */
+export function parseDecimal(text: string, format?: NumberFormat): number | null {
+  const [group, decimal] = format === '1,234.56' ? [',', '.'] : ['.', ','];
+  const plain = text.replace(/\s/g, '').split(group).join('').replace(decimal, '.');
+  return /^-?\d+(\.\d+)?$/.test(plain) ? Number(plain) : null;
+}
+
+/** A tax rate for a picker or a cell: its name, with the percentage unless the name says it. */
+export function taxRateLabel(rate: { name: string; rate: number }, format?: NumberFormat): string {
+  const percent = formatPercent(rate.rate, format);
+  const plain = (text: string) => text.replace(/\s+/g, ' ');
+  return plain(rate.name).includes(plain(percent)) ? rate.name : `${rate.name} (${percent})`;
 }

@@ -150,10 +150,21 @@ const partnersRoute = createRoute({
   path: '/partners',
   component: lazyRouteComponent(screens, 'PartnersPage'),
 });
+/** The product list's search and page, in the URL so a link shows the same list. */
+export interface ProductsSearch {
+  q?: string;
+  cursor?: string;
+}
+
 const productsRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/products',
-  component: lazyRouteComponent(screens, 'ProductsPage'),
+  validateSearch: (search: Record<string, unknown>): ProductsSearch => {
+    const q = optionalString(search.q);
+    const cursor = optionalString(search.cursor);
+    return { ...(q === undefined ? {} : { q }), ...(cursor === undefined ? {} : { cursor }) };
+  },
+  component: lazyRouteComponent(() => import('./routes/products/Products'), 'ProductsPage'),
 });
 const bankRoute = createRoute({
   getParentRoute: () => appLayout,
@@ -201,6 +212,20 @@ const settingsRoute = createRoute({
   component: lazyRouteComponent(screens, 'SettingsPage'),
 });
 
+const companySettingsRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/settings/company',
+  component: lazyRouteComponent(
+    () => import('./routes/settings/CompanySettings'),
+    'CompanySettingsPage',
+  ),
+});
+const taxRatesRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/settings/tax-rates',
+  component: lazyRouteComponent(() => import('./routes/settings/TaxRates'), 'TaxRatesPage'),
+});
+
 const routeTree = rootRoute.addChildren([
   publicLayout.addChildren([
     signInRoute,
@@ -222,6 +247,8 @@ const routeTree = rootRoute.addChildren([
     contractsRoute,
     monthEndRoute,
     settingsRoute,
+    companySettingsRoute,
+    taxRatesRoute,
   ]),
 ]);
 

@@ -50,4 +50,11 @@ export const keys = {
   contracts: resource('contracts'),
   monthEnd: resource('monthEnd'),
   settings: resource('settings'),
+  /** The seller's master data (`/v1/account/company`); shares its version with `account`. */
+  company: { all: ['company'] as const },
+  /** The account's settings (`/v1/account/addresses`: formats, logo). */
+  account: { all: ['account'] as const },
+  /** The setup checklist (`/v1/account/invoice-readiness`): company, bank, logo, tax rates change it. */
+  readiness: { all: ['readiness'] as const },
+  files: resource('files'),
 } as const;

@@ -23,10 +23,6 @@ export function PartnersPage() {
   const { t } = useTranslation();
   return <Placeholder title={t('nav.partners')} />;
 }
-export function ProductsPage() {
-  const { t } = useTranslation();
-  return <Placeholder title={t('nav.products')} />;
-}
 export function BankPage() {
   const { t } = useTranslation();
   return <Placeholder title={t('nav.bank')} />;
