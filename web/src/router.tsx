@@ -17,6 +17,7 @@ import { ErrorView } from './components/ErrorView';
 import { NotFound } from './components/NotFound';
 import { PublicLayout } from './components/PublicLayout';
 import { RootLayout } from './components/RootLayout';
+import { partnerListSearch, partnerTabSearch } from './routes/partners/search';
 import { SignInPage } from './routes/SignIn';
 
 /** A same-origin path to return to after sign-in; anything else (`//evil`, `https:`) is dropped. */
@@ -108,17 +109,51 @@ const screens = () => import('./routes/Screens');
 const cockpitRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/',
-  component: lazyRouteComponent(screens, 'CockpitPage'),
+  component: lazyRouteComponent(() => import('./routes/cockpit/CockpitPage'), 'CockpitPage'),
 });
+
+/** The invoice list's filters, as the cockpit's figures link to them (open items, overdue). */
+export interface InvoiceListSearch {
+  status?: 'draft' | 'open' | 'overdue' | 'paid' | 'cancelled';
+  /** UPLOADED: received invoices (suppliers' bills, the payables); GENERATED: issued ones. */
+  source?: 'GENERATED' | 'UPLOADED';
+}
+const invoiceStatuses = ['draft', 'open', 'overdue', 'paid', 'cancelled'] as const;
+
+export function invoiceListSearch(search: Record<string, unknown>): InvoiceListSearch {
+  const result: InvoiceListSearch = {};
+  const status = invoiceStatuses.find((value) => value === search.status);
+  if (status !== undefined) result.status = status;
+  if (search.source === 'GENERATED' || search.source === 'UPLOADED') result.source = search.source;
+  return result;
+}
+
 const invoicesRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/invoices',
+  validateSearch: invoiceListSearch,
   component: lazyRouteComponent(screens, 'InvoicesPage'),
 });
+
 const partnersRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/partners',
-  component: lazyRouteComponent(screens, 'PartnersPage'),
+  validateSearch: partnerListSearch,
+  component: lazyRouteComponent(() => import('./routes/partners/PartnersPage'), 'PartnersPage'),
+});
+const partnerNewRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/partners/new',
+  component: lazyRouteComponent(() => import('./routes/partners/PartnerNewPage'), 'PartnerNewPage'),
+});
+const partnerRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/partners/$partnerId',
+  validateSearch: partnerTabSearch,
+  component: lazyRouteComponent(
+    () => import('./routes/partners/PartnerDetailPage'),
+    'PartnerDetailPage',
+  ),
 });
 const productsRoute = createRoute({
   getParentRoute: () => appLayout,
@@ -163,6 +198,8 @@ const routeTree = rootRoute.addChildren([
     cockpitRoute,
     invoicesRoute,
     partnersRoute,
+    partnerNewRoute,
+    partnerRoute,
     productsRoute,
     bankRoute,
     dunningRoute,

@@ -23,6 +23,8 @@ export const keys = {
   dashboard: resource('dashboard'),
   invoices: resource('invoices'),
   partners: resource('partners'),
+  payments: resource('payments'),
+  notes: resource('notes'),
   products: resource('products'),
   bank: resource('bank'),
   dunning: resource('dunning'),

@@ -15,17 +15,9 @@ function Placeholder({ title }: { title: string }) {
   );
 }
 
-export function CockpitPage() {
-  const { t } = useTranslation();
-  return <Placeholder title={t('nav.cockpit')} />;
-}
 export function InvoicesPage() {
   const { t } = useTranslation();
   return <Placeholder title={t('nav.invoices')} />;
-}
-export function PartnersPage() {
-  const { t } = useTranslation();
-  return <Placeholder title={t('nav.partners')} />;
 }
 export function ProductsPage() {
   const { t } = useTranslation();
