@@ -131,46 +131,48 @@ function Figures({ stats }: { stats: Stats }) {
           <ContractsFigure stats={stats} formats={formats} />
         </div>
       </section>
-      <section className="cockpit-section" aria-labelledby="cockpit-receivables">
-        <h2 id="cockpit-receivables">{t('cockpit.receivablesTitle')}</h2>
-        <div className="figure-grid">
-          <OpenItemsFigure
-            label={t('cockpit.receivables')}
-            tally={stats.receivables}
-            status="open"
-            received={false}
-            formats={formats}
-          />
-          <OpenItemsFigure
-            label={t('cockpit.overdueReceivables')}
-            tally={stats.overdueReceivables}
-            status="overdue"
-            received={false}
-            formats={formats}
-            warn
-          />
-        </div>
-      </section>
-      <section className="cockpit-section" aria-labelledby="cockpit-payables">
-        <h2 id="cockpit-payables">{t('cockpit.payablesTitle')}</h2>
-        <div className="figure-grid">
-          <OpenItemsFigure
-            label={t('cockpit.payables')}
-            tally={stats.payables}
-            status="open"
-            received
-            formats={formats}
-          />
-          <OpenItemsFigure
-            label={t('cockpit.overduePayables')}
-            tally={stats.overduePayables}
-            status="overdue"
-            received
-            formats={formats}
-            warn
-          />
-        </div>
-      </section>
+      <div className="cockpit-pair">
+        <section className="cockpit-section" aria-labelledby="cockpit-receivables">
+          <h2 id="cockpit-receivables">{t('cockpit.receivablesTitle')}</h2>
+          <div className="figure-grid">
+            <OpenItemsFigure
+              label={t('cockpit.receivables')}
+              tally={stats.receivables}
+              status="open"
+              received={false}
+              formats={formats}
+            />
+            <OpenItemsFigure
+              label={t('cockpit.overdueReceivables')}
+              tally={stats.overdueReceivables}
+              status="overdue"
+              received={false}
+              formats={formats}
+              warn
+            />
+          </div>
+        </section>
+        <section className="cockpit-section" aria-labelledby="cockpit-payables">
+          <h2 id="cockpit-payables">{t('cockpit.payablesTitle')}</h2>
+          <div className="figure-grid">
+            <OpenItemsFigure
+              label={t('cockpit.payables')}
+              tally={stats.payables}
+              status="open"
+              received
+              formats={formats}
+            />
+            <OpenItemsFigure
+              label={t('cockpit.overduePayables')}
+              tally={stats.overduePayables}
+              status="overdue"
+              received
+              formats={formats}
+              warn
+            />
+          </div>
+        </section>
+      </div>
     </>
   );
 }

@@ -16,7 +16,7 @@ import { useFormats, type Formats } from '../../format';
 type Bucket = components['schemas']['DashboardTimeseries']['buckets'][number];
 
 const WIDTH = 720;
-const HEIGHT = 260;
+const HEIGHT = 220;
 const PLOT = { left: 72, right: 8, top: 12, bottom: 36 };
 
 function useMonthlySeries() {

@@ -8,7 +8,12 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import type { components, Problem } from '@kontor/client';
 import { useId, useState, type ReactNode } from 'react';
-import { useForm, type FieldError, type UseFormRegisterReturn } from 'react-hook-form';
+import {
+  useForm,
+  type FieldError,
+  type UseFormRegisterReturn,
+  type UseFormSetValue,
+} from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
@@ -229,6 +234,28 @@ function TextArea({
   );
 }
 
+type Dirty = Partial<Record<keyof PartnerFormValues, unknown>>;
+
+/** Sets the fields the user changed (react-hook-form's dirty map) back to their values. */
+function reapply(
+  setValue: UseFormSetValue<PartnerFormValues>,
+  typed: PartnerFormValues,
+  dirty: Dirty,
+) {
+  for (const field of Object.keys(dirty) as (keyof PartnerFormValues)[]) {
+    if (field === 'addresses') {
+      const address = (dirty.addresses as Partial<Record<keyof AddressValues, boolean>>[])[0];
+      for (const key of ADDRESS_KEYS) {
+        if (address?.[key]) {
+          setValue(`addresses.0.${key}`, typed.addresses[0][key], { shouldDirty: true });
+        }
+      }
+    } else {
+      setValue(field, typed[field], { shouldDirty: true });
+    }
+  }
+}
+
 interface Props {
   /** The stored partner to edit; none: a new one. */
   partner?: Partner;
@@ -241,6 +268,8 @@ export function PartnerForm({ partner }: Props) {
   const form = useForm<PartnerFormValues>({ defaultValues: valuesOf(partner) });
   const { register, handleSubmit, setError, formState } = form;
   const errors = formState.errors;
+  // Read during render so react-hook-form tracks it (used when a conflict is reloaded).
+  const dirtyFields = formState.dirtyFields;
   const addressErrors = errors.addresses?.[0];
   const [version, setVersion] = useState(partner?.version ?? 0);
   const [message, setMessage] = useState<string | null>(null);
@@ -291,6 +320,11 @@ export function PartnerForm({ partner }: Props) {
     });
     if (error) return refused(error);
     queryClient.setQueryData(keys.partners.detail(data.id), data);
+    // The stored values, then what the user changed on top: their edits win, the rest is
+    // what the other writer saved.
+    const typed = form.getValues();
+    form.reset(valuesOf(data));
+    reapply(form.setValue, typed, dirtyFields);
     setVersion(data.version);
     setConflict(false);
     setMessage(null);

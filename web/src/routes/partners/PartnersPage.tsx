@@ -64,7 +64,7 @@ function Filters({ search }: { search: PartnerListSearch }) {
   };
   return (
     <form className="toolbar" role="search" onSubmit={submit}>
-      <div className="field">
+      <div className="field field-wide">
         <label htmlFor="partner-q">{t('partners.search')}</label>
         <input
           id="partner-q"
