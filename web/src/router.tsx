@@ -135,25 +135,24 @@ const invoicesRoute = createRoute({
   component: lazyRouteComponent(screens, 'InvoicesPage'),
 });
 
+const partnerScreens = () => import('./routes/partners/screens');
+
 const partnersRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/partners',
   validateSearch: partnerListSearch,
-  component: lazyRouteComponent(() => import('./routes/partners/PartnersPage'), 'PartnersPage'),
+  component: lazyRouteComponent(partnerScreens, 'PartnersPage'),
 });
 const partnerNewRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/partners/new',
-  component: lazyRouteComponent(() => import('./routes/partners/PartnerNewPage'), 'PartnerNewPage'),
+  component: lazyRouteComponent(partnerScreens, 'PartnerNewPage'),
 });
 const partnerRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/partners/$partnerId',
   validateSearch: partnerTabSearch,
-  component: lazyRouteComponent(
-    () => import('./routes/partners/PartnerDetailPage'),
-    'PartnerDetailPage',
-  ),
+  component: lazyRouteComponent(partnerScreens, 'PartnerDetailPage'),
 });
 const productsRoute = createRoute({
   getParentRoute: () => appLayout,
