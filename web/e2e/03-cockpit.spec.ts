@@ -155,6 +155,17 @@ async function seed(api: Api) {
     body: { openingBalance: 5000, effectiveDate: day(-60) },
   });
   if (anchor.error) throw new Error(JSON.stringify(anchor.error));
+  const reminder = await api.POST('/v1/notes', {
+    body: {
+      parentType: 'PARTNER',
+      parentId: customer.data.id,
+      type: 'REMINDER',
+      title: 'Wartungsvertrag anbieten',
+      content: '',
+      dueDate: day(3),
+    },
+  });
+  if (reminder.error) throw new Error(JSON.stringify(reminder.error));
   const budget = await api.POST('/v1/budget-categories', {
     body: { name: 'Material', monthlyLimit: 800, currency: 'EUR', keywords: [], active: true },
   });
@@ -221,4 +232,10 @@ test('the cockpit shows the API figures and each leads to its list', async ({ pa
   await page.goBack();
   await figure('Kontostand').click();
   await expect(page.getByRole('heading', { name: 'Bank' })).toBeVisible();
+  await page.goBack();
+  // A reminder leads to the notes of its partner.
+  expect(s.reminders.count).toBe(1);
+  await page.getByRole('link', { name: /Wartungsvertrag anbieten/ }).click();
+  await expect(page.getByRole('heading', { name: 'Bäckerei Sonnenschein' })).toBeVisible();
+  await expect(page.getByRole('row', { name: /Wartungsvertrag anbieten/ })).toBeVisible();
 });

@@ -197,7 +197,25 @@ test('create with a refused VAT id, search with umlauts, page through 10 000, de
   await expect(page.getByText('Keine Verträge.')).toBeVisible();
   await tabs.getByRole('link', { name: 'Notizen & Erinnerungen' }).click();
   await expect(page.getByRole('row', { name: /Rückruf wegen Gerüst/ })).toBeVisible();
+  // A reminder without its due day: the API's refusal shows on the field, the title stays.
+  const noteForm = page.getByRole('form', { name: 'Neue Notiz oder Erinnerung' });
+  await noteForm.getByLabel('Titel').fill('Angebot nachfassen');
+  await noteForm.getByLabel('Art').selectOption('REMINDER');
+  await noteForm.getByRole('button', { name: 'Hinzufügen' }).click();
+  await expect(noteForm.getByLabel('Fällig')).toHaveAttribute('aria-invalid', 'true');
+  await expect(noteForm.getByLabel('Titel')).toHaveValue('Angebot nachfassen');
   await expectNoAxeViolations(page);
+  await noteForm
+    .getByLabel('Fällig')
+    .fill(new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10));
+  await noteForm.getByRole('button', { name: 'Hinzufügen' }).click();
+  await expect(page.getByRole('row', { name: /Angebot nachfassen/ })).toContainText('Erinnerung');
+  const notes = await api.GET('/v1/notes', {
+    params: { query: { parentType: 'PARTNER', parentId: mueller.id, type: 'REMINDER' } },
+  });
+  expect((notes.data as { data: { title: string }[] }).data.map((n) => n.title)).toEqual([
+    'Angebot nachfassen',
+  ]);
 
   // Edit while someone else changes the partner: 409 → reload and keep my edits → saved.
   await tabs.getByRole('link', { name: 'Daten' }).click();

@@ -13,6 +13,7 @@ import { ProblemError } from '../../api/problems';
 import { LoadingOrError } from '../../components/LoadingOrError';
 import { useFormats, type Formats } from '../../format';
 import { BudgetTable } from './BudgetTable';
+import { Deadlines } from './Deadlines';
 import { IncomeExpenseChart } from './IncomeExpenseChart';
 import '../../styles/screens.css';
 import '../../styles/records.css';
@@ -192,6 +193,7 @@ export function CockpitPage() {
           <Figures stats={stats.data} />
           <IncomeExpenseChart />
           <BudgetTable budgets={stats.data.budgets} />
+          <Deadlines stats={stats.data} />
         </>
       )}
     </section>

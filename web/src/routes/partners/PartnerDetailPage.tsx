@@ -9,6 +9,7 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
 import { LoadingOrError } from '../../components/LoadingOrError';
+import { NoteForm } from './NoteForm';
 import { PartnerForm } from './PartnerForm';
 import { ContractsTab, InvoicesTab, NotesTab, PaymentsTab } from './PartnerTabs';
 import { partnerTabs, type PartnerTab } from './search';
@@ -87,7 +88,12 @@ export function PartnerDetailPage() {
         {tab === 'invoices' ? <InvoicesTab partnerId={partnerId} /> : null}
         {tab === 'payments' ? <PaymentsTab partnerId={partnerId} /> : null}
         {tab === 'contracts' ? <ContractsTab partnerId={partnerId} /> : null}
-        {tab === 'notes' ? <NotesTab partnerId={partnerId} /> : null}
+        {tab === 'notes' ? (
+          <>
+            <NotesTab partnerId={partnerId} />
+            <NoteForm partnerId={partnerId} />
+          </>
+        ) : null}
       </div>
     </section>
   );
