@@ -17,7 +17,7 @@ type Bucket = components['schemas']['DashboardTimeseries']['buckets'][number];
 
 const WIDTH = 720;
 const HEIGHT = 220;
-const PLOT = { left: 72, right: 8, top: 12, bottom: 36 };
+const PLOT = { left: 72, right: 8, top: 12, bottom: 44 };
 
 function useMonthlySeries() {
   return useQuery({
@@ -42,6 +42,9 @@ function niceMax(value: number): number {
 }
 
 function Bars({ buckets, formats }: { buckets: Bucket[]; formats: Formats }) {
+  const { i18n } = useTranslation();
+  // Month names alone fit under the bars; the table below has the full month and year.
+  const monthName = new Intl.DateTimeFormat(i18n.language, { month: 'short', timeZone: 'UTC' });
   const top = niceMax(Math.max(...buckets.map((b) => Math.max(b.income, b.expense)), 0));
   const plotWidth = WIDTH - PLOT.left - PLOT.right;
   const plotHeight = HEIGHT - PLOT.top - PLOT.bottom;
@@ -78,8 +81,14 @@ function Bars({ buckets, formats }: { buckets: Bucket[]; formats: Formats }) {
               height={y(0) - y(bucket.expense)}
             />
             <text className="chart-label" x={x} y={HEIGHT - PLOT.bottom + 18} textAnchor="middle">
-              {formats.month(bucket.start)}
+              {monthName.format(new Date(`${bucket.start}T12:00:00Z`))}
             </text>
+            {/* The year under the first month and under each January. */}
+            {index === 0 || bucket.start.slice(5, 7) === '01' ? (
+              <text className="chart-label" x={x} y={HEIGHT - PLOT.bottom + 34} textAnchor="middle">
+                {bucket.start.slice(0, 4)}
+              </text>
+            ) : null}
           </g>
         );
       })}
