@@ -182,6 +182,10 @@ export function PartnersPage() {
       </div>
       {/* Keyed by the URL's filters: Back and a shared link show what they name. */}
       <Filters key={`${search.q}|${search.type}|${search.tag}`} search={search} />
+      {/* A failed page after a shown one (e.g. a cursor that no longer fits): say so. */}
+      {page.error !== null && page.data !== undefined ? (
+        <LoadingOrError error={page.error} onRetry={() => void page.refetch()} />
+      ) : null}
       {page.data === undefined ? (
         <LoadingOrError error={page.error} onRetry={() => void page.refetch()} />
       ) : page.data.data.length === 0 ? (
