@@ -18,6 +18,7 @@ import { ErrorView } from './components/ErrorView';
 import { NotFound } from './components/NotFound';
 import { PublicLayout } from './components/PublicLayout';
 import { RootLayout } from './components/RootLayout';
+import { partnerListSearch, partnerTabSearch } from './routes/partners/search';
 import { SignInPage } from './routes/SignIn';
 
 /** A same-origin path to return to after sign-in; anything else (`//evil`, `https:`) is dropped. */
@@ -110,7 +111,7 @@ const screens = () => import('./routes/Screens');
 const cockpitRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/',
-  component: lazyRouteComponent(screens, 'CockpitPage'),
+  component: lazyRouteComponent(() => import('./routes/cockpit/CockpitPage'), 'CockpitPage'),
 });
 export const invoiceTabs = ['draft', 'open', 'overdue', 'paid', 'cancelled'] as const;
 export type InvoiceTab = (typeof invoiceTabs)[number];
@@ -118,6 +119,8 @@ export interface InvoiceListSearch {
   status?: InvoiceTab;
   q?: string;
   cursor?: string;
+  /** UPLOADED: received invoices (suppliers' bills, the payables); GENERATED: issued ones. */
+  source?: 'GENERATED' | 'UPLOADED';
 }
 
 const invoicesRoute = createRoute({
@@ -127,8 +130,11 @@ const invoicesRoute = createRoute({
     const status = invoiceTabs.find((tab) => tab === search.status);
     const q = optionalString(search.q);
     const cursor = optionalString(search.cursor);
+    const source =
+      search.source === 'GENERATED' || search.source === 'UPLOADED' ? search.source : undefined;
     return {
       ...(status === undefined ? {} : { status }),
+      ...(source === undefined ? {} : { source }),
       ...(q === undefined ? {} : { q }),
       ...(cursor === undefined ? {} : { cursor }),
     };
@@ -145,10 +151,25 @@ const invoiceRoute = createRoute({
   path: '/invoices/$documentId',
   component: lazyRouteComponent(() => import('./routes/invoices/InvoicePage'), 'InvoicePage'),
 });
+
+const partnerScreens = () => import('./routes/partners/screens');
+
 const partnersRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/partners',
-  component: lazyRouteComponent(screens, 'PartnersPage'),
+  validateSearch: partnerListSearch,
+  component: lazyRouteComponent(partnerScreens, 'PartnersPage'),
+});
+const partnerNewRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/partners/new',
+  component: lazyRouteComponent(partnerScreens, 'PartnerNewPage'),
+});
+const partnerRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/partners/$partnerId',
+  validateSearch: partnerTabSearch,
+  component: lazyRouteComponent(partnerScreens, 'PartnerDetailPage'),
 });
 /** The product list's search and page, in the URL so a link shows the same list. */
 export interface ProductsSearch {
@@ -240,6 +261,8 @@ const routeTree = rootRoute.addChildren([
     newInvoiceRoute,
     invoiceRoute,
     partnersRoute,
+    partnerNewRoute,
+    partnerRoute,
     productsRoute,
     bankRoute,
     bankImportRoute,

@@ -33,6 +33,8 @@ export const keys = {
   },
   taxRates: resource('taxRates'),
   partners: resource('partners'),
+  payments: resource('payments'),
+  notes: resource('notes'),
   products: resource('products'),
   bank: {
     ...resource('bank'),

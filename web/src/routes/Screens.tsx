@@ -15,22 +15,6 @@ function Placeholder({ title }: { title: string }) {
   );
 }
 
-export function CockpitPage() {
-  const { t } = useTranslation();
-  return <Placeholder title={t('nav.cockpit')} />;
-}
-export function PartnersPage() {
-  const { t } = useTranslation();
-  return <Placeholder title={t('nav.partners')} />;
-}
-export function BankPage() {
-  const { t } = useTranslation();
-  return <Placeholder title={t('nav.bank')} />;
-}
-export function DunningPage() {
-  const { t } = useTranslation();
-  return <Placeholder title={t('nav.dunning')} />;
-}
 export function ContractsPage() {
   const { t } = useTranslation();
   return <Placeholder title={t('nav.contracts')} />;

@@ -7,7 +7,7 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
 import { useFormat } from '../../format';
-import { invoiceTabs, type InvoiceTab } from '../../router';
+import { invoiceTabs, type InvoiceListSearch, type InvoiceTab } from '../../router';
 import { InvoiceBadge, asJson } from './shared';
 import '../../styles/screens.css';
 import '../../styles/invoices.css';
@@ -18,15 +18,24 @@ const PAGE_SIZE = 50;
 type ListQuery = NonNullable<paths['/v1/documents']['get']['parameters']['query']>;
 
 /** The API's filters for a tab: the server filters and pages, the browser shows one page. */
-function listQuery(tab: InvoiceTab | undefined, q: string | undefined, cursor: string | undefined) {
+function listQuery(
+  tab: InvoiceTab | undefined,
+  q: string | undefined,
+  cursor: string | undefined,
+  source: InvoiceListSearch['source'],
+) {
   const query: ListQuery = { documentType: 'INVOICE', limit: PAGE_SIZE };
   if (q !== undefined) query.q = q;
   if (cursor !== undefined) query.cursor = cursor;
+  // The cockpit's payables link to the received invoices (UPLOADED), receivables to all.
+  if (source !== undefined) query.source = source;
   switch (tab) {
     case 'draft':
       return { ...query, status: 'DRAFT' as const };
     case 'open':
-      return { ...query, overdue: false };
+      // Open means owed: every FINAL invoice neither paid nor cancelled, overdue ones too (the
+      // cockpit's receivables are these).
+      return { ...query, open: true };
     case 'overdue':
       return { ...query, overdue: true };
     case 'paid':
@@ -99,9 +108,14 @@ export function InvoiceListPage() {
   const search = route.useSearch();
   // Cursors of the pages before this one, to go back; a shared link starts without them.
   const [previous, setPrevious] = useState<(string | undefined)[]>([]);
-  const params = listQuery(search.status, search.q, search.cursor);
+  const params = listQuery(search.status, search.q, search.cursor, search.source);
   const list = useQuery({
-    queryKey: keys.invoices.list({ tab: search.status, q: search.q, cursor: search.cursor }),
+    queryKey: keys.invoices.list({
+      tab: search.status,
+      q: search.q,
+      cursor: search.cursor,
+      source: search.source,
+    }),
     placeholderData: keepPreviousData,
     queryFn: async () => {
       const { data, error } = await api.GET('/v1/documents', { params: { query: params } });
@@ -121,6 +135,7 @@ export function InvoiceListPage() {
 
   const pageSearch = (cursor: string | undefined) => ({
     ...(search.status ? { status: search.status } : {}),
+    ...(search.source ? { source: search.source } : {}),
     ...(search.q ? { q: search.q } : {}),
     ...(cursor ? { cursor } : {}),
   });
