@@ -18,6 +18,11 @@ import { NotFound } from './components/NotFound';
 import { PublicLayout } from './components/PublicLayout';
 import { RootLayout } from './components/RootLayout';
 import { SignInPage } from './routes/SignIn';
+import {
+  validateContractsSearch,
+  validateMonthEndSearch,
+  validateSettingsSearch,
+} from './adminSearch';
 
 /** A same-origin path to return to after sign-in; anything else (`//evil`, `https:`) is dropped. */
 export function safeRedirect(value: unknown): string | undefined {
@@ -135,20 +140,39 @@ const dunningRoute = createRoute({
   path: '/dunning',
   component: lazyRouteComponent(screens, 'DunningPage'),
 });
+const contracts = () => import('./routes/contracts/routes');
 const contractsRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/contracts',
-  component: lazyRouteComponent(screens, 'ContractsPage'),
+  validateSearch: validateContractsSearch,
+  component: lazyRouteComponent(contracts, 'ContractsRoute'),
+});
+const contractNewRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/contracts/new',
+  component: lazyRouteComponent(contracts, 'ContractNewRoute'),
+});
+const contractRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/contracts/$contractId',
+  component: lazyRouteComponent(contracts, 'ContractRoute'),
+});
+const contractEditRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/contracts/$contractId/edit',
+  component: lazyRouteComponent(contracts, 'ContractEditRoute'),
 });
 const monthEndRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/month-end',
-  component: lazyRouteComponent(screens, 'MonthEndPage'),
+  validateSearch: validateMonthEndSearch,
+  component: lazyRouteComponent(() => import('./routes/month-end/MonthEnd'), 'MonthEndRoute'),
 });
 const settingsRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/settings',
-  component: lazyRouteComponent(screens, 'SettingsPage'),
+  validateSearch: validateSettingsSearch,
+  component: lazyRouteComponent(() => import('./routes/settings/Settings'), 'SettingsRoute'),
 });
 
 const routeTree = rootRoute.addChildren([
@@ -167,6 +191,9 @@ const routeTree = rootRoute.addChildren([
     bankRoute,
     dunningRoute,
     contractsRoute,
+    contractNewRoute,
+    contractRoute,
+    contractEditRoute,
     monthEndRoute,
     settingsRoute,
   ]),

@@ -26,7 +26,21 @@ export const keys = {
   products: resource('products'),
   bank: resource('bank'),
   dunning: resource('dunning'),
-  contracts: resource('contracts'),
+  contracts: {
+    ...resource('contracts'),
+    invoices: (id: string) => ['contracts', 'detail', id, 'invoices'] as const,
+  },
   monthEnd: resource('monthEnd'),
   settings: resource('settings'),
+  datevSettings: { all: ['datevSettings'] as const },
+  auditEvents: resource('auditEvents'),
+  users: resource('users'),
+  apiTokens: resource('apiTokens'),
+  webhookEndpoints: {
+    ...resource('webhookEndpoints'),
+    deliveries: (id: string) => ['webhookEndpoints', 'detail', id, 'deliveries'] as const,
+  },
+  plans: { all: ['plans'] as const },
+  usage: { all: ['usage'] as const },
+  accountSettings: { all: ['accountSettings'] as const },
 } as const;
