@@ -48,7 +48,16 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const [saved, setSaved] = useState<string | null>(null);
   const [conflict, setConflict] = useState(false);
   const { register, handleSubmit, setError, getValues, formState } = useForm<Values>({
-    defaultValues: { ...settings, reminderEmail: settings.reminderEmail ?? '' },
+    // Only the fields this form edits: the API refuses fields it does not take.
+    defaultValues: {
+      dateFormat: settings.dateFormat,
+      numberFormat: settings.numberFormat,
+      currency: settings.currency,
+      incomingPaymentTerm: settings.incomingPaymentTerm,
+      allowContractReminderOverride: settings.allowContractReminderOverride,
+      budgetsSuppressed: settings.budgetsSuppressed,
+      reminderEmail: settings.reminderEmail ?? '',
+    },
   });
   const save = async (values: Values, version = settings.version) => {
     setFormError(null);
