@@ -8,6 +8,7 @@
 import { expect, test } from '@playwright/test';
 import { expectNoAxeViolations } from './support/axe';
 import { kontorPerFile } from './support/kontor';
+import { rowsOf } from './support/lists';
 import { ownerApi, signInAsOwner } from './support/owner';
 import { screenshot } from './support/screenshot';
 
@@ -40,7 +41,7 @@ test('create a contract with a monthly plan, pause and resume it, dry run, then 
   });
   expect(customer.error).toBeUndefined();
   const rates = await api.GET('/v1/tax-rates', { params: { query: { limit: 100 } } });
-  const s19 = rates.data?.data.find((rate) => rate.category === 'S' && rate.rate === 19);
+  const s19 = rowsOf(rates.data).find((rate) => rate.category === 'S' && rate.rate === 19);
   const product = await api.POST('/v1/products', {
     body: {
       name: 'Wartungspauschale',
@@ -102,7 +103,7 @@ test('create a contract with a monthly plan, pause and resume it, dry run, then 
   const before = await api.GET('/v1/contracts/{contractId}/invoices', {
     params: { path: { contractId } },
   });
-  expect(before.data && 'data' in before.data ? before.data.data : []).toHaveLength(0);
+  expect(rowsOf(before.data)).toHaveLength(0);
 
   // The real run makes it.
   await page.getByRole('button', { name: '1 Rechnung jetzt erstellen' }).click();
@@ -110,7 +111,7 @@ test('create a contract with a monthly plan, pause and resume it, dry run, then 
   const after = await api.GET('/v1/contracts/{contractId}/invoices', {
     params: { path: { contractId } },
   });
-  const made = after.data && 'data' in after.data ? after.data.data : [];
+  const made = rowsOf(after.data);
   expect(made).toHaveLength(1);
   expect(made[0]?.invoiceDate).toBe(start);
   await expect(page.getByRole('table', { name: 'Rechnungen aus diesem Vertrag' })).toContainText(

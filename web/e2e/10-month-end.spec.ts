@@ -9,6 +9,7 @@ import { expect, test } from '@playwright/test';
 import { strFromU8, unzipSync } from 'fflate';
 import { expectNoAxeViolations } from './support/axe';
 import { kontorPerFile } from './support/kontor';
+import { rowsOf } from './support/lists';
 import { ownerApi, signInAsOwner, type Api } from './support/owner';
 import { screenshot } from './support/screenshot';
 
@@ -64,7 +65,7 @@ async function seedInvoices(api: Api): Promise<string[]> {
     },
   });
   const rates = await api.GET('/v1/tax-rates', { params: { query: { limit: 100 } } });
-  const s19 = rates.data?.data.find((rate) => rate.category === 'S' && rate.rate === 19);
+  const s19 = rowsOf(rates.data).find((rate) => rate.category === 'S' && rate.rate === 19);
   const numbers: string[] = [];
   for (const amount of [100, 250]) {
     const invoice = await api.POST('/v1/documents', {

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { expectNoAxeViolations } from './support/axe';
 import { kontorPerFile } from './support/kontor';
+import { rowsOf } from './support/lists';
 import { OWNER, ownerApi, signInAsOwner } from './support/owner';
 import { screenshot } from './support/screenshot';
 
@@ -103,9 +104,7 @@ test('users and roles: invite with a preview, change a role, the last admin, rem
   await dialog.getByRole('button', { name: 'Endgültig entfernen' }).click();
   await expect(row).toBeHidden();
   const users = await api.GET('/v1/users');
-  expect(users.data && 'data' in users.data ? users.data.data.map((u) => u.email) : []).toEqual([
-    OWNER.email,
-  ]);
+  expect(rowsOf(users.data).map((u) => u.email)).toEqual([OWNER.email]);
 });
 
 test('API tokens: the secret shows once, works with the client key, and stops after revoke', async ({
