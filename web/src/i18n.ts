@@ -5,7 +5,41 @@
  */
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import de from './locales/de.json';
+// Only the texts of the public pages travel in the entry chunk (named JSON imports are
+// tree-shaken); the signed-in screens' texts load with the shell (`loadAppTexts`), so every
+// area's keys do not count against the sign-in page's JS budget.
+import {
+  acceptInvitation,
+  app,
+  common,
+  errors,
+  forgotPassword,
+  language as languageTexts,
+  notFound,
+  resetPassword,
+  setup,
+  signIn,
+} from './locales/de.json';
+
+const publicTexts = {
+  acceptInvitation,
+  app,
+  common,
+  errors,
+  forgotPassword,
+  language: languageTexts,
+  notFound,
+  resetPassword,
+  setup,
+  signIn,
+};
+
+/** All German texts, before the signed-in shell renders (English loads whole when chosen). */
+export async function loadAppTexts(): Promise<void> {
+  // `?raw`: a module of its own (the JSON module itself is in the entry, for the parts above).
+  const { default: raw } = await import('./locales/de.json?raw');
+  i18next.addResourceBundle('de', 'translation', JSON.parse(raw) as unknown, true, false);
+}
 
 export const languages = ['de', 'en'] as const;
 export type Language = (typeof languages)[number];
@@ -53,7 +87,7 @@ export async function initI18n(): Promise<void> {
     document.documentElement.lang = lng;
   });
   await i18next.use(initReactI18next).init({
-    resources: { de: { translation: de } },
+    resources: { de: { translation: publicTexts } },
     lng: 'de',
     fallbackLng: 'de',
     supportedLngs: languages,

@@ -12,6 +12,7 @@ import {
   redirect,
 } from '@tanstack/react-router';
 import { sessionRestored } from './api/client';
+import { loadAppTexts } from './i18n';
 import { getSession } from './api/session';
 import { ErrorView } from './components/ErrorView';
 import { NotFound } from './components/NotFound';
@@ -105,7 +106,11 @@ const appLayout = createRoute({
       throw redirect({ to: '/sign-in', search: { redirect: location.href } });
     }
   },
-  component: lazyRouteComponent(() => import('./components/Shell'), 'Shell'),
+  // The signed-in screens' texts arrive with the shell (i18n.ts keeps them out of the entry).
+  component: lazyRouteComponent(
+    () => Promise.all([import('./components/Shell'), loadAppTexts()]).then(([shell]) => shell),
+    'Shell',
+  ),
 });
 
 const screens = () => import('./routes/Screens');
