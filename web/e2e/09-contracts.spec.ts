@@ -117,7 +117,9 @@ test('create a contract with a monthly plan, pause and resume it, dry run, then 
   await expect(page.getByRole('table', { name: 'Rechnungen aus diesem Vertrag' })).toContainText(
     'DRAFT',
   );
+  await expect(page.getByRole('cell', { name: 'Wartungspauschale' })).toBeVisible();
   await expectNoAxeViolations(page);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'contracts');
 
   // The list shows the contract with its moved-on plan.

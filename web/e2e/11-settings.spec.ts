@@ -102,6 +102,8 @@ test('users and roles: invite with a preview, change a role, the last admin, rem
   await expect(dialog).toBeVisible();
   await expectNoAxeViolations(page);
   await dialog.getByRole('button', { name: 'Endgültig entfernen' }).click();
+  // The open dialog hides the page from the accessibility tree: wait for it to close first.
+  await expect(dialog).toBeHidden();
   await expect(row).toBeHidden();
   const users = await api.GET('/v1/users');
   expect(rowsOf(users.data).map((u) => u.email)).toEqual([OWNER.email]);
@@ -138,7 +140,9 @@ test('API tokens: the secret shows once, works with the client key, and stops af
   await page.getByRole('button', { name: 'Token Buchhaltungs-Export widerrufen' }).click();
   const dialog = page.getByRole('dialog');
   await dialog.getByRole('button', { name: 'Token widerrufen' }).click();
+  await expect(dialog).toBeHidden();
   await expect(page.getByRole('row', { name: /Buchhaltungs-Export/ })).toBeHidden();
+  await expect(page.getByText('Noch keine Tokens.')).toBeVisible();
   expect((await asToken()).status).toBe(401);
 });
 

@@ -30,6 +30,17 @@ export function formatDateTime(value: string | null | undefined): string {
   );
 }
 
+/** A month of the API (`YYYY-MM`), e.g. „November 2026“. */
+export function formatMonth(value: string): string {
+  const [year, month] = value.split('-').map(Number);
+  if (year === undefined || month === undefined) return value;
+  return new Intl.DateTimeFormat(locale(), {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  }).format(new Date(Date.UTC(year, month - 1, 1)));
+}
+
 export function formatNumber(value: number): string {
   return new Intl.NumberFormat(locale()).format(value);
 }

@@ -26,9 +26,20 @@ function useContract(contractId: string) {
   });
 }
 
+/** The product names of plan lines that name only a product. */
+function useProductNames(): (id: string | undefined) => string | undefined {
+  const products = useQuery({
+    queryKey: keys.products.list({ limit: 100 }),
+    queryFn: async () =>
+      unwrap(await api.GET('/v1/products', { params: { query: { limit: 100 } } })),
+  });
+  return (id) => products.data?.data.find((product) => product.id === id)?.name;
+}
+
 function PlanSection({ contract }: { contract: Contract }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
+  const productName = useProductNames();
   const plan = contract.billing;
   const pause = useMutation({
     mutationFn: async (paused: boolean) => {
@@ -101,7 +112,7 @@ function PlanSection({ contract }: { contract: Contract }) {
         <tbody>
           {plan.lineItems.map((line, index) => (
             <tr key={index}>
-              <td>{line.description ?? line.productId ?? '–'}</td>
+              <td>{line.description ?? productName(line.productId) ?? line.productId ?? '–'}</td>
               <td className="num">{line.quantity}</td>
               <td className="num">
                 {line.unitPrice === undefined

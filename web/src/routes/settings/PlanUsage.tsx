@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ErrorAlert, UsageBar, unwrap } from '../../components/AdminKit';
-import { formatBytes, formatDate, formatMoney, formatNumber } from '../../format';
+import { formatBytes, formatDate, formatMoney, formatMonth, formatNumber } from '../../format';
 
 export function PlanUsageTab() {
   const { t } = useTranslation();
@@ -25,7 +25,9 @@ export function PlanUsageTab() {
       <ErrorAlert error={plans.error ?? usage.error} />
       {u ? (
         <section aria-labelledby="usage-title">
-          <h3 id="usage-title">{t('settingsAdmin.plan.usage', { month: u.period.month })}</h3>
+          <h3 id="usage-title">
+            {t('settingsAdmin.plan.usage', { month: formatMonth(u.period.month) })}
+          </h3>
           <p className="muted">
             {t('settingsAdmin.plan.resets', { date: formatDate(u.period.resetsAt) })}
           </p>
