@@ -122,8 +122,33 @@ test('create a contract with a monthly plan, pause and resume it, dry run, then 
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'contracts');
 
+  // An edit that meets someone else's change (409 version_conflict) keeps what was typed and
+  // saves the edited fields on top of the stored contract.
+  await page.getByRole('link', { name: 'Bearbeiten' }).click();
+  await expect(page.getByRole('heading', { name: /bearbeiten/ })).toBeVisible();
+  await page.getByLabel('Name', { exact: true }).fill('Wartung Hafenkran und Brücke');
+  const current = await api.GET('/v1/contracts/{contractId}', { params: { path: { contractId } } });
+  const elsewhere = await api.PUT('/v1/contracts/{contractId}', {
+    params: { path: { contractId } },
+    body: { version: current.data?.version ?? 0, description: 'Im Büro geändert' },
+  });
+  expect(elsewhere.error).toBeUndefined();
+  await page.getByRole('button', { name: 'Speichern' }).click();
+  await expect(page.getByRole('alert')).toContainText('changed by someone else');
+  await expect(page.getByLabel('Name', { exact: true })).toHaveValue(
+    'Wartung Hafenkran und Brücke',
+  );
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'Neu laden und meine Änderungen behalten' }).click();
+  await expect(page.getByRole('heading', { name: 'Wartung Hafenkran und Brücke' })).toBeVisible();
+  const saved = await api.GET('/v1/contracts/{contractId}', { params: { path: { contractId } } });
+  expect(saved.data?.name).toBe('Wartung Hafenkran und Brücke');
+  // What someone else changed in another field stays.
+  expect(saved.data?.description).toBe('Im Büro geändert');
+  expect(saved.data?.billing?.nextInvoiceDate).toBe(current.data?.billing?.nextInvoiceDate);
+
   // The list shows the contract with its moved-on plan.
   await page.getByRole('link', { name: 'Zurück zu den Verträgen' }).click();
-  await expect(page.getByRole('link', { name: 'Wartung Hafenkran' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Wartung Hafenkran und Brücke' })).toBeVisible();
   await expectNoAxeViolations(page);
 });

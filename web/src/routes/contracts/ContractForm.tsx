@@ -1,8 +1,8 @@
 /**
  * Create or edit a contract, with its billing plan and plan lines. Every refusal of the API
  * lands on its field (`/body/billing/lineItems/0/quantity` → that line's quantity); a 409
- * `version_conflict` offers to reload the contract's version and send the same values again,
- * so nothing typed is lost.
+ * `version_conflict` offers to reload the contract and save the user's edits (the fields they
+ * changed) on top of it, keeping what someone else changed in the other fields.
  */
 import type { components } from '@kontor/client';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -166,6 +166,8 @@ function useOptions() {
 
 export function ContractForm({ contract }: { contract?: Contract }) {
   const { t } = useTranslation();
+  // The record the edits apply to: replaced by a fresh read after a version conflict.
+  const [base, setBase] = useState(contract);
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const { partners, products } = useOptions();
@@ -187,16 +189,16 @@ export function ContractForm({ contract }: { contract?: Contract }) {
     setFormError(null);
     setConflict(false);
     const partner = partners.data?.data.find((p) => p.id === values.partnerId);
-    const body = bodyOf(values, partner?.name ?? contract?.partnerName ?? '', contract);
+    const body = bodyOf(values, partner?.name ?? base?.partnerName ?? '', base);
     try {
       const result =
-        contract === undefined
+        base === undefined
           ? await api.POST('/v1/contracts', { body })
           : await api.PUT('/v1/contracts/{contractId}', {
-              params: { path: { contractId: contract.id } },
+              params: { path: { contractId: base.id } },
               body: {
                 ...body,
-                version: version ?? contract.version,
+                version: version ?? base.version,
                 endDate: body.endDate ?? null,
                 description: body.description ?? null,
                 billing: body.billing ?? null,
@@ -214,13 +216,24 @@ export function ContractForm({ contract }: { contract?: Contract }) {
     }
   };
 
-  /** Reads the stored version and sends the user's values again on top of it. */
+  /** Reads the stored contract and saves the fields the user changed on top of it. */
   const reloadAndKeep = async () => {
-    if (contract === undefined) return;
+    if (base === undefined) return;
     const fresh = await api.GET('/v1/contracts/{contractId}', {
-      params: { path: { contractId: contract.id } },
+      params: { path: { contractId: base.id } },
     });
-    if (fresh.data) await save(form.getValues(), fresh.data.version);
+    if (!fresh.data) {
+      setFormError(t('common.unexpected'));
+      return;
+    }
+    const edited = form.getValues();
+    const merged = valuesOf(fresh.data);
+    // The plan is one value for the API (a PUT replaces it whole): edited anywhere, kept whole.
+    for (const key of Object.keys(form.formState.dirtyFields) as (keyof ContractValues)[]) {
+      Object.assign(merged, { [key]: edited[key] });
+    }
+    setBase(fresh.data);
+    await save(merged, fresh.data.version);
   };
 
   const required = { required: t('common.required') };

@@ -115,9 +115,16 @@ function SettingsForm({ settings }: { settings: Settings | null }) {
     }
   };
 
+  /** Reads the stored settings and saves the fields the user changed on top of them. */
   const reloadAndKeep = async () => {
     const fresh = await api.GET('/v1/exports/datev/settings');
-    if (fresh.data) await save(form.getValues(), fresh.data.version);
+    if (!fresh.data) return setFormError(t('common.unexpected'));
+    const edited = form.getValues();
+    const merged = valuesOf(fresh.data);
+    for (const key of Object.keys(form.formState.dirtyFields) as (keyof Values)[]) {
+      Object.assign(merged, { [key]: edited[key] });
+    }
+    await save(merged, fresh.data.version);
   };
 
   return (

@@ -1,7 +1,7 @@
 /**
  * The account's settings (`GET/PATCH /v1/account/addresses`): formats, currency, payment term
- * of incoming payments, reminders. A 409 `version_conflict` offers to reload the version and
- * send the same values again.
+ * of incoming payments, reminders. A 409 `version_conflict` offers to reload the settings and
+ * save the fields the user changed on top of them.
  */
 import type { components } from '@kontor/client';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -41,6 +41,19 @@ const FIELDS: Path<Values>[] = [
   'budgetsSuppressed',
 ];
 
+/** Only the fields this form edits: the API refuses fields it does not take. */
+function valuesOf(settings: Settings): Values {
+  return {
+    dateFormat: settings.dateFormat,
+    numberFormat: settings.numberFormat,
+    currency: settings.currency,
+    incomingPaymentTerm: settings.incomingPaymentTerm,
+    allowContractReminderOverride: settings.allowContractReminderOverride,
+    budgetsSuppressed: settings.budgetsSuppressed,
+    reminderEmail: settings.reminderEmail ?? '',
+  };
+}
+
 function SettingsForm({ settings }: { settings: Settings }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
@@ -48,16 +61,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const [saved, setSaved] = useState<string | null>(null);
   const [conflict, setConflict] = useState(false);
   const { register, handleSubmit, setError, getValues, formState } = useForm<Values>({
-    // Only the fields this form edits: the API refuses fields it does not take.
-    defaultValues: {
-      dateFormat: settings.dateFormat,
-      numberFormat: settings.numberFormat,
-      currency: settings.currency,
-      incomingPaymentTerm: settings.incomingPaymentTerm,
-      allowContractReminderOverride: settings.allowContractReminderOverride,
-      budgetsSuppressed: settings.budgetsSuppressed,
-      reminderEmail: settings.reminderEmail ?? '',
-    },
+    defaultValues: valuesOf(settings),
   });
   const save = async (values: Values, version = settings.version) => {
     setFormError(null);
@@ -82,9 +86,16 @@ function SettingsForm({ settings }: { settings: Settings }) {
       setFormError(t('common.unexpected'));
     }
   };
+  /** Reads the stored settings and saves the fields the user changed on top of them. */
   const reloadAndKeep = async () => {
     const fresh = await api.GET('/v1/account/addresses');
-    if (fresh.data) await save(getValues(), fresh.data.version);
+    if (!fresh.data) return setFormError(t('common.unexpected'));
+    const edited = getValues();
+    const merged = valuesOf(fresh.data);
+    for (const key of Object.keys(formState.dirtyFields) as (keyof Values)[]) {
+      Object.assign(merged, { [key]: edited[key] });
+    }
+    await save(merged, fresh.data.version);
   };
   const select = (name: keyof Values, label: string, options: [string, string][]) => (
     <div className="field">
