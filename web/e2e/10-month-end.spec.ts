@@ -113,6 +113,23 @@ test('DATEV export of the month as a ZIP with the EXTF batch; the audit trail by
   await expect(page.getByText('Einstellungen gespeichert.')).toBeVisible();
   const settings = await api.GET('/v1/exports/datev/settings');
   expect(settings.data?.consultantNumber).toBe(29098);
+  // The chart's defaults stay defaults (not pinned by the form).
+  expect(settings.data?.bankAccount).toBe(1200);
+
+  // A revenue account of its own for a rate: a refused number shows on its row's field.
+  await page.getByRole('button', { name: 'Zuordnung hinzufügen' }).click();
+  const mapping = page.getByRole('group', { name: 'Zuordnung 1' });
+  await mapping.getByLabel('Steuersatz').selectOption({ index: 0 });
+  await mapping.getByLabel('Erlöskonto').fill('kein Konto');
+  await page.getByRole('button', { name: 'Einstellungen speichern' }).click();
+  await expect(mapping.getByLabel('Erlöskonto')).toHaveAttribute('aria-invalid', 'true');
+  await expectNoAxeViolations(page);
+  await mapping.getByLabel('Erlöskonto').fill('8401');
+  await page.getByRole('button', { name: 'Einstellungen speichern' }).click();
+  await expect(page.getByText('Einstellungen gespeichert.')).toBeVisible();
+  await expect
+    .poll(async () => (await api.GET('/v1/exports/datev/settings')).data?.revenueAccounts.length)
+    .toBe(1);
 
   // The export, then the file saved from the object URL.
   await page.getByRole('button', { name: 'Export starten' }).click();

@@ -33,6 +33,7 @@ export const keys = {
   monthEnd: resource('monthEnd'),
   settings: resource('settings'),
   datevSettings: { all: ['datevSettings'] as const },
+  taxRates: resource('taxRates'),
   auditEvents: resource('auditEvents'),
   users: resource('users'),
   apiTokens: resource('apiTokens'),

@@ -6,13 +6,14 @@
 import type { components } from '@kontor/client';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useForm, type Path } from 'react-hook-form';
+import { useFieldArray, useForm, type Path } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError, applyProblem } from '../../api/problems';
 import { ErrorAlert, unwrap } from '../../components/AdminKit';
 import { Field, FormAlert, FormNote } from '../../components/Form';
+import { formatNumber } from '../../format';
 
 type Settings = components['schemas']['DatevSettings'];
 
@@ -25,6 +26,7 @@ interface Values {
   debtorAccount: string;
   partnerAccounts: boolean;
   bankAccount: string;
+  revenueAccounts: { taxRateId: string; account: string; taxKey: string }[];
 }
 
 const CHARTS = ['SKR03', 'SKR04'] as const;
@@ -38,6 +40,7 @@ const FIELDS: Path<Values>[] = [
   'debtorAccount',
   'partnerAccounts',
   'bankAccount',
+  'revenueAccounts',
 ];
 
 export function useDatevSettings() {
@@ -63,11 +66,25 @@ function valuesOf(settings: Settings | null): Values {
     debtorAccount: text(settings?.debtorAccount),
     partnerAccounts: settings?.partnerAccounts ?? false,
     bankAccount: text(settings?.bankAccount),
+    revenueAccounts: (settings?.revenueAccounts ?? []).map((entry) => ({
+      taxRateId: entry.taxRateId,
+      account: String(entry.account),
+      taxKey: entry.taxKey ?? '',
+    })),
   };
 }
 
-/** Empty optional numbers go as null (the API's default); typed text goes as a number or NaN for the API to name. */
-function bodyOf(values: Values, version: number | undefined) {
+/**
+ * Empty optional numbers go as null (the API's default); typed text goes as a number or NaN
+ * for the API to name. The debtor and bank accounts are read back resolved (the chart's
+ * default as a number), so they are sent only when the user changed them: sending the read
+ * value would pin a default that should follow the chart.
+ */
+function bodyOf(
+  values: Values,
+  version: number | undefined,
+  dirty: Partial<Record<keyof Values, unknown>>,
+) {
   const n = (v: string) => Number(v.trim());
   const optional = (v: string) => (v.trim() === '' ? null : n(v));
   return {
@@ -76,11 +93,88 @@ function bodyOf(values: Values, version: number | undefined) {
     chartOfAccounts: values.chartOfAccounts,
     fiscalYearStartMonth: n(values.fiscalYearStartMonth),
     accountLength: n(values.accountLength),
-    debtorAccount: optional(values.debtorAccount),
+    ...(dirty.debtorAccount ? { debtorAccount: optional(values.debtorAccount) } : {}),
     partnerAccounts: values.partnerAccounts,
-    bankAccount: optional(values.bankAccount),
+    ...(dirty.bankAccount ? { bankAccount: optional(values.bankAccount) } : {}),
+    revenueAccounts: values.revenueAccounts.map((entry) => ({
+      taxRateId: entry.taxRateId,
+      account: n(entry.account),
+      taxKey: entry.taxKey.trim() === '' ? null : entry.taxKey.trim(),
+    })),
     ...(version === undefined ? {} : { version }),
   };
+}
+
+type Form = ReturnType<typeof useForm<Values>>;
+
+/**
+ * Tax rates mapped to revenue accounts of their own (rates without a default account must be
+ * mapped; the export names them when they are not). Each refusal lands on its row's field.
+ */
+function RevenueAccounts({ form }: { form: Form }) {
+  const { t } = useTranslation();
+  const rows = useFieldArray({ control: form.control, name: 'revenueAccounts' });
+  const rates = useQuery({
+    queryKey: keys.taxRates.list({ limit: 100 }),
+    queryFn: async () =>
+      unwrap(await api.GET('/v1/tax-rates', { params: { query: { limit: 100 } } })),
+  });
+  const errors = form.formState.errors.revenueAccounts;
+  return (
+    <fieldset className="admin-fieldset admin-lines">
+      <legend>{t('monthEnd.revenueAccountsTitle')}</legend>
+      <p className="muted">{t('monthEnd.revenueAccountsHint')}</p>
+      <ErrorAlert error={rates.error} />
+      {rows.fields.map((row, index) => (
+        <div
+          className="admin-line"
+          key={row.id}
+          role="group"
+          aria-label={t('monthEnd.mappingN', { n: index + 1 })}
+        >
+          <div className="field">
+            <label htmlFor={`mapping-${index}-rate`}>{t('monthEnd.taxRate')}</label>
+            <select
+              id={`mapping-${index}-rate`}
+              {...form.register(`revenueAccounts.${index}.taxRateId`)}
+            >
+              {rates.data?.data.map((rate) => (
+                <option key={rate.id} value={rate.id}>
+                  {`${rate.name} (${rate.category}, ${formatNumber(rate.rate)} %)`}
+                </option>
+              ))}
+            </select>
+          </div>
+          <Field
+            label={t('monthEnd.account')}
+            inputMode="numeric"
+            registration={form.register(`revenueAccounts.${index}.account`)}
+            error={errors?.[index]?.account}
+          />
+          <Field
+            label={t('monthEnd.taxKey')}
+            inputMode="numeric"
+            registration={form.register(`revenueAccounts.${index}.taxKey`)}
+            error={errors?.[index]?.taxKey}
+          />
+          <span />
+          <button type="button" className="button button-small" onClick={() => rows.remove(index)}>
+            {t('monthEnd.removeMapping', { n: index + 1 })}
+          </button>
+        </div>
+      ))}
+      <button
+        type="button"
+        className="button button-small"
+        disabled={!rates.data?.data.length}
+        onClick={() =>
+          rows.append({ taxRateId: rates.data?.data[0]?.id ?? '', account: '', taxKey: '' })
+        }
+      >
+        {t('monthEnd.addMapping')}
+      </button>
+    </fieldset>
+  );
 }
 
 function SettingsForm({ settings }: { settings: Settings | null }) {
@@ -102,10 +196,17 @@ function SettingsForm({ settings }: { settings: Settings | null }) {
     setSaved(null);
     setConflict(false);
     try {
-      const result = await api.PUT('/v1/exports/datev/settings', { body: bodyOf(values, version) });
+      const result = await api.PUT('/v1/exports/datev/settings', {
+        body: bodyOf(values, version, form.formState.dirtyFields),
+      });
       if (result.error) {
         setConflict(result.error.code === 'version_conflict');
-        setFormError(applyProblem(result.error, setError, FIELDS));
+        const rows = values.revenueAccounts.flatMap((_, index) => [
+          `revenueAccounts.${index}.account` as const,
+          `revenueAccounts.${index}.taxKey` as const,
+          `revenueAccounts.${index}.taxRateId` as const,
+        ]);
+        setFormError(applyProblem(result.error, setError, [...FIELDS, ...rows]));
         return;
       }
       queryClient.setQueryData(keys.datevSettings.all, result.data);
@@ -194,11 +295,7 @@ function SettingsForm({ settings }: { settings: Settings | null }) {
         <input type="checkbox" {...register('partnerAccounts')} />
         {t('monthEnd.partnerAccounts')}
       </label>
-      {settings && settings.revenueAccounts.length > 0 ? (
-        <p className="muted">
-          {t('monthEnd.revenueAccounts', { count: settings.revenueAccounts.length })}
-        </p>
-      ) : null}
+      <RevenueAccounts form={form} />
       <div className="admin-actions">
         <button type="submit" className="button button-primary" disabled={isSubmitting}>
           {t('monthEnd.saveSettings')}
