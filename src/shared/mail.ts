@@ -24,6 +24,8 @@ export type MailDelivery = 'outbox' | 'smtp';
 /** The one way Kontor sends mail. */
 export interface Mailer {
   readonly delivery: MailDelivery;
+  /** The sender (From) of every message: `MAIL_FROM`. */
+  readonly from: string;
   send(message: MailMessage): Promise<void>;
   close(): void;
 }
@@ -37,7 +39,7 @@ export class OutboxMailer implements Mailer {
   private readonly transport: Transporter;
   constructor(
     private readonly dir: string,
-    private readonly from: string,
+    readonly from: string,
   ) {
     this.transport = nodemailer.createTransport({
       streamTransport: true,
@@ -68,7 +70,7 @@ export class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
   constructor(
     url: string,
-    private readonly from: string,
+    readonly from: string,
   ) {
     this.transport = nodemailer.createTransport(url);
   }

@@ -1340,6 +1340,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{documentId}/finalize-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check whether a draft may become FINAL (§14 UStG / EN 16931), writing nothing
+         * @description Answers exactly the items the 422 `invoice_incomplete` of finalizing (`PUT` with `status: FINAL`, or send of the draft) would list now, computed with the seller and buyer data finalizing would freeze, each with `fixAt` naming where it is fixed. A FINAL document answers 200 with `status: FINAL`, `finalizable: false` and no problems, so a client may ask for any document. Contract documents and uploaded invoices are not checked (`finalizable: true`). Not covered: whether the PDF renders and concurrent changes.
+         */
+        get: operations["getDocumentFinalizeCheck"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/invoice-readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The setup checklist for issuing invoices
+         * @description The account’s part of the finalize checks, in a fixed order: `company` (legal name, full address, tax number or VAT id), `bankAccount` (a first bank account with a valid IBAN, named for payment by transfer), `logo` (optional: never holds `ready` back), `taxRates` (at least one), `invoiceNumbering` (always done: the formats are fixed; `detail` names them and the next number). Problems carry the paths finalizing uses (`/company/…`). Partner-, invoice- and category-specific rules (e.g. the seller’s phone for XRechnung buyers, a VAT id for reverse charge) are checked per invoice: `GET /v1/documents/{documentId}/finalize-check`.
+         */
+        get: operations["getInvoiceReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{documentId}/send-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What sending the document would mail, sending nothing
+         * @description Recipients, Reply-To, sender, default subject and text, attachment and where the mail goes (`delivery`: `outbox` when no SMTP_URL is configured, then the mail does not leave the machine), computed by the code `POST /v1/documents/{documentId}/send` uses. `to` previews other recipients and is checked as the send checks it (422 `business_rule_violated` at `/querystring/to/…`); without `to`, a partner without a BILLING address email is 422 at `/querystring/to`. A draft is previewed as it would be sent once FINAL (`finalizesFirst`).
+         */
+        get: operations["getDocumentSendPreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments": {
         parameters: {
             query?: never;
@@ -5339,6 +5399,106 @@ export interface components {
             subject?: string;
             /** @description Mail text. */
             message?: string;
+        };
+        /** @description The finalize checks of a document, computed with the seller and buyer data finalizing would freeze, without writing anything. Not covered: whether the PDF renders (422 `file_unprocessable`) and concurrent changes (409). */
+        DocumentFinalizeCheck: {
+            /**
+             * @description The document’s status now. A FINAL one cannot be finalized again.
+             * @enum {unknown}
+             */
+            status: "DRAFT" | "FINAL";
+            /** @description true: finalizing now (`PUT` with `status: FINAL`, or send of the draft) passes the §14 UStG / EN 16931 checks. false for a FINAL document and for a draft with problems. */
+            finalizable: boolean;
+            /** @description Exactly the `errors` the 422 `invoice_incomplete` of finalizing would list now (empty for FINAL documents, and for contract documents and uploaded invoices, which are not checked). */
+            problems: {
+                /** @description JSON pointer to what is missing or invalid: `/body/…` the invoice (as `PUT /v1/documents/{documentId}` names it), `/company/…` the seller master data, `/partner/…` the buyer, `/taxRates/{taxRateId}/…` a tax rate. */
+                path: string;
+                /** @description What is wrong, in English, after the path. */
+                message: string;
+                /** @description Field code: `required` (missing) or `invalid` (present but not allowed). */
+                code: string;
+                /**
+                 * @description Where the user fixes it: `company` (`PUT /v1/account/company`, or the logo in the account settings), `bankAccount` (the company’s bank accounts), `partner` (`PUT /v1/partners/{partnerId}`), `document` (the invoice itself), `taxRates` (`/v1/tax-rates`), `numbering` (invoice numbers). Derived from `path`, so a client links without parsing it.
+                 * @enum {unknown}
+                 */
+                fixAt: "company" | "bankAccount" | "partner" | "document" | "taxRates" | "numbering";
+            }[];
+        };
+        /** @description The setup checklist for issuing invoices: the seller rules of the finalize checks applied to the account now. */
+        InvoiceReadiness: {
+            /** @description Every required step is done: the account’s own data no longer stops an invoice from becoming FINAL (the invoice and its partner still can). */
+            ready: boolean;
+            /** @description The steps in a fixed order: `company`, `bankAccount`, `logo`, `taxRates`, `invoiceNumbering`. */
+            items: {
+                /**
+                 * @description The step; always in this order.
+                 * @enum {unknown}
+                 */
+                key: "company" | "bankAccount" | "logo" | "taxRates" | "invoiceNumbering";
+                /** @description Whether the step is complete. */
+                done: boolean;
+                /** @description Whether `ready` waits for it; false only for `logo`, which is optional. */
+                required: boolean;
+                /**
+                 * @description Where the user fixes it: `company` (`PUT /v1/account/company`, or the logo in the account settings), `bankAccount` (the company’s bank accounts), `partner` (`PUT /v1/partners/{partnerId}`), `document` (the invoice itself), `taxRates` (`/v1/tax-rates`), `numbering` (invoice numbers). Derived from `path`, so a client links without parsing it.
+                 * @enum {unknown}
+                 */
+                fixAt: "company" | "bankAccount" | "partner" | "document" | "taxRates" | "numbering";
+                /** @description What is missing, as finalizing would name it; empty when done. */
+                problems: {
+                    /** @description JSON pointer to what is missing or invalid: `/body/…` the invoice (as `PUT /v1/documents/{documentId}` names it), `/company/…` the seller master data, `/partner/…` the buyer, `/taxRates/{taxRateId}/…` a tax rate. */
+                    path: string;
+                    /** @description What is wrong, in English, after the path. */
+                    message: string;
+                    /** @description Field code: `required` (missing) or `invalid` (present but not allowed). */
+                    code: string;
+                    /**
+                     * @description Where the user fixes it: `company` (`PUT /v1/account/company`, or the logo in the account settings), `bankAccount` (the company’s bank accounts), `partner` (`PUT /v1/partners/{partnerId}`), `document` (the invoice itself), `taxRates` (`/v1/tax-rates`), `numbering` (invoice numbers). Derived from `path`, so a client links without parsing it.
+                     * @enum {unknown}
+                     */
+                    fixAt: "company" | "bankAccount" | "partner" | "document" | "taxRates" | "numbering";
+                }[];
+                /** @description `invoiceNumbering`: the number formats and the next number; null for the other steps. */
+                detail: {
+                    /** @description How invoices are numbered: `{YYYY}-{0000}` (the year, a gapless sequence). */
+                    invoiceFormat: string;
+                    /** @description How credit notes are numbered: `GS-{YYYY}-{0000}`, a sequence of their own. */
+                    creditNoteFormat: string;
+                    /** @description The number an invoice dated today would get if it became FINAL now (another may take it first). */
+                    nextInvoiceNumber: string;
+                } | null;
+            }[];
+        };
+        /** @description What `POST /v1/documents/{documentId}/send` without a body (or with these recipients) would send, computed by the same code; nothing is written or sent. */
+        DocumentSendPreview: {
+            /** @description Recipients: the `to` asked for, else the partner’s BILLING address email. */
+            to: string[];
+            /** @description Copies (none unless the send names them). */
+            cc: string[];
+            /** @description Reply-To: the company’s email (`/v1/account/company`), so answers reach the company; null without one. */
+            replyTo: string | null;
+            /** @description The sender (From): the server’s `MAIL_FROM`. */
+            from: string;
+            /** @description The default subject. */
+            subject: string;
+            /** @description The default mail text. */
+            message: string;
+            /**
+             * @description `smtp`: the mail goes to the configured mail server; `outbox`: no `SMTP_URL` is configured and the mail is only written to the local outbox folder.
+             * @enum {unknown}
+             */
+            delivery: "outbox" | "smtp";
+            /** @description The same in words, for the user (English). */
+            deliveryNote: string;
+            /** @description true for a DRAFT: send makes it FINAL first (numbered, its checks must pass: see `finalize-check`). */
+            finalizesFirst: boolean;
+            /** @description What is attached. */
+            attachments: {
+                /** @description File name; for a draft invoice with the number it is expected to get (another finalization may take it first). */
+                name: string;
+                /** @description `application/pdf` (the ZUGFeRD PDF), `application/xml` (XRechnung for partners that want it), or an uploaded file’s type. */
+                contentType: string;
+            }[];
         };
         /**
          * @description Money received or paid.
@@ -10785,6 +10945,10 @@ export interface operations {
                 open?: boolean;
                 /** @description Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false). */
                 overdue?: boolean;
+                /** @description Only invoices (credit notes included, drafts too unless `status` says otherwise) whose `paymentStatus` is one of these; repeat the parameter for several (`?paymentStatus=UNPAID&paymentStatus=PARTIAL`). */
+                paymentStatus?: ("UNPAID" | "PARTIAL" | "PAID")[];
+                /** @description Only FINAL invoices (not credit notes): cancelled in full by a Storno, i.e. `cancelledByDocumentId` set (true), or not cancelled (false). */
+                cancelled?: boolean;
             };
             header?: never;
             path?: never;
@@ -10986,6 +11150,10 @@ export interface operations {
                 open?: boolean;
                 /** @description Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false). */
                 overdue?: boolean;
+                /** @description Only invoices (credit notes included, drafts too unless `status` says otherwise) whose `paymentStatus` is one of these; repeat the parameter for several (`?paymentStatus=UNPAID&paymentStatus=PARTIAL`). */
+                paymentStatus?: ("UNPAID" | "PARTIAL" | "PAID")[];
+                /** @description Only FINAL invoices (not credit notes): cancelled in full by a Storno, i.e. `cancelledByDocumentId` set (true), or not cancelled (false). */
+                cancelled?: boolean;
             };
             header?: never;
             path?: never;
@@ -11042,6 +11210,10 @@ export interface operations {
                 open?: boolean;
                 /** @description Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false). */
                 overdue?: boolean;
+                /** @description Only invoices (credit notes included, drafts too unless `status` says otherwise) whose `paymentStatus` is one of these; repeat the parameter for several (`?paymentStatus=UNPAID&paymentStatus=PARTIAL`). */
+                paymentStatus?: ("UNPAID" | "PARTIAL" | "PAID")[];
+                /** @description Only FINAL invoices (not credit notes): cancelled in full by a Storno, i.e. `cancelledByDocumentId` set (true), or not cancelled (false). */
+                cancelled?: boolean;
             };
             header?: never;
             path?: never;
@@ -11477,6 +11649,113 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getDocumentFinalizeCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id (`doc_…`); an unknown id answers 404. */
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The finalize checks of a document, computed with the seller and buyer data finalizing would freeze, without writing anything. Not covered: whether the PDF renders (422 `file_unprocessable`) and concurrent changes (409). */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentFinalizeCheck"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInvoiceReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setup checklist for issuing invoices: the seller rules of the finalize checks applied to the account now. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceReadiness"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDocumentSendPreview: {
+        parameters: {
+            query?: {
+                /** @description Recipients to preview instead of the default (repeat the parameter: `?to=a@x.example&to=b@x.example`); checked as `POST /v1/documents/{documentId}/send` checks its `to` (422 beyond 3 addresses that are not the partner’s). */
+                to?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description Id (`doc_…`); an unknown id answers 404. */
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What `POST /v1/documents/{documentId}/send` without a body (or with these recipients) would send, computed by the same code; nothing is written or sent. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentSendPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPayments: {

@@ -56,6 +56,10 @@ async function invoiceToSend(t: TestApp, user: TestUser, to: string): Promise<st
 const send = (t: TestApp, user: TestUser, id: string) =>
   call<Sent>(t, user, 'POST', `/v1/documents/${id}/send`, {}, 200);
 
+/** `GET …/send-preview`: what the send above will do, before it does it. */
+const preview = (t: TestApp, user: TestUser, id: string) =>
+  call<Record<string, unknown>>(t, user, 'GET', `/v1/documents/${id}/send-preview`);
+
 describe('documents: send without a mail server', () => {
   let t: TestApp;
   let user: TestUser;
@@ -69,6 +73,15 @@ describe('documents: send without a mail server', () => {
     const id = await invoiceToSend(t, user, 'buchhaltung@schulz.invalid');
     const before = await call<Sent>(t, user, 'GET', `/v1/documents/${id}`);
     expect(before.delivery).toBeNull();
+    const told = await preview(t, user, id);
+    expect(told).toMatchObject({
+      to: ['buchhaltung@schulz.invalid'],
+      replyTo: COMPANY_EMAIL,
+      from: 'Kontor <no-reply@kontor.local>',
+      delivery: 'outbox',
+      attachments: [{ name: 'Rechnung RE-88.pdf', contentType: 'application/pdf' }],
+    });
+    expect(told.deliveryNote).toMatch(/will not leave this machine/);
     const sent = await send(t, user, id);
     expect(sent).toMatchObject({ sentTo: ['buchhaltung@schulz.invalid'], delivery: 'outbox' });
     expect((await call<Sent>(t, user, 'GET', `/v1/documents/${id}`)).delivery).toBe('outbox');
@@ -96,6 +109,11 @@ describe('documents: send through a mail server', () => {
 
   it('answers delivery smtp once the server accepted it, from MAIL_FROM with Reply-To', async () => {
     const id = await invoiceToSend(t, user, 'chef@schulz.invalid');
+    expect(await preview(t, user, id)).toMatchObject({
+      from: 'Rechnungen <rechnungen@kontor.invalid>',
+      replyTo: COMPANY_EMAIL,
+      delivery: 'smtp',
+    });
     expect(await send(t, user, id)).toMatchObject({ delivery: 'smtp' });
     expect((await call<Sent>(t, user, 'GET', `/v1/documents/${id}`)).delivery).toBe('smtp');
     const [mail] = await smtp.to('chef@schulz.invalid');

@@ -430,17 +430,20 @@ export class DocumentOutput {
     if (!current.file_id)
       throw new AppError('state_conflict', `Document ${row.id} has no file to send.`);
     const file = await requireUploadedFile(this.ctx, current.account_id, current.file_id);
-    const filename =
-      file.file.contentType === 'application/pdf'
-        ? pdfFileName(current)
-        : `${pdfFileName(current).replace(/\.pdf$/, '')}${extensionOf(file.file.contentType)}`;
     return {
       row: current,
-      filename,
+      filename: attachmentName(current, file.file.contentType),
       content: await file.read(),
       contentType: file.file.contentType,
     };
   }
+}
+
+/** The name a document's file is mailed under: its title and number, by its content type. */
+export function attachmentName(row: repo.DocumentRow, contentType: string): string {
+  return contentType === 'application/pdf'
+    ? pdfFileName(row)
+    : `${pdfFileName(row).replace(/\.pdf$/, '')}${extensionOf(contentType)}`;
 }
 
 function extensionOf(contentType: string): string {

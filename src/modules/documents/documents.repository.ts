@@ -295,6 +295,10 @@ export interface DocumentFilter {
   open?: boolean;
   /** Only open FINAL invoices: past their due date on `today`, or not. */
   overdue?: boolean;
+  /** Only invoices whose `paymentStatus` is one of these (the presenter's rule, in SQL). */
+  paymentStatus?: readonly ('UNPAID' | 'PARTIAL' | 'PAID')[];
+  /** Only FINAL invoices (not credit notes): cancelled by a Storno (true), or not (false). */
+  cancelled?: boolean;
   /** The day `overdue` is judged on (YYYY-MM-DD); default today by the system clock. */
   today?: string;
 }
@@ -329,6 +333,18 @@ export async function listDocuments(
     query = query.where((eb) =>
       eb.or([eb('paid_at', 'is not', null), eb('cancelled_by_document_id', 'is not', null)]),
     );
+  if (f.cancelled !== undefined)
+    query = query
+      .where('document_type', '=', 'INVOICE')
+      .where('invoice_type', '=', 'INVOICE')
+      .where('status', '=', 'FINAL')
+      .where('cancelled_by_document_id', f.cancelled ? 'is not' : 'is', null);
+  if (f.paymentStatus !== undefined) {
+    const statuses = f.paymentStatus;
+    query = query
+      .where('document_type', '=', 'INVOICE')
+      .where((eb) => eb.or(statuses.map(paymentStatusIs)));
+  }
   const today = f.today ?? todayUtc();
   if (f.overdue === true) query = query.where('due_date', '<', today);
   if (f.overdue === false)
@@ -345,6 +361,23 @@ export async function listDocuments(
     .limit(f.limit + 1)
     .execute();
   return withPaymentFigures(db, accountId, rows, f.today);
+}
+
+/**
+ * An invoice's net settled amount as `withPaymentFigures` sums it (MARKED payments in its
+ * currency, incoming minus outgoing), as a magnitude: a correlated subquery on the payments'
+ * (account_id, document_id) index, so a filtered page costs one lookup per row it reads.
+ */
+const settledMagnitude = sql<number>`abs(coalesce((select sum(case when p.direction = 'INCOMING' then p.amount else -p.amount end)
+  from payments p where p.account_id = documents.account_id and p.document_id = documents.id
+    and p.status = 'MARKED' and p.currency = documents.currency), 0))`;
+
+/** `paymentStatus` as the presenter derives it (`paymentState`), as a condition. */
+function paymentStatusIs(status: 'UNPAID' | 'PARTIAL' | 'PAID') {
+  if (status === 'UNPAID') return sql<boolean>`${settledMagnitude} = 0`;
+  if (status === 'PARTIAL')
+    return sql<boolean>`(${settledMagnitude} > 0 and ${settledMagnitude} < abs(documents.gross_total))`;
+  return sql<boolean>`(${settledMagnitude} > 0 and ${settledMagnitude} >= abs(documents.gross_total))`;
 }
 
 /** Documents of the account that reference a file, by status. */

@@ -28,6 +28,12 @@ import {
   documentTaxes,
 } from './documents.lines.js';
 import { setDunningBlock } from './documents.dunning.js';
+import {
+  FinalizeCheckSchema,
+  InvoiceReadinessSchema,
+  SendPreviewQuery,
+  SendPreviewSchema,
+} from './documents.checks.schemas.js';
 
 const Params = IdParams('documentId', 'doc');
 const tags = ['documents'];
@@ -43,6 +49,62 @@ export function documentRoutes(app: App, ctx: AppContext): void {
   recordRoutes(app, service);
   dunningBlockRoute(app, ctx);
   sendRoute(app, service);
+  checkRoutes(app, service);
+}
+
+/**
+ * What the server knows before a write, for clients that must not re-implement it: the
+ * finalize checks of a draft, the account's setup checklist for invoicing (its rules are the
+ * documents module's, so it lives here under the account path), and what a send will do.
+ */
+function checkRoutes(app: App, service: DocumentsService): void {
+  app.get(
+    '/v1/documents/:documentId/finalize-check',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Check whether a draft may become FINAL (§14 UStG / EN 16931), writing nothing',
+        description:
+          'Answers exactly the items the 422 `invoice_incomplete` of finalizing (`PUT` with `status: FINAL`, or send of the draft) would list now, computed with the seller and buyer data finalizing would freeze, each with `fixAt` naming where it is fixed. A FINAL document answers 200 with `status: FINAL`, `finalizable: false` and no problems, so a client may ask for any document. Contract documents and uploaded invoices are not checked (`finalizable: true`). Not covered: whether the PDF renders and concurrent changes.',
+        params: Params,
+        response: { 200: FinalizeCheckSchema, ...problems(401, 404) },
+      },
+    },
+    (req) => service.finalizeCheck(req.principal!.accountId, req.params.documentId),
+  );
+
+  app.get(
+    '/v1/account/invoice-readiness',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags: ['account'],
+        summary: 'The setup checklist for issuing invoices',
+        description:
+          'The account’s part of the finalize checks, in a fixed order: `company` (legal name, full address, tax number or VAT id), `bankAccount` (a first bank account with a valid IBAN, named for payment by transfer), `logo` (optional: never holds `ready` back), `taxRates` (at least one), `invoiceNumbering` (always done: the formats are fixed; `detail` names them and the next number). Problems carry the paths finalizing uses (`/company/…`). Partner-, invoice- and category-specific rules (e.g. the seller’s phone for XRechnung buyers, a VAT id for reverse charge) are checked per invoice: `GET /v1/documents/{documentId}/finalize-check`.',
+        response: { 200: InvoiceReadinessSchema, ...problems(401) },
+      },
+    },
+    (req) => service.invoiceReadiness(req.principal!.accountId),
+  );
+
+  app.get(
+    '/v1/documents/:documentId/send-preview',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'What sending the document would mail, sending nothing',
+        description:
+          'Recipients, Reply-To, sender, default subject and text, attachment and where the mail goes (`delivery`: `outbox` when no SMTP_URL is configured, then the mail does not leave the machine), computed by the code `POST /v1/documents/{documentId}/send` uses. `to` previews other recipients and is checked as the send checks it (422 `business_rule_violated` at `/querystring/to/…`); without `to`, a partner without a BILLING address email is 422 at `/querystring/to`. A draft is previewed as it would be sent once FINAL (`finalizesFirst`).',
+        params: Params,
+        querystring: SendPreviewQuery,
+        response: { 200: SendPreviewSchema, ...problems(400, 401, 404, 409, 422) },
+      },
+    },
+    (req) => service.sendPreview(req.principal!.accountId, req.params.documentId, req.query),
+  );
 }
 
 /**

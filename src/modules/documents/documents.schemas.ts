@@ -381,6 +381,21 @@ export const ListDocumentsQuery = Type.Object(
           'Only open FINAL invoices: past their due date today (true), or not yet due or without a due date (false).',
       }),
     ),
+    paymentStatus: Type.Optional(
+      Type.Array(Type.Enum(PAYMENT_STATUSES), {
+        minItems: 1,
+        maxItems: 3,
+        uniqueItems: true,
+        description:
+          'Only invoices (credit notes included, drafts too unless `status` says otherwise) whose `paymentStatus` is one of these; repeat the parameter for several (`?paymentStatus=UNPAID&paymentStatus=PARTIAL`).',
+      }),
+    ),
+    cancelled: Type.Optional(
+      Type.Boolean({
+        description:
+          'Only FINAL invoices (not credit notes): cancelled in full by a Storno, i.e. `cancelledByDocumentId` set (true), or not cancelled (false).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

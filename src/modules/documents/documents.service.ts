@@ -13,7 +13,7 @@ import { recordSettlement } from './documents.settlement.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { newId } from '../../shared/ids.js';
 import { registerReference } from '../../shared/references.js';
-import { findAccount, readCompany } from '../account/index.js';
+import { findAccount } from '../account/index.js';
 import { findContract } from '../contracts/index.js';
 import {
   findTemplate,
@@ -47,17 +47,17 @@ import {
 } from './documents.output.js';
 import { provisionalNumber, takeNumber } from './numbering.js';
 import { rasterizeDocument } from './documents.rasterize.js';
-import { sendDocument } from './documents.send.js';
+import { sendDocument, sendPreview } from './documents.send.js';
 import { linesAsInputs, priceLines } from './pricing.js';
-import { addDays, isoDate } from '../../shared/dates.js';
-import {
-  assertDocumentDate,
-  assertFinalizable,
-  freezeParties,
-  invalid,
-  invoiceValues,
-  type FrozenParties,
-} from './invoice-rules.js';
+import { isoDate } from '../../shared/dates.js';
+import { assertDocumentDate, assertFinalizable, invalid, invoiceValues } from './invoice-rules.js';
+import { finalizeCheck, invoiceAtFinalize, invoiceReadiness } from './documents.checks.js';
+import type {
+  FinalizeCheck,
+  InvoiceReadiness,
+  SendPreview,
+  SendPreviewInput,
+} from './documents.checks.schemas.js';
 
 registerReference('document_template', {
   table: 'documents',
@@ -234,6 +234,8 @@ export class DocumentsService {
       q: query.q,
       open: query.open,
       overdue: query.overdue,
+      paymentStatus: query.paymentStatus,
+      cancelled: query.cancelled,
     });
     const page = toPage(rows, limit);
     return { data: page.rows.map(presentDocument), nextCursor: page.nextCursor };
@@ -526,6 +528,11 @@ export class DocumentsService {
     );
   }
 
+  /** `GET /v1/documents/{id}/send-preview`: what a send would mail (`documents.send.ts`). */
+  sendPreview(accountId: string, id: string, input: SendPreviewInput): Promise<SendPreview> {
+    return sendPreview(this.ctx, accountId, id, input);
+  }
+
   /** Finalizes a DRAFT in its own transaction (send does this first). */
   private async finalizeDraft(actor: Actor, draft: repo.DocumentRow): Promise<repo.DocumentRow> {
     const trial = await this.trialFinal(draft);
@@ -680,24 +687,19 @@ export class DocumentsService {
     trx: Executor,
     row: repo.DocumentRow,
   ): Promise<Partial<repo.DocumentRow>> {
-    const account = await findAccount(trx, row.account_id);
-    if (!account) throw notFound('Account');
-    const company = readCompany(account);
-    const partner = row.partner_id
-      ? await findPartner(trx, row.account_id, row.partner_id)
-      : undefined;
-    const parties =
-      row.invoice_type === 'CREDIT_NOTE' && row.einvoice_parties
-        ? (JSON.parse(row.einvoice_parties) as FrozenParties)
-        : freezeParties(company, partner, row.partner_name);
-    const values: Partial<repo.DocumentRow> = {
-      einvoice_parties: JSON.stringify(parties),
-      buyer_reference: row.buyer_reference ?? partner?.buyer_reference ?? null,
-    };
-    if (row.due_date === null && row.invoice_type !== 'CREDIT_NOTE')
-      values.due_date = addDays(row.creation_date, company.defaultPaymentTermDays ?? 14);
+    const { values, parties } = await invoiceAtFinalize(trx, row);
     assertFinalizable({ ...row, ...values }, parties);
     return values;
+  }
+
+  /** `GET /v1/documents/{id}/finalize-check` (`documents.checks.ts`). */
+  finalizeCheck(accountId: string, id: string): Promise<FinalizeCheck> {
+    return finalizeCheck(this.ctx, accountId, id);
+  }
+
+  /** `GET /v1/account/invoice-readiness` (`documents.checks.ts`). */
+  invoiceReadiness(accountId: string): Promise<InvoiceReadiness> {
+    return invoiceReadiness(this.ctx, accountId);
   }
 
   /**

@@ -135,8 +135,12 @@ export function finalizeProblems(row: DocumentRow, parties: FrozenParties): Fiel
 type Seller = FrozenParties['seller'];
 type Buyer = FrozenParties['buyer'];
 
-/** Seller: name, full address, tax number or VAT id (§14 (4) Nr. 1, 2 UStG). */
-function sellerProblems(seller: Seller): FieldError[] {
+/**
+ * Seller: name, full address, tax number or VAT id (§14 (4) Nr. 1, 2 UStG). The seller part of
+ * the finalize checks, also what the setup checklist (`GET /v1/account/invoice-readiness`)
+ * answers for the company.
+ */
+export function sellerProblems(seller: Seller): FieldError[] {
   const errors: FieldError[] = [];
   if (!seller.legalName.trim()) errors.push(field('/company/legalName', 'is required'));
   for (const key of ['street', 'postalCode', 'city', 'country'] as const)
@@ -217,10 +221,42 @@ function vatProblems(
 /** Payment by transfer needs the seller's IBAN (not for credit notes or nothing to pay). */
 function paymentProblems(row: DocumentRow, seller: Seller): FieldError[] {
   if (row.invoice_type === 'CREDIT_NOTE' || Number(row.gross_total) <= 0) return [];
+  return bankAccountProblems(seller);
+}
+
+/**
+ * The seller's first bank account, which invoices name for payment by transfer (BG-17): there
+ * must be one with a valid IBAN. Shared by the finalize checks and the setup checklist.
+ */
+export function bankAccountProblems(seller: Seller): FieldError[] {
   const bank = seller.bankAccounts[0];
   if (!bank) return [field('/company/bankAccounts', 'needs an IBAN for payment by transfer')];
   const problem = ibanProblem(bank.iban);
   return problem ? [field('/company/bankAccounts/0/iban', problem, 'invalid')] : [];
+}
+
+/** Where the user fixes a finalize problem, so a client links there without parsing paths. */
+export const FIX_AT = [
+  'company',
+  'bankAccount',
+  'partner',
+  'document',
+  'taxRates',
+  'numbering',
+] as const;
+export type FixAt = (typeof FIX_AT)[number];
+
+/**
+ * The `fixAt` of a problem's path: `/company/bankAccounts…` the bank account, other
+ * `/company/…` the company, `/partner/…` the partner, `/taxRates/…` a tax rate, `/body/…` (and
+ * anything else) the document itself.
+ */
+export function fixAtOf(path: string): FixAt {
+  if (path.startsWith('/company/bankAccounts')) return 'bankAccount';
+  if (path.startsWith('/company/')) return 'company';
+  if (path.startsWith('/partner/')) return 'partner';
+  if (path.startsWith('/taxRates/')) return 'taxRates';
+  return 'document';
 }
 
 /**

@@ -8,7 +8,16 @@ import * as repo from './documents.repository.js';
  * sequence; a number somebody typed by hand is skipped rather than reused.
  */
 
-function sequenceOf(row: DocumentRow): { sequence: string; year: number; prefix: string } {
+/** What picks a document's sequence: its type, its invoice type and its year. */
+type Numbered = Pick<
+  DocumentRow,
+  'account_id' | 'document_type' | 'invoice_type' | 'creation_date'
+>;
+
+/** The formats in words, as the setup checklist shows them. */
+export const NUMBER_FORMATS = { invoice: '{YYYY}-{0000}', creditNote: 'GS-{YYYY}-{0000}' };
+
+function sequenceOf(row: Numbered): { sequence: string; year: number; prefix: string } {
   const credit = row.invoice_type === 'CREDIT_NOTE';
   return {
     sequence: credit ? 'CREDIT_NOTE' : row.document_type,
@@ -38,7 +47,7 @@ export async function takeNumber(trx: Executor, row: DocumentRow): Promise<strin
  * The number the document would get if it became FINAL now, without taking it: what a trial
  * render prints. A concurrent finalization may take it first; the caller then renders again.
  */
-export async function provisionalNumber(db: Executor, row: DocumentRow): Promise<string> {
+export async function provisionalNumber(db: Executor, row: Numbered): Promise<string> {
   const { sequence, year, prefix } = sequenceOf(row);
   let n = (await repo.sequenceValue(db, row.account_id, sequence, year)) + 1;
   while (await repo.numberTaken(db, row.account_id, row.document_type, format(prefix, year, n)))

@@ -160,3 +160,14 @@ export async function seedTaxRates(
   await trx.insertInto('tax_rates').values(rows).execute();
   return rows.reverse();
 }
+
+/** Whether the account has any tax rate (the setup checklist of invoicing asks). */
+export async function hasTaxRates(db: Executor, accountId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tax_rates')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

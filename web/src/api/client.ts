@@ -78,7 +78,7 @@ let refreshing: Promise<WebSession | null> | null = null;
 export function refreshSession(): Promise<WebSession | null> {
   refreshing ??= (async () => {
     try {
-      const { data } = await api.POST('/v1/web/session/refresh');
+      const { data } = await acrossTabs(() => api.POST('/v1/web/session/refresh'));
       setSession(data ?? null);
       return data ?? null;
     } finally {
@@ -86,6 +86,18 @@ export function refreshSession(): Promise<WebSession | null> {
     }
   })();
   return refreshing;
+}
+
+/**
+ * Runs `work` while no other tab of this origin runs its own: two tabs opened at once would
+ * otherwise both present the same single-use refresh cookie, and the server takes the second
+ * as a stolen token and ends the session. The tab that waits sends the cookie the first one's
+ * refresh set. Without the Web Locks API (very old browsers), it just runs.
+ */
+function acrossTabs<T>(work: () => Promise<T>): Promise<T> {
+  const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
+  if (locks === undefined) return work();
+  return locks.request('kontor-session-refresh', work);
 }
 
 /**
