@@ -134,6 +134,12 @@ function RevokeToken({ token }: { token: Token }) {
 export function ApiTokensTab() {
   const { t } = useTranslation();
   const [created, setCreated] = useState<Created | null>(null);
+  // Admins see every user's tokens: each row names its user.
+  const users = useQuery({
+    queryKey: keys.users.list({ limit: 100 }),
+    queryFn: async () => unwrap(await api.GET('/v1/users', { params: { query: { limit: 100 } } })),
+  });
+  const userName = (id: string) => users.data?.data.find((user) => user.id === id)?.name ?? id;
   const tokens = useQuery({
     queryKey: keys.apiTokens.list({ limit: 100 }),
     queryFn: async () =>
@@ -162,6 +168,7 @@ export function ApiTokensTab() {
           <thead>
             <tr>
               <th scope="col">{t('settingsAdmin.tokens.name')}</th>
+              <th scope="col">{t('settingsAdmin.tokens.user')}</th>
               <th scope="col">{t('settingsAdmin.tokens.prefix')}</th>
               <th scope="col">{t('settingsAdmin.tokens.createdAt')}</th>
               <th scope="col">{t('settingsAdmin.tokens.lastUsed')}</th>
@@ -173,6 +180,7 @@ export function ApiTokensTab() {
             {tokens.data.data.map((token) => (
               <tr key={token.id}>
                 <th scope="row">{token.name}</th>
+                <td>{userName(token.userId)}</td>
                 <td>
                   <code>{token.prefix}…</code>
                 </td>
