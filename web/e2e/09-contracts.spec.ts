@@ -151,4 +151,15 @@ test('create a contract with a monthly plan, pause and resume it, dry run, then 
   await page.getByRole('link', { name: 'Zurück zu den Verträgen' }).click();
   await expect(page.getByRole('link', { name: 'Wartung Hafenkran und Brücke' })).toBeVisible();
   await expectNoAxeViolations(page);
+
+  // Search and status filter live in the URL.
+  await page.getByLabel('Suche').fill('Kantine');
+  await page.getByRole('button', { name: 'Filtern' }).click();
+  await expect(page).toHaveURL(/q=Kantine/);
+  await expect(page.getByText('Keine Verträge gefunden.')).toBeVisible();
+  await page.goBack();
+  await expect(page.getByLabel('Suche')).toHaveValue('');
+  await page.getByLabel('Status').selectOption('ACTIVE');
+  await expect(page).toHaveURL(/status=ACTIVE/);
+  await expect(page.getByRole('link', { name: 'Wartung Hafenkran und Brücke' })).toBeVisible();
 });

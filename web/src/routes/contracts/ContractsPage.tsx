@@ -4,7 +4,7 @@
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
@@ -32,7 +32,6 @@ export function ContractsPage({ search }: { search: ContractsSearch }) {
   const navigate = useNavigate();
   const pages = useCursorPages();
   const contracts = useContracts(search, pages.cursor);
-  const [q, setQ] = useState(search.q ?? '');
   const { reset } = pages;
   useEffect(() => reset(), [search.status, search.q, reset]);
 
@@ -52,12 +51,20 @@ export function ContractsPage({ search }: { search: ContractsSearch }) {
         role="search"
         onSubmit={(event) => {
           event.preventDefault();
-          setSearch({ ...search, q });
+          const q = new FormData(event.currentTarget).get('q');
+          setSearch({ ...search, q: typeof q === 'string' ? q : undefined });
         }}
       >
         <div className="field">
           <label htmlFor="contracts-q">{t('contracts.search')}</label>
-          <input id="contracts-q" type="search" value={q} onChange={(e) => setQ(e.target.value)} />
+          {/* Keyed by the URL's search: back and forward show the search they went to. */}
+          <input
+            id="contracts-q"
+            name="q"
+            type="search"
+            key={search.q ?? ''}
+            defaultValue={search.q ?? ''}
+          />
         </div>
         <div className="field">
           <label htmlFor="contracts-status">{t('contracts.status')}</label>
