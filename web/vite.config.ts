@@ -28,11 +28,46 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * The German texts a signed-out visitor needs, as the module `virtual:kontor/de-signed-out`:
+ * German is bundled into the entry chunk (the sign-in page's 120 kB budget), and every
+ * signed-in screen's texts would grow it; those load with the first signed-in page instead
+ * (`loadSignedInTexts` in src/i18n.ts). de.json stays the one source of the German texts.
+ */
+export const SIGNED_OUT_SECTIONS = [
+  'app',
+  'common',
+  'language',
+  'signIn',
+  'forgotPassword',
+  'resetPassword',
+  'acceptInvitation',
+  'setup',
+  'notFound',
+  'errors',
+];
+
+function signedOutTexts(): Plugin {
+  const id = 'virtual:kontor/de-signed-out';
+  const source = path.join(import.meta.dirname, 'src', 'locales', 'de.json');
+  return {
+    name: 'kontor-signed-out-texts',
+    resolveId: (name) => (name === id ? `\0${id}` : null),
+    load(name) {
+      if (name !== `\0${id}`) return null;
+      this.addWatchFile(source);
+      const all = JSON.parse(fs.readFileSync(source, 'utf8')) as Record<string, unknown>;
+      const texts = Object.fromEntries(SIGNED_OUT_SECTIONS.map((key) => [key, all[key]]));
+      return `export default ${JSON.stringify(texts)};`;
+    },
+  };
+}
+
 // The API process serves `dist/` at `/` under a CSP without 'unsafe-inline': the build must put
 // no inline script or style into index.html (Vite's production output has none).
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [react(), precompress()],
+  plugins: [react(), signedOutTexts(), precompress()],
   resolve: {
     alias: {
       // The shim re-implements useSyncExternalStore for React < 18; React 19 has it built in.

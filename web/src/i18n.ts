@@ -1,45 +1,12 @@
 /**
- * i18next. German, the default, is bundled; English is its own chunk, loaded when chosen (it
+ * i18next. German, the default, is bundled (the signed-out pages' texts; the signed-in screens'
+ * load with the first of them); English is its own chunk, loaded when chosen (it
  * would add ~1.3 KB gzip to every first load otherwise, the sign-in budget is tight). The
  * choice is kept in localStorage — it is a preference, not a secret.
  */
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
-// Only the texts of the public pages travel in the entry chunk (named JSON imports are
-// tree-shaken); the signed-in screens' texts load with the shell (`loadAppTexts`), so every
-// area's keys do not count against the sign-in page's JS budget.
-import {
-  acceptInvitation,
-  app,
-  common,
-  errors,
-  forgotPassword,
-  language as languageTexts,
-  notFound,
-  resetPassword,
-  setup,
-  signIn,
-} from './locales/de.json';
-
-const publicTexts = {
-  acceptInvitation,
-  app,
-  common,
-  errors,
-  forgotPassword,
-  language: languageTexts,
-  notFound,
-  resetPassword,
-  setup,
-  signIn,
-};
-
-/** All German texts, before the signed-in shell renders (English loads whole when chosen). */
-export async function loadAppTexts(): Promise<void> {
-  // `?raw`: a module of its own (the JSON module itself is in the entry, for the parts above).
-  const { default: raw } = await import('./locales/de.json?raw');
-  i18next.addResourceBundle('de', 'translation', JSON.parse(raw) as unknown, true, false);
-}
+import signedOut from 'virtual:kontor/de-signed-out';
 
 export const languages = ['de', 'en'] as const;
 export type Language = (typeof languages)[number];
@@ -76,6 +43,24 @@ export async function setLanguage(language: Language): Promise<void> {
   await i18next.changeLanguage(language);
 }
 
+let signedInTexts: Promise<void> | null = null;
+
+/**
+ * The German texts of the signed-in screens (the entry has only the signed-out pages'; see
+ * vite.config.ts): loaded once, before the first signed-in page renders.
+ */
+export function loadSignedInTexts(): Promise<void> {
+  signedInTexts ??= import('./locales/de.json')
+    .then(({ default: de }) => {
+      i18next.addResourceBundle('de', 'translation', de, true, true);
+    })
+    .catch((error: unknown) => {
+      signedInTexts = null;
+      throw error;
+    });
+  return signedInTexts;
+}
+
 export function currentLanguage(): Language {
   return isLanguage(i18next.language) ? i18next.language : 'de';
 }
@@ -87,7 +72,7 @@ export async function initI18n(): Promise<void> {
     document.documentElement.lang = lng;
   });
   await i18next.use(initReactI18next).init({
-    resources: { de: { translation: publicTexts } },
+    resources: { de: { translation: signedOut } },
     lng: 'de',
     fallbackLng: 'de',
     supportedLngs: languages,

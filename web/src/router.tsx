@@ -12,8 +12,8 @@ import {
   redirect,
 } from '@tanstack/react-router';
 import { sessionRestored } from './api/client';
-import { loadAppTexts } from './i18n';
 import { getSession } from './api/session';
+import { loadSignedInTexts } from './i18n';
 import { ErrorView } from './components/ErrorView';
 import { NotFound } from './components/NotFound';
 import { PublicLayout } from './components/PublicLayout';
@@ -105,12 +105,9 @@ const appLayout = createRoute({
     if (getSession() === null) {
       throw redirect({ to: '/sign-in', search: { redirect: location.href } });
     }
+    await loadSignedInTexts();
   },
-  // The signed-in screens' texts arrive with the shell (i18n.ts keeps them out of the entry).
-  component: lazyRouteComponent(
-    () => Promise.all([import('./components/Shell'), loadAppTexts()]).then(([shell]) => shell),
-    'Shell',
-  ),
+  component: lazyRouteComponent(() => import('./components/Shell'), 'Shell'),
 });
 
 const screens = () => import('./routes/Screens');
@@ -138,12 +135,32 @@ const productsRoute = createRoute({
 const bankRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/bank',
-  component: lazyRouteComponent(screens, 'BankPage'),
+  component: lazyRouteComponent(() => import('./routes/bank/BankPage'), 'BankPage'),
+});
+const bankImportRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/bank/imports/$importId',
+  validateSearch: (
+    search: Record<string, unknown>,
+  ): { filter?: 'undecided' | 'accepted' | 'rejected' | 'duplicates' } => {
+    const filter = search.filter;
+    return filter === 'undecided' ||
+      filter === 'accepted' ||
+      filter === 'rejected' ||
+      filter === 'duplicates'
+      ? { filter }
+      : {};
+  },
+  component: lazyRouteComponent(() => import('./routes/bank/ImportReview'), 'ImportReviewPage'),
 });
 const dunningRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/dunning',
-  component: lazyRouteComponent(screens, 'DunningPage'),
+  validateSearch: (search: Record<string, unknown>): { date?: string } => {
+    const date = optionalString(search.date);
+    return date !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : {};
+  },
+  component: lazyRouteComponent(() => import('./routes/dunning/DunningPage'), 'DunningPage'),
 });
 const contracts = () => import('./routes/contracts/routes');
 const contractsRoute = createRoute({
@@ -194,6 +211,7 @@ const routeTree = rootRoute.addChildren([
     partnersRoute,
     productsRoute,
     bankRoute,
+    bankImportRoute,
     dunningRoute,
     contractsRoute,
     contractNewRoute,

@@ -24,8 +24,19 @@ export const keys = {
   invoices: resource('invoices'),
   partners: resource('partners'),
   products: resource('products'),
-  bank: resource('bank'),
-  dunning: resource('dunning'),
+  bank: {
+    ...resource('bank'),
+    /** The account's one ACTIVE import (null when none). */
+    active: () => ['bank', 'active'] as const,
+    /** Pages of an import's transactions beyond the inline first 1000. */
+    transactions: (importId: string) => ['bank', 'detail', importId, 'transactions'] as const,
+  },
+  dunning: {
+    ...resource('dunning'),
+    /** The dry run as of a day: the letters a run would send. */
+    proposal: (date: string) => ['dunning', 'proposal', date] as const,
+    settings: () => ['dunning', 'settings'] as const,
+  },
   contracts: {
     ...resource('contracts'),
     invoices: (id: string) => ['contracts', 'detail', id, 'invoices'] as const,
