@@ -56,10 +56,13 @@ export function makeFormats(
   return { currency, money, date, month };
 }
 
-/** The account's settings (formats, currency); cached, shared by every screen. */
+/**
+ * The account's settings (formats, currency); cached, shared by every screen under the one key
+ * the settings screens write (`keys.account`), so a change of format shows everywhere at once.
+ */
 export function useAccountSettings() {
   return useQuery({
-    queryKey: keys.settings.detail('account'),
+    queryKey: keys.account.all,
     queryFn: async () => {
       const { data, error } = await api.GET('/v1/account/addresses');
       if (error) throw new ProblemError(error);

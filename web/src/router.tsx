@@ -20,6 +20,11 @@ import { PublicLayout } from './components/PublicLayout';
 import { RootLayout } from './components/RootLayout';
 import { partnerListSearch, partnerTabSearch } from './routes/partners/search';
 import { SignInPage } from './routes/SignIn';
+import {
+  validateContractsSearch,
+  validateMonthEndSearch,
+  validateSettingsSearch,
+} from './adminSearch';
 
 /** A same-origin path to return to after sign-in; anything else (`//evil`, `https:`) is dropped. */
 export function safeRedirect(value: unknown): string | undefined {
@@ -105,8 +110,6 @@ const appLayout = createRoute({
   },
   component: lazyRouteComponent(() => import('./components/Shell'), 'Shell'),
 });
-
-const screens = () => import('./routes/Screens');
 
 const cockpitRoute = createRoute({
   getParentRoute: () => appLayout,
@@ -217,20 +220,39 @@ const dunningRoute = createRoute({
   },
   component: lazyRouteComponent(() => import('./routes/dunning/DunningPage'), 'DunningPage'),
 });
+const contracts = () => import('./routes/contracts/routes');
 const contractsRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/contracts',
-  component: lazyRouteComponent(screens, 'ContractsPage'),
+  validateSearch: validateContractsSearch,
+  component: lazyRouteComponent(contracts, 'ContractsRoute'),
+});
+const contractNewRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/contracts/new',
+  component: lazyRouteComponent(contracts, 'ContractNewRoute'),
+});
+const contractRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/contracts/$contractId',
+  component: lazyRouteComponent(contracts, 'ContractRoute'),
+});
+const contractEditRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/contracts/$contractId/edit',
+  component: lazyRouteComponent(contracts, 'ContractEditRoute'),
 });
 const monthEndRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/month-end',
-  component: lazyRouteComponent(screens, 'MonthEndPage'),
+  validateSearch: validateMonthEndSearch,
+  component: lazyRouteComponent(() => import('./routes/month-end/MonthEnd'), 'MonthEndRoute'),
 });
 const settingsRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/settings',
-  component: lazyRouteComponent(screens, 'SettingsPage'),
+  validateSearch: validateSettingsSearch,
+  component: lazyRouteComponent(() => import('./routes/settings/Settings'), 'SettingsRoute'),
 });
 
 const companySettingsRoute = createRoute({
@@ -268,6 +290,9 @@ const routeTree = rootRoute.addChildren([
     bankImportRoute,
     dunningRoute,
     contractsRoute,
+    contractNewRoute,
+    contractRoute,
+    contractEditRoute,
     monthEndRoute,
     settingsRoute,
     companySettingsRoute,

@@ -68,7 +68,16 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
   throw new Error(`Kontor did not answer /health within 60 s:\n${output()}`);
 }
 
-export async function startKontor(): Promise<Kontor> {
+export interface KontorOptions {
+  /**
+   * Extra environment for this Kontor (e.g. `WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true'` for a
+   * receiver on 127.0.0.1, `REMINDER_INTERVAL_MS: '0'` to keep the schedules still). Set
+   * after the defaults, so it can override them.
+   */
+  env?: Record<string, string>;
+}
+
+export async function startKontor(options: KontorOptions = {}): Promise<Kontor> {
   const built = spawnSync(process.execPath, ['scripts/build.mjs', '--if-changed'], {
     cwd: root,
     stdio: 'inherit',
@@ -85,6 +94,7 @@ export async function startKontor(): Promise<Kontor> {
       PORT: String(port),
       PUBLIC_URL: url,
       TEMPLATE_RENDER_LIMIT_MS: '10000',
+      ...options.env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -146,11 +156,11 @@ export async function startKontor(): Promise<Kontor> {
  * Registers a Kontor for the current spec file: started in beforeAll, stopped in afterAll.
  * Returns a getter (the server exists only once beforeAll ran).
  */
-export function kontorPerFile(): () => Kontor {
+export function kontorPerFile(options: KontorOptions = {}): () => Kontor {
   let kontor: Kontor | undefined;
   test.beforeAll(async () => {
     test.setTimeout(180_000);
-    kontor = await startKontor();
+    kontor = await startKontor(options);
   });
   test.afterAll(async () => {
     await kontor?.stop();

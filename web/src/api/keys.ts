@@ -49,7 +49,10 @@ export const keys = {
     proposal: (date: string) => ['dunning', 'proposal', date] as const,
     settings: () => ['dunning', 'settings'] as const,
   },
-  contracts: resource('contracts'),
+  contracts: {
+    ...resource('contracts'),
+    invoices: (id: string) => ['contracts', 'detail', id, 'invoices'] as const,
+  },
   monthEnd: resource('monthEnd'),
   settings: resource('settings'),
   /** The seller's master data (`/v1/account/company`); shares its version with `account`. */
@@ -59,4 +62,16 @@ export const keys = {
   /** The setup checklist (`/v1/account/invoice-readiness`): company, bank, logo, tax rates change it. */
   readiness: { all: ['readiness'] as const },
   files: resource('files'),
+  datevSettings: { all: ['datevSettings'] as const },
+  auditEvents: resource('auditEvents'),
+  users: resource('users'),
+  apiTokens: resource('apiTokens'),
+  webhookEndpoints: {
+    ...resource('webhookEndpoints'),
+    deliveries: (id: string) => ['webhookEndpoints', 'detail', id, 'deliveries'] as const,
+  },
+  plans: { all: ['plans'] as const },
+  usage: { all: ['usage'] as const },
+  /** The same resource as `account` (`/v1/account/addresses`): one key, so a write refreshes both. */
+  accountSettings: { all: ['account'] as const },
 } as const;
