@@ -80,6 +80,9 @@ export default defineConfig({
     // Small assets stay files: a data: URL for a font or script would need a wider CSP.
     assetsInlineLimit: 0,
     sourcemap: false,
+    // One stylesheet for the whole app (5 kB gzip), linked from index.html: no stylesheet
+    // entries in the lazy pages' dependency lists, which live in the entry chunk.
+    cssCodeSplit: false,
     // Every browser the app supports preloads modules itself; the polyfill would cost bytes.
     modulePreload: { polyfill: false },
     // dist/.vite/manifest.json: which chunks each route loads (scripts/budget.mjs).

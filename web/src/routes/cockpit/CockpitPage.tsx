@@ -15,6 +15,7 @@ import { useFormats, type Formats } from '../../account-formats';
 import { BudgetTable } from './BudgetTable';
 import { Deadlines } from './Deadlines';
 import { IncomeExpenseChart } from './IncomeExpenseChart';
+import { SetupChecklist } from '../../components/SetupChecklist';
 import '../../styles/screens.css';
 import '../../styles/records.css';
 import '../../styles/cockpit.css';
@@ -184,8 +185,8 @@ export function CockpitPage() {
   return (
     <section className="screen cockpit" aria-labelledby="screen-title">
       <h1 id="screen-title">{t('nav.cockpit')}</h1>
-      {/* The setup checklist goes here, above every figure:
-          <SetupChecklist /> from web/src/components/SetupChecklist.tsx (built by another helper). */}
+      {/* Above every figure, until invoices can become FINAL. */}
+      <SetupChecklist hideWhenReady />
       {stats.data === undefined ? (
         <LoadingOrError error={stats.error} onRetry={() => void stats.refetch()} />
       ) : (

@@ -51,16 +51,16 @@ export function SettingsRoute() {
               </Link>
             </li>
           ))}
-          {/* Another area's screens: plain links until their routes are on this branch. */}
+          {/* The company data and tax rates have routes of their own. */}
           <li>
-            <a className="admin-tab" href="/settings/company">
+            <Link className="admin-tab" to="/settings/company">
               {t('settingsAdmin.tabs.company')}
-            </a>
+            </Link>
           </li>
           <li>
-            <a className="admin-tab" href="/settings/tax-rates">
+            <Link className="admin-tab" to="/settings/tax-rates">
               {t('settingsAdmin.tabs.taxRates')}
-            </a>
+            </Link>
           </li>
         </ul>
       </nav>
