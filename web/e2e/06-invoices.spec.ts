@@ -338,7 +338,8 @@ test('write, check, finalize, download, send, pay, credit and cancel invoices', 
   };
   await expectTab('Bezahlt', [final.documentNumber ?? '']);
   await expectTab('Storniert', [other.documentNumber ?? '']);
-  await expectTab('Offen', [open.documentNumber ?? '']);
+  // Open means owed: the overdue invoice is open too (the cockpit's receivables).
+  await expectTab('Offen', [open.documentNumber ?? '', overdue.documentNumber ?? '']);
   await expectTab('Überfällig', [overdue.documentNumber ?? '']);
   await expectTab('Entwürfe', [/Entwurf/]);
   // Search runs on the server (credit notes' numbers contain their year and sequence too).

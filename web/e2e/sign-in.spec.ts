@@ -79,11 +79,17 @@ test('set up, sign out, sign in, stay signed in, switch language, recover a pass
 
   // English and back; the choice is remembered across a reload.
   await page.getByLabel('Sprache').selectOption('en');
-  await expect(page.getByRole('link', { name: 'Invoices' })).toBeVisible();
+  await expect(
+    page.getByRole('navigation').getByRole('link', { name: 'Invoices', exact: true }),
+  ).toBeVisible();
   await page.reload();
-  await expect(page.getByRole('link', { name: 'Invoices' })).toBeVisible();
+  await expect(
+    page.getByRole('navigation').getByRole('link', { name: 'Invoices', exact: true }),
+  ).toBeVisible();
   await page.getByLabel('Language').selectOption('de');
-  await expect(page.getByRole('link', { name: 'Rechnungen' })).toBeVisible();
+  await expect(
+    page.getByRole('navigation').getByRole('link', { name: 'Rechnungen', exact: true }),
+  ).toBeVisible();
 
   // Signed out, a deep link leads to sign-in and back to where it pointed.
   await signOut(page);
