@@ -529,6 +529,17 @@ export interface DocumentSequencesTable {
   last_value: number;
 }
 
+/** An account's invoice number formats (docs/invoicing.md §8); no row: the defaults. */
+export interface InvoiceNumberingTable {
+  account_id: string;
+  /** E.g. `RE-{YYYY}-{00000}`: tokens `{YYYY}`, `{YY}`, `{MM}` and one counter `{000}`. */
+  invoice_format: string;
+  credit_note_format: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface JobsTable {
   id: string;
   account_id: string | null;
@@ -730,6 +741,7 @@ export interface DB extends FilesTables, DocumentTemplatesTables {
   budget_entries: BudgetEntriesTable;
   documents: DocumentsTable;
   document_sequences: DocumentSequencesTable;
+  invoice_numbering: InvoiceNumberingTable;
   jobs: JobsTable;
   payments: PaymentsTable;
   cash_anchors: CashAnchorsTable;

@@ -83,6 +83,8 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /v1/documents/{documentId}/finalize-check': 'getDocumentFinalizeCheck',
   'GET /v1/documents/{documentId}/send-preview': 'getDocumentSendPreview',
   'GET /v1/account/invoice-readiness': 'getInvoiceReadiness',
+  'GET /v1/documents/numbering': 'getInvoiceNumbering',
+  'PUT /v1/documents/numbering': 'updateInvoiceNumbering',
   'POST /v1/documents/{documentId}/cancel': 'cancelDocument',
   'POST /v1/documents/{documentId}/send': 'sendDocument',
   'GET /v1/dashboard/cash-anchor': 'getCashAnchor',

@@ -3,7 +3,8 @@
  * missing (the API's invoice readiness), fills in the company data — first with a VAT id whose
  * check digit is wrong, which the API refuses on its field while everything typed stays —,
  * adds the bank account and uploads a logo (a small PNG made here), and the checklist says
- * ready. The API holds what the form showed.
+ * ready. The API holds what the form showed. Then the owner sets an own invoice number format
+ * (a refused one first, shown on its field) and the API numbers the next invoice with it.
  */
 import { deflateSync } from 'node:zlib';
 import { expect, test, type Page } from '@playwright/test';
@@ -89,7 +90,7 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
     .getByLabel('E-Mail-Adresse für Rechnungen', { exact: true })
     .fill('rechnung@example.com');
   await page.getByLabel('Telefon', { exact: true }).fill('+49 30 1234567');
-  await page.getByRole('button', { name: 'Speichern' }).click();
+  await page.getByRole('button', { name: 'Speichern', exact: true }).click();
   await expect(vatId).toHaveAttribute('aria-invalid', 'true');
   await expect(vatId).toHaveAccessibleDescription(/check digit/);
   await expect(vatId).toBeFocused();
@@ -101,7 +102,7 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
   await expectNoAxeViolations(page);
 
   await vatId.fill('DE123456788');
-  await page.getByRole('button', { name: 'Speichern' }).click();
+  await page.getByRole('button', { name: 'Speichern', exact: true }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Gespeichert.' })).toBeVisible();
   await expect(vatId).not.toHaveAttribute('aria-invalid', 'true');
   await expect(checklistItem(page, 'Firma, Anschrift')).toContainText('Erledigt');
@@ -113,7 +114,7 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
   await page.getByLabel('IBAN', { exact: true }).fill('DE89 3704 0044 0532 0130 00');
   await page.getByLabel('BIC', { exact: true }).fill('COBADEFFXXX');
   await page.getByLabel('Bank', { exact: true }).fill('Commerzbank');
-  await page.getByRole('button', { name: 'Speichern' }).click();
+  await page.getByRole('button', { name: 'Speichern', exact: true }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Gespeichert.' })).toBeVisible();
   await expect(checklistItem(page, 'Bankverbindung')).toContainText('Erledigt');
 
@@ -129,7 +130,7 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
 
   // The logo moved the account's version, which the company data shares: saving again works.
   await page.getByLabel('Website', { exact: true }).fill('https://werkstatt.example.com');
-  await page.getByRole('button', { name: 'Speichern' }).click();
+  await page.getByRole('button', { name: 'Speichern', exact: true }).click();
   await expect
     .poll(async () => (await api.GET('/v1/account/company')).data?.website)
     .toBe('https://werkstatt.example.com');
@@ -160,4 +161,65 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
   await page.reload();
   await expect(page.getByLabel('USt-IdNr.', { exact: true })).toHaveValue('DE123456788');
   await expect(page.getByLabel('IBAN', { exact: true })).toHaveValue('DE89370400440532013000');
+
+  // The invoice number format: a refused one lands on its field in the API's words, nothing
+  // typed is lost; a good one shows the next number as the API computes it.
+  const today = new Date().toISOString().slice(0, 10);
+  const year = today.slice(0, 4);
+  const numbering = page.getByRole('region', { name: 'Rechnungsnummern' });
+  const invoiceFormat = numbering.getByLabel('Format der Rechnungsnummern', { exact: true });
+  const saveFormats = numbering.getByRole('button', { name: 'Nummernformate speichern' });
+  await expect(invoiceFormat).toHaveValue('{YYYY}-{0000}');
+  await expect(numbering).toContainText(`${year}-0001`);
+  await invoiceFormat.fill('RE-{YYYY}-{00}');
+  await saveFormats.click();
+  await expect(invoiceFormat).toHaveAttribute('aria-invalid', 'true');
+  await expect(invoiceFormat).toHaveAccessibleDescription(/3 to 8 digits/);
+  await expect(invoiceFormat).toBeFocused();
+  await expect(invoiceFormat).toHaveValue('RE-{YYYY}-{00}');
+  await expectNoAxeViolations(page);
+
+  await invoiceFormat.fill('RE-{YYYY}-{00000}');
+  await saveFormats.click();
+  await expect(numbering.getByRole('status')).toContainText('ab der nächsten');
+  await expect(invoiceFormat).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(numbering).toContainText(`RE-${year}-00001`);
+  await expect(checklistItem(page, 'Rechnungsnummern')).toContainText(`RE-${year}-00001`);
+  await expectNoAxeViolations(page);
+
+  // The API numbers the next invoice that becomes FINAL in the new format.
+  const customer = await api.POST('/v1/partners', {
+    body: {
+      name: 'Bäckerei Sonnenschein',
+      addresses: [
+        {
+          type: 'BILLING',
+          street: 'Ringstraße 5',
+          postalCode: '20095',
+          city: 'Hamburg',
+          country: 'DE',
+        },
+      ],
+    },
+  });
+  if (customer.error) throw new Error(JSON.stringify(customer.error));
+  const invoice = await api.POST('/v1/documents', {
+    body: {
+      documentType: 'INVOICE',
+      name: 'Reparatur Ofen',
+      partnerId: customer.data.id,
+      creationDate: today,
+      deliveryDate: today,
+      status: 'FINAL',
+      lineItems: [{ description: 'Reparatur Ofen', quantity: 1, unitPrice: 250 }],
+    },
+  });
+  if (invoice.error) throw new Error(JSON.stringify(invoice.error));
+  expect(invoice.data.documentNumber).toBe(`RE-${year}-00001`);
+  const formats = await api.GET('/v1/documents/numbering');
+  expect(formats.data).toMatchObject({
+    invoiceFormat: 'RE-{YYYY}-{00000}',
+    creditNoteFormat: 'GS-{YYYY}-{0000}',
+    nextInvoiceNumber: `RE-${year}-00002`,
+  });
 });

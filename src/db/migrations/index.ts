@@ -25,6 +25,7 @@ import * as m0023 from './0023_credit_note_titles.js';
 import * as m0024 from './0024_partner_numbers.js';
 import * as m0025 from './0025_document_delivery.js';
 import * as m0026 from './0026_web_sessions.js';
+import * as m0027 from './0027_invoice_numbering.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024_partner_numbers': m0024,
   '0025_document_delivery': m0025,
   '0026_web_sessions': m0026,
+  '0027_invoice_numbering': m0027,
 };

@@ -20,7 +20,7 @@ import {
   sellerProblems,
   type FrozenParties,
 } from './invoice-rules.js';
-import { NUMBER_FORMATS, provisionalNumber } from './numbering.js';
+import { numberFormats, provisionalNumber } from './numbering.js';
 
 /**
  * The checks a client may ask for before it writes (docs/invoicing.md §4): the finalize checks
@@ -87,7 +87,7 @@ export async function finalizeCheck(
 /**
  * `GET /v1/account/invoice-readiness`: the account's part of the finalize checks (seller
  * data, bank account), whether it has tax rates, its logo (optional) and how invoices are
- * numbered (always set: the format is fixed), in a fixed order.
+ * numbered (always set: the account's formats or the defaults), in a fixed order.
  */
 export async function invoiceReadiness(
   ctx: AppContext,
@@ -99,12 +99,17 @@ export async function invoiceReadiness(
   const company = sellerProblems(seller);
   const bank = bankAccountProblems(seller);
   const rates = await hasTaxRates(ctx.db, accountId);
-  const next = await provisionalNumber(ctx.db, {
-    account_id: accountId,
-    document_type: 'INVOICE',
-    invoice_type: 'INVOICE',
-    creation_date: isoDate(ctx.clock.now()),
-  });
+  const formats = await numberFormats(ctx.db, accountId);
+  const next = await provisionalNumber(
+    ctx.db,
+    {
+      account_id: accountId,
+      document_type: 'INVOICE',
+      invoice_type: 'INVOICE',
+      creation_date: isoDate(ctx.clock.now()),
+    },
+    formats,
+  );
   const items: InvoiceReadiness['items'] = [
     { key: 'company', ...step(company), required: true, fixAt: 'company', detail: null },
     { key: 'bankAccount', ...step(bank), required: true, fixAt: 'bankAccount', detail: null },
@@ -134,8 +139,8 @@ export async function invoiceReadiness(
       fixAt: 'numbering',
       problems: [],
       detail: {
-        invoiceFormat: NUMBER_FORMATS.invoice,
-        creditNoteFormat: NUMBER_FORMATS.creditNote,
+        invoiceFormat: formats.invoice,
+        creditNoteFormat: formats.creditNote,
         nextInvoiceNumber: next,
       },
     },

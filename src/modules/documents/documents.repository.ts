@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import { recordQueries, type Executor, type Guard } from '../../db/records.js';
-import type { DocumentsTable } from '../../db/schema.js';
+import type { DocumentsTable, InvoiceNumberingTable } from '../../db/schema.js';
 import { containsText } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 import { systemClock } from '../../shared/clock.js';
@@ -658,4 +658,41 @@ export async function openFigures(
     creditedMinor: Number(r.credited),
     partnerBlocked: Number(r.partner_blocked ?? 0) === 1,
   };
+}
+
+export type NumberingRow = Selectable<InvoiceNumberingTable>;
+
+/** The account's saved number formats (none: the defaults). */
+export function findNumbering(db: Executor, accountId: string): Promise<NumberingRow | undefined> {
+  return db
+    .selectFrom('invoice_numbering')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+}
+
+/** The first save; undefined when a concurrent first save won (the caller answers 409). */
+export function insertNumbering(trx: Executor, row: NumberingRow): Promise<NumberingRow | undefined> {
+  return trx
+    .insertInto('invoice_numbering')
+    .values(row)
+    .onConflict((oc) => oc.column('account_id').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The compare-and-set write: applied only where the stored version is `version`. */
+export function updateNumbering(
+  trx: Executor,
+  accountId: string,
+  version: number,
+  values: Pick<NumberingRow, 'invoice_format' | 'credit_note_format' | 'updated_at'>,
+): Promise<NumberingRow | undefined> {
+  return trx
+    .updateTable('invoice_numbering')
+    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('version', '=', version)
+    .returningAll()
+    .executeTakeFirst();
 }

@@ -34,6 +34,8 @@ import {
   SendPreviewQuery,
   SendPreviewSchema,
 } from './documents.checks.schemas.js';
+import { InvoiceNumberingSchema, PutInvoiceNumberingBody } from './numbering.schemas.js';
+import { getNumbering, putNumbering } from './numbering.service.js';
 
 const Params = IdParams('documentId', 'doc');
 const tags = ['documents'];
@@ -50,6 +52,53 @@ export function documentRoutes(app: App, ctx: AppContext): void {
   dunningBlockRoute(app, ctx);
   sendRoute(app, service);
   checkRoutes(app, service);
+  numberingRoutes(app, ctx);
+}
+
+/**
+ * The account's invoice number formats: a setting of the documents module (it alone writes
+ * numbers and their table), beside `/v1/partners/numbering` for partner numbers.
+ */
+function numberingRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/v1/documents/numbering',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Get the invoice and credit note number formats and the next numbers',
+        description:
+          'The defaults `{YYYY}-{0000}` and `GS-{YYYY}-{0000}` at version 0 until a format is saved. `nextInvoiceNumber` / `nextCreditNoteNumber`: what a document dated today would get if it became FINAL now. See docs/invoicing.md §8.',
+        response: { 200: InvoiceNumberingSchema, ...problems(401) },
+      },
+    },
+    async (req, reply) => {
+      const saved = await getNumbering(ctx, req.principal!.accountId);
+      setEtag(reply, saved.version);
+      return saved;
+    },
+  );
+
+  app.put(
+    '/v1/documents/numbering',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Change the invoice and credit note number formats',
+        description:
+          'Sets what it names (an omitted format stays). Invoices finalized afterwards get numbers in the new format, counted in a sequence of its own (restarting each year when the format shows the year); FINAL invoices keep theirs, and a number already used is skipped. A format the rules refuse is 400 `validation_failed` naming the field (`/body/invoiceFormat`, `/body/creditNoteFormat`). `version` (0 while nothing is saved) or `If-Match` make the change conditional (409/412 when stale). Admins only; audited as `invoice_numbering.created` / `invoice_numbering.updated`.',
+        headers: IfMatchHeaders,
+        body: PutInvoiceNumberingBody,
+        response: { 200: InvoiceNumberingSchema, ...problems(400, 401, 403, 409, 412) },
+      },
+    },
+    async (req, reply) => {
+      const saved = await putNumbering(ctx, actorOf(req), req.body, readIfMatch(req));
+      setEtag(reply, saved.version);
+      return saved;
+    },
+  );
 }
 
 /**
@@ -82,7 +131,7 @@ function checkRoutes(app: App, service: DocumentsService): void {
         tags: ['account'],
         summary: 'The setup checklist for issuing invoices',
         description:
-          'The account’s part of the finalize checks, in a fixed order: `company` (legal name, full address, tax number or VAT id), `bankAccount` (a first bank account with a valid IBAN, named for payment by transfer), `logo` (optional: never holds `ready` back), `taxRates` (at least one), `invoiceNumbering` (always done: the formats are fixed; `detail` names them and the next number). Problems carry the paths finalizing uses (`/company/…`). Partner-, invoice- and category-specific rules (e.g. the seller’s phone for XRechnung buyers, a VAT id for reverse charge) are checked per invoice: `GET /v1/documents/{documentId}/finalize-check`.',
+          'The account’s part of the finalize checks, in a fixed order: `company` (legal name, full address, tax number or VAT id), `bankAccount` (a first bank account with a valid IBAN, named for payment by transfer), `logo` (optional: never holds `ready` back), `taxRates` (at least one), `invoiceNumbering` (always done: the account’s formats or the defaults, set with `PUT /v1/documents/numbering`; `detail` names them and the next number). Problems carry the paths finalizing uses (`/company/…`). Partner-, invoice- and category-specific rules (e.g. the seller’s phone for XRechnung buyers, a VAT id for reverse charge) are checked per invoice: `GET /v1/documents/{documentId}/finalize-check`.',
         response: { 200: InvoiceReadinessSchema, ...problems(401) },
       },
     },

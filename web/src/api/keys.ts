@@ -61,6 +61,8 @@ export const keys = {
   account: { all: ['account'] as const },
   /** The setup checklist (`/v1/account/invoice-readiness`): company, bank, logo, tax rates change it. */
   readiness: { all: ['readiness'] as const },
+  /** The invoice number formats (`/v1/documents/numbering`); a save changes the checklist too. */
+  invoiceNumbering: { all: ['invoiceNumbering'] as const },
   files: resource('files'),
   datevSettings: { all: ['datevSettings'] as const },
   auditEvents: resource('auditEvents'),

@@ -1,34 +1,173 @@
 /**
- * How invoices are numbered. The API fixes the formats (`{YYYY}-{0000}`, credit notes
- * `GS-{YYYY}-{0000}`, gapless per year) and has no route to change them; the readiness answer
- * names them and the next number, which this shows read-only.
+ * How invoices are numbered (`GET/PUT /v1/documents/numbering`): the account's formats for
+ * invoices and for cancellations and corrections, and the next numbers as the API computes
+ * them. The rules (tokens, counter width, length) are the API's: a refused format comes back
+ * on its field in the API's words, and the preview is the API's answer after saving.
  */
+import type { components, Problem } from '@kontor/client';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
-import { useInvoiceReadiness } from '../../components/SetupChecklist';
+import { api } from '../../api/client';
+import { keys } from '../../api/keys';
+import { ProblemError, applyProblem } from '../../api/problems';
+import { Field, FormAlert, FormNote } from '../../components/Form';
+
+type Numbering = components['schemas']['InvoiceNumbering'];
+
+interface Values {
+  invoiceFormat: string;
+  creditNoteFormat: string;
+}
+
+const FIELDS = ['invoiceFormat', 'creditNoteFormat'] as const;
+
+const valuesOf = (numbering: Numbering): Values => ({
+  invoiceFormat: numbering.invoiceFormat,
+  creditNoteFormat: numbering.creditNoteFormat,
+});
+
+async function readNumbering(): Promise<Numbering> {
+  const { data, error } = await api.GET('/v1/documents/numbering');
+  if (error) throw new ProblemError(error);
+  return data;
+}
+
+/**
+ * Read once and then changed only by this form or an explicit reload, so the version it saves
+ * at is the one the user saw (another user's change answers 409, not overwritten).
+ */
+function useNumbering() {
+  return useQuery({
+    queryKey: keys.invoiceNumbering.all,
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+    queryFn: readNumbering,
+  });
+}
 
 export function NumberingSection() {
   const { t } = useTranslation();
-  const readiness = useInvoiceReadiness();
-  const detail = readiness.data?.items.find((item) => item.key === 'invoiceNumbering')?.detail;
-  if (!detail) return null;
+  const numbering = useNumbering();
   return (
     <section className="settings-section" id="numbering" aria-labelledby="numbering-title">
       <h2 id="numbering-title">{t('company.numbering')}</h2>
       <p className="muted">{t('company.numberingText')}</p>
-      <dl className="facts">
-        <dt>{t('company.invoiceFormat')}</dt>
-        <dd>
-          <code>{detail.invoiceFormat}</code>
-        </dd>
-        <dt>{t('company.creditNoteFormat')}</dt>
-        <dd>
-          <code>{detail.creditNoteFormat}</code>
-        </dd>
+      {numbering.isError ? (
+        <div role="alert">
+          <p>{t('common.unexpected')}</p>
+          <button type="button" className="button" onClick={() => void numbering.refetch()}>
+            {t('errors.retry')}
+          </button>
+        </div>
+      ) : null}
+      {numbering.data ? <NumberingForm numbering={numbering.data} /> : null}
+    </section>
+  );
+}
+
+function NumberingForm({ numbering }: { numbering: Numbering }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const [formError, setFormError] = useState<string | null>(null);
+  const [conflict, setConflict] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const {
+    register,
+    handleSubmit,
+    setError,
+    reset,
+    formState: { errors, isSubmitting },
+  } = useForm<Values>({ defaultValues: valuesOf(numbering) });
+
+  const showProblem = (problem: Problem) => {
+    const stale = problem.code === 'version_conflict' || problem.status === 412;
+    setConflict(stale);
+    setFormError(stale ? t('company.conflict') : applyProblem(problem, setError, FIELDS));
+  };
+
+  const save = async (values: Values) => {
+    setFormError(null);
+    setSaved(false);
+    try {
+      const latest = queryClient.getQueryData<Numbering>(keys.invoiceNumbering.all) ?? numbering;
+      const { data, error } = await api.PUT('/v1/documents/numbering', {
+        body: { ...values, version: latest.version },
+      });
+      if (error) {
+        showProblem(error);
+        return;
+      }
+      setConflict(false);
+      queryClient.setQueryData(keys.invoiceNumbering.all, data);
+      // The checklist names the formats and the next number.
+      await queryClient.invalidateQueries({ queryKey: keys.readiness.all });
+      reset(valuesOf(data));
+      setSaved(true);
+    } catch {
+      setFormError(t('common.unexpected'));
+    }
+  };
+
+  /** 409/412: take the stored version and save the same values again (nothing typed is lost). */
+  const reloadAndKeep = async () => {
+    try {
+      queryClient.setQueryData(keys.invoiceNumbering.all, await readNumbering());
+    } catch (error) {
+      if (error instanceof ProblemError) showProblem(error.problem);
+      else setFormError(t('common.unexpected'));
+      return;
+    }
+    await handleSubmit(save)();
+  };
+
+  return (
+    <form
+      className="form"
+      noValidate
+      aria-labelledby="numbering-title"
+      onSubmit={(event) => void handleSubmit(save)(event)}
+    >
+      <FormAlert message={formError} />
+      {conflict ? (
+        <button type="button" className="button" onClick={() => void reloadAndKeep()}>
+          {t('company.reloadKeep')}
+        </button>
+      ) : null}
+      <div className="form-row">
+        <Field
+          label={t('company.invoiceFormatLabel')}
+          hint={t('company.formatHint')}
+          autoComplete="off"
+          spellCheck={false}
+          registration={register('invoiceFormat')}
+          error={errors.invoiceFormat}
+        />
+        <Field
+          label={t('company.creditNoteFormatLabel')}
+          autoComplete="off"
+          spellCheck={false}
+          registration={register('creditNoteFormat')}
+          error={errors.creditNoteFormat}
+        />
+      </div>
+      <dl className="facts" aria-live="polite">
         <dt>{t('company.nextInvoiceNumber')}</dt>
         <dd>
-          <code>{detail.nextInvoiceNumber}</code>
+          <code>{numbering.nextInvoiceNumber}</code>
+        </dd>
+        <dt>{t('company.nextCreditNoteNumber')}</dt>
+        <dd>
+          <code>{numbering.nextCreditNoteNumber}</code>
         </dd>
       </dl>
-    </section>
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={isSubmitting}>
+          {isSubmitting ? t('company.saving') : t('company.numberingSave')}
+        </button>
+        <FormNote message={saved ? t('company.numberingSaved') : null} />
+      </div>
+    </form>
   );
 }
