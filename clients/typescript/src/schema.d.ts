@@ -1369,7 +1369,7 @@ export interface paths {
         };
         /**
          * The setup checklist for issuing invoices
-         * @description The account’s part of the finalize checks, in a fixed order: `company` (legal name, full address, tax number or VAT id), `bankAccount` (a first bank account with a valid IBAN, named for payment by transfer), `logo` (optional: never holds `ready` back), `taxRates` (at least one), `invoiceNumbering` (always done: the formats are fixed; `detail` names them and the next number). Problems carry the paths finalizing uses (`/company/…`). Partner-, invoice- and category-specific rules (e.g. the seller’s phone for XRechnung buyers, a VAT id for reverse charge) are checked per invoice: `GET /v1/documents/{documentId}/finalize-check`.
+         * @description The account’s part of the finalize checks, in a fixed order: `company` (legal name, full address, tax number or VAT id), `bankAccount` (a first bank account with a valid IBAN, named for payment by transfer), `logo` (optional: never holds `ready` back), `taxRates` (at least one), `invoiceNumbering` (always done: the account’s formats or the defaults, set with `PUT /v1/documents/numbering`; `detail` names them and the next number). Problems carry the paths finalizing uses (`/company/…`). Partner-, invoice- and category-specific rules (e.g. the seller’s phone for XRechnung buyers, a VAT id for reverse charge) are checked per invoice: `GET /v1/documents/{documentId}/finalize-check`.
          */
         get: operations["getInvoiceReadiness"];
         put?: never;
@@ -1393,6 +1393,30 @@ export interface paths {
          */
         get: operations["getDocumentSendPreview"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/numbering": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the invoice and credit note number formats and the next numbers
+         * @description The defaults `{YYYY}-{0000}` and `GS-{YYYY}-{0000}` at version 0 until a format is saved. `nextInvoiceNumber` / `nextCreditNoteNumber`: what a document dated today would get if it became FINAL now. See docs/invoicing.md §8.
+         */
+        get: operations["getInvoiceNumbering"];
+        /**
+         * Change the invoice and credit note number formats
+         * @description Sets what it names (an omitted format stays). Invoices finalized afterwards get numbers in the new format, counted in a sequence of its own (restarting each year when the format shows the year); FINAL invoices keep theirs, and a number already used is skipped. A format the rules refuse is 400 `validation_failed` naming the field (`/body/invoiceFormat`, `/body/creditNoteFormat`). `version` (0 while nothing is saved) or `If-Match` make the change conditional (409/412 when stale). Admins only; audited as `invoice_numbering.created` / `invoice_numbering.updated`.
+         */
+        put: operations["updateInvoiceNumbering"];
         post?: never;
         delete?: never;
         options?: never;
@@ -5462,9 +5486,9 @@ export interface components {
                 }[];
                 /** @description `invoiceNumbering`: the number formats and the next number; null for the other steps. */
                 detail: {
-                    /** @description How invoices are numbered: `{YYYY}-{0000}` (the year, a gapless sequence). */
+                    /** @description How invoices are numbered: the account’s format (`GET/PUT /v1/documents/numbering`), by default `{YYYY}-{0000}` (the year, a gapless sequence). */
                     invoiceFormat: string;
-                    /** @description How credit notes are numbered: `GS-{YYYY}-{0000}`, a sequence of their own. */
+                    /** @description How credit notes are numbered, a sequence of their own: by default `GS-{YYYY}-{0000}`. */
                     creditNoteFormat: string;
                     /** @description The number an invoice dated today would get if it became FINAL now (another may take it first). */
                     nextInvoiceNumber: string;
@@ -5501,6 +5525,38 @@ export interface components {
                 /** @description `application/pdf` (the ZUGFeRD PDF), `application/xml` (XRechnung for partners that want it), or an uploaded file’s type. */
                 contentType: string;
             }[];
+        };
+        /** @description The account’s invoice and credit note number formats (defaults `{YYYY}-{0000}` and `GS-{YYYY}-{0000}`) and the next numbers they give. */
+        InvoiceNumbering: {
+            /** @description How invoices are numbered, e.g. `RE-{YYYY}-{00000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
+            invoiceFormat: string;
+            /** @description How credit notes are numbered, e.g. `GS-{YYYY}-{0000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
+            creditNoteFormat: string;
+            /** @description The number an invoice dated today would get if it became FINAL now (another may take it first). */
+            nextInvoiceNumber: string;
+            /** @description The same for a credit note dated today. */
+            nextCreditNoteNumber: string;
+            /**
+             * Format: int64
+             * @description Optimistic-locking version: 0 while the account uses the defaults (nothing saved), +1 per save.
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When the formats were last saved (RFC 3339 UTC); null while the defaults apply.
+             */
+            updatedAt: string | null;
+        };
+        UpdateInvoiceNumbering: {
+            /** @description How invoices are numbered, e.g. `RE-{YYYY}-{00000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
+            invoiceFormat?: string;
+            /** @description How credit notes are numbered, e.g. `GS-{YY}{MM}-{000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
+            creditNoteFormat?: string;
+            /**
+             * Format: int32
+             * @description The version you read (0 while nothing is saved); a stale one answers 409 version_conflict and changes nothing.
+             */
+            version?: number;
         };
         /**
          * @description Money received or paid.
@@ -11758,6 +11814,83 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInvoiceNumbering: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account’s invoice and credit note number formats (defaults `{YYYY}-{0000}` and `GS-{YYYY}-{0000}`) and the next numbers they give. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceNumbering"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInvoiceNumbering: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdateInvoiceNumbering"];
+            };
+        };
+        responses: {
+            /** @description The account’s invoice and credit note number formats (defaults `{YYYY}-{0000}` and `GS-{YYYY}-{0000}`) and the next numbers they give. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceNumbering"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listPayments: {

@@ -63,10 +63,12 @@ export const READINESS_KEYS = [
 const NumberingDetail = Type.Object(
   {
     invoiceFormat: Type.String({
-      description: 'How invoices are numbered: the account’s format (`GET/PUT /v1/documents/numbering`), by default `{YYYY}-{0000}` (the year, a gapless sequence).',
+      description:
+        'How invoices are numbered: the account’s format (`GET/PUT /v1/documents/numbering`), by default `{YYYY}-{0000}` (the year, a gapless sequence).',
     }),
     creditNoteFormat: Type.String({
-      description: 'How credit notes are numbered, a sequence of their own: by default `GS-{YYYY}-{0000}`.',
+      description:
+        'How credit notes are numbered, a sequence of their own: by default `GS-{YYYY}-{0000}`.',
     }),
     nextInvoiceNumber: Type.String({
       description:

@@ -672,7 +672,10 @@ export function findNumbering(db: Executor, accountId: string): Promise<Numberin
 }
 
 /** The first save; undefined when a concurrent first save won (the caller answers 409). */
-export function insertNumbering(trx: Executor, row: NumberingRow): Promise<NumberingRow | undefined> {
+export function insertNumbering(
+  trx: Executor,
+  row: NumberingRow,
+): Promise<NumberingRow | undefined> {
   return trx
     .insertInto('invoice_numbering')
     .values(row)

@@ -73,7 +73,11 @@ export function formatProblems(format: string, path: string): FieldError[] {
       });
   }
   if (/^[-_/]/.test(format))
-    problems.push({ path, message: 'must start with a letter, a digit or a token', code: 'invalid_format' });
+    problems.push({
+      path,
+      message: 'must start with a letter, a digit or a token',
+      code: 'invalid_format',
+    });
   const length = render(format, 2026, 12, 1).length;
   if (length > MAX_NUMBER_LENGTH)
     problems.push({
