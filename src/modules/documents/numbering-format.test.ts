@@ -147,6 +147,17 @@ describe(`invoice number formats (${dbKind})`, () => {
     expect((await invoice()).documentNumber).toBe('2027-0004');
   });
 
+  it('gives invoices finalized in parallel distinct, consecutive numbers of a custom format', async () => {
+    const { user, invoice } = await setup();
+    await call(t, user, 'PUT', URL, { invoiceFormat: 'P/{YYYY}/{000}' });
+    const numbers = (await Promise.all(Array.from({ length: 10 }, () => invoice()))).map(
+      (d) => d.documentNumber,
+    );
+    expect(numbers.sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `P/2027/${String(i + 1).padStart(3, '0')}`),
+    );
+  });
+
   it('refuses a bad format naming the field, and changes nothing', async () => {
     const { user } = await setup();
     const cases: [Record<string, string>, string, string][] = [
