@@ -34,18 +34,7 @@ function precompress(): Plugin {
  * signed-in screen's texts would grow it; those load with the first signed-in page instead
  * (`loadSignedInTexts` in src/i18n.ts). de.json stays the one source of the German texts.
  */
-export const SIGNED_OUT_SECTIONS = [
-  'app',
-  'common',
-  'language',
-  'signIn',
-  'forgotPassword',
-  'resetPassword',
-  'acceptInvitation',
-  'setup',
-  'notFound',
-  'errors',
-];
+export const SIGNED_OUT_SECTIONS = ['app', 'common', 'language', 'signIn', 'notFound', 'errors'];
 
 function signedOutTexts(): Plugin {
   const id = 'virtual:kontor/de-signed-out';

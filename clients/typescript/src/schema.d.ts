@@ -4767,6 +4767,7 @@ export interface components {
          *       "taxTotal": 190,
          *       "grossTotal": 1190,
          *       "paymentStatus": "UNPAID",
+         *       "openAmount": null,
          *       "overdue": false,
          *       "fields": {},
          *       "processingStatus": null,
