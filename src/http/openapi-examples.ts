@@ -104,6 +104,7 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
     taxTotal: 190,
     grossTotal: 1190,
     paymentStatus: 'UNPAID',
+    openAmount: null,
     overdue: false,
     fields: {},
     processingStatus: null,

@@ -1,8 +1,9 @@
 /**
  * Flow 8 — dunning: overdue FINAL invoices (dated and due in the past on creation) appear in
  * the proposed run with the level, fees, interest and totals of the API's own dry run; a
- * blocked invoice and a blocked customer leave the proposal; the run sends the letter that is
- * left, and the API shows that invoice at dunning level 1 and the blocked one untouched.
+ * blocked invoice and a blocked customer leave the proposal; of the two letters left one is
+ * unchosen, the run sends the chosen one, and the API shows that invoice at dunning level 1
+ * and the unchosen and blocked ones untouched.
  */
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { expectNoAxeViolations } from './support/axe';
@@ -45,34 +46,42 @@ test('the proposed run as the API computes it, blocks, and the letter sent', asy
   const kept = await seedFinalInvoice(api, hansa, { quantity: 10, ...dated });
   const blocked = await seedFinalInvoice(api, hansa, { quantity: 5, ...dated });
   const ofBlockedCustomer = await seedFinalInvoice(api, elbe, { quantity: 3, ...dated });
+  const unchosen = await seedFinalInvoice(api, hansa, { quantity: 7, ...dated });
 
   // The API's own dry run is what the table must show.
   const dry = await api.POST('/v1/dunning/runs', { body: { dryRun: true } });
   if (dry.error) throw new Error(JSON.stringify(dry.error));
-  expect(dry.data.letters).toHaveLength(3);
+  expect(dry.data.letters).toHaveLength(4);
 
   await signInAsOwner(page, kontor(), '/dunning');
   await expect(page.getByRole('heading', { name: 'Mahnwesen', level: 1 })).toBeVisible();
   const table = page.getByRole('table', { name: /Vorgeschlagener Mahnlauf/ });
-  await expect(table).toContainText('3 Briefe');
+  await expect(table).toContainText('4 Briefe');
   for (const letter of dry.data.letters) {
     const row = table.getByRole('row').filter({
       has: page.getByRole('rowheader', { name: letter.invoiceNumber ?? '', exact: true }),
     });
+    // Every proposed letter starts chosen.
+    await expect(
+      row.getByRole('checkbox', { name: `Brief zur Rechnung ${letter.invoiceNumber} senden` }),
+    ).toBeChecked();
+    // The first cell holds the choice; the invoice number is the row header.
     const cells = row.getByRole('cell');
-    await expect(cells.nth(0)).toHaveText(letter.partnerName ?? '');
-    await expect(cells.nth(2)).toContainText(String(letter.level));
-    await expect(cells.nth(2)).toContainText(
+    await expect(cells.nth(1)).toHaveText(letter.partnerName ?? '');
+    await expect(cells.nth(3)).toContainText(String(letter.level));
+    await expect(cells.nth(3)).toContainText(
       letter.kind === 'PAYMENT_REMINDER' ? 'Zahlungserinnerung' : 'Mahnung',
     );
-    await expect(cells.nth(3)).toHaveText(money(letter.openAmount, letter.currency));
-    await expect(cells.nth(4)).toContainText(money(letter.fee, letter.currency));
+    await expect(cells.nth(4)).toHaveText(money(letter.openAmount, letter.currency));
+    await expect(cells.nth(5)).toContainText(money(letter.fee, letter.currency));
     if (letter.flatFee > 0) {
-      await expect(cells.nth(4)).toContainText(money(letter.flatFee, letter.currency));
+      await expect(cells.nth(5)).toContainText(money(letter.flatFee, letter.currency));
     }
-    await expect(cells.nth(5)).toContainText(money(letter.interest, letter.currency));
-    await expect(cells.nth(6)).toContainText(money(letter.total, letter.currency));
+    await expect(cells.nth(6)).toContainText(money(letter.interest, letter.currency));
+    await expect(cells.nth(7)).toContainText(money(letter.total, letter.currency));
   }
+  const chooseAll = table.getByRole('checkbox', { name: 'Alle Briefe wählen' });
+  await expect(chooseAll).toBeChecked();
   await expectNoAxeViolations(page);
   await screenshot(page, 'dunning');
 
@@ -111,13 +120,36 @@ test('the proposed run as the API computes it, blocks, and the letter sent', asy
     params: { path: { partnerId: elbe } },
   });
   expect(partner.data?.dunningBlocked).toBe(true);
-  await expect(table).toContainText('1 Briefe');
+  await expect(table).toContainText('2 Briefe');
 
-  // Send what is left: the one letter.
-  await page.getByRole('button', { name: 'Mahnungen senden (1)' }).click();
+  // "All" takes every letter out, and puts them back; nothing chosen sends nothing.
+  const sendButton = (n: number) =>
+    page.getByRole('button', { name: `Gewählte Briefe senden (${n})` });
+  await chooseAll.uncheck();
+  await expect(table.getByRole('checkbox', { checked: true })).toHaveCount(0);
+  await expect(sendButton(0)).toBeDisabled();
+  await expect(page.getByText('Kein Brief gewählt')).toBeVisible();
+  await chooseAll.check();
+  await expect(sendButton(2)).toBeEnabled();
+
+  // Take one letter out: "all" is mixed, the run counts the one chosen letter.
+  const unchosenBox = rowOf(page, unchosen).getByRole('checkbox', {
+    name: `Brief zur Rechnung ${unchosen.documentNumber} senden`,
+  });
+  await unchosenBox.uncheck();
+  await expect(chooseAll).toBeChecked({ indeterminate: true });
+  await expect(rowOf(page, kept).getByRole('checkbox')).toBeChecked();
+  await expectNoAxeViolations(page);
+
+  // Send the chosen letter.
+  await sendButton(1).click();
   await page.getByRole('button', { name: 'Ja, 1 Briefe senden' }).click();
   await expect(page.getByRole('heading', { name: 'Mahnlauf ausgeführt' })).toBeVisible();
-  await expect(page.getByText('Zum Stichtag ist keine Rechnung zu mahnen.')).toBeVisible();
+  await expect(page.getByText('1 Briefe erstellt')).toBeVisible();
+  // The unchosen letter is still proposed, still unchosen; the sent one is gone.
+  await expect(rowOf(page, kept)).toHaveCount(0);
+  await expect(unchosenBox).not.toBeChecked();
+  await expect(table).toContainText('1 Briefe');
   await expectNoAxeViolations(page);
 
   // The settings: a shorter term to pay, saved for the account.
@@ -134,6 +166,8 @@ test('the proposed run as the API computes it, blocks, and the letter sent', asy
   const sent = await invoiceState(api, kept);
   expect(sent.dunningLevel).toBe(1);
   expect(sent.lastDunnedAt).not.toBeNull();
+  expect((await invoiceState(api, unchosen)).dunningLevel).toBe(0);
+  expect((await invoiceState(api, unchosen)).lastDunnedAt).toBeNull();
   expect((await invoiceState(api, blocked)).dunningLevel).toBe(0);
   expect((await invoiceState(api, ofBlockedCustomer)).dunningLevel).toBe(0);
 });

@@ -46,8 +46,9 @@ export async function setLanguage(language: Language): Promise<void> {
 let signedInTexts: Promise<void> | null = null;
 
 /**
- * The German texts of the signed-in screens (the entry has only the signed-out pages'; see
- * vite.config.ts): loaded once, before the first signed-in page renders.
+ * All German texts (the entry has only the sign-in page's and what every page shows; see
+ * vite.config.ts): loaded once, before the first other page renders — a signed-in screen, or
+ * the setup, password and invitation pages.
  */
 export function loadSignedInTexts(): Promise<void> {
   signedInTexts ??= import('./locales/de.json')

@@ -20,6 +20,7 @@ import { PublicLayout } from './components/PublicLayout';
 import { RootLayout } from './components/RootLayout';
 import { partnerListSearch, partnerTabSearch } from './routes/partners/search';
 import { SignInPage } from './routes/SignIn';
+import { searchParser } from './search';
 import {
   validateContractsSearch,
   validateMonthEndSearch,
@@ -31,10 +32,6 @@ export function safeRedirect(value: unknown): string | undefined {
   return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//')
     ? value
     : undefined;
-}
-
-function optionalString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 const rootRoute = createRootRoute({
@@ -66,15 +63,14 @@ const signInRoute = createRoute({
   component: SignInPage,
 });
 
-const emailSearch = (search: Record<string, unknown>): { email?: string } => {
-  const email = optionalString(search.email);
-  return email === undefined ? {} : { email };
-};
+const emailSearch = searchParser<{ email?: string }>({ email: 'text' });
 
 const forgotPasswordRoute = createRoute({
   getParentRoute: () => publicLayout,
   path: '/forgot-password',
   validateSearch: emailSearch,
+  // Its texts load with it: the entry carries only the sign-in page's (vite.config.ts).
+  beforeLoad: () => loadSignedInTexts(),
   component: lazyRouteComponent(() => import('./routes/ForgotPassword'), 'ForgotPasswordPage'),
 });
 
@@ -82,6 +78,8 @@ const resetPasswordRoute = createRoute({
   getParentRoute: () => publicLayout,
   path: '/reset-password',
   validateSearch: emailSearch,
+  // Its texts load with it: the entry carries only the sign-in page's (vite.config.ts).
+  beforeLoad: () => loadSignedInTexts(),
   component: lazyRouteComponent(() => import('./routes/ResetPassword'), 'ResetPasswordPage'),
 });
 
@@ -89,12 +87,15 @@ const acceptInvitationRoute = createRoute({
   getParentRoute: () => publicLayout,
   path: '/accept-invitation',
   validateSearch: emailSearch,
+  // Its texts load with it: the entry carries only the sign-in page's (vite.config.ts).
+  beforeLoad: () => loadSignedInTexts(),
   component: lazyRouteComponent(() => import('./routes/ResetPassword'), 'AcceptInvitationPage'),
 });
 
 const setupRoute = createRoute({
   getParentRoute: () => publicLayout,
   path: '/setup',
+  beforeLoad: () => loadSignedInTexts(),
   component: lazyRouteComponent(() => import('./routes/Setup'), 'SetupPage'),
 });
 
@@ -129,19 +130,12 @@ export interface InvoiceListSearch {
 const invoicesRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/invoices',
-  validateSearch: (search: Record<string, unknown>): InvoiceListSearch => {
-    const status = invoiceTabs.find((tab) => tab === search.status);
-    const q = optionalString(search.q);
-    const cursor = optionalString(search.cursor);
-    const source =
-      search.source === 'GENERATED' || search.source === 'UPLOADED' ? search.source : undefined;
-    return {
-      ...(status === undefined ? {} : { status }),
-      ...(source === undefined ? {} : { source }),
-      ...(q === undefined ? {} : { q }),
-      ...(cursor === undefined ? {} : { cursor }),
-    };
-  },
+  validateSearch: searchParser<InvoiceListSearch>({
+    status: invoiceTabs,
+    q: 'text',
+    cursor: 'text',
+    source: ['GENERATED', 'UPLOADED'],
+  }),
   component: lazyRouteComponent(() => import('./routes/invoices/InvoiceList'), 'InvoiceListPage'),
 });
 const newInvoiceRoute = createRoute({
@@ -183,11 +177,7 @@ export interface ProductsSearch {
 const productsRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/products',
-  validateSearch: (search: Record<string, unknown>): ProductsSearch => {
-    const q = optionalString(search.q);
-    const cursor = optionalString(search.cursor);
-    return { ...(q === undefined ? {} : { q }), ...(cursor === undefined ? {} : { cursor }) };
-  },
+  validateSearch: searchParser<ProductsSearch>({ q: 'text', cursor: 'text' }),
   component: lazyRouteComponent(() => import('./routes/products/Products'), 'ProductsPage'),
 });
 const bankRoute = createRoute({
@@ -198,26 +188,15 @@ const bankRoute = createRoute({
 const bankImportRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/bank/imports/$importId',
-  validateSearch: (
-    search: Record<string, unknown>,
-  ): { filter?: 'undecided' | 'accepted' | 'rejected' | 'duplicates' } => {
-    const filter = search.filter;
-    return filter === 'undecided' ||
-      filter === 'accepted' ||
-      filter === 'rejected' ||
-      filter === 'duplicates'
-      ? { filter }
-      : {};
-  },
+  validateSearch: searchParser<{ filter?: 'undecided' | 'accepted' | 'rejected' | 'duplicates' }>({
+    filter: ['undecided', 'accepted', 'rejected', 'duplicates'],
+  }),
   component: lazyRouteComponent(() => import('./routes/bank/ImportReview'), 'ImportReviewPage'),
 });
 const dunningRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/dunning',
-  validateSearch: (search: Record<string, unknown>): { date?: string } => {
-    const date = optionalString(search.date);
-    return date !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : {};
-  },
+  validateSearch: searchParser<{ date?: string }>({ date: 'date' }),
   component: lazyRouteComponent(() => import('./routes/dunning/DunningPage'), 'DunningPage'),
 });
 const contracts = () => import('./routes/contracts/routes');

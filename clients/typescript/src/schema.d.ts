@@ -1671,7 +1671,7 @@ export interface paths {
         put?: never;
         /**
          * Run dunning now, or propose it (dry run)
-         * @description Every FINAL invoice that is overdue on `date` (default today), still open (gross total less settled payments), not cancelled and neither it nor its partner blocked, and whose next level is due, gets one letter: a FINAL DUNNING document from the PUBLISHED system template (`PAYMENT_REMINDER` or `DUNNING`) with the open amount, fees, default interest (§288 BGB) and the EUR 40 flat fee from businesses, queued for mailing to the partner’s BILLING address; the invoice’s `dunningLevel` and `lastDunnedAt` move on. Repeating a run sends nothing twice. With `dryRun` nothing is written and the answer lists the letters the run would send. See docs/dunning.md. Needs the admin role for a real run (`dryRun` not true).
+         * @description Every FINAL invoice that is overdue on `date` (default today), still open (gross total less settled payments), not cancelled and neither it nor its partner blocked, and whose next level is due, gets one letter: a FINAL DUNNING document from the PUBLISHED system template (`PAYMENT_REMINDER` or `DUNNING`) with the open amount, fees, default interest (§288 BGB) and the EUR 40 flat fee from businesses, queued for mailing to the partner’s BILLING address; the invoice’s `dunningLevel` and `lastDunnedAt` move on. Repeating a run sends nothing twice. With `dryRun` nothing is written and the answer lists the letters the run would send. `invoiceIds` limits the run to the letters chosen (from a dry run): each is checked as without the list, and an id that is not due (or unknown, or another account’s) is simply not in the answer. See docs/dunning.md. Needs the admin role for a real run (`dryRun` not true).
          */
         post: operations["runDunning"];
         delete?: never;
@@ -4791,6 +4791,7 @@ export interface components {
          *       "taxTotal": 190,
          *       "grossTotal": 1190,
          *       "paymentStatus": "UNPAID",
+         *       "openAmount": null,
          *       "overdue": false,
          *       "fields": {},
          *       "processingStatus": null,
@@ -6421,6 +6422,8 @@ export interface components {
              * @description The as-of day: what is overdue, the letters’ date and interest up to it; default today. Later than today only with dryRun (YYYY-MM-DD, a real calendar date).
              */
             date?: string;
+            /** @description Only these invoices (e.g. the letters chosen from a dry run); leave out for every invoice. Each is still checked as without the list: an id that is not due for a letter (paid, blocked, not yet due, dunned meanwhile, not an invoice, unknown or of another account) is left out of the answer, without a problem. */
+            invoiceIds?: string[];
         };
         RunDunningResponse: {
             dryRun: boolean;

@@ -515,8 +515,16 @@ export interface DunnableInvoiceRow extends DocumentRow {
 export async function dunnableInvoices(
   db: Executor,
   accountId: string,
-  f: { asOf: string; maxLevel: number; afterId?: string; limit: number },
+  f: {
+    asOf: string;
+    maxLevel: number;
+    afterId?: string;
+    limit: number;
+    /** Only these invoices (a run limited to chosen letters); all when left out. */
+    ids?: readonly string[];
+  },
 ): Promise<DunnableInvoiceRow[]> {
+  if (f.ids?.length === 0) return [];
   let query = db
     .selectFrom('documents as d')
     .leftJoin('partners as p', (join) =>
@@ -536,6 +544,7 @@ export async function dunnableInvoices(
     .where('d.dunning_level', '<', f.maxLevel)
     .where((eb) => eb.or([eb('p.dunning_blocked', 'is', null), eb('p.dunning_blocked', '=', 0)]));
   if (f.afterId !== undefined) query = query.where('d.id', '>', f.afterId);
+  if (f.ids !== undefined) query = query.where('d.id', 'in', f.ids);
   return query.orderBy('d.id').limit(f.limit).execute();
 }
 

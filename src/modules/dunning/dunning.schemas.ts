@@ -4,6 +4,8 @@ import { IsoDate, Nullable, Timestamp } from '../../http/schemas.js';
 export const LETTER_KINDS = ['PAYMENT_REMINDER', 'DUNNING'] as const;
 /** A payment reminder and up to three dunning letters. */
 export const MAX_LEVELS = 4;
+/** Invoices a run may be limited to: a screen's worth of chosen letters, and more. */
+export const MAX_RUN_INVOICES = 1000;
 
 const LevelSchema = Type.Object(
   {
@@ -96,6 +98,18 @@ export const DunningRunBody = Type.Object(
     date: Type.Optional(
       IsoDate(
         'The as-of day: what is overdue, the letters’ date and interest up to it; default today. Later than today only with dryRun',
+      ),
+    ),
+    invoiceIds: Type.Optional(
+      Type.Array(
+        Type.String({ minLength: 1, maxLength: 64, description: 'An invoice (`doc_…`).' }),
+        {
+          minItems: 1,
+          maxItems: MAX_RUN_INVOICES,
+          uniqueItems: true,
+          description:
+            'Only these invoices (e.g. the letters chosen from a dry run); leave out for every invoice. Each is still checked as without the list: an id that is not due for a letter (paid, blocked, not yet due, dunned meanwhile, not an invoice, unknown or of another account) is left out of the answer, without a problem.',
+        },
       ),
     ),
   },

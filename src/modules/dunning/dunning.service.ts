@@ -41,6 +41,8 @@ interface Run {
   asOf: string;
   dryRun: boolean;
   actor: Actor;
+  /** Only these invoices (the letters chosen from a dry run); every invoice when left out. */
+  invoiceIds?: readonly string[];
 }
 
 /** What the run needs per account: its settings and the letters' templates. */
@@ -63,7 +65,10 @@ export class DunningRuns {
   }
 
   /** `POST /v1/dunning/runs`: the caller's account, as of `date` (default today). */
-  runFor(actor: Actor, input: { dryRun?: boolean; date?: string }): Promise<DunningRunResult> {
+  runFor(
+    actor: Actor,
+    input: { dryRun?: boolean; date?: string; invoiceIds?: readonly string[] },
+  ): Promise<DunningRunResult> {
     const today = isoDate(this.ctx.clock.now());
     const asOf = input.date ?? today;
     const dryRun = input.dryRun ?? false;
@@ -83,7 +88,14 @@ export class DunningRuns {
           ],
         },
       );
-    return this.run({ accountId: actor.accountId, asOf, dryRun, actor });
+    return this.run({
+      accountId: actor.accountId,
+      asOf,
+      dryRun,
+      actor,
+      // Read within the caller's account like every invoice: another account's id matches none.
+      invoiceIds: input.invoiceIds,
+    });
   }
 
   /** The schedule: every account that enabled it and has not run today, as the system. */
@@ -126,6 +138,7 @@ export class DunningRuns {
         maxLevel: prepared.settings.levels.length,
         afterId,
         limit: PAGE,
+        ids: run.invoiceIds,
       });
       if (page.length === 0) return result;
       const due = await this.claims(run, prepared.settings, page);

@@ -331,6 +331,62 @@ describe('dunning runs', () => {
     expect(refused).toMatchObject({ code: 'business_rule_violated' });
   });
 
+  it('sends only the chosen letters when a run names its invoices', async () => {
+    const p = await partner({ name: 'Auswahl GmbH' });
+    const chosen = await invoice(p, '2026-06-01');
+    const left = await invoice(p, '2026-06-01');
+    const notDue = await invoice(p, '2026-06-28');
+    const stranger = await createUser(t);
+    const strangers = await finalInvoice<Doc>(
+      t,
+      stranger,
+      (
+        await call<{ id: string }>(t, stranger, 'POST', '/v1/partners', {
+          name: 'Fremd GmbH',
+          addresses: [billingAddress('fremd@schuldner.example')],
+        })
+      ).id,
+      '2026-06-01',
+    );
+    const ids = [chosen.id, notDue.id, strangers.id, 'doc_unknown'];
+    // The dry run proposes the chosen invoice only; what is not due is simply not there.
+    const proposed = await run({ dryRun: true, invoiceIds: ids });
+    expect(proposed.letters.map((l) => l.invoiceId)).toEqual([chosen.id]);
+    expect(proposed.problems).toEqual([]);
+    const made = await run({ invoiceIds: ids });
+    expect(made.letters.map((l) => l.invoiceId)).toEqual([chosen.id]);
+    expect(made.letters[0]).toMatchObject({ level: 1, sendQueued: true });
+    const level = async (u: TestUser, id: string) =>
+      (await call<Doc>(t, u, 'GET', `/v1/documents/${id}`)).dunningLevel;
+    expect(await level(user, chosen.id)).toBe(1);
+    expect(await level(user, left.id)).toBe(0);
+    expect(await level(user, notDue.id)).toBe(0);
+    // Another account's invoice is never touched, though it is due in its own account.
+    expect(await level(stranger, strangers.id)).toBe(0);
+    // The left-out invoice stays due for the next run.
+    expect(letterFor(await run({ dryRun: true }), left.id)).toMatchObject({ level: 1 });
+  });
+
+  it('refuses a malformed list of invoices', async () => {
+    for (const [invoiceIds, code] of [
+      [[], 'too_few'],
+      [['doc_a', 'doc_a'], 'duplicate_items'],
+      [['x'.repeat(65)], 'too_long'],
+      [Array.from({ length: 1001 }, (_, i) => `doc_${i}`), 'too_many'],
+    ] as const) {
+      const refused = await call<Body>(
+        t,
+        user,
+        'POST',
+        '/v1/dunning/runs',
+        { dryRun: true, invoiceIds },
+        400,
+      );
+      expect(JSON.stringify(refused), code).toContain(code);
+      expect(JSON.stringify(refused)).toContain('/body/invoiceIds');
+    }
+  });
+
   it('makes one letter per level when two runs race', async () => {
     const p = await partner({ name: 'Parallel GmbH' });
     const inv = await invoice(p, '2026-06-01');

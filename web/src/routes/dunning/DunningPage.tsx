@@ -1,8 +1,8 @@
 /**
  * Dunning: the letters a run would send as of a day (the API's dry run, figures as it answers
- * them), blocks for an invoice or a customer, the real run (admins), and the settings. The
- * real run sends every proposed letter — the API has no choice of letters — so what must not
- * go out is blocked first.
+ * them), blocks for an invoice or a customer, the real run of the chosen letters (admins), and
+ * the settings. Every proposed letter starts chosen; the run names the chosen invoices
+ * (`invoiceIds`) and the API re-checks each, so its answer says what was really sent.
  */
 import type { components } from '@kontor/client';
 import { useNavigate, useSearch } from '@tanstack/react-router';
@@ -21,6 +21,28 @@ import '../../styles/dunning.css';
 
 type Run = components['schemas']['RunDunningResponse'];
 type Letter = Run['letters'][number];
+
+/** The API's `maxItems` of a run's `invoiceIds`: longer choices go in several runs. */
+const RUN_CHUNK = 1000;
+
+/** The real run of the chosen invoices, in chunks the API accepts, as one answer. */
+async function sendChosen(invoiceIds: readonly string[]): Promise<Run> {
+  const runs: Run[] = [];
+  for (let start = 0; start < invoiceIds.length; start += RUN_CHUNK) {
+    const { data, error } = await api.POST('/v1/dunning/runs', {
+      body: { dryRun: false, invoiceIds: invoiceIds.slice(start, start + RUN_CHUNK) },
+    });
+    if (error) throw new ProblemError(error);
+    runs.push(data);
+  }
+  const first = runs[0];
+  if (first === undefined) throw new Error('no invoice chosen');
+  return {
+    ...first,
+    letters: runs.flatMap((run) => run.letters),
+    problems: runs.flatMap((run) => run.problems),
+  };
+}
 
 function useProposal(date: string) {
   return useQuery({
@@ -56,19 +78,43 @@ function Kind({ kind }: { kind: Letter['kind'] }) {
   );
 }
 
+interface Choice {
+  /** Whether the letter goes out with the next run (every proposed letter starts chosen). */
+  chosen: (invoiceId: string) => boolean;
+  /** Whether choices can be made: admins, as of today. */
+  canChoose: boolean;
+  onChoose: (invoiceIds: readonly string[], chosen: boolean) => void;
+}
+
 interface RowProps {
   letter: Letter;
   busy: boolean;
+  choice: Choice;
   onBlockInvoice: (letter: Letter) => void;
   onBlockPartner: (letter: Letter) => void;
 }
 
-function LetterRow({ letter, busy, onBlockInvoice, onBlockPartner }: RowProps) {
+function LetterRow({ letter, busy, choice, onBlockInvoice, onBlockPartner }: RowProps) {
   const { t } = useTranslation();
   const money = (amount: number) => formatMoney(amount, letter.currency);
   const number = letter.invoiceNumber ?? letter.invoiceId;
+  const checkboxId = `dunning-choose-${letter.invoiceId}`;
   return (
     <tr>
+      {choice.canChoose ? (
+        <td className="choose">
+          <input
+            id={checkboxId}
+            type="checkbox"
+            checked={choice.chosen(letter.invoiceId)}
+            disabled={busy}
+            onChange={(event) => choice.onChoose([letter.invoiceId], event.target.checked)}
+          />
+          <label htmlFor={checkboxId} className="visually-hidden">
+            {t('dunning.choose.one', { invoice: number })}
+          </label>
+        </td>
+      ) : null}
       <th scope="row">{number}</th>
       <td>{letter.partnerName ?? t('dunning.none')}</td>
       <td>
@@ -148,14 +194,41 @@ function LetterRow({ letter, busy, onBlockInvoice, onBlockPartner }: RowProps) {
   );
 }
 
+/** The header's checkbox: all letters chosen, none, or some (mixed). */
+function ChooseAll({ run, busy, choice }: { run: Run; busy: boolean; choice: Choice }) {
+  const { t } = useTranslation();
+  const ids = run.letters.map((letter) => letter.invoiceId);
+  const count = ids.filter((id) => choice.chosen(id)).length;
+  const all = count === ids.length;
+  return (
+    <label className="choose-all">
+      <input
+        type="checkbox"
+        checked={all}
+        // Mixed: some letters chosen; a click chooses them all.
+        ref={(input) => {
+          if (input) input.indeterminate = count > 0 && !all;
+        }}
+        disabled={busy}
+        onChange={() => choice.onChoose(ids, !all)}
+      />
+      {/* Short on screen, whole for assistive technology (it starts with the visible word). */}
+      <span aria-hidden="true">{t('dunning.choose.allShort')}</span>
+      <span className="visually-hidden">{t('dunning.choose.all')}</span>
+    </label>
+  );
+}
+
 function ProposalTable({
   run,
   busy,
+  choice,
   onBlockInvoice,
   onBlockPartner,
 }: {
   run: Run;
   busy: boolean;
+  choice: Choice;
   onBlockInvoice: (letter: Letter) => void;
   onBlockPartner: (letter: Letter) => void;
 }) {
@@ -169,6 +242,11 @@ function ProposalTable({
         </caption>
         <thead>
           <tr>
+            {choice.canChoose ? (
+              <th scope="col">
+                <ChooseAll run={run} busy={busy} choice={choice} />
+              </th>
+            ) : null}
             <th scope="col">{t('dunning.col.invoice')}</th>
             <th scope="col">{t('dunning.col.customer')}</th>
             <th scope="col">{t('dunning.col.due')}</th>
@@ -194,6 +272,7 @@ function ProposalTable({
               key={letter.invoiceId}
               letter={letter}
               busy={busy}
+              choice={choice}
               onBlockInvoice={onBlockInvoice}
               onBlockPartner={onBlockPartner}
             />
@@ -204,8 +283,10 @@ function ProposalTable({
   );
 }
 
-function SentResult({ run }: { run: Run }) {
+/** What a run sent, and how many of the chosen invoices the API found no longer due. */
+function SentResult({ run, chosen }: { run: Run; chosen: number }) {
   const { t } = useTranslation();
+  const notDue = chosen - run.letters.length - run.problems.length;
   return (
     <section className="panel" aria-labelledby="sent-title">
       <h2 id="sent-title">{t('dunning.sent.title')}</h2>
@@ -215,6 +296,7 @@ function SentResult({ run }: { run: Run }) {
           queued: run.letters.filter((letter) => letter.sendQueued).length,
         })}
       />
+      {notDue > 0 ? <p>{t('dunning.sent.notDue', { n: notDue })}</p> : null}
       <ul>
         {run.letters.map((letter) => (
           <li key={letter.invoiceId}>
@@ -260,7 +342,9 @@ export function DunningPage() {
   const [message, setMessage] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const [sent, setSent] = useState<Run | null>(null);
+  const [sent, setSent] = useState<{ run: Run; chosen: number } | null>(null);
+  // The letters taken out of the run; every other proposed letter is chosen, new ones too.
+  const [unchosen, setUnchosen] = useState<ReadonlySet<string>>(new Set());
 
   const afterWrite = async () => {
     // A block or a run changes the proposal of every day, and the invoices it touched.
@@ -322,17 +406,37 @@ export function DunningPage() {
       setNote(t('dunning.partnerBlocked', { partner: letter.partnerName ?? '' }));
     });
 
+  const isToday = date === today();
+  const proposed = proposal.data?.letters ?? [];
+  const chosenIds = proposed
+    .map((letter) => letter.invoiceId)
+    .filter((invoiceId) => !unchosen.has(invoiceId));
+  const letters = chosenIds.length;
+  const choice: Choice = {
+    chosen: (invoiceId) => !unchosen.has(invoiceId),
+    canChoose: isAdmin && isToday,
+    onChoose: (invoiceIds, chosen) =>
+      setUnchosen((previous) => {
+        const next = new Set(previous);
+        for (const invoiceId of invoiceIds)
+          if (chosen) next.delete(invoiceId);
+          else next.add(invoiceId);
+        return next;
+      }),
+  };
+
   const send = () =>
     void act(async () => {
-      const { data, error } = await api.POST('/v1/dunning/runs', { body: { dryRun: false } });
-      if (error) throw new ProblemError(error);
-      setConfirming(false);
-      setSent(data);
-      await afterWrite();
+      try {
+        const run = await sendChosen(chosenIds);
+        setConfirming(false);
+        setSent({ run, chosen: chosenIds.length });
+      } finally {
+        // A refused later chunk may follow letters already sent: read the proposal anew.
+        await afterWrite();
+      }
     });
 
-  const isToday = date === today();
-  const letters = proposal.data?.letters.length ?? 0;
   return (
     <section className="screen" aria-labelledby="screen-title">
       <h1 id="screen-title">{t('dunning.title')}</h1>
@@ -362,6 +466,7 @@ export function DunningPage() {
           <ProposalTable
             run={proposal.data}
             busy={busy}
+            choice={choice}
             onBlockInvoice={(letter) =>
               setInvoiceBlock(letter.invoiceId, letter.invoiceNumber ?? letter.invoiceId, true)
             }
@@ -370,7 +475,7 @@ export function DunningPage() {
           <Problems problems={proposal.data.problems} />
         </>
       ) : null}
-      {letters > 0 ? (
+      {proposed.length > 0 ? (
         <div className="send-box" role="group" aria-label={t('dunning.send.group')}>
           {!isAdmin ? (
             <p className="muted">{t('dunning.send.adminOnly')}</p>
@@ -383,7 +488,7 @@ export function DunningPage() {
                 <button
                   type="button"
                   className="button button-primary"
-                  disabled={busy}
+                  disabled={busy || letters === 0}
                   onClick={send}
                 >
                   {t('dunning.send.yes', { n: letters })}
@@ -395,11 +500,14 @@ export function DunningPage() {
             </>
           ) : (
             <>
-              <p className="muted">{t('dunning.send.hint')}</p>
+              <p className="muted" id="dunning-send-hint">
+                {letters > 0 ? t('dunning.send.hint') : t('dunning.send.noneChosen')}
+              </p>
               <button
                 type="button"
                 className="button button-primary"
-                disabled={busy}
+                disabled={busy || letters === 0}
+                aria-describedby="dunning-send-hint"
                 onClick={() => setConfirming(true)}
               >
                 {t('dunning.send.start', { n: letters })}
@@ -408,7 +516,7 @@ export function DunningPage() {
           )}
         </div>
       ) : null}
-      {sent ? <SentResult run={sent} /> : null}
+      {sent ? <SentResult run={sent.run} chosen={sent.chosen} /> : null}
       {blocked.data && blocked.data.length > 0 ? (
         <section className="panel" aria-labelledby="blocked-title">
           <h2 id="blocked-title">{t('dunning.blocked.title')}</h2>

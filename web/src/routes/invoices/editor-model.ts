@@ -4,7 +4,10 @@
  * every total and tax comes back from the API's answer.
  */
 import type { components } from '@kontor/client';
-import type { Invoice } from './shared';
+
+// The document type itself (not from ./shared, a React module): the root typecheck reads this
+// file through its unit test.
+type Invoice = components['schemas']['Document'];
 
 export interface LineValues {
   productId: string;
