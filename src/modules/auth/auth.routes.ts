@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { problems } from '../../http/schemas.js';
@@ -15,16 +14,11 @@ import {
   TokensSchema,
 } from './auth.schemas.js';
 import { AuthService } from './auth.service.js';
-import type { RequestMeta } from './auth.support.js';
+import { meta } from './auth.support.js';
 import { PasswordRecoveryService } from './password-recovery.service.js';
 import { webSessionRoutes } from './web-session.routes.js';
 
 const tags = ['auth'];
-
-function meta(req: FastifyRequest): RequestMeta {
-  const ua = req.headers['user-agent'];
-  return { ip: req.ip, requestId: req.id, userAgent: typeof ua === 'string' ? ua : null };
-}
 
 /** `/v1/auth/*`: x-api-key only, except logout, which ends the caller's own session. */
 export function authRoutes(app: App, ctx: AppContext): void {

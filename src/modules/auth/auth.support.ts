@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
@@ -12,6 +13,12 @@ export interface RequestMeta {
   ip: string;
   requestId: string;
   userAgent: string | null;
+}
+
+/** Who asked: the client address, request id and user agent the auth services record. */
+export function meta(req: FastifyRequest): RequestMeta {
+  const ua = req.headers['user-agent'];
+  return { ip: req.ip, requestId: req.id, userAgent: typeof ua === 'string' ? ua : null };
 }
 
 export const codeInvalid = () =>

@@ -9,7 +9,7 @@ import { AppError } from '../../shared/errors.js';
 import { EmailField } from '../users/index.js';
 import { LoginBody, TokensSchema, type Tokens } from './auth.schemas.js';
 import type { AuthService } from './auth.service.js';
-import type { RequestMeta } from './auth.support.js';
+import { meta } from './auth.support.js';
 import { WebSessionService } from './web-session.service.js';
 
 const tags = ['web'];
@@ -51,11 +51,6 @@ const SetupCheckBody = Type.Object(
   { token: Type.String({ minLength: 10, maxLength: 200, description: 'The setup link’s token.' }) },
   { additionalProperties: false },
 );
-
-function meta(req: FastifyRequest): RequestMeta {
-  const ua = req.headers['user-agent'];
-  return { ip: req.ip, requestId: req.id, userAgent: typeof ua === 'string' ? ua : null };
-}
 
 /**
  * Every cookie-authenticated request must carry `x-kontor-client: web`: a cross-site form

@@ -75,15 +75,6 @@ export class WebSessionService {
     if (ended !== undefined) await this.ctx.credentials.invalidate({ type: 'session', id: ended });
   }
 
-  /**
-   * A new one-time setup link when the installation has no user yet (the first start, and
-   * every start until the owner used one); undefined once anyone exists. Links stay valid
-   * until one of them is used.
-   */
-  async createSetupLink(): Promise<string | undefined> {
-    return createSetupLink(this.ctx);
-  }
-
   async checkSetupLink(token: string): Promise<{ status: 'open' }> {
     if (!(await isOpenSetupLink(this.ctx.db, sha256(token))) || (await anyUserExists(this.ctx.db)))
       throw setupLinkInvalid();
@@ -115,7 +106,11 @@ export class WebSessionService {
   }
 }
 
-/** See `WebSessionService.createSetupLink`; also what the CLI's `setup-link` runs. */
+/**
+ * A new one-time setup link when the installation has no user yet (the first start, every
+ * start until the owner used one, and the CLI's `setup-link`); undefined once anyone exists.
+ * Links stay valid until one of them is used.
+ */
 export async function createSetupLink(
   ctx: Pick<AppContext, 'db' | 'clock'>,
 ): Promise<string | undefined> {
