@@ -33,9 +33,18 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
     lighthouse: { type: 'boolean', default: true },
     'no-lighthouse': { type: 'boolean', default: false },
+    /** A directory to keep each Lighthouse report in (JSON), to read what a score is made of. */
+    reports: { type: 'string' },
+    /** Audit only these pages (comma-separated: sign-in, cockpit, invoice list, invoice editor). */
+    pages: { type: 'string' },
+    /** Audit only the mobile configuration. */
+    'mobile-only': { type: 'boolean', default: false },
   },
 });
 const INVOICES = Number(args.invoices);
+const PAGES = args.pages?.split(',').map((p) => p.trim());
+const audited = (name: string) => PAGES === undefined || PAGES.includes(name);
+const FORMS = args['mobile-only'] ? [false] : [true, false];
 const ROUNDS = Number(args.rounds);
 const OWNER = { email: 'owner@example.com', password: 'correct horse battery staple 42' };
 
@@ -186,7 +195,17 @@ interface Scores {
   accessibility: number | null;
   /** Where the page ended (a signed-out redirect to /sign-in would show here). */
   finalPath: string;
+  /** The performance metrics behind the score: value (ms, or unitless for CLS) and its score. */
+  metrics: Record<string, { value: number | null; score: number | null }>;
 }
+
+const METRICS = [
+  'first-contentful-paint',
+  'largest-contentful-paint',
+  'total-blocking-time',
+  'cumulative-layout-shift',
+  'speed-index',
+] as const;
 
 async function audit(port: number, url: string, desktop: boolean): Promise<Scores> {
   const result = await lighthouse(
@@ -223,6 +242,11 @@ async function audit(port: number, url: string, desktop: boolean): Promise<Score
         }
       : undefined,
   );
+  if (args.reports && result) {
+    fs.mkdirSync(args.reports, { recursive: true });
+    const name = `${new URL(url).pathname.replace(/\W+/g, '-')}-${desktop ? 'desktop' : 'mobile'}`;
+    fs.writeFileSync(path.join(args.reports, `lighthouse${name}.json`), JSON.stringify(result.lhr));
+  }
   const categories = result?.lhr.categories;
   // The app's own route change after load (a redirect by script) is not in finalDisplayedUrl.
   const finalUrl = result?.lhr.finalDisplayedUrl ?? url;
@@ -230,6 +254,12 @@ async function audit(port: number, url: string, desktop: boolean): Promise<Score
     performance: categories?.performance?.score ?? null,
     accessibility: categories?.accessibility?.score ?? null,
     finalPath: new URL(finalUrl).pathname,
+    metrics: Object.fromEntries(
+      METRICS.map((id) => {
+        const a = result?.lhr.audits[id];
+        return [id, { value: a?.numericValue ?? null, score: a?.score ?? null }];
+      }),
+    ),
   };
 }
 
@@ -259,8 +289,8 @@ async function main(): Promise<void> {
   try {
     const lighthouseScores: Record<string, Scores> = {};
     const lighthouseOn = args.lighthouse && !args['no-lighthouse'];
-    if (lighthouseOn) {
-      for (const desktop of [true, false])
+    if (lighthouseOn && audited('sign-in')) {
+      for (const desktop of FORMS)
         lighthouseScores[`sign-in ${desktop ? 'desktop' : 'mobile'}`] = await audit(
           debuggingPort,
           `${url}/sign-in`,
@@ -295,7 +325,7 @@ async function main(): Promise<void> {
         ['invoice list', '/invoices'],
         ['invoice editor', '/invoices/new'],
       ] as const)
-        for (const desktop of [true, false])
+        for (const desktop of audited(name) ? FORMS : [])
           lighthouseScores[`${name} ${desktop ? 'desktop' : 'mobile'}`] = await audit(
             debuggingPort,
             `${url}${target}`,
@@ -305,7 +335,13 @@ async function main(): Promise<void> {
       console.log('Lighthouse (performance / accessibility):');
       for (const [name, s] of Object.entries(lighthouseScores))
         console.log(
-          `  ${name.padEnd(24)} ${s.performance ?? '–'} / ${s.accessibility ?? '–'}  (${s.finalPath})`,
+          `  ${name.padEnd(24)} ${s.performance ?? '–'} / ${s.accessibility ?? '–'}  (${s.finalPath})  ` +
+            METRICS.map((id) => {
+              const m = s.metrics[id]!;
+              const v =
+                id === 'cumulative-layout-shift' ? m.value?.toFixed(3) : Math.round(m.value ?? NaN);
+              return `${id.replace(/(^|-)(\w)[a-z]*/g, '$2').toUpperCase()} ${v} (${m.score ?? '–'})`;
+            }).join(', '),
         );
     }
   } finally {
