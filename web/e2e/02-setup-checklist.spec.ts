@@ -3,7 +3,9 @@
  * missing (the API's invoice readiness), fills in the company data — first with a VAT id whose
  * check digit is wrong, which the API refuses on its field while everything typed stays —,
  * adds the bank account and uploads a logo (a small PNG made here), and the checklist says
- * ready. The API holds what the form showed. Then the owner sets an own invoice number format
+ * ready. An IBAN with a wrong check sum is refused on its field as soon as the owner leaves it,
+ * before any save, and a tax number while it is typed (the API's check route); fixed, the
+ * message goes. The API holds what the form showed. Then the owner sets an own invoice number format
  * (a refused one first, shown on its field) and the API numbers the next invoice with it.
  */
 import { deflateSync } from 'node:zlib';
@@ -110,8 +112,32 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
   // The bank account: the checklist's link leads to its section.
   await checklist.getByRole('link', { name: 'Jetzt ergänzen: Bankverbindung' }).click();
   await expect(page).toHaveURL(/#bank$/);
-  await expect(page.getByLabel('IBAN', { exact: true })).toBeInViewport();
-  await page.getByLabel('IBAN', { exact: true }).fill('DE89 3704 0044 0532 0130 00');
+  const iban = page.getByLabel('IBAN', { exact: true });
+  await expect(iban).toBeInViewport();
+  await expect(iban).not.toHaveAttribute('aria-invalid', 'true');
+
+  // Checked by the API on leaving the field, before saving: the message sits on the field.
+  await iban.fill('DE89 3704 0044 0532 0130 01');
+  await iban.press('Tab');
+  await expect(iban).toHaveAttribute('aria-invalid', 'true');
+  await expect(iban).toHaveAccessibleDescription(/check sum/);
+  await expect(iban).toHaveValue('DE89 3704 0044 0532 0130 01');
+  await expect(page.getByLabel('BIC', { exact: true })).toBeFocused();
+  expect((await api.GET('/v1/account/company')).data?.bankAccounts).toEqual([]);
+  await expectNoAxeViolations(page);
+  await iban.fill('DE89 3704 0044 0532 0130 00');
+  await iban.press('Tab');
+  await expect(iban).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(iban).not.toHaveAccessibleDescription(/check sum/);
+
+  // A tax number is checked while it is typed (once typing pauses), still without saving.
+  const taxNumber = page.getByLabel('Steuernummer', { exact: true });
+  await taxNumber.pressSequentially('30/123/4567');
+  await expect(taxNumber).toBeFocused();
+  await expect(taxNumber).toHaveAccessibleDescription(/10 to 13 digits/);
+  await taxNumber.pressSequentially('8');
+  await expect(taxNumber).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(taxNumber).toHaveValue('30/123/45678');
   await page.getByLabel('BIC', { exact: true }).fill('COBADEFFXXX');
   await page.getByLabel('Bank', { exact: true }).fill('Commerzbank');
   await page.getByRole('button', { name: 'Speichern', exact: true }).click();
