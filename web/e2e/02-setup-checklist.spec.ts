@@ -183,6 +183,27 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
   const readiness = await api.GET('/v1/account/invoice-readiness');
   expect(readiness.data?.ready).toBe(true);
 
+  // Someone else saves the company meanwhile: saving answers the conflict, and "reload and
+  // keep my changes" saves what was typed on the stored version.
+  if (company.error) throw new Error(JSON.stringify(company.error));
+  const { updatedAt: _updatedAt, ...stored } = company.data;
+  const other = await api.PUT('/v1/account/company', {
+    body: { ...stored, phone: '+49 30 999999' },
+  });
+  if (other.error) throw new Error(JSON.stringify(other.error));
+  const phone = page.getByLabel('Telefon', { exact: true });
+  await phone.fill('+49 30 7654321');
+  await page.getByRole('button', { name: 'Speichern', exact: true }).click();
+  await expect(page.getByRole('alert')).toContainText('Jemand hat diese Daten inzwischen geändert');
+  await expect(phone).toHaveValue('+49 30 7654321');
+  const reloadKeep = page.getByRole('button', { name: 'Neu laden und meine Änderungen behalten' });
+  await reloadKeep.click();
+  await expect
+    .poll(async () => (await api.GET('/v1/account/company')).data?.phone)
+    .toBe('+49 30 7654321');
+  await expect(reloadKeep).toBeHidden();
+  await expect(page.getByRole('alert')).toBeHidden();
+
   // A reload shows the stored data (nothing only held in the page).
   await page.reload();
   await expect(page.getByLabel('USt-IdNr.', { exact: true })).toHaveValue('DE123456788');
@@ -248,4 +269,29 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
     creditNoteFormat: 'GS-{YYYY}-{0000}',
     nextInvoiceNumber: `RE-${year}-00002`,
   });
+
+  // Someone else changes the formats meanwhile: the same way out as for the company data.
+  if (formats.error) throw new Error(JSON.stringify(formats.error));
+  const otherFormats = await api.PUT('/v1/documents/numbering', {
+    body: {
+      invoiceFormat: 'RE-{YYYY}-{00000}',
+      creditNoteFormat: 'GS-{YY}-{0000}',
+      version: formats.data.version,
+    },
+  });
+  if (otherFormats.error) throw new Error(JSON.stringify(otherFormats.error));
+  const creditNoteFormat = numbering.getByLabel('Format der Stornos und Rechnungskorrekturen', {
+    exact: true,
+  });
+  await creditNoteFormat.fill('KR-{YYYY}-{0000}');
+  await saveFormats.click();
+  await expect(numbering.getByRole('alert')).toContainText(
+    'Jemand hat diese Daten inzwischen geändert',
+  );
+  await numbering.getByRole('button', { name: 'Neu laden und meine Änderungen behalten' }).click();
+  await expect
+    .poll(async () => (await api.GET('/v1/documents/numbering')).data?.creditNoteFormat)
+    .toBe('KR-{YYYY}-{0000}');
+  await expect(creditNoteFormat).toHaveValue('KR-{YYYY}-{0000}');
+  await expect(numbering.getByRole('alert')).toBeHidden();
 });
