@@ -4,12 +4,7 @@ import { electronicAddressProblem } from '../../shared/eas.js';
 import { ibanProblem, normalizeIban } from '../../shared/iban.js';
 import { normalizeVatId, vatIdProblem } from '../../shared/vat-id.js';
 import type { AccountRow } from './account.repository.js';
-import type {
-  CheckCompany,
-  Company,
-  CompanyData,
-  ElectronicAddress,
-} from './company.schemas.js';
+import type { CheckCompany, Company, CompanyData, ElectronicAddress } from './company.schemas.js';
 
 /** The payment term an account has before its admin sets one (lexoffice's default too). */
 const DEFAULT_PAYMENT_TERM_DAYS = 14;
