@@ -60,6 +60,7 @@ const OPERATION_IDS: Record<string, string> = {
   'PATCH /v1/account/addresses': 'updateAccountSettings',
   'GET /v1/account/company': 'getCompany',
   'PUT /v1/account/company': 'updateCompany',
+  'POST /v1/account/company/check': 'checkCompany',
   'GET /v1/account/billing': 'getBilling',
   'PUT /v1/account/billing/card': 'setBillingCard',
   'PUT /v1/account/billing/bank-account': 'setBillingBankAccount',

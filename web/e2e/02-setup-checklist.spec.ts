@@ -3,7 +3,9 @@
  * missing (the API's invoice readiness), fills in the company data — first with a VAT id whose
  * check digit is wrong, which the API refuses on its field while everything typed stays —,
  * adds the bank account and uploads a logo (a small PNG made here), and the checklist says
- * ready. The API holds what the form showed. Then the owner sets an own invoice number format
+ * ready. An IBAN with a wrong check sum is refused on its field as soon as the owner leaves it,
+ * before any save, and a tax number while it is typed (the API's check route); fixed, the
+ * message goes. The API holds what the form showed. Then the owner sets an own invoice number format
  * (a refused one first, shown on its field) and the API numbers the next invoice with it.
  */
 import { deflateSync } from 'node:zlib';
@@ -110,8 +112,32 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
   // The bank account: the checklist's link leads to its section.
   await checklist.getByRole('link', { name: 'Jetzt ergänzen: Bankverbindung' }).click();
   await expect(page).toHaveURL(/#bank$/);
-  await expect(page.getByLabel('IBAN', { exact: true })).toBeInViewport();
-  await page.getByLabel('IBAN', { exact: true }).fill('DE89 3704 0044 0532 0130 00');
+  const iban = page.getByLabel('IBAN', { exact: true });
+  await expect(iban).toBeInViewport();
+  await expect(iban).not.toHaveAttribute('aria-invalid', 'true');
+
+  // Checked by the API on leaving the field, before saving: the message sits on the field.
+  await iban.fill('DE89 3704 0044 0532 0130 01');
+  await iban.press('Tab');
+  await expect(iban).toHaveAttribute('aria-invalid', 'true');
+  await expect(iban).toHaveAccessibleDescription(/check sum/);
+  await expect(iban).toHaveValue('DE89 3704 0044 0532 0130 01');
+  await expect(page.getByLabel('BIC', { exact: true })).toBeFocused();
+  expect((await api.GET('/v1/account/company')).data?.bankAccounts).toEqual([]);
+  await expectNoAxeViolations(page);
+  await iban.fill('DE89 3704 0044 0532 0130 00');
+  await iban.press('Tab');
+  await expect(iban).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(iban).not.toHaveAccessibleDescription(/check sum/);
+
+  // A tax number is checked while it is typed (once typing pauses), still without saving.
+  const taxNumber = page.getByLabel('Steuernummer', { exact: true });
+  await taxNumber.pressSequentially('30/123/4567');
+  await expect(taxNumber).toBeFocused();
+  await expect(taxNumber).toHaveAccessibleDescription(/10 to 13 digits/);
+  await taxNumber.pressSequentially('8');
+  await expect(taxNumber).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(taxNumber).toHaveValue('30/123/45678');
   await page.getByLabel('BIC', { exact: true }).fill('COBADEFFXXX');
   await page.getByLabel('Bank', { exact: true }).fill('Commerzbank');
   await page.getByRole('button', { name: 'Speichern', exact: true }).click();
@@ -156,6 +182,27 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
   expect(account.data?.logoFileId).toMatch(/^fil_/);
   const readiness = await api.GET('/v1/account/invoice-readiness');
   expect(readiness.data?.ready).toBe(true);
+
+  // Someone else saves the company meanwhile: saving answers the conflict, and "reload and
+  // keep my changes" saves what was typed on the stored version.
+  if (company.error) throw new Error(JSON.stringify(company.error));
+  const { updatedAt: _updatedAt, ...stored } = company.data;
+  const other = await api.PUT('/v1/account/company', {
+    body: { ...stored, phone: '+49 30 999999' },
+  });
+  if (other.error) throw new Error(JSON.stringify(other.error));
+  const phone = page.getByLabel('Telefon', { exact: true });
+  await phone.fill('+49 30 7654321');
+  await page.getByRole('button', { name: 'Speichern', exact: true }).click();
+  await expect(page.getByRole('alert')).toContainText('Jemand hat diese Daten inzwischen geändert');
+  await expect(phone).toHaveValue('+49 30 7654321');
+  const reloadKeep = page.getByRole('button', { name: 'Neu laden und meine Änderungen behalten' });
+  await reloadKeep.click();
+  await expect
+    .poll(async () => (await api.GET('/v1/account/company')).data?.phone)
+    .toBe('+49 30 7654321');
+  await expect(reloadKeep).toBeHidden();
+  await expect(page.getByRole('alert')).toBeHidden();
 
   // A reload shows the stored data (nothing only held in the page).
   await page.reload();
@@ -222,4 +269,29 @@ test('a fresh owner fills in what invoices need until the checklist says ready',
     creditNoteFormat: 'GS-{YYYY}-{0000}',
     nextInvoiceNumber: `RE-${year}-00002`,
   });
+
+  // Someone else changes the formats meanwhile: the same way out as for the company data.
+  if (formats.error) throw new Error(JSON.stringify(formats.error));
+  const otherFormats = await api.PUT('/v1/documents/numbering', {
+    body: {
+      invoiceFormat: 'RE-{YYYY}-{00000}',
+      creditNoteFormat: 'GS-{YY}-{0000}',
+      version: formats.data.version,
+    },
+  });
+  if (otherFormats.error) throw new Error(JSON.stringify(otherFormats.error));
+  const creditNoteFormat = numbering.getByLabel('Format der Stornos und Rechnungskorrekturen', {
+    exact: true,
+  });
+  await creditNoteFormat.fill('KR-{YYYY}-{0000}');
+  await saveFormats.click();
+  await expect(numbering.getByRole('alert')).toContainText(
+    'Jemand hat diese Daten inzwischen geändert',
+  );
+  await numbering.getByRole('button', { name: 'Neu laden und meine Änderungen behalten' }).click();
+  await expect
+    .poll(async () => (await api.GET('/v1/documents/numbering')).data?.creditNoteFormat)
+    .toBe('KR-{YYYY}-{0000}');
+  await expect(creditNoteFormat).toHaveValue('KR-{YYYY}-{0000}');
+  await expect(numbering.getByRole('alert')).toBeHidden();
 });

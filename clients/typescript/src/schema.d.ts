@@ -377,6 +377,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/company/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the seller’s master data as the PUT would, without saving it
+         * @description Runs every check of `PUT /v1/account/company` (the schema, VAT id, tax number, electronic address, IBANs and BICs) on the body, which is the PUT’s without `version`, and writes nothing: no version moves, no audit event. 200 `{valid: true}`, or the same 400 `validation_failed` the PUT would answer, a JSON pointer per refused field. Forms call it while the user types. See docs/invoicing.md.
+         */
+        post: operations["checkCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit-events": {
         parameters: {
             query?: never;
@@ -2648,6 +2668,77 @@ export interface components {
              * @description Payment term (Zahlungsziel) in days, 0–365, for invoices without a due date; null: none. Defaults to 14.
              */
             defaultPaymentTermDays: number | null;
+        };
+        /** @description The seller’s master data to check, every field as `PUT /v1/account/company` takes it, without `version`. */
+        CheckCompanyRequest: {
+            /** @description Full legal name with legal form (Firma, vollständiger Name), e.g. `Muster GmbH` (BT-27). Defaults to the account name. */
+            legalName: string;
+            /** @description Postal address of the seller (Anschrift des leistenden Unternehmers, BG-5); required on invoices by §14 (4) Nr. 1 UStG; null: not set yet. */
+            address: {
+                /** @description Street and house number (Straße und Hausnummer, BT-35). */
+                street: string;
+                /** @description Postal code (Postleitzahl, BT-38). */
+                postalCode: string;
+                /** @description City (Ort, BT-37). */
+                city: string;
+                /**
+                 * @description ISO 3166-1 alpha-2 country code (Land, BT-40), e.g. DE.
+                 * @enum {unknown}
+                 */
+                country: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
+            } | null;
+            /** @description VAT identification number (Umsatzsteuer-Identifikationsnummer, USt-IdNr., BT-31), e.g. `DE123456788`: the syntax of its country (EU member states, `XI`, GB, CH, NO), for DE the check digit; stored upper-case without spaces. §14 (4) Nr. 2 UStG asks for the VAT id or the tax number. */
+            vatId: string | null;
+            /** @description Tax number from the tax office (Steuernummer, BT-32, scheme FC): 10 to 13 digits, optionally grouped with `/` or spaces (`30/123/45678`), or the 13-digit ELSTER form (`1130012345678`). */
+            taxNumber: string | null;
+            /** @description Register court (Registergericht), e.g. `Amtsgericht Charlottenburg`; part of BT-33. */
+            registerCourt: string | null;
+            /** @description Commercial register number (Handelsregisternummer), e.g. `HRB 12345` (legal registration id, BT-30). */
+            registerNumber: string | null;
+            /** @description Managing directors (Geschäftsführer), at most 10, as §35a GmbHG / §80 AktG require on business letters; part of BT-33. */
+            managingDirectors: string[];
+            /**
+             * Format: email
+             * @description Contact email of the seller (BT-43).
+             */
+            email: string | null;
+            /** @description Contact phone of the seller (BT-42), e.g. `+49 30 1234567`. */
+            phone: string | null;
+            /** @description Website, an http(s) URL, printed in the letterhead. */
+            website: string | null;
+            /** @description Electronic address of the seller (elektronische Adresse des Verkäufers, BT-34), required by XRechnung; null: not set. */
+            electronicAddress: {
+                /** @description Scheme of the address (schemeID), a code of the CEF EAS code list: `EM` email, `0204` Leitweg-ID, `9930` German VAT id, `0088` GLN, `0060` DUNS, … Another code answers 400. */
+                scheme: string;
+                /** @description The address in that scheme: an email address for `EM`, a Leitweg-ID with valid check digits for `0204`, a German VAT id for `9930`. */
+                value: string;
+            } | null;
+            /** @description Bank accounts (Bankverbindungen), at most 5; the first is printed on invoices and written to e-invoices as the payee account (BG-17). */
+            bankAccounts: {
+                /** @description IBAN (BT-84), with or without spaces; checked (country, length, check digits) and stored without spaces, upper-case. */
+                iban: string;
+                /** @description BIC (SWIFT code, BT-86): 8 or 11 characters, stored upper-case; null: none. */
+                bic: string | null;
+                /** @description Account holder (Kontoinhaber, BT-85); null: the legal name. */
+                accountHolder: string | null;
+                /** @description Name of the bank (Kreditinstitut), printed beside the IBAN. */
+                bankName: string | null;
+            }[];
+            /** @description Small business (Kleinunternehmer, §19 UStG): invoices charge no VAT and say why (tax category E). */
+            smallBusiness: boolean;
+            /**
+             * Format: int32
+             * @description Payment term (Zahlungsziel) in days, 0–365, for invoices without a due date; null: none. Defaults to 14.
+             */
+            defaultPaymentTermDays: number | null;
+        };
+        /** @description The master data would be accepted by `PUT /v1/account/company` as sent. */
+        CheckCompanyResponse: {
+            /**
+             * @description Always true: a refused field answers 400 `validation_failed` instead.
+             * @enum {boolean}
+             */
+            valid: true;
         };
         /** @description An append-only, hash-chained audit event. */
         AuditEvent: {
@@ -8006,6 +8097,45 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    checkCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The seller’s master data to check, every field as `PUT /v1/account/company` takes it, without `version`. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckCompanyRequest"];
+            };
+        };
+        responses: {
+            /** @description The master data would be accepted by `PUT /v1/account/company` as sent. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckCompanyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -10,14 +10,20 @@ import {
   PutAddressesBody,
 } from './account.schemas.js';
 import { AccountService } from './account.service.js';
-import { CompanySchema, PutCompanyBody } from './company.schemas.js';
+import {
+  CheckCompanyBody,
+  CompanyCheckSchema,
+  CompanySchema,
+  PutCompanyBody,
+} from './company.schemas.js';
 
 const tags = ['account'];
 const path = '/v1/account/addresses';
 
 /**
  * `/v1/account/addresses`: GET for everyone; PUT (addresses) and PATCH (settings) for admins.
- * `/v1/account/company`: the seller's master data; GET for everyone, PUT for admins.
+ * `/v1/account/company`: the seller's master data; GET for everyone, PUT for admins, and
+ * `/v1/account/company/check` for admins: the PUT's checks without writing.
  */
 export function accountRoutes(app: App, ctx: AppContext): void {
   const service = new AccountService(ctx);
@@ -125,5 +131,21 @@ function companyRoutes(app: App, service: AccountService): void {
       setEtag(reply, company.version);
       return company;
     },
+  );
+
+  app.post(
+    '/v1/account/company/check',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Check the seller’s master data as the PUT would, without saving it',
+        description:
+          'Runs every check of `PUT /v1/account/company` (the schema, VAT id, tax number, electronic address, IBANs and BICs) on the body, which is the PUT’s without `version`, and writes nothing: no version moves, no audit event. 200 `{valid: true}`, or the same 400 `validation_failed` the PUT would answer, a JSON pointer per refused field. Forms call it while the user types. See docs/invoicing.md.',
+        body: CheckCompanyBody,
+        response: { 200: CompanyCheckSchema, ...problems(400, 401, 403) },
+      },
+    },
+    (req) => service.checkCompany(req.body),
   );
 }

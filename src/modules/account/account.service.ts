@@ -8,7 +8,7 @@ import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { lockUploadedFile, onFileDelete, requireImageFile } from '../files/index.js';
 import { findAccount, updateAccount, usesLogo, type AccountRow } from './account.repository.js';
 import { checkCompany, readCompany } from './company.js';
-import type { Company, PutCompany } from './company.schemas.js';
+import type { CheckCompany, Company, PutCompany } from './company.schemas.js';
 import type {
   AccountSettingsSchema,
   Address,
@@ -131,6 +131,15 @@ export class AccountService {
     const row = await findAccount(this.ctx.db, accountId);
     if (!row) throw notFound('Account');
     return readCompany(row);
+  }
+
+  /**
+   * Checks master data as `putCompany` does, without writing anything and without a version:
+   * the same 400 naming each refused field, or nothing.
+   */
+  checkCompany(input: CheckCompany): { valid: true } {
+    checkCompany(input);
+    return { valid: true };
   }
 
   /**

@@ -174,3 +174,27 @@ export const PutCompanyBody = Type.Object(
   { additionalProperties: false },
 );
 export type PutCompany = Static<typeof PutCompanyBody>;
+
+/**
+ * The body of the validation-only check: what a PUT sends, without `version` (nothing is
+ * written, so there is nothing to be stale against).
+ */
+export const CheckCompanyBody = Type.Object(companyFields, {
+  additionalProperties: false,
+  description:
+    'The seller’s master data to check, every field as `PUT /v1/account/company` takes it, without `version`.',
+});
+export type CheckCompany = Static<typeof CheckCompanyBody>;
+
+/** The answer of a check that found nothing to refuse. */
+export const CompanyCheckSchema = Type.Object(
+  {
+    valid: Type.Literal(true, {
+      description: 'Always true: a refused field answers 400 `validation_failed` instead.',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: 'The master data would be accepted by `PUT /v1/account/company` as sent.',
+  },
+);

@@ -4,7 +4,7 @@ import { electronicAddressProblem } from '../../shared/eas.js';
 import { ibanProblem, normalizeIban } from '../../shared/iban.js';
 import { normalizeVatId, vatIdProblem } from '../../shared/vat-id.js';
 import type { AccountRow } from './account.repository.js';
-import type { Company, CompanyData, ElectronicAddress, PutCompany } from './company.schemas.js';
+import type { CheckCompany, Company, CompanyData, ElectronicAddress } from './company.schemas.js';
 
 /** The payment term an account has before its admin sets one (lexoffice's default too). */
 const DEFAULT_PAYMENT_TERM_DAYS = 14;
@@ -68,8 +68,9 @@ export function throwFieldErrors(errors: FieldError[]): void {
  * check digit), tax number (10–13 digits), electronic address (EAS scheme, value per scheme),
  * IBANs (ISO 13616 check digits) and BIC countries. Every problem is collected into one 400
  * naming the fields. Answers the data to store (VAT id, IBAN and BIC in their canonical form).
+ * The validation-only route (`POST /v1/account/company/check`) runs exactly this too.
  */
-export function checkCompany(input: PutCompany): CompanyData {
+export function checkCompany(input: CheckCompany): CompanyData {
   const errors: FieldError[] = [
     ...vatIdError(input.vatId, '/body/vatId'),
     ...electronicAddressError(input.electronicAddress, '/body/electronicAddress'),

@@ -19,6 +19,7 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { applyProblem } from '../../api/problems';
 import { Field, FormAlert, FormNote } from '../../components/Form';
+import { useKeepEditsOnConflict } from '../../hooks/useKeepEditsOnConflict';
 
 type Partner = components['schemas']['Partner'];
 type Address = components['schemas']['Address'];
@@ -274,21 +275,40 @@ export function PartnerForm({ partner }: Props) {
   const [version, setVersion] = useState(partner?.version ?? 0);
   const [message, setMessage] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
-  const [conflict, setConflict] = useState(false);
 
-  const refused = (problem: Problem) => {
-    if (problem.code === 'version_conflict' || problem.code === 'precondition_failed') {
-      setConflict(true);
+  const keepEdits = useKeepEditsOnConflict<Partner>({
+    load: () =>
+      api.GET('/v1/partners/{partnerId}', {
+        params: { path: { partnerId: partner?.id ?? '' } },
+      }),
+    // The stored values, then what the user changed on top: their edits win, the rest is what
+    // the other writer saved. The next save sends them on the stored version.
+    keep: (data) => {
+      queryClient.setQueryData(keys.partners.detail(data.id), data);
+      const typed = form.getValues();
+      form.reset(valuesOf(data));
+      reapply(form.setValue, typed, dirtyFields);
+      setVersion(data.version);
+      keepEdits.noteProblem(null);
+      setMessage(null);
+      setSaved(t('partners.form.reloaded', { version: data.version }));
+    },
+    onProblem: (problem) => refused(problem),
+    onUnexpected: () => setMessage(t('common.unexpected')),
+  });
+
+  function refused(problem: Problem) {
+    if (keepEdits.noteProblem(problem)) {
       setMessage(t('partners.form.conflict'));
       return;
     }
     setMessage(applyProblem(normalised(problem), setError, FIELDS));
-  };
+  }
 
   const submit = handleSubmit(async (values) => {
     setMessage(null);
     setSaved(null);
-    setConflict(false);
+    keepEdits.noteProblem(null);
     try {
       if (partner === undefined) {
         const { data, error } = await api.POST('/v1/partners', { body: createBody(values) });
@@ -312,30 +332,15 @@ export function PartnerForm({ partner }: Props) {
     }
   });
 
-  /** Takes the stored version and keeps every value typed: the next save sends them on it. */
-  const reloadKeepingEdits = async () => {
-    if (partner === undefined) return;
-    const { data, error } = await api.GET('/v1/partners/{partnerId}', {
-      params: { path: { partnerId: partner.id } },
-    });
-    if (error) return refused(error);
-    queryClient.setQueryData(keys.partners.detail(data.id), data);
-    // The stored values, then what the user changed on top: their edits win, the rest is
-    // what the other writer saved.
-    const typed = form.getValues();
-    form.reset(valuesOf(data));
-    reapply(form.setValue, typed, dirtyFields);
-    setVersion(data.version);
-    setConflict(false);
-    setMessage(null);
-    setSaved(t('partners.form.reloaded', { version: data.version }));
-  };
-
   return (
     <form className="form partner-form" noValidate onSubmit={(event) => void submit(event)}>
       <FormAlert message={message} />
-      {conflict ? (
-        <button type="button" className="button" onClick={() => void reloadKeepingEdits()}>
+      {keepEdits.conflict ? (
+        <button
+          type="button"
+          className="button"
+          onClick={() => void keepEdits.reloadKeepingEdits()}
+        >
           {t('partners.form.reloadKeep')}
         </button>
       ) : null}

@@ -1,8 +1,9 @@
 /**
  * The seller's master data (`PUT /v1/account/company`): name, address, tax ids, contact and the
- * first bank account. The API has no validation-only route, so checks run on save and every
- * refused field shows the API's message beside it; what was typed stays. A stale version
- * (409 version_conflict) offers to reload the version and save the same values again.
+ * first bank account. The API checks every field: on leaving it and while typing an IBAN, VAT
+ * id or tax number (`POST /v1/account/company/check`, useCompanyCheck), and again on save;
+ * every refused field shows the API's message beside it, and what was typed stays. A stale
+ * version (409 version_conflict) offers to reload the version and save the same values again.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
@@ -15,9 +16,11 @@ import { keys } from '../../api/keys';
 import { applyProblem } from '../../api/problems';
 import { Field, FormAlert, FormNote } from '../../components/Form';
 import { CheckboxField, SelectField, TextAreaField } from '../../components/FormFields';
+import { useKeepEditsOnConflict } from '../../hooks/useKeepEditsOnConflict';
 import { COUNTRIES, type Country } from './countries';
+import { useCompanyCheck } from './useCompanyCheck';
 
-type UpdateCompany = components['schemas']['UpdateCompany'];
+type CheckCompany = components['schemas']['CheckCompanyRequest'];
 
 export interface CompanyValues {
   legalName: string;
@@ -101,8 +104,11 @@ function termDays(text: string): number | null {
   return Number.isFinite(days) ? days : Number.NaN;
 }
 
-/** The whole object PUT replaces: the form's fields, the rest (more bank accounts, BT-34) kept. */
-function toBody(values: CompanyValues, base: Company, version: number): UpdateCompany {
+/**
+ * The whole object PUT replaces (without its version, which is what the check takes): the
+ * form's fields, the rest (more bank accounts, BT-34) kept.
+ */
+function toBody(values: CompanyValues, base: Company): CheckCompany {
   const { street, postalCode, city, country } = values.address;
   const anyAddress = [street, postalCode, city].some((part) => part.trim() !== '');
   const bank = values.bankAccounts[0];
@@ -118,7 +124,6 @@ function toBody(values: CompanyValues, base: Company, version: number): UpdateCo
           },
         ];
   return {
-    version,
     legalName: values.legalName.trim(),
     address: anyAddress
       ? { street: street.trim(), postalCode: postalCode.trim(), city: city.trim(), country }
@@ -156,44 +161,66 @@ export function CompanyForm({ company }: { company: Company }) {
   const queryClient = useQueryClient();
   const countries = useCountryOptions();
   const [formError, setFormError] = useState<string | null>(null);
-  const [conflict, setConflict] = useState(false);
   const [saved, setSaved] = useState(false);
   const {
     register,
     handleSubmit,
     setError,
+    clearErrors,
+    getValues,
     reset,
     formState: { errors, isSubmitting },
   } = useForm<CompanyValues>({ defaultValues: toValues(company) });
 
-  const showProblem = (problem: Problem) => {
-    setConflict(problem.code === 'version_conflict');
+  /** What the form saves on: the cache's company (see `save`), else the one it was given. */
+  const latest = () => queryClient.getQueryData<Company>(keys.company.all) ?? company;
+
+  const keepEdits = useKeepEditsOnConflict<Company>({
+    load: () => api.GET('/v1/account/company'),
+    // 409: take the stored version and save the same values again (nothing typed is lost).
+    keep: async (stored) => {
+      queryClient.setQueryData(keys.company.all, stored);
+      await handleSubmit(save)();
+    },
+    onProblem: (problem) => showProblem(problem),
+    onUnexpected: () => setFormError(t('common.unexpected')),
+  });
+
+  const check = useCompanyCheck({
+    getValues,
+    setError,
+    clearErrors,
+    stored: () => toValues(latest()),
+    body: (values) => toBody(values, latest()),
+  });
+
+  function showProblem(problem: Problem) {
     // The API's words for a conflict are for developers; the owner gets the way out.
     setFormError(
-      problem.code === 'version_conflict'
+      keepEdits.noteProblem(problem)
         ? t('company.conflict')
         : applyProblem(problem, setError, FIELDS),
     );
-  };
+  }
 
   /**
    * Saves at the version the cache holds: it changes only by this page's own writes (this
    * form, the logo, which shares the version) or a reload, never by a background refetch
    * (useCompany), so another user's change still answers 409.
    */
-  const save = async (values: CompanyValues) => {
+  async function save(values: CompanyValues) {
     setFormError(null);
     setSaved(false);
     try {
-      const latest = queryClient.getQueryData<Company>(keys.company.all) ?? company;
+      const base = latest();
       const { data, error } = await api.PUT('/v1/account/company', {
-        body: toBody(values, latest, latest.version),
+        body: { version: base.version, ...toBody(values, base) },
       });
       if (error) {
         showProblem(error);
         return;
       }
-      setConflict(false);
+      keepEdits.noteProblem(null);
       queryClient.setQueryData(keys.company.all, data);
       // The account settings share the version; the checklist reads the company.
       await queryClient.invalidateQueries({ queryKey: keys.account.all });
@@ -203,23 +230,17 @@ export function CompanyForm({ company }: { company: Company }) {
     } catch {
       setFormError(t('common.unexpected'));
     }
-  };
+  }
 
-  /** 409: take the stored version and save the same values again (nothing typed is lost). */
-  const reloadAndKeep = async () => {
-    const { data, error } = await api.GET('/v1/account/company');
-    if (error) {
-      showProblem(error);
-      return;
-    }
-    queryClient.setQueryData(keys.company.all, data);
-    await handleSubmit(save)();
-  };
-
-  const field = (name: Path<CompanyValues>) => register(name);
+  /** A text field, checked by the API on leaving it (and while typing, if `asTyped`). */
+  const field = (name: Path<CompanyValues>, asTyped = false) =>
+    register(name, {
+      onBlur: () => check.now(name),
+      onChange: asTyped ? () => check.soon(name) : undefined,
+    });
   // The form edits the first bank account (the one invoices print).
   const bank = (name: keyof CompanyValues['bankAccounts'][number]) =>
-    register(`bankAccounts.0.${name}`);
+    field(`bankAccounts.0.${name}`, name === 'iban');
   const bankErrors = errors.bankAccounts?.[0];
 
   return (
@@ -230,8 +251,12 @@ export function CompanyForm({ company }: { company: Company }) {
       onSubmit={(event) => void handleSubmit(save)(event)}
     >
       <FormAlert message={formError} />
-      {conflict ? (
-        <button type="button" className="button" onClick={() => void reloadAndKeep()}>
+      {keepEdits.conflict ? (
+        <button
+          type="button"
+          className="button"
+          onClick={() => void keepEdits.reloadKeepingEdits()}
+        >
           {t('company.reloadKeep')}
         </button>
       ) : null}
@@ -267,7 +292,7 @@ export function CompanyForm({ company }: { company: Company }) {
         </div>
         <SelectField
           label={t('company.country')}
-          registration={field('address.country')}
+          registration={register('address.country')}
           error={errors.address?.country}
         >
           {countries.map((country) => (
@@ -282,20 +307,20 @@ export function CompanyForm({ company }: { company: Company }) {
         <p className="field-hint">{t('company.taxesHint')}</p>
         <Field
           label={t('company.vatId')}
-          registration={field('vatId')}
+          registration={field('vatId', true)}
           error={errors.vatId}
           hint={t('company.vatIdHint')}
         />
         <Field
           label={t('company.taxNumber')}
-          registration={field('taxNumber')}
+          registration={field('taxNumber', true)}
           error={errors.taxNumber}
           hint={t('company.taxNumberHint')}
         />
         <CheckboxField
           label={t('company.smallBusiness')}
           hint={t('company.smallBusinessHint')}
-          registration={field('smallBusiness')}
+          registration={register('smallBusiness')}
           error={errors.smallBusiness}
         />
         <Field

@@ -13,6 +13,7 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError, applyProblem } from '../../api/problems';
 import { Field, FormAlert, FormNote } from '../../components/Form';
+import { useKeepEditsOnConflict } from '../../hooks/useKeepEditsOnConflict';
 
 type Numbering = components['schemas']['InvoiceNumbering'];
 
@@ -71,7 +72,6 @@ function NumberingForm({ numbering }: { numbering: Numbering }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
-  const [conflict, setConflict] = useState(false);
   const [saved, setSaved] = useState(false);
   const {
     register,
@@ -81,13 +81,26 @@ function NumberingForm({ numbering }: { numbering: Numbering }) {
     formState: { errors, isSubmitting },
   } = useForm<Values>({ defaultValues: valuesOf(numbering) });
 
-  const showProblem = (problem: Problem) => {
-    const stale = problem.code === 'version_conflict' || problem.status === 412;
-    setConflict(stale);
-    setFormError(stale ? t('company.conflict') : applyProblem(problem, setError, FIELDS));
-  };
+  const keepEdits = useKeepEditsOnConflict<Numbering>({
+    load: () => api.GET('/v1/documents/numbering'),
+    // 409/412: take the stored version and save the same values again (nothing typed is lost).
+    keep: async (stored) => {
+      queryClient.setQueryData(keys.invoiceNumbering.all, stored);
+      await handleSubmit(save)();
+    },
+    onProblem: (problem) => showProblem(problem),
+    onUnexpected: () => setFormError(t('common.unexpected')),
+  });
 
-  const save = async (values: Values) => {
+  function showProblem(problem: Problem) {
+    setFormError(
+      keepEdits.noteProblem(problem)
+        ? t('company.conflict')
+        : applyProblem(problem, setError, FIELDS),
+    );
+  }
+
+  async function save(values: Values) {
     setFormError(null);
     setSaved(false);
     try {
@@ -99,7 +112,7 @@ function NumberingForm({ numbering }: { numbering: Numbering }) {
         showProblem(error);
         return;
       }
-      setConflict(false);
+      keepEdits.noteProblem(null);
       queryClient.setQueryData(keys.invoiceNumbering.all, data);
       // The checklist names the formats and the next number.
       await queryClient.invalidateQueries({ queryKey: keys.readiness.all });
@@ -108,19 +121,7 @@ function NumberingForm({ numbering }: { numbering: Numbering }) {
     } catch {
       setFormError(t('common.unexpected'));
     }
-  };
-
-  /** 409/412: take the stored version and save the same values again (nothing typed is lost). */
-  const reloadAndKeep = async () => {
-    try {
-      queryClient.setQueryData(keys.invoiceNumbering.all, await readNumbering());
-    } catch (error) {
-      if (error instanceof ProblemError) showProblem(error.problem);
-      else setFormError(t('common.unexpected'));
-      return;
-    }
-    await handleSubmit(save)();
-  };
+  }
 
   return (
     <form
@@ -130,8 +131,12 @@ function NumberingForm({ numbering }: { numbering: Numbering }) {
       onSubmit={(event) => void handleSubmit(save)(event)}
     >
       <FormAlert message={formError} />
-      {conflict ? (
-        <button type="button" className="button" onClick={() => void reloadAndKeep()}>
+      {keepEdits.conflict ? (
+        <button
+          type="button"
+          className="button"
+          onClick={() => void keepEdits.reloadKeepingEdits()}
+        >
           {t('company.reloadKeep')}
         </button>
       ) : null}
