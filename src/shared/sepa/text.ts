@@ -99,7 +99,7 @@ export function isSepaText(value: string): boolean {
  * characters (and trimmed again). May be empty when nothing of `value` is representable.
  */
 export function sepaText(value: string, max: number): string {
-  if (BASIC.test(value) && value.length <= max && !/^ | $|  /.test(value)) return value;
+  if (BASIC.test(value) && value.length <= max && !/^ | $| {2}/.test(value)) return value;
   const out = value
     .normalize('NFC')
     .replace(REPLACE, (c) => REPLACEMENTS[c]!)
