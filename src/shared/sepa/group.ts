@@ -19,13 +19,19 @@ export interface PendingCreditTransfer extends CreditTransfer {
   executionDate: string;
 }
 
+/** `prefix-suffix` as a SEPA id, the prefix cut so that the whole suffix fits in 35. */
+function withSuffix(prefix: string, suffix: string): string {
+  const head = sepaId([prefix]).slice(0, 35 - suffix.length - 1);
+  return sepaId([head, suffix]);
+}
+
 const SEQUENCE_ORDER: Record<SequenceType, number> = { FRST: 0, RCUR: 1, FNAL: 2, OOFF: 3 };
 
 /**
  * The debits in batches, one per sequence type and collection date (the EPC rule: one
  * `PmtInf` carries one of each), ordered by date, then FRST, RCUR, FNAL, OOFF; the debits keep
- * their order within a batch. Payment-information ids are `prefix-SEQ-YYYYMMDD`, cut from the
- * front when longer than 35 characters so the distinguishing tail survives.
+ * their order within a batch. Payment-information ids are `prefix-SEQ-YYYYMMDD`, the prefix
+ * cut when the whole would be longer than 35 characters, so the distinguishing tail survives.
  */
 export function groupDirectDebits(
   debits: readonly PendingDirectDebit[],
@@ -39,9 +45,9 @@ export function groupDirectDebits(
     let batch = batches.get(key);
     if (batch === undefined) {
       batch = {
-        paymentInfoId: sepaId(
-          [paymentInfoIdPrefix, sequenceType, collectionDate.replaceAll('-', '')],
-          'end',
+        paymentInfoId: withSuffix(
+          paymentInfoIdPrefix,
+          `${sequenceType}-${collectionDate.replaceAll('-', '')}`,
         ),
         sequenceType,
         localInstrument,
@@ -60,7 +66,7 @@ export function groupDirectDebits(
 
 /**
  * The transfers in batches, one per execution date, ordered by date; payment-information ids
- * are `prefix-YYYYMMDD` (cut from the front beyond 35 characters).
+ * are `prefix-YYYYMMDD` (the prefix cut beyond 35 characters).
  */
 export function groupCreditTransfers(
   transfers: readonly PendingCreditTransfer[],
@@ -72,7 +78,7 @@ export function groupCreditTransfers(
     let batch = batches.get(executionDate);
     if (batch === undefined) {
       batch = {
-        paymentInfoId: sepaId([paymentInfoIdPrefix, executionDate.replaceAll('-', '')], 'end'),
+        paymentInfoId: withSuffix(paymentInfoIdPrefix, executionDate.replaceAll('-', '')),
         executionDate,
         batchBooking,
         transfers: [],

@@ -42,7 +42,7 @@ const REPLACEMENTS: Record<string, string> = {
   ħ: 'h',
   '&': '+',
   '§': ' Par. ',
-  '%': ' Prozent ',
+  '%': ' Prozent',
   '€': ' EUR ',
   '@': '(at)',
   '*': '.',
@@ -107,6 +107,8 @@ export function sepaText(value: string, max: number): string {
     .replace(/[\u0300-\u036f]/g, '')
     .replace(NOT_BASIC, ' ')
     .replace(/ {2,}/g, ' ')
+    .replace(/\( /g, '(')
+    .replace(/ \)/g, ')')
     .trim();
   return out.length <= max ? out : out.slice(0, max).trimEnd();
 }
@@ -142,7 +144,8 @@ export function sepaId(
     .map((p) =>
       sepaText(String(p), 1000)
         .replace(/[^A-Za-z0-9/\-?:().,'+]/g, '-')
-        .replace(/-{2,}/g, '-'),
+        .replace(/-{2,}/g, '-')
+        .replace(/^[/-]+|[/-]+$/g, ''),
     )
     .filter((p) => p !== '')
     .join('-');
