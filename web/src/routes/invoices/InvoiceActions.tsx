@@ -14,7 +14,8 @@ import { ProblemError } from '../../api/problems';
 import { queryClient } from '../../api/query';
 import { FormAlert } from '../../components/Form';
 import { InvoiceDialog } from '../../components/InvoiceDialog';
-import { today, useFormat } from '../../format';
+import { useFormats } from '../../api/account';
+import { today } from '../../format';
 import { formatAmountInput, formatDecimal, parseDecimal } from './editor-model';
 import { asJson, type Invoice } from './shared';
 
@@ -138,7 +139,7 @@ export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done
 
 export function PaymentDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
   const { t, i18n } = useTranslation();
-  const format = useFormat();
+  const format = useFormats();
   const amountId = useId();
   const dateId = useId();
   const [open, setOpen] = useState(false);
@@ -273,7 +274,7 @@ interface CreditLine {
 
 export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
   const { t, i18n } = useTranslation();
-  const format = useFormat();
+  const format = useFormats();
   const noteId = useId();
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
