@@ -4,7 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { changedOnly } from '../web/src/api/changes.js';
-import { formatDecimalInput, formatMoney, parseDecimal, taxRateLabel } from '../web/src/format.js';
+import {
+  formatDate,
+  formatDecimalInput,
+  formatMoney,
+  makeFormats,
+  parseDecimal,
+  taxRateLabel,
+} from '../web/src/format.js';
 
 const plain = (text: string) => text.replace(/\s/g, ' ');
 
@@ -31,6 +38,24 @@ describe('web number formats', () => {
     expect(formatDecimalInput(1234.5, '1,234.56')).toBe('1234.5');
     expect(taxRateLabel({ name: 'USt 19 %', rate: 19 }, '1.234,56')).toBe('USt 19 %');
     expect(plain(taxRateLabel({ name: 'Ausfuhr', rate: 0 }, '1.234,56'))).toBe('Ausfuhr (0 %)');
+  });
+
+  it('writes days in the account date format, and binds the account formats for a screen', () => {
+    expect(formatDate('2026-11-28', 'DD.MM.YYYY')).toBe('28.11.2026');
+    expect(formatDate('2026-11-28T10:00:00Z', 'DD/MM/YYYY')).toBe('28/11/2026');
+    expect(formatDate(null, 'DD.MM.YYYY')).toBe('–');
+    const formats = makeFormats({
+      numberFormat: '1,234.56',
+      dateFormat: 'DD/MM/YYYY',
+      currency: 'GBP',
+    });
+    expect(formats.money(1234.5)).toBe('£1,234.50');
+    expect(plain(formats.money(5, 'EUR'))).toBe('€5.00');
+    expect(formats.date('2026-01-02')).toBe('02/01/2026');
+    expect(formats.date(null)).toBe('');
+    expect(formats.percent(5.5)).toBe('5.5');
+    expect(makeFormats(undefined).percent(5.5)).toBe('5,5');
+    expect(plain(makeFormats(undefined).money(92))).toBe('92,00 €');
   });
 });
 

@@ -1,13 +1,18 @@
 /**
- * Money, numbers and dates through Intl. Numbers follow the account's `numberFormat` where a
- * screen has it (the API answers JSON numbers), else the language the user chose; dates the
- * language (the account has no locale of its own in the API yet). Amounts come from the API in
- * major units with their currency.
+ * Money, numbers and dates through Intl: the one place the app decides how they are written.
+ * Numbers follow the account's `numberFormat` and days its `dateFormat` (GET
+ * /v1/account/addresses) where a screen passes them — `useFormats()` (api/account) does for a
+ * component —,
+ * else the language the user chose. Amounts come from the API in major units with their
+ * currency, days as `YYYY-MM-DD`.
  */
+import type { components } from '@kontor/client';
 import i18next from 'i18next';
-import { useTranslation } from 'react-i18next';
 
-export type NumberFormat = '1.234,56' | '1,234.56';
+type AccountSettings = components['schemas']['AccountSettings'];
+
+export type NumberFormat = AccountSettings['numberFormat'];
+export type DateFormat = AccountSettings['dateFormat'];
 
 /** The Intl locale that writes numbers the way the account's format says. */
 export function numberLocale(format: NumberFormat | undefined): string {
@@ -20,8 +25,16 @@ function locale(format?: NumberFormat): string {
   return i18next.language === 'en' ? 'en-GB' : 'de-DE';
 }
 
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
 export function formatMoney(amount: number, currency: string, format?: NumberFormat): string {
-  return new Intl.NumberFormat(locale(format), { style: 'currency', currency }).format(amount);
+  const key = `${locale(format)} ${currency}`;
+  let money = moneyFormats.get(key);
+  if (money === undefined) {
+    money = new Intl.NumberFormat(locale(format), { style: 'currency', currency });
+    moneyFormats.set(key, money);
+  }
+  return money.format(amount);
 }
 
 /** A percentage (19, 7.5) as `19 %` / `7,5 %`. */
@@ -33,11 +46,17 @@ export function formatPercent(value: number, format?: NumberFormat): string {
 }
 
 /**
- * A calendar day (`YYYY-MM-DD`) as the user reads it; noon UTC keeps it on its day everywhere.
- * No day (null, as for an open end) reads as a dash.
+ * A calendar day (`YYYY-MM-DD`) as the account writes it (`28.11.2026`, `28/11/2026`) when its
+ * `dateFormat` is given, else as the user's language reads it; noon UTC keeps it on its day
+ * everywhere. No day (null, as for an open end) reads as a dash.
  */
-export function formatDate(day: string | null | undefined): string {
+export function formatDate(day: string | null | undefined, format?: DateFormat): string {
   if (day === null || day === undefined || day === '') return '–';
+  if (format !== undefined) {
+    const [year, month, date] = day.slice(0, 10).split('-');
+    const separator = format === 'DD/MM/YYYY' ? '/' : '.';
+    return `${date}${separator}${month}${separator}${year}`;
+  }
   const date = new Date(`${day.slice(0, 10)}T12:00:00Z`);
   if (Number.isNaN(date.getTime())) return day;
   return new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(date);
@@ -52,12 +71,12 @@ export function formatDateTime(instant: string | null | undefined): string {
   );
 }
 
-/** A month (`YYYY-MM`) in words, e.g. „November 2026“. */
-export function formatMonth(month: string): string {
+/** A month (`YYYY-MM` or a day in it) in words, e.g. „November 2026“ (`short`: „Nov. 2026“). */
+export function formatMonth(month: string, style: 'long' | 'short' = 'long'): string {
   const date = new Date(`${month.slice(0, 7)}-15T12:00:00Z`);
   if (Number.isNaN(date.getTime())) return month;
   return new Intl.DateTimeFormat(locale(), {
-    month: 'long',
+    month: style,
     year: 'numeric',
     timeZone: 'UTC',
   }).format(date);
@@ -84,17 +103,33 @@ export function today(): string {
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
-/**
- * The formatters for a component: `useTranslation` re-renders it when the language changes.
- * `percent` is the bare number (`19`, `5,5`) for texts that write the sign themselves.
- */
-export function useFormat() {
-  useTranslation();
+/** The formatters bound to the account's formats, as `useFormats()` hands them out. */
+export interface Formats {
+  /** The account's currency, for amounts that come without one. */
+  currency: string;
+  money: (amount: number, currency?: string) => string;
+  /** A day; none (an open due date) reads as nothing. */
+  date: (day: string | null | undefined) => string;
+  /** The month of a day, short (`Nov. 2026`). */
+  month: (day: string) => string;
+  /** The bare number (`19`, `5,5`) for texts that write the percent sign themselves. */
+  percent: (value: number) => string;
+}
+
+/** The formatters for the account's settings (defaults while they have not arrived). */
+export function makeFormats(
+  settings: Pick<AccountSettings, 'numberFormat' | 'dateFormat' | 'currency'> | undefined,
+): Formats {
+  const currency = settings?.currency ?? 'EUR';
+  const numbers = settings?.numberFormat ?? '1.234,56';
+  const days = settings?.dateFormat ?? 'DD.MM.YYYY';
   return {
-    money: formatMoney,
-    date: (day: string | null | undefined) => (day ? formatDate(day) : ''),
-    percent: (value: number) =>
-      new Intl.NumberFormat(locale(), { maximumFractionDigits: 2 }).format(value),
+    currency,
+    money: (amount, code = currency) => formatMoney(amount, code, numbers),
+    date: (day) => (day ? formatDate(day, days) : ''),
+    month: (day) => formatMonth(day, 'short'),
+    percent: (value) =>
+      new Intl.NumberFormat(numberLocale(numbers), { maximumFractionDigits: 2 }).format(value),
   };
 }
 

@@ -1,6 +1,5 @@
 /** The documents module's face: what the app and other modules may use. */
 export {
-  creditedTotals,
   dunnableInvoices,
   findDocument,
   lockFinalDocument,
@@ -9,6 +8,7 @@ export {
   withPaymentFigures,
 } from './documents.repository.js';
 export type { DunnableInvoiceRow } from './documents.repository.js';
+export { openMinor } from './documents.presenter.js';
 export { documentRoutes } from './documents.routes.js';
 export { createDocument, sendDocumentToPartner } from './documents.service.js';
 export {

@@ -23,8 +23,7 @@ function figures(over: Partial<InvoiceFigures> = {}): InvoiceFigures {
   return {
     dueDate: '2025-08-01',
     currency: 'EUR',
-    grossMinor: 100000,
-    settledMinor: 0,
+    openMinor: 100000,
     level: 0,
     lastDunnedAt: null,
     firstDunnedAt: null,
@@ -149,10 +148,9 @@ describe('nextClaim', () => {
   });
 
   it('claims what is open, nothing once paid', () => {
-    const partial = claim(figures({ settledMinor: 40000 }), '2025-08-08');
+    const partial = claim(figures({ openMinor: 60000 }), '2025-08-08');
     expect(partial).toMatchObject({ openMinor: 60000, totalMinor: 60000 });
-    expect(claim(figures({ settledMinor: 100000 }), '2025-08-08')).toBeUndefined();
-    expect(claim(figures({ settledMinor: 100500 }), '2025-08-08')).toBeUndefined();
+    expect(claim(figures({ openMinor: 0 }), '2025-08-08')).toBeUndefined();
   });
 
   it('claims nothing once every level was sent', () => {
@@ -268,10 +266,8 @@ describe('what the letter that starts the default may claim', () => {
   });
 
   it('claims only what credit notes left open', () => {
-    const claim = nextClaim({ ...consumer, creditedMinor: 30000 }, mahnungOnly, '2025-08-08', {
-      rates,
-      flatFee: true,
-    })!;
+    const credited = { ...consumer, openMinor: 70000, creditedMinor: 30000 };
+    const claim = nextClaim(credited, mahnungOnly, '2025-08-08', { rates, flatFee: true })!;
     expect(claim).toMatchObject({ openMinor: 70000, creditedMinor: 30000, totalMinor: 70000 });
   });
 });

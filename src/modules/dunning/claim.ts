@@ -27,9 +27,12 @@ const DEFAULT_AFTER_DAYS = 30;
 export interface InvoiceFigures {
   dueDate: string;
   currency: string;
-  grossMinor: number;
-  settledMinor: number;
-  /** Gross total of the FINAL credit notes correcting the invoice. */
+  /**
+   * What the invoice still asks for: the documents module's `openMinor` (gross total less
+   * settled payments and FINAL credit notes), the one definition payments and `openAmount` use.
+   */
+  openMinor: number;
+  /** Gross total of the FINAL credit notes correcting the invoice (the letter lists it). */
   creditedMinor?: number;
   /** Level reached so far (0: none) and the as-of day of the last letter. */
   level: number;
@@ -111,7 +114,7 @@ export function nextClaim(
   opts: { rates: BaseRates; flatFee: boolean },
 ): Claim | undefined {
   const creditedMinor = f.creditedMinor ?? 0;
-  const openMinor = f.grossMinor - creditedMinor - f.settledMinor;
+  const openMinor = f.openMinor;
   if (openMinor <= 0 || f.level >= levels.length) return undefined;
   const level = levels[f.level]!;
   const since = f.level === 0 || f.lastDunnedAt === null ? f.dueDate : f.lastDunnedAt;

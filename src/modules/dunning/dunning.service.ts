@@ -8,10 +8,10 @@ import { toMajor, toMinor } from '../../shared/money.js';
 import { ensureSystemTemplate, type TemplateRow } from '../document-templates/index.js';
 import {
   createDocument,
-  creditedTotals,
   dunnableInvoices,
   lockFinalDocument,
   openFigures,
+  openMinor,
   recordDunning,
   withPaymentFigures,
   type CreateDocument,
@@ -171,12 +171,8 @@ export class DunningRuns {
     page: DunnableInvoiceRow[],
   ): Promise<{ invoice: DunnableInvoiceRow; claim: Claim }[]> {
     const db = this.ctx.db;
+    // Settled payments and FINAL credit notes of the whole page, in two grouped queries.
     const figures = await withPaymentFigures(db, run.accountId, page, run.asOf);
-    const credited = await creditedTotals(
-      db,
-      run.accountId,
-      page.map((r) => r.id),
-    );
     const history = await repo.noticeHistory(
       db,
       run.accountId,
@@ -189,9 +185,8 @@ export class DunningRuns {
         {
           dueDate: row.due_date!,
           currency: row.currency,
-          grossMinor: Number(row.gross_total),
-          settledMinor: row.settled_minor,
-          creditedMinor: credited.get(row.id) ?? 0,
+          openMinor: openMinor(row) ?? 0,
+          creditedMinor: row.credited_minor,
           level: row.dunning_level,
           lastDunnedAt: row.last_dunned_at,
           firstDunnedAt: past?.first_as_of ?? null,
@@ -227,10 +222,12 @@ export class DunningRuns {
       return false;
     const now = await openFigures(trx, locked);
     // The same level, fees and history: the same open amount means the same letter.
-    return (
-      !now.partnerBlocked &&
-      Number(locked.gross_total) - now.creditedMinor - now.settledMinor === claim.openMinor
-    );
+    const open = openMinor({
+      ...locked,
+      settled_minor: now.settledMinor,
+      credited_minor: now.creditedMinor,
+    });
+    return !now.partnerBlocked && open === claim.openMinor;
   }
 
   /** One letter: proposed (dry run) or made, recorded and queued for mailing. */

@@ -2,8 +2,10 @@
  * The account's settings and the seller's master data, read once and shared by the screens
  * that need them (formats for money, the logo, the company form). Both share one version.
  */
-import { useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import type { components } from '@kontor/client';
+import { makeFormats, type Formats } from '../format';
 import { api } from './client';
 import { keys } from './keys';
 import { ProblemError } from './problems';
@@ -11,15 +13,29 @@ import { ProblemError } from './problems';
 export type AccountSettings = components['schemas']['AccountSettings'];
 export type Company = components['schemas']['Company'];
 
+/** The one query for the account's settings; screens may add their own `staleTime`. */
+export const accountSettingsQuery = queryOptions({
+  queryKey: keys.account.all,
+  queryFn: async () => {
+    const { data, error } = await api.GET('/v1/account/addresses');
+    if (error) throw new ProblemError(error);
+    return data;
+  },
+});
+
 export function useAccountSettings() {
-  return useQuery({
-    queryKey: keys.account.all,
-    queryFn: async () => {
-      const { data, error } = await api.GET('/v1/account/addresses');
-      if (error) throw new ProblemError(error);
-      return data;
-    },
-  });
+  return useQuery(accountSettingsQuery);
+}
+
+/**
+ * The account's formats for a component. The settings are cached under the one key the
+ * settings screens write, so a change of format shows everywhere at once; `useTranslation`
+ * re-renders the component when the language (month names) changes.
+ */
+export function useFormats(): Formats {
+  useTranslation();
+  const { data } = useQuery({ ...accountSettingsQuery, staleTime: 5 * 60_000 });
+  return makeFormats(data);
 }
 
 /**

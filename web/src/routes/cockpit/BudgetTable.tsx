@@ -4,7 +4,7 @@
  */
 import type { components } from '@kontor/client';
 import { useTranslation } from 'react-i18next';
-import { useFormats } from '../../account-formats';
+import { useFormats } from '../../api/account';
 
 type Budgets = components['schemas']['DashboardStats']['budgets'];
 

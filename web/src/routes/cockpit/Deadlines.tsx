@@ -6,7 +6,8 @@
 import { Link } from '@tanstack/react-router';
 import type { components } from '@kontor/client';
 import { useTranslation } from 'react-i18next';
-import { useFormats, type Formats } from '../../account-formats';
+import { useFormats } from '../../api/account';
+import type { Formats } from '../../format';
 
 type Stats = components['schemas']['DashboardStats'];
 type Reminder = Stats['reminders']['next'][number];

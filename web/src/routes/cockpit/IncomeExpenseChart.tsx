@@ -11,7 +11,8 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
 import { LoadingOrError } from '../../components/LoadingOrError';
-import { useFormats, type Formats } from '../../account-formats';
+import { useFormats } from '../../api/account';
+import type { Formats } from '../../format';
 
 type Bucket = components['schemas']['DashboardTimeseries']['buckets'][number];
 

@@ -3,7 +3,6 @@
  * of it, cancel it (Storno). Every outcome is the API's answer; every write invalidates the
  * invoices (list and detail) it changed.
  */
-import type { Problem } from '@kontor/client';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
@@ -11,47 +10,22 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
-import { queryClient } from '../../api/query';
 import { FormAlert } from '../../components/Form';
 import { InvoiceDialog } from '../../components/InvoiceDialog';
-import { today, useFormat } from '../../format';
+import { useFormats } from '../../api/account';
+import { today } from '../../format';
 import { formatAmountInput, formatDecimal, parseDecimal } from './editor-model';
+import { useDialogWrite } from './dialog-write';
 import { asJson, type Invoice } from './shared';
 
 type Done = (message: string) => void;
 
-const problemText = (problem: Problem) =>
-  [problem.detail ?? problem.title, ...(problem.errors ?? []).map((e) => e.message)].join(' ');
-
-/**
- * One Idempotency-Key per attempt: when the answer is lost (offline, a proxy's 502), trying
- * again replays the first write instead of recording it twice. Any answer ends the attempt,
- * since the server keeps a refusal under its key too and a changed retry would be refused.
- */
-function useAttempt() {
-  const [key, setKey] = useState(newAttemptKey);
-  return { header: { 'idempotency-key': key }, answered: () => setKey(newAttemptKey()) };
-}
-
-/** 128 random bits (not `randomUUID`: that needs a secure context, and Kontor may run on plain http in a LAN). */
-function newAttemptKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return `web-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
-}
-
-async function invalidateInvoices() {
-  await queryClient.invalidateQueries({ queryKey: keys.invoices.all });
-}
-
 export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
   const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const attempt = useAttempt();
+  const dialog = useDialogWrite();
   const preview = useQuery({
     queryKey: keys.invoices.sendPreview(invoice.id),
-    enabled: open,
+    enabled: dialog.open,
     staleTime: 0,
     queryFn: async () => {
       const { data, error: problem } = await api.GET('/v1/documents/{documentId}/send-preview', {
@@ -63,36 +37,25 @@ export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done
   });
 
   const send = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      const { data, error: problem } = await api.POST('/v1/documents/{documentId}/send', {
-        params: { path: { documentId: invoice.id }, header: attempt.header },
-      });
-      attempt.answered();
-      if (problem) return setError(problemText(problem));
-      await invalidateInvoices();
-      setOpen(false);
-      onDone(
-        data.delivery === 'outbox'
-          ? t('invoices.send.doneOutbox', { to: data.sentTo.join(', ') })
-          : t('invoices.send.done', { to: data.sentTo.join(', ') }),
-      );
-    } catch {
-      setError(t('common.unexpected'));
-    } finally {
-      setBusy(false);
-    }
+    const data = await dialog.submit((header) =>
+      api.POST('/v1/documents/{documentId}/send', {
+        params: { path: { documentId: invoice.id }, header },
+      }),
+    );
+    if (data === undefined) return;
+    dialog.close();
+    onDone(
+      data.delivery === 'outbox'
+        ? t('invoices.send.doneOutbox', { to: data.sentTo.join(', ') })
+        : t('invoices.send.done', { to: data.sentTo.join(', ') }),
+    );
   };
 
   const data = preview.data;
   return (
     <InvoiceDialog
-      open={open}
-      onOpenChange={(next) => {
-        setOpen(next);
-        setError(null);
-      }}
+      open={dialog.open}
+      onOpenChange={dialog.onOpenChange}
       title={t('invoices.send.title')}
       trigger={
         <button type="button" className="button">
@@ -100,7 +63,7 @@ export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done
         </button>
       }
     >
-      <FormAlert message={error} />
+      <FormAlert message={dialog.error} />
       {preview.isPending ? <p role="status">{t('app.loading')}</p> : null}
       {preview.isError ? <p role="alert">{preview.error.message}</p> : null}
       {data ? (
@@ -127,7 +90,7 @@ export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done
       <button
         type="button"
         className="button button-primary"
-        disabled={busy || data === undefined}
+        disabled={dialog.busy || data === undefined}
         onClick={() => void send()}
       >
         {data?.delivery === 'outbox' ? t('invoices.send.submitOutbox') : t('invoices.send.submit')}
@@ -138,19 +101,16 @@ export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done
 
 export function PaymentDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
   const { t, i18n } = useTranslation();
-  const format = useFormat();
+  const format = useFormats();
   const amountId = useId();
   const dateId = useId();
-  const [open, setOpen] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const attempt = useAttempt();
+  const dialog = useDialogWrite();
   const [amount, setAmount] = useState<string | null>(null);
   const [date, setDate] = useState(today);
   // The open amount is the API's: every payment answer of the invoice carries it.
   const payments = useQuery({
     queryKey: keys.invoices.payments(invoice.id),
-    enabled: open,
+    enabled: dialog.open,
     staleTime: 0,
     queryFn: async () => {
       const { data, error: problem } = await api.GET('/v1/payments', {
@@ -173,47 +133,38 @@ export function PaymentDialog({ invoice, onDone }: { invoice: Invoice; onDone: D
     event.preventDefault();
     const value = parseDecimal(shownAmount);
     if (value === undefined || Number.isNaN(value)) {
-      setError(t('invoices.editor.notANumber'));
+      dialog.setError(t('invoices.editor.notANumber'));
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      const { data, error: problem } = await api.POST('/v1/payments', {
-        params: { header: attempt.header },
+    const data = await dialog.submit((header) =>
+      api.POST('/v1/payments', {
+        params: { header },
         body: {
           documentId: invoice.id,
           amount: value,
           currency: invoice.currency as 'EUR',
           paymentDate: date,
         },
-      });
-      attempt.answered();
-      if (problem) return setError(problemText(problem));
-      await invalidateInvoices();
-      setOpen(false);
-      setAmount(null);
-      const status = data.document?.paymentStatus;
-      onDone(
-        t('invoices.payment.done', {
-          amount: format.money(data.amount, data.currency),
-          status: status ? t(`invoices.paymentStatus.${status}`) : '',
-          open: format.money(data.document?.openAmount ?? 0, invoice.currency),
-        }),
-      );
-    } catch {
-      setError(t('common.unexpected'));
-    } finally {
-      setBusy(false);
-    }
+      }),
+    );
+    if (data === undefined) return;
+    dialog.close();
+    setAmount(null);
+    const status = data.document?.paymentStatus;
+    onDone(
+      t('invoices.payment.done', {
+        amount: format.money(data.amount, data.currency),
+        status: status ? t(`invoices.paymentStatus.${status}`) : '',
+        open: format.money(data.document?.openAmount ?? 0, invoice.currency),
+      }),
+    );
   };
 
   return (
     <InvoiceDialog
-      open={open}
+      open={dialog.open}
       onOpenChange={(next) => {
-        setOpen(next);
-        setError(null);
+        dialog.onOpenChange(next);
         setAmount(null);
       }}
       title={t('invoices.payment.title')}
@@ -224,7 +175,7 @@ export function PaymentDialog({ invoice, onDone }: { invoice: Invoice; onDone: D
       }
     >
       <form className="form" noValidate onSubmit={(event) => void submit(event)}>
-        <FormAlert message={error} />
+        <FormAlert message={dialog.error} />
         {openAmount !== undefined ? (
           <p>
             {t('invoices.payment.openAmount', {
@@ -257,7 +208,7 @@ export function PaymentDialog({ invoice, onDone }: { invoice: Invoice; onDone: D
         <button
           type="submit"
           className="button button-primary"
-          disabled={busy || openAmount === undefined}
+          disabled={dialog.busy || openAmount === undefined}
         >
           {t('invoices.payment.submit')}
         </button>
@@ -273,12 +224,9 @@ interface CreditLine {
 
 export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
   const { t, i18n } = useTranslation();
-  const format = useFormat();
+  const format = useFormats();
   const noteId = useId();
-  const [open, setOpen] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const attempt = useAttempt();
+  const dialog = useDialogWrite();
   const [note, setNote] = useState('');
   const initial = () =>
     invoice.lineItems.map((line): CreditLine => ({
@@ -298,7 +246,7 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setError(null);
+    dialog.setError(null);
     const lineItems = invoice.lineItems.flatMap((line, index) => {
       const chosen = lines[index];
       if (!chosen?.selected) return [];
@@ -315,7 +263,7 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
     });
     const net = parseDecimal(amount);
     if (net !== undefined && Number.isNaN(net)) {
-      setError(t('invoices.editor.notANumber'));
+      dialog.setError(t('invoices.editor.notANumber'));
       return;
     }
     if (net !== undefined) {
@@ -327,30 +275,22 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
         unitCode: 'C62',
       });
     }
-    setBusy(true);
-    try {
-      const { data, error: problem } = await api.POST('/v1/documents/{documentId}/credit-notes', {
-        params: { path: { documentId: invoice.id }, header: attempt.header },
+    const data = await dialog.submit((header) =>
+      api.POST('/v1/documents/{documentId}/credit-notes', {
+        params: { path: { documentId: invoice.id }, header },
         body: { lineItems, ...(note.trim() ? { note: note.trim() } : {}) },
-      });
-      attempt.answered();
-      if (problem) return setError(problemText(problem));
-      await invalidateInvoices();
-      setCreated(data);
-      onDone(t('invoices.creditNote.done', { number: data.documentNumber ?? '' }));
-    } catch {
-      setError(t('common.unexpected'));
-    } finally {
-      setBusy(false);
-    }
+      }),
+    );
+    if (data === undefined) return;
+    setCreated(data);
+    onDone(t('invoices.creditNote.done', { number: data.documentNumber ?? '' }));
   };
 
   return (
     <InvoiceDialog
-      open={open}
+      open={dialog.open}
       onOpenChange={(next) => {
-        setOpen(next);
-        setError(null);
+        dialog.onOpenChange(next);
         setCreated(null);
         setLines(initial());
       }}
@@ -371,7 +311,7 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
         </p>
       ) : (
         <form className="form" noValidate onSubmit={(event) => void submit(event)}>
-          <FormAlert message={error} />
+          <FormAlert message={dialog.error} />
           <fieldset className="form-group">
             <legend>{t('invoices.creditNote.lines')}</legend>
             {invoice.lineItems.map((line, index) => (
@@ -440,7 +380,7 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
             <label htmlFor={noteId}>{t('invoices.creditNote.note')}</label>
             <input id={noteId} value={note} onChange={(event) => setNote(event.target.value)} />
           </div>
-          <button type="submit" className="button button-primary" disabled={busy}>
+          <button type="submit" className="button button-primary" disabled={dialog.busy}>
             {t('invoices.creditNote.submit')}
           </button>
         </form>
@@ -452,40 +392,26 @@ export function CreditNoteDialog({ invoice, onDone }: { invoice: Invoice; onDone
 export function CancelDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
   const { t } = useTranslation();
   const noteId = useId();
-  const [open, setOpen] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const attempt = useAttempt();
+  const dialog = useDialogWrite();
   const [note, setNote] = useState('');
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const { data, error: problem } = await api.POST('/v1/documents/{documentId}/cancel', {
-        params: { path: { documentId: invoice.id }, header: attempt.header },
+    const data = await dialog.submit((header) =>
+      api.POST('/v1/documents/{documentId}/cancel', {
+        params: { path: { documentId: invoice.id }, header },
         body: note.trim() ? { note: note.trim() } : {},
-      });
-      attempt.answered();
-      if (problem) return setError(problemText(problem));
-      await invalidateInvoices();
-      setOpen(false);
-      onDone(t('invoices.cancel.done', { number: data.documentNumber ?? '' }));
-    } catch {
-      setError(t('common.unexpected'));
-    } finally {
-      setBusy(false);
-    }
+      }),
+    );
+    if (data === undefined) return;
+    dialog.close();
+    onDone(t('invoices.cancel.done', { number: data.documentNumber ?? '' }));
   };
 
   return (
     <InvoiceDialog
-      open={open}
-      onOpenChange={(next) => {
-        setOpen(next);
-        setError(null);
-      }}
+      open={dialog.open}
+      onOpenChange={dialog.onOpenChange}
       title={t('invoices.cancel.title')}
       description={t('invoices.cancel.description', { number: invoice.documentNumber ?? '' })}
       trigger={
@@ -495,12 +421,12 @@ export function CancelDialog({ invoice, onDone }: { invoice: Invoice; onDone: Do
       }
     >
       <form className="form" noValidate onSubmit={(event) => void submit(event)}>
-        <FormAlert message={error} />
+        <FormAlert message={dialog.error} />
         <div className="field">
           <label htmlFor={noteId}>{t('invoices.cancel.note')}</label>
           <input id={noteId} value={note} onChange={(event) => setNote(event.target.value)} />
         </div>
-        <button type="submit" className="button button-danger" disabled={busy}>
+        <button type="submit" className="button button-danger" disabled={dialog.busy}>
           {t('invoices.cancel.submit')}
         </button>
       </form>

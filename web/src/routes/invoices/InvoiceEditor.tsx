@@ -17,7 +17,8 @@ import { queryClient } from '../../api/query';
 import { FormAlert, FormNote } from '../../components/Form';
 import { EditorField } from './EditorField';
 import { SearchCombobox, type ComboboxOption } from '../../components/SearchCombobox';
-import { today, useFormat } from '../../format';
+import { useFormats } from '../../api/account';
+import { today } from '../../format';
 import {
   createBody,
   editorFieldOf,
@@ -73,7 +74,7 @@ async function searchPartners(q: string) {
 }
 
 function useProductSearch() {
-  const format = useFormat();
+  const format = useFormats();
   return async (q: string) => {
     const { data, error } = await api.GET('/v1/products', {
       params: { query: { limit: 10, ...(q.trim() ? { q: q.trim() } : {}) } },
@@ -202,7 +203,7 @@ function LineEditor({
 
 function Totals({ invoice, dirty }: { invoice: Invoice | undefined; dirty: boolean }) {
   const { t } = useTranslation();
-  const format = useFormat();
+  const format = useFormats();
   return (
     <section className="invoice-totals" aria-labelledby="totals-title" aria-live="polite">
       <h2 id="totals-title">{t('invoices.totals.title')}</h2>

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
-import { useFormat } from '../../format';
+import { useFormats } from '../../api/account';
 import { invoiceTabs, type InvoiceListSearch, type InvoiceTab } from '../../router';
 import { InvoiceBadge, asJson } from './shared';
 import '../../styles/screens.css';
@@ -104,7 +104,7 @@ function SearchBox({ initial }: { initial: string }) {
 
 export function InvoiceListPage() {
   const { t } = useTranslation();
-  const format = useFormat();
+  const format = useFormats();
   const search = route.useSearch();
   // Cursors of the pages before this one, to go back; a shared link starts without them.
   const [previous, setPrevious] = useState<(string | undefined)[]>([]);

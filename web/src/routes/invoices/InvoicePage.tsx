@@ -6,7 +6,7 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
 import { FormNote } from '../../components/Form';
-import { useFormat } from '../../format';
+import { useFormats } from '../../api/account';
 import { DraftEditor } from './InvoiceEditor';
 import { CancelDialog, CreditNoteDialog, PaymentDialog, SendDialog } from './InvoiceActions';
 import { InvoiceBadge, finalFocus, invoiceQuery, useInvoiceTitle, type Invoice } from './shared';
@@ -142,7 +142,7 @@ function Downloads({ invoice, onError }: { invoice: Invoice; onError: (text: str
 
 function FinalInvoice({ invoice }: { invoice: Invoice }) {
   const { t } = useTranslation();
-  const format = useFormat();
+  const format = useFormats();
   const title = useInvoiceTitle();
   const [message, setMessage] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);

@@ -11,7 +11,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { LoadingOrError } from '../../components/LoadingOrError';
-import { useFormats } from '../../account-formats';
+import { useFormats } from '../../api/account';
 import { unwrapPage } from './pages';
 
 type Schemas = components['schemas'];

@@ -4,7 +4,7 @@
  * decimals fit the currency is the API's check, shown on the price field.
  */
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useForm, type Path } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import type { components, Problem } from '@kontor/client';
@@ -13,8 +13,9 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { applyProblem } from '../../api/problems';
 import type { TaxRate } from '../../api/taxRates';
-import { Field, FormAlert } from '../../components/Form';
+import { Field } from '../../components/Form';
 import { SelectField, TextAreaField } from '../../components/FormFields';
+import { RecordForm } from '../../components/RecordList';
 import { formatDecimalInput, parseDecimal, taxRateLabel, type NumberFormat } from '../../format';
 
 type Product = components['schemas']['Product'];
@@ -66,7 +67,6 @@ interface Props {
 export function ProductForm({ editing, rates, currency, format, onDone }: Props) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const headingRef = useRef<HTMLHeadingElement>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [conflict, setConflict] = useState(false);
   const [version, setVersion] = useState(editing.kind === 'edit' ? editing.product.version : 0);
@@ -85,9 +85,6 @@ export function ProductForm({ editing, rates, currency, format, onDone }: Props)
     if (editing.kind === 'new' && defaultRate && !getFieldState('taxRateId').isDirty)
       setValue('taxRateId', defaultRate);
   }, [editing.kind, defaultRate, getFieldState, setValue]);
-
-  // The form opens above the list: take the keyboard there.
-  useEffect(() => headingRef.current?.focus(), []);
 
   const showProblem = (problem: Problem) => {
     setConflict(problem.code === 'version_conflict');
@@ -165,78 +162,64 @@ export function ProductForm({ editing, rates, currency, format, onDone }: Props)
   };
 
   return (
-    <section className="settings-section" aria-labelledby="product-form-title">
-      <h2 id="product-form-title" tabIndex={-1} ref={headingRef}>
-        {editing.kind === 'new'
+    <RecordForm
+      id="product-form"
+      title={
+        editing.kind === 'new'
           ? t('products.newTitle')
-          : t('products.editTitle', { name: editing.product.name })}
-      </h2>
-      <form
-        className="form"
-        noValidate
-        aria-labelledby="product-form-title"
-        onSubmit={(event) => void handleSubmit((values) => save(values, version))(event)}
-      >
-        <FormAlert message={formError} />
-        {conflict ? (
-          <button type="button" className="button" onClick={() => void reloadAndKeep()}>
-            {t('products.reloadKeep')}
-          </button>
-        ) : null}
-        <div className="form-row">
-          <Field label={t('products.name')} registration={register('name')} error={errors.name} />
-          <SelectField
-            label={t('products.type')}
-            registration={register('type')}
-            error={errors.type}
-          >
-            <option value="SERVICE">{t('products.types.SERVICE')}</option>
-            <option value="GOODS">{t('products.types.GOODS')}</option>
-          </SelectField>
-        </div>
-        <div className="form-row">
-          <Field
-            label={t('products.unitPriceIn', {
-              currency: editing.kind === 'edit' ? editing.product.currency : currency,
-            })}
-            inputMode="decimal"
-            registration={register('unitPrice')}
-            error={errors.unitPrice}
-          />
-          <Field
-            label={t('products.unit')}
-            hint={t('products.unitHint')}
-            registration={register('unit')}
-            error={errors.unit}
-          />
-        </div>
-        <SelectField
-          label={t('products.taxRate')}
-          registration={register('taxRateId')}
-          error={errors.taxRateId}
-        >
-          <option value="">{t('products.noTaxRate')}</option>
-          {rates.map((rate) => (
-            <option key={rate.id} value={rate.id}>
-              {taxRateLabel(rate, format)}
-            </option>
-          ))}
+          : t('products.editTitle', { name: editing.product.name })
+      }
+      onSubmit={(event) => void handleSubmit((values) => save(values, version))(event)}
+      busy={isSubmitting}
+      error={formError}
+      reload={
+        conflict ? { label: t('products.reloadKeep'), onClick: () => void reloadAndKeep() } : null
+      }
+      saveLabel={t('products.save')}
+      cancelLabel={t('products.cancel')}
+      onCancel={() => onDone('')}
+    >
+      <div className="form-row">
+        <Field label={t('products.name')} registration={register('name')} error={errors.name} />
+        <SelectField label={t('products.type')} registration={register('type')} error={errors.type}>
+          <option value="SERVICE">{t('products.types.SERVICE')}</option>
+          <option value="GOODS">{t('products.types.GOODS')}</option>
         </SelectField>
-        <TextAreaField
-          label={t('products.description')}
-          rows={3}
-          registration={register('description')}
-          error={errors.description}
+      </div>
+      <div className="form-row">
+        <Field
+          label={t('products.unitPriceIn', {
+            currency: editing.kind === 'edit' ? editing.product.currency : currency,
+          })}
+          inputMode="decimal"
+          registration={register('unitPrice')}
+          error={errors.unitPrice}
         />
-        <div className="form-actions">
-          <button type="submit" className="button button-primary" disabled={isSubmitting}>
-            {t('products.save')}
-          </button>
-          <button type="button" className="button" onClick={() => onDone('')}>
-            {t('products.cancel')}
-          </button>
-        </div>
-      </form>
-    </section>
+        <Field
+          label={t('products.unit')}
+          hint={t('products.unitHint')}
+          registration={register('unit')}
+          error={errors.unit}
+        />
+      </div>
+      <SelectField
+        label={t('products.taxRate')}
+        registration={register('taxRateId')}
+        error={errors.taxRateId}
+      >
+        <option value="">{t('products.noTaxRate')}</option>
+        {rates.map((rate) => (
+          <option key={rate.id} value={rate.id}>
+            {taxRateLabel(rate, format)}
+          </option>
+        ))}
+      </SelectField>
+      <TextAreaField
+        label={t('products.description')}
+        rows={3}
+        registration={register('description')}
+        error={errors.description}
+      />
+    </RecordForm>
   );
 }

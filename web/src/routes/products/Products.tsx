@@ -3,9 +3,9 @@
  * with a form above it to create or edit one. Price decimals, units and the tax rate are the
  * API's to judge: its refusals show on their fields and what was typed stays.
  */
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { components } from '@kontor/client';
 import { useAccountSettings } from '../../api/account';
@@ -13,8 +13,13 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
 import { useTaxRates, type TaxRate } from '../../api/taxRates';
-import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton';
 import { FormNote } from '../../components/Form';
+import {
+  DeleteRecordButton,
+  RecordListHeader,
+  RecordListStatus,
+  useRecordEditing,
+} from '../../components/RecordList';
 import { formatMoney, taxRateLabel, type NumberFormat } from '../../format';
 import { ProductForm, type Editing } from './ProductForm';
 import '../../styles/forms.css';
@@ -78,25 +83,20 @@ function SearchBox({ q }: { q: string | undefined }) {
 
 function DeleteProduct({ product, onDone }: { product: Product; onDone: (note: string) => void }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
-  const onDelete = async () => {
-    const { error } = await api.DELETE('/v1/products/{productId}', {
-      params: { path: { productId: product.id } },
-    });
-    if (error) return error.detail ?? error.title;
-    await queryClient.invalidateQueries({ queryKey: keys.products.all });
-    onDone(t('products.deleted', { name: product.name }));
-    return null;
-  };
   return (
-    <ConfirmDeleteButton
+    <DeleteRecordButton
       labels={{
         delete: t('products.delete'),
         deleteNamed: t('products.deleteNamed', { name: product.name }),
         confirm: t('products.confirmDelete', { name: product.name }),
         cancel: t('products.cancel'),
       }}
-      onDelete={onDelete}
+      remove={() =>
+        api.DELETE('/v1/products/{productId}', { params: { path: { productId: product.id } } })
+      }
+      invalidate={[keys.products.all]}
+      deleted={t('products.deleted', { name: product.name })}
+      onDone={onDone}
     />
   );
 }
@@ -173,32 +173,16 @@ export function ProductsPage() {
   const rates = useTaxRates();
   const account = useAccountSettings();
   const format = account.data?.numberFormat;
-  const [editing, setEditing] = useState<Editing | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-  const newButton = useRef<HTMLButtonElement>(null);
-  const done = (message: string) => {
-    setEditing(null);
-    // The form is gone: the keyboard goes back to where a next one starts.
-    requestAnimationFrame(() => newButton.current?.focus());
-    setNote(message === '' ? null : message);
-  };
+  const { editing, note, newButton, open, done } = useRecordEditing<Editing>();
   const page = products.data;
   return (
     <section className="screen" aria-labelledby="screen-title">
-      <div className="screen-header">
-        <h1 id="screen-title">{t('products.title')}</h1>
-        <button
-          ref={newButton}
-          type="button"
-          className="button button-primary"
-          onClick={() => {
-            setNote(null);
-            setEditing({ kind: 'new' });
-          }}
-        >
-          {t('products.new')}
-        </button>
-      </div>
+      <RecordListHeader
+        title={t('products.title')}
+        newLabel={t('products.new')}
+        newButton={newButton}
+        onNew={() => open({ kind: 'new' })}
+      />
       {editing ? (
         <ProductForm
           key={editing.kind === 'edit' ? editing.product.id : 'new'}
@@ -211,19 +195,11 @@ export function ProductsPage() {
       ) : null}
       <SearchBox q={q} />
       <FormNote message={note} />
-      {products.isPending ? (
-        <p role="status" aria-busy="true">
-          {t('app.loading')}
-        </p>
-      ) : null}
-      {products.isError ? (
-        <div role="alert">
-          <p>{t('common.unexpected')}</p>
-          <button type="button" className="button" onClick={() => void products.refetch()}>
-            {t('errors.retry')}
-          </button>
-        </div>
-      ) : null}
+      <RecordListStatus
+        isPending={products.isPending}
+        isError={products.isError}
+        onRetry={() => void products.refetch()}
+      />
       {page && page.data.length === 0 ? (
         <p>{q === undefined ? t('products.empty') : t('products.noMatch', { q })}</p>
       ) : null}
@@ -232,10 +208,7 @@ export function ProductsPage() {
           products={page.data}
           rates={rates.data}
           format={format}
-          onEdit={(product) => {
-            setNote(null);
-            setEditing({ kind: 'edit', product });
-          }}
+          onEdit={(product) => open({ kind: 'edit', product })}
           onDone={done}
         />
       ) : null}

@@ -5,7 +5,7 @@
  * rule: its refusals show on their fields.
  */
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useForm, type Path } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import type { Problem } from '@kontor/client';
@@ -15,9 +15,15 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { applyProblem } from '../../api/problems';
 import { TAX_CATEGORIES, useTaxRates, type TaxCategory, type TaxRate } from '../../api/taxRates';
-import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton';
-import { Field, FormAlert, FormNote } from '../../components/Form';
+import { Field, FormNote } from '../../components/Form';
 import { CheckboxField, SelectField } from '../../components/FormFields';
+import {
+  DeleteRecordButton,
+  RecordForm,
+  RecordListHeader,
+  RecordListStatus,
+  useRecordEditing,
+} from '../../components/RecordList';
 import { formatDecimalInput, formatPercent, parseDecimal, type NumberFormat } from '../../format';
 import '../../styles/forms.css';
 import '../../styles/settings.css';
@@ -76,7 +82,6 @@ function TaxRateForm({
 }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const headingRef = useRef<HTMLHeadingElement>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [conflict, setConflict] = useState(false);
   const [version, setVersion] = useState(editing.kind === 'edit' ? editing.rate.version : 0);
@@ -88,9 +93,6 @@ function TaxRateForm({
   } = useForm<Values>({
     defaultValues: editing.kind === 'edit' ? toValues(editing.rate, format) : EMPTY,
   });
-
-  // The form appears below the table: take the keyboard there.
-  useEffect(() => headingRef.current?.focus(), []);
 
   const showProblem = (problem: Problem) => {
     setConflict(problem.code === 'version_conflict');
@@ -156,96 +158,80 @@ function TaxRateForm({
   };
 
   return (
-    <section className="settings-section" aria-labelledby="tax-rate-form-title">
-      <h2 id="tax-rate-form-title" tabIndex={-1} ref={headingRef}>
-        {editing.kind === 'new'
+    <RecordForm
+      id="tax-rate-form"
+      title={
+        editing.kind === 'new'
           ? t('taxRates.newTitle')
-          : t('taxRates.editTitle', { name: editing.rate.name })}
-      </h2>
-      <form
-        className="form"
-        noValidate
-        aria-labelledby="tax-rate-form-title"
-        onSubmit={(event) => void handleSubmit((values) => save(values, version))(event)}
+          : t('taxRates.editTitle', { name: editing.rate.name })
+      }
+      onSubmit={(event) => void handleSubmit((values) => save(values, version))(event)}
+      busy={isSubmitting}
+      error={formError}
+      reload={
+        conflict ? { label: t('taxRates.reloadKeep'), onClick: () => void reloadAndKeep() } : null
+      }
+      saveLabel={t('taxRates.save')}
+      cancelLabel={t('taxRates.cancel')}
+      onCancel={() => onDone('')}
+    >
+      <div className="form-row">
+        <Field label={t('taxRates.name')} registration={register('name')} error={errors.name} />
+        <Field
+          label={t('taxRates.rate')}
+          inputMode="decimal"
+          registration={register('rate')}
+          error={errors.rate}
+        />
+      </div>
+      <SelectField
+        label={t('taxRates.category')}
+        registration={register('category')}
+        error={errors.category}
       >
-        <FormAlert message={formError} />
-        {conflict ? (
-          <button type="button" className="button" onClick={() => void reloadAndKeep()}>
-            {t('taxRates.reloadKeep')}
-          </button>
-        ) : null}
-        <div className="form-row">
-          <Field label={t('taxRates.name')} registration={register('name')} error={errors.name} />
-          <Field
-            label={t('taxRates.rate')}
-            inputMode="decimal"
-            registration={register('rate')}
-            error={errors.rate}
-          />
-        </div>
-        <SelectField
-          label={t('taxRates.category')}
-          registration={register('category')}
-          error={errors.category}
-        >
-          {TAX_CATEGORIES.map((category) => (
-            <option key={category} value={category}>
-              {t(`taxRates.categories.${category}`)}
-            </option>
-          ))}
-        </SelectField>
-        <Field
-          label={t('taxRates.exemptionReason')}
-          hint={t('taxRates.exemptionReasonHint')}
-          registration={register('exemptionReason')}
-          error={errors.exemptionReason}
-        />
-        <Field
-          label={t('taxRates.exemptionCode')}
-          hint={t('taxRates.exemptionCodeHint')}
-          registration={register('exemptionCode')}
-          error={errors.exemptionCode}
-        />
-        <CheckboxField
-          label={t('taxRates.isDefault')}
-          registration={register('isDefault')}
-          error={errors.isDefault}
-        />
-        <div className="form-actions">
-          <button type="submit" className="button button-primary" disabled={isSubmitting}>
-            {t('taxRates.save')}
-          </button>
-          <button type="button" className="button" onClick={() => onDone('')}>
-            {t('taxRates.cancel')}
-          </button>
-        </div>
-      </form>
-    </section>
+        {TAX_CATEGORIES.map((category) => (
+          <option key={category} value={category}>
+            {t(`taxRates.categories.${category}`)}
+          </option>
+        ))}
+      </SelectField>
+      <Field
+        label={t('taxRates.exemptionReason')}
+        hint={t('taxRates.exemptionReasonHint')}
+        registration={register('exemptionReason')}
+        error={errors.exemptionReason}
+      />
+      <Field
+        label={t('taxRates.exemptionCode')}
+        hint={t('taxRates.exemptionCodeHint')}
+        registration={register('exemptionCode')}
+        error={errors.exemptionCode}
+      />
+      <CheckboxField
+        label={t('taxRates.isDefault')}
+        registration={register('isDefault')}
+        error={errors.isDefault}
+      />
+    </RecordForm>
   );
 }
 
 function DeleteTaxRate({ rate, onDone }: { rate: TaxRate; onDone: (note: string) => void }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
-  const onDelete = async () => {
-    const { error } = await api.DELETE('/v1/tax-rates/{taxRateId}', {
-      params: { path: { taxRateId: rate.id } },
-    });
-    if (error) return error.detail ?? error.title;
-    await queryClient.invalidateQueries({ queryKey: keys.taxRates.all });
-    await queryClient.invalidateQueries({ queryKey: keys.readiness.all });
-    onDone(t('taxRates.deleted', { name: rate.name }));
-    return null;
-  };
   return (
-    <ConfirmDeleteButton
+    <DeleteRecordButton
       labels={{
         delete: t('taxRates.delete'),
         deleteNamed: t('taxRates.deleteNamed', { name: rate.name }),
         confirm: t('taxRates.confirmDelete', { name: rate.name }),
         cancel: t('taxRates.cancel'),
       }}
-      onDelete={onDelete}
+      remove={() =>
+        api.DELETE('/v1/tax-rates/{taxRateId}', { params: { path: { taxRateId: rate.id } } })
+      }
+      invalidate={[keys.taxRates.all, keys.readiness.all]}
+      deleted={t('taxRates.deleted', { name: rate.name })}
+      onDone={onDone}
     />
   );
 }
@@ -312,46 +298,22 @@ export function TaxRatesPage() {
   const { t } = useTranslation();
   const rates = useTaxRates();
   const format = useAccountSettings().data?.numberFormat;
-  const [editing, setEditing] = useState<Editing | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-  const newButton = useRef<HTMLButtonElement>(null);
-  const done = (message: string) => {
-    setEditing(null);
-    // The form is gone: the keyboard goes back to where a next one starts.
-    requestAnimationFrame(() => newButton.current?.focus());
-    setNote(message === '' ? null : message);
-  };
+  const { editing, note, newButton, open, done } = useRecordEditing<Editing>();
   return (
     <section className="screen" aria-labelledby="screen-title">
-      <div className="screen-header">
-        <h1 id="screen-title">{t('taxRates.title')}</h1>
-        <button
-          ref={newButton}
-          type="button"
-          className="button button-primary"
-          onClick={() => {
-            setNote(null);
-            setEditing({ kind: 'new' });
-          }}
-        >
-          {t('taxRates.new')}
-        </button>
-      </div>
+      <RecordListHeader
+        title={t('taxRates.title')}
+        newLabel={t('taxRates.new')}
+        newButton={newButton}
+        onNew={() => open({ kind: 'new' })}
+      />
       <p className="lead">{t('taxRates.intro')}</p>
       <FormNote message={note} />
-      {rates.isPending ? (
-        <p role="status" aria-busy="true">
-          {t('app.loading')}
-        </p>
-      ) : null}
-      {rates.isError ? (
-        <div role="alert">
-          <p>{t('common.unexpected')}</p>
-          <button type="button" className="button" onClick={() => void rates.refetch()}>
-            {t('errors.retry')}
-          </button>
-        </div>
-      ) : null}
+      <RecordListStatus
+        isPending={rates.isPending}
+        isError={rates.isError}
+        onRetry={() => void rates.refetch()}
+      />
       {rates.data ? (
         rates.data.length === 0 ? (
           <p>{t('taxRates.empty')}</p>
@@ -359,10 +321,7 @@ export function TaxRatesPage() {
           <TaxRateTable
             rates={rates.data}
             format={format}
-            onEdit={(rate) => {
-              setNote(null);
-              setEditing({ kind: 'edit', rate });
-            }}
+            onEdit={(rate) => open({ kind: 'edit', rate })}
             onDone={done}
           />
         )
