@@ -25,21 +25,45 @@ function locale(format?: NumberFormat): string {
   return i18next.language === 'en' ? 'en-GB' : 'de-DE';
 }
 
-const moneyFormats = new Map<string, Intl.NumberFormat>();
+// Building an Intl formatter costs far more than using one (a list or the cockpit writes
+// hundreds of figures per render), so each locale and option set is built once; screens that
+// need an Intl formatter of their own take it from here too.
+const numberFormats = new Map<string, Intl.NumberFormat>();
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+export function numbers(
+  localeName: string,
+  options: Intl.NumberFormatOptions = {},
+): Intl.NumberFormat {
+  const key = `${localeName} ${JSON.stringify(options)}`;
+  let format = numberFormats.get(key);
+  if (format === undefined) {
+    format = new Intl.NumberFormat(localeName, options);
+    numberFormats.set(key, format);
+  }
+  return format;
+}
+
+export function dates(
+  localeName: string,
+  options: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat {
+  const key = `${localeName} ${JSON.stringify(options)}`;
+  let format = dateFormats.get(key);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat(localeName, options);
+    dateFormats.set(key, format);
+  }
+  return format;
+}
 
 export function formatMoney(amount: number, currency: string, format?: NumberFormat): string {
-  const key = `${locale(format)} ${currency}`;
-  let money = moneyFormats.get(key);
-  if (money === undefined) {
-    money = new Intl.NumberFormat(locale(format), { style: 'currency', currency });
-    moneyFormats.set(key, money);
-  }
-  return money.format(amount);
+  return numbers(locale(format), { style: 'currency', currency }).format(amount);
 }
 
 /** A percentage (19, 7.5) as `19 %` / `7,5 %`. */
 export function formatPercent(value: number, format?: NumberFormat): string {
-  return new Intl.NumberFormat(locale(format), {
+  return numbers(locale(format), {
     style: 'percent',
     maximumFractionDigits: 2,
   }).format(value / 100);
@@ -59,23 +83,21 @@ export function formatDate(day: string | null | undefined, format?: DateFormat):
   }
   const date = new Date(`${day.slice(0, 10)}T12:00:00Z`);
   if (Number.isNaN(date.getTime())) return day;
-  return new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(date);
+  return dates(locale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(date);
 }
 
 export function formatDateTime(instant: string | null | undefined): string {
   if (instant === null || instant === undefined || instant === '') return '–';
   const date = new Date(instant);
   if (Number.isNaN(date.getTime())) return instant;
-  return new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeStyle: 'short' }).format(
-    date,
-  );
+  return dates(locale(), { dateStyle: 'medium', timeStyle: 'short' }).format(date);
 }
 
 /** A month (`YYYY-MM` or a day in it) in words, e.g. „November 2026“ (`short`: „Nov. 2026“). */
 export function formatMonth(month: string, style: 'long' | 'short' = 'long'): string {
   const date = new Date(`${month.slice(0, 7)}-15T12:00:00Z`);
   if (Number.isNaN(date.getTime())) return month;
-  return new Intl.DateTimeFormat(locale(), {
+  return dates(locale(), {
     month: style,
     year: 'numeric',
     timeZone: 'UTC',
@@ -83,13 +105,13 @@ export function formatMonth(month: string, style: 'long' | 'short' = 'long'): st
 }
 
 export function formatNumber(value: number): string {
-  return new Intl.NumberFormat(locale()).format(value);
+  return numbers(locale()).format(value);
 }
 
 /** A size in bytes as MB or GB (1000-based, as plans state their storage). */
 export function formatBytes(bytes: number): string {
   const giga = bytes >= 1_000_000_000;
-  return new Intl.NumberFormat(locale(), {
+  return numbers(locale(), {
     style: 'unit',
     unit: giga ? 'gigabyte' : 'megabyte',
     maximumFractionDigits: 1,
@@ -121,21 +143,21 @@ export function makeFormats(
   settings: Pick<AccountSettings, 'numberFormat' | 'dateFormat' | 'currency'> | undefined,
 ): Formats {
   const currency = settings?.currency ?? 'EUR';
-  const numbers = settings?.numberFormat ?? '1.234,56';
+  const numberStyle = settings?.numberFormat ?? '1.234,56';
   const days = settings?.dateFormat ?? 'DD.MM.YYYY';
   return {
     currency,
-    money: (amount, code = currency) => formatMoney(amount, code, numbers),
+    money: (amount, code = currency) => formatMoney(amount, code, numberStyle),
     date: (day) => (day ? formatDate(day, days) : ''),
     month: (day) => formatMonth(day, 'short'),
     percent: (value) =>
-      new Intl.NumberFormat(numberLocale(numbers), { maximumFractionDigits: 2 }).format(value),
+      numbers(numberLocale(numberStyle), { maximumFractionDigits: 2 }).format(value),
   };
 }
 
 /** A number for an input field, without grouping (`12,5` / `12.5`). */
 export function formatDecimalInput(value: number, format?: NumberFormat): string {
-  return new Intl.NumberFormat(numberLocale(format), {
+  return numbers(numberLocale(format), {
     useGrouping: false,
     maximumFractionDigits: 20,
   }).format(value);

@@ -1,5 +1,5 @@
 import { RouterProvider } from '@tanstack/react-router';
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { initI18n } from './i18n';
 import { onSessionExpired } from './api/session';
@@ -18,12 +18,17 @@ const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root');
 
 function render(container: HTMLElement) {
-  createRoot(container).render(
-    <StrictMode>
-      <AppErrorBoundary>
-        <RouterProvider router={router} />
-      </AppErrorBoundary>
-    </StrictMode>,
+  // A transition: React renders the first screen in slices and yields to the browser between
+  // them, instead of one long task that blocks input while the app starts.
+  const app = createRoot(container);
+  startTransition(() =>
+    app.render(
+      <StrictMode>
+        <AppErrorBoundary>
+          <RouterProvider router={router} />
+        </AppErrorBoundary>
+      </StrictMode>,
+    ),
   );
 }
 

@@ -6,6 +6,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import type { components } from '@kontor/client';
+import { useDeferredValue } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
@@ -183,19 +184,22 @@ function Figures({ stats }: { stats: Stats }) {
 export function CockpitPage() {
   const { t } = useTranslation();
   const stats = useStats();
+  // The figures are drawn in a transition: a render that yields to the browser between
+  // components, so the page stays responsive while they appear.
+  const data = useDeferredValue(stats.data);
   return (
     <section className="screen cockpit" aria-labelledby="screen-title">
       <h1 id="screen-title">{t('nav.cockpit')}</h1>
       {/* Above every figure, until invoices can become FINAL. */}
       <SetupChecklist hideWhenReady />
-      {stats.data === undefined ? (
+      {data === undefined ? (
         <LoadingOrError error={stats.error} onRetry={() => void stats.refetch()} />
       ) : (
         <>
-          <Figures stats={stats.data} />
+          <Figures stats={data} />
           <IncomeExpenseChart />
-          <BudgetTable budgets={stats.data.budgets} />
-          <Deadlines stats={stats.data} />
+          <BudgetTable budgets={data.budgets} />
+          <Deadlines stats={data} />
         </>
       )}
     </section>

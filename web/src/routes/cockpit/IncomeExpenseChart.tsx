@@ -6,13 +6,14 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import type { components } from '@kontor/client';
+import { useDeferredValue } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
 import { LoadingOrError } from '../../components/LoadingOrError';
 import { useFormats } from '../../api/account';
-import type { Formats } from '../../format';
+import { dates, type Formats } from '../../format';
 
 type Bucket = components['schemas']['DashboardTimeseries']['buckets'][number];
 
@@ -45,7 +46,7 @@ function niceMax(value: number): number {
 function Bars({ buckets, formats }: { buckets: Bucket[]; formats: Formats }) {
   const { i18n } = useTranslation();
   // Month names alone fit under the bars; the table below has the full month and year.
-  const monthName = new Intl.DateTimeFormat(i18n.language, { month: 'short', timeZone: 'UTC' });
+  const monthName = dates(i18n.language, { month: 'short', timeZone: 'UTC' });
   const top = niceMax(Math.max(...buckets.map((b) => Math.max(b.income, b.expense)), 0));
   const plotWidth = WIDTH - PLOT.left - PLOT.right;
   const plotHeight = HEIGHT - PLOT.top - PLOT.bottom;
@@ -128,11 +129,13 @@ export function IncomeExpenseChart() {
   const { t } = useTranslation();
   const formats = useFormats();
   const series = useMonthlySeries();
-  const buckets = series.data?.buckets ?? [];
+  // Drawn in a transition: the chart's render yields to the browser instead of blocking it.
+  const data = useDeferredValue(series.data);
+  const buckets = data?.buckets ?? [];
   return (
     <section className="cockpit-section" aria-labelledby="cockpit-chart">
       <h2 id="cockpit-chart">{t('cockpit.chartTitle')}</h2>
-      {series.data === undefined ? (
+      {data === undefined ? (
         <LoadingOrError error={series.error} onRetry={() => void series.refetch()} />
       ) : (
         <div className="chart-card">
@@ -145,8 +148,8 @@ export function IncomeExpenseChart() {
             viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
             role="img"
             aria-label={t('cockpit.chartSummary', {
-              from: formats.month(series.data.from),
-              to: formats.month(series.data.to),
+              from: formats.month(data.from),
+              to: formats.month(data.to),
             })}
           >
             <Bars buckets={buckets} formats={formats} />

@@ -4,6 +4,7 @@
  * every total and tax comes back from the API's answer.
  */
 import type { components } from '@kontor/client';
+import { numbers } from '../../format';
 
 // The document type itself (not from ./shared, a React module): the root typecheck reads this
 // file through its unit test.
@@ -56,7 +57,7 @@ export function parseDecimal(text: string): number | undefined {
 }
 
 export function formatDecimal(value: number, language: string): string {
-  return new Intl.NumberFormat(language.startsWith('en') ? 'en-GB' : 'de-DE', {
+  return numbers(language.startsWith('en') ? 'en-GB' : 'de-DE', {
     useGrouping: false,
     maximumFractionDigits: 3,
   }).format(value);
@@ -65,9 +66,9 @@ export function formatDecimal(value: number, language: string): string {
 /** An amount for an input, with the currency's decimals (`217,70`, `1500` for JPY). */
 export function formatAmountInput(value: number, currency: string, language: string): string {
   const locale = language.startsWith('en') ? 'en-GB' : 'de-DE';
-  const digits = new Intl.NumberFormat(locale, { style: 'currency', currency }).resolvedOptions()
+  const digits = numbers(locale, { style: 'currency', currency }).resolvedOptions()
     .maximumFractionDigits;
-  return new Intl.NumberFormat(locale, {
+  return numbers(locale, {
     useGrouping: false,
     minimumFractionDigits: digits,
     maximumFractionDigits: digits,
