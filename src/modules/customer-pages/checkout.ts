@@ -24,7 +24,8 @@ export const cardPaymentConfigured = (config: Config): boolean =>
  * Stripe's minor units: the same as Kontor's for every currency Kontor books but ISK, which
  * Stripe counts in hundredths (the inverse of the webhook's reading).
  */
-const stripeAmount = (minor: number, currency: string) => (currency === 'ISK' ? minor * 100 : minor);
+const stripeAmount = (minor: number, currency: string) =>
+  currency === 'ISK' ? minor * 100 : minor;
 
 /**
  * Creates a Stripe Checkout Session (`POST /v1/checkout/sessions`, form-encoded) for the open

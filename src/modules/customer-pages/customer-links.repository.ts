@@ -1,6 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/records.js';
-import type { CustomerLinkSettingsTable, CustomerLinksTable } from '../../db/tables/customer-links.js';
+import type {
+  CustomerLinkSettingsTable,
+  CustomerLinksTable,
+} from '../../db/tables/customer-links.js';
 
 export type CustomerLinkRow = Selectable<CustomerLinksTable>;
 export type CustomerLinkSettingsRow = Selectable<CustomerLinkSettingsTable>;

@@ -26,7 +26,8 @@ export const CustomerLinkSchema = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'A signed link to one FINAL document for its customer (the URL is never shown again).',
+    description:
+      'A signed link to one FINAL document for its customer (the URL is never shown again).',
   },
 );
 export type CustomerLink = Static<typeof CustomerLinkSchema>;
@@ -81,7 +82,10 @@ export const CustomerLinkSettingsSchema = Type.Object(
       maximum: MAX_VALID_DAYS,
       description: 'How many days a new link lives unless its request names `expiresAt`.',
     }),
-    version: Type.Integer({ minimum: 0, description: 'Optimistic-locking version; 0 until saved.' }),
+    version: Type.Integer({
+      minimum: 0,
+      description: 'Optimistic-locking version; 0 until saved.',
+    }),
     updatedAt: Nullable(Timestamp('Last change'), 'When the settings were last saved.'),
   },
   { additionalProperties: false, description: 'The account’s settings of customer links.' },

@@ -142,7 +142,8 @@ ${taxes}
 function paySection(t: PageTexts, doc: CustomerDocument, opts: PageOptions): string {
   const d = doc.document;
   if (doc.openMinor === null) return '';
-  if (doc.openMinor === 0 || d.openAmount === null) return `<h2>${esc(t.pay)}</h2><p>${esc(t.paid)}</p>`;
+  if (doc.openMinor === 0 || d.openAmount === null)
+    return `<h2>${esc(t.pay)}</h2><p>${esc(t.paid)}</p>`;
   const bank = doc.seller.bankAccounts[0];
   const transfer = bank
     ? `<div><h3>${esc(t.bankTransfer)}</h3><dl><dt>IBAN</dt><dd>${esc(bank.iban)}</dd>${bank.bic ? `<dt>BIC</dt><dd>${esc(bank.bic)}</dd>` : ''}<dt>${esc(t.reference)}</dt><dd>${esc(d.documentNumber ?? '')}</dd></dl></div>`
@@ -174,14 +175,19 @@ export function documentPage(doc: CustomerDocument, opts: PageOptions): string {
   const title = titleOf(t, doc);
   const seller = doc.seller;
   const address = seller.address
-    ? [seller.address.street, `${seller.address.postalCode ?? ''} ${seller.address.city ?? ''}`.trim()]
+    ? [
+        seller.address.street,
+        `${seller.address.postalCode ?? ''} ${seller.address.city ?? ''}`.trim(),
+      ]
         .filter(Boolean)
         .map(esc)
         .join(', ')
     : '';
   const downloads = [
     doc.hasPdf ? `<li><a href="${esc(opts.base)}/pdf" download>${esc(t.pdf)}</a></li>` : '',
-    doc.xrechnung ? `<li><a href="${esc(opts.base)}/xrechnung" download>${esc(t.xrechnung)}</a></li>` : '',
+    doc.xrechnung
+      ? `<li><a href="${esc(opts.base)}/xrechnung" download>${esc(t.xrechnung)}</a></li>`
+      : '',
   ].join('');
   const notice = opts.notice
     ? `<p class="notice" role="status">${esc(opts.notice === 'paid' ? t.paymentPending : t.decided)}</p>`

@@ -6,9 +6,7 @@ import { MINUTE } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { giroCodeDataUri, giroCodePayload } from '../../shared/girocode.js';
 import { hmac, safeEqual } from '../../shared/secrets.js';
-import {
-  attachmentDisposition,
-} from '../files/index.js';
+import { attachmentDisposition } from '../files/index.js';
 import {
   customerDocument,
   customerDocumentFile,
@@ -127,7 +125,11 @@ export function customerPageRoutes(app: App, ctx: AppContext): void {
       const status = err instanceof AppError ? err.status : 500;
       if (status >= 500) req.log.error({ err }, 'customer page failed');
       const kind = status === 404 ? 'notFound' : status >= 500 ? 'unavailable' : 'refused';
-      return html(reply, status === 404 ? 404 : status >= 500 ? 503 : 400, messagePage(languageOf(req), kind));
+      return html(
+        reply,
+        status === 404 ? 404 : status >= 500 ? 503 : 400,
+        messagePage(languageOf(req), kind),
+      );
     });
     routes(sub as unknown as App, ctx, links);
     done();
@@ -141,8 +143,7 @@ function routes(app: App, ctx: AppContext, links: CustomerLinksService): void {
   /** The link and document of a request's token; 404 (one answer for every failure) otherwise. */
   async function opened(req: Req): Promise<{ link: CustomerLinkRow; doc: CustomerDocument }> {
     const link = await links.resolve(req.params.token);
-    const doc =
-      link && (await customerDocument(ctx, ctx.db, link.account_id, link.document_id));
+    const doc = link && (await customerDocument(ctx, ctx.db, link.account_id, link.document_id));
     if (!link || !doc) throw new AppError('not_found', 'No such page.');
     return { link, doc };
   }

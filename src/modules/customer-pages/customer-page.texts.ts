@@ -20,13 +20,13 @@ const DE = {
   open: 'Noch offen',
   paid: 'Bezahlt – vielen Dank.',
   pay: 'Bezahlen',
-  giroCode: 'GiroCode: mit der Banking-App scannen, Empfänger, IBAN, Betrag und Verwendungszweck sind ausgefüllt.',
+  giroCode:
+    'GiroCode: mit der Banking-App scannen, Empfänger, IBAN, Betrag und Verwendungszweck sind ausgefüllt.',
   giroCodeAlt: 'GiroCode (QR-Code für die Überweisung)',
   bankTransfer: 'Überweisung',
   reference: 'Verwendungszweck',
   payByCard: 'Mit Karte bezahlen',
-  paymentPending:
-    'Danke! Ihre Zahlung wird verbucht, sobald der Zahlungsdienst sie bestätigt.',
+  paymentPending: 'Danke! Ihre Zahlung wird verbucht, sobald der Zahlungsdienst sie bestätigt.',
   downloads: 'Herunterladen',
   pdf: 'PDF',
   xrechnung: 'E-Rechnung (XRechnung)',
@@ -43,7 +43,8 @@ const DE = {
   unavailableTitle: 'Nicht verfügbar',
   unavailable: 'Dies ist gerade nicht möglich. Bitte versuchen Sie es später erneut.',
   refusedTitle: 'Anfrage abgelehnt',
-  refused: 'Das Formular ist abgelaufen. Bitte laden Sie die Seite neu und versuchen Sie es erneut.',
+  refused:
+    'Das Formular ist abgelaufen. Bitte laden Sie die Seite neu und versuchen Sie es erneut.',
   onlyThis: 'Diese Seite zeigt nur dieses eine Dokument.',
   back: 'Zurück zum Dokument',
 } as const;
@@ -71,7 +72,8 @@ const EN: PageTexts = {
   open: 'Still open',
   paid: 'Paid – thank you.',
   pay: 'Pay',
-  giroCode: 'GiroCode: scan with your banking app; payee, IBAN, amount and reference are filled in.',
+  giroCode:
+    'GiroCode: scan with your banking app; payee, IBAN, amount and reference are filled in.',
   giroCodeAlt: 'GiroCode (QR code for the bank transfer)',
   bankTransfer: 'Bank transfer',
   reference: 'Reference',
