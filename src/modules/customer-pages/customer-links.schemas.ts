@@ -47,9 +47,11 @@ export type CreatedCustomerLink = Static<typeof CreatedCustomerLinkSchema>;
 export const CreateCustomerLinkBody = Type.Object(
   {
     expiresAt: Type.Optional(
-      Timestamp(
-        `When the link stops working, in the future and at most ${MAX_VALID_DAYS} days ahead. Default: the account's \`validDays\` (${DEFAULT_VALID_DAYS} days unless set).`,
-      ),
+      Type.String({
+        format: 'date-time',
+        maxLength: 40,
+        description: `When the link stops working, in the future and at most ${MAX_VALID_DAYS} days ahead. Default: the account's \`validDays\` (${DEFAULT_VALID_DAYS} days unless set).`,
+      }),
     ),
   },
   { additionalProperties: false },
