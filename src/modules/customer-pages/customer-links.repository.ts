@@ -102,13 +102,23 @@ export async function recordView(
     .where('first_viewed_at', 'is', null)
     .executeTakeFirst();
   if (first.numUpdatedRows > 0n) return true;
+  await countView(db, accountId, id, at);
+  return false;
+}
+
+/** Counts a view of a link already viewed: `last_viewed_at` and `view_count`. */
+export async function countView(
+  db: Executor,
+  accountId: string,
+  id: string,
+  at: string,
+): Promise<void> {
   await db
     .updateTable('customer_links')
     .set((eb) => ({ last_viewed_at: at, view_count: eb('view_count', '+', 1) }))
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .execute();
-  return false;
 }
 
 /** The views of a document over all its links: first and last view and their count. */
@@ -128,8 +138,8 @@ export async function documentViews(
     .where('document_id', '=', documentId)
     .executeTakeFirst();
   return {
-    firstViewedAt: (row?.first as string | null | undefined) ?? null,
-    lastViewedAt: (row?.last as string | null | undefined) ?? null,
+    firstViewedAt: row?.first ?? null,
+    lastViewedAt: row?.last ?? null,
     viewCount: Number(row?.count ?? 0),
   };
 }

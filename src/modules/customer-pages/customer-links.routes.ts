@@ -19,7 +19,12 @@ const tags = ['customer-links'];
 /** The signed-in side of the customer's page: links of a document and the account's settings. */
 export function customerLinkRoutes(app: App, ctx: AppContext): void {
   const service = new CustomerLinksService(ctx);
+  linkRoutes(app, service);
+  settingsRoutes(app, service);
+}
 
+/** `/v1/documents/{documentId}/customer-links`: create, list, revoke. */
+function linkRoutes(app: App, service: CustomerLinksService): void {
   app.post(
     '/v1/documents/:documentId/customer-links',
     {
@@ -72,7 +77,10 @@ export function customerLinkRoutes(app: App, ctx: AppContext): void {
     },
     (req) => service.revoke(actorOf(req), req.params.documentId, req.params.linkId),
   );
+}
 
+/** `/v1/customer-link-settings`: whether sends carry a link, and how long links live. */
+function settingsRoutes(app: App, service: CustomerLinksService): void {
   app.get(
     '/v1/customer-link-settings',
     {

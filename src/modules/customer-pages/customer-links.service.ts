@@ -286,6 +286,16 @@ export class CustomerLinksService {
    */
   async recordView(link: repo.CustomerLinkRow, doc: CustomerDocument): Promise<void> {
     const at = this.ctx.clock.now().toISOString();
+    // Seen before: one statement, not awaited. The page is the hot path, and a write's answer
+    // waits for the disk (group commit); a count lost to a crash in that moment is no harm.
+    if (link.first_viewed_at !== null) {
+      repo
+        .countView(this.ctx.db, link.account_id, link.id, at)
+        .catch((err: unknown) =>
+          this.ctx.logger.warn({ err, linkId: link.id }, 'view not counted'),
+        );
+      return;
+    }
     await this.ctx.db.transaction().execute(async (trx) => {
       const first = await repo.recordView(trx, link.account_id, link.id, at);
       if (first)

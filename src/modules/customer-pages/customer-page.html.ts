@@ -11,7 +11,7 @@ const ESCAPES: Record<string, string> = {
   "'": '&#39;',
 };
 /** Text as HTML, safe in element content and in quoted attributes. */
-export const esc = (value: unknown): string =>
+export const esc = (value: string | number | null | undefined): string =>
   String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /** The stylesheet every customer page links (`/c/page.css`): served as a file, so no inline style. */
@@ -82,20 +82,46 @@ export interface PageOptions {
   notice?: 'paid' | 'decided';
 }
 
+/** Formatters by locale and currency: building an `Intl` formatter costs far more than using one. */
+const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+function formatter<T extends Intl.NumberFormat | Intl.DateTimeFormat>(
+  key: string,
+  make: () => T,
+): T {
+  let f = formatters.get(key) as T | undefined;
+  if (!f) {
+    f = make();
+    if (formatters.size < 1000) formatters.set(key, f);
+  }
+  return f;
+}
+
 function money(t: PageTexts, amount: number, currency: string): string {
   try {
-    return new Intl.NumberFormat(t.locale, { style: 'currency', currency }).format(amount);
+    return formatter(
+      `m|${t.locale}|${currency}`,
+      () => new Intl.NumberFormat(t.locale, { style: 'currency', currency }),
+    ).format(amount);
   } catch {
     return `${amount.toFixed(2)} ${currency}`;
   }
 }
+
+const plain = (t: PageTexts, value: number) =>
+  formatter(
+    `n|${t.locale}`,
+    () => new Intl.NumberFormat(t.locale, { maximumFractionDigits: 3 }),
+  ).format(value);
 
 function date(t: PageTexts, iso: string | null): string {
   if (!iso) return '';
   const d = new Date(`${iso.slice(0, 10)}T00:00:00Z`);
   return Number.isNaN(d.getTime())
     ? iso
-    : new Intl.DateTimeFormat(t.locale, { dateStyle: 'long', timeZone: 'UTC' }).format(d);
+    : formatter(
+        `d|${t.locale}`,
+        () => new Intl.DateTimeFormat(t.locale, { dateStyle: 'long', timeZone: 'UTC' }),
+      ).format(d);
 }
 
 function titleOf(t: PageTexts, doc: CustomerDocument): string {
@@ -117,13 +143,13 @@ function linesTable(t: PageTexts, doc: CustomerDocument): string {
   const rows = d.lineItems
     .map(
       (l) =>
-        `<tr><td>${esc(l.description)}</td><td class="num">${esc(l.quantity.toLocaleString(t.locale))}</td><td class="num">${m(l.unitPrice)}</td><td class="num">${m(l.netAmount)}</td></tr>`,
+        `<tr><td>${esc(l.description)}</td><td class="num">${esc(plain(t, l.quantity))}</td><td class="num">${m(l.unitPrice)}</td><td class="num">${m(l.netAmount)}</td></tr>`,
     )
     .join('\n');
   const taxes = d.taxes
     .map(
       (x) =>
-        `<tr><td colspan="3" class="num">${esc(t.tax)} ${esc(x.rate.toLocaleString(t.locale))} %</td><td class="num">${m(x.tax)}</td></tr>`,
+        `<tr><td colspan="3" class="num">${esc(t.tax)} ${esc(plain(t, x.rate))} %</td><td class="num">${m(x.tax)}</td></tr>`,
     )
     .join('\n');
   return `<table>

@@ -131,36 +131,43 @@ export function customerPageRoutes(app: App, ctx: AppContext): void {
         messagePage(languageOf(req), kind),
       );
     });
-    routes(sub as unknown as App, ctx, links);
+    pageRoutes(sub, ctx, links);
+    fileRoutes(sub, ctx, links);
+    formRoutes(sub, ctx, links);
     done();
   });
 }
 
-function routes(app: App, ctx: AppContext, links: CustomerLinksService): void {
-  const config = { access: 'public' as const };
-  const schema = { hide: true };
+const config = { access: 'public' as const };
+const schema = { hide: true };
 
-  /** The link and document of a request's token; 404 (one answer for every failure) otherwise. */
-  async function opened(req: Req): Promise<{ link: CustomerLinkRow; doc: CustomerDocument }> {
-    const link = await links.resolve(req.params.token);
-    const doc = link && (await customerDocument(ctx, ctx.db, link.account_id, link.document_id));
-    if (!link || !doc) throw new AppError('not_found', 'No such page.');
-    return { link, doc };
-  }
+/** The link and document of a request's token; 404 (one answer for every failure) otherwise. */
+async function opened(
+  ctx: AppContext,
+  links: CustomerLinksService,
+  req: Req,
+): Promise<{ link: CustomerLinkRow; doc: CustomerDocument }> {
+  const link = await links.resolve(req.params.token);
+  const doc = link && (await customerDocument(ctx, ctx.db, link.account_id, link.document_id));
+  if (!link || !doc) throw new AppError('not_found', 'No such page.');
+  return { link, doc };
+}
 
-  /** A form post's checks: its token (bound to the link) and, when sent, its origin. */
-  function checkForm(req: Req, link: CustomerLinkRow): Record<string, unknown> {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const origin = req.headers.origin;
-    const own = new URL(ctx.config.publicUrl).origin;
-    if (typeof origin === 'string' && origin !== own)
-      throw new AppError('forbidden', 'The form was sent from another site.');
-    const csrf = body.csrf;
-    if (typeof csrf !== 'string' || !safeEqual(csrf, formToken(ctx, link)))
-      throw new AppError('forbidden', 'The form token is missing or wrong.');
-    return body;
-  }
+/** A form post's checks: its token (bound to the link) and, when sent, its origin. */
+function checkForm(ctx: AppContext, req: Req, link: CustomerLinkRow): Record<string, unknown> {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const origin = req.headers.origin;
+  const own = new URL(ctx.config.publicUrl).origin;
+  if (typeof origin === 'string' && origin !== own)
+    throw new AppError('forbidden', 'The form was sent from another site.');
+  const csrf = body.csrf;
+  if (typeof csrf !== 'string' || !safeEqual(csrf, formToken(ctx, link)))
+    throw new AppError('forbidden', 'The form token is missing or wrong.');
+  return body;
+}
 
+/** The page, its stylesheet and its GiroCode. */
+function pageRoutes(app: App, ctx: AppContext, links: CustomerLinksService): void {
   app.get('/c/page.css', { config, schema }, (_req, reply) =>
     reply
       .header('cache-control', 'public, max-age=86400')
@@ -172,7 +179,7 @@ function routes(app: App, ctx: AppContext, links: CustomerLinksService): void {
     '/c/:token',
     { config, schema },
     async (req, reply) => {
-      const { link, doc } = await opened(req);
+      const { link, doc } = await opened(ctx, links, req);
       await links.recordView(link, doc);
       const base = `/c/${req.params.token}`;
       const query = req.query;
@@ -193,15 +200,18 @@ function routes(app: App, ctx: AppContext, links: CustomerLinksService): void {
   );
 
   app.get<{ Params: Params }>('/c/:token/girocode.png', { config, schema }, async (req, reply) => {
-    const { doc } = await opened(req);
+    const { doc } = await opened(ctx, links, req);
     const payload = giroPayload(doc);
     if (!payload) throw new AppError('not_found', 'No GiroCode.');
     const uri = await giroCodeDataUri(payload);
     return reply.type('image/png').send(Buffer.from(uri.slice(uri.indexOf(',') + 1), 'base64'));
   });
+}
 
+/** The document's files: its PDF and its XRechnung. */
+function fileRoutes(app: App, ctx: AppContext, links: CustomerLinksService): void {
   app.get<{ Params: Params }>('/c/:token/pdf', { config, schema }, async (req, reply) => {
-    const { link, doc } = await opened(req);
+    const { link, doc } = await opened(ctx, links, req);
     if (!doc.hasPdf) throw new AppError('not_found', 'No PDF.');
     const file = await customerDocumentFile(ctx, link.account_id, link.document_id);
     if (!file) throw new AppError('not_found', 'No PDF.');
@@ -212,7 +222,7 @@ function routes(app: App, ctx: AppContext, links: CustomerLinksService): void {
   });
 
   app.get<{ Params: Params }>('/c/:token/xrechnung', { config, schema }, async (req, reply) => {
-    const { link, doc } = await opened(req);
+    const { link, doc } = await opened(ctx, links, req);
     if (!doc.xrechnung) throw new AppError('not_found', 'No XRechnung.');
     const file = await customerDocumentXRechnung(
       ctx,
@@ -225,10 +235,13 @@ function routes(app: App, ctx: AppContext, links: CustomerLinksService): void {
       .type(file.contentType)
       .send(file.bytes);
   });
+}
 
+/** The page's forms: pay by card, a quote's decision. */
+function formRoutes(app: App, ctx: AppContext, links: CustomerLinksService): void {
   app.post<{ Params: Params }>('/c/:token/pay', { config, schema }, async (req, reply) => {
-    const { link, doc } = await opened(req);
-    checkForm(req, link);
+    const { link, doc } = await opened(ctx, links, req);
+    checkForm(ctx, req, link);
     if (!canPayByCard(ctx, doc)) throw new AppError('state_conflict', 'Nothing to pay by card.');
     const page = `${ctx.config.publicUrl}/c/${req.params.token}`;
     const d = doc.document;
@@ -247,8 +260,8 @@ function routes(app: App, ctx: AppContext, links: CustomerLinksService): void {
   });
 
   app.post<{ Params: Params }>('/c/:token/decision', { config, schema }, async (req, reply) => {
-    const { link, doc } = await opened(req);
-    const body = checkForm(req, link);
+    const { link, doc } = await opened(ctx, links, req);
+    const body = checkForm(ctx, req, link);
     if (!isQuote(doc)) throw new AppError('not_found', 'No quote.');
     const name = typeof body.name === 'string' ? body.name.trim() : '';
     const decision = body.decision;

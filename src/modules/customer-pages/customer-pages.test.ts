@@ -369,12 +369,16 @@ describe('the customer page', () => {
     clock.advance(60_000);
     await page(pathOf(link));
     await page(`${pathOf(link)}/pdf`);
-    const listed = await call<{ data: Link[]; viewCount: number; firstViewedAt: string }>(
-      t,
-      u,
-      'GET',
-      `/v1/documents/${doc.id}/customer-links`,
-    );
+    const list = () =>
+      call<{ data: Link[]; viewCount: number; firstViewedAt: string }>(
+        t,
+        u,
+        'GET',
+        `/v1/documents/${doc.id}/customer-links`,
+      );
+    // A repeat view is counted after the answer (not awaited by the page).
+    await expect.poll(async () => (await list()).viewCount).toBe(2);
+    const listed = await list();
     expect(listed.data[0]).toMatchObject({
       firstViewedAt: first,
       lastViewedAt: clock.now().toISOString(),
