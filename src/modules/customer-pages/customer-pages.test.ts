@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import jsqr from 'jsqr';
@@ -85,7 +88,10 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     },
   });
-  bare = await buildTestApp({ env: { CUSTOMER_PAGE_REQUESTS_PER_MINUTE: '3' } });
+  // Without a payment provider, with a small page limit, and serving a (minimal) web app.
+  const dist = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-web-'));
+  fs.writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>Kontor app</title>');
+  bare = await buildTestApp({ env: { CUSTOMER_PAGE_REQUESTS_PER_MINUTE: '3' }, webDist: dist });
   user = await createUser(t);
   partnerId = (
     await call<{ id: string }>(t, user, 'POST', '/v1/partners', {
@@ -463,12 +469,19 @@ describe('paying by card', () => {
       addresses: [billingAddress('kunde@kunde.example')],
     });
     const link = await createLink((await invoice(bare, u, p.id)).id, {}, bare, u);
-    const res = await page(pathOf(link), bare);
+    // An address of its own: with REDIS_URL the page's counters are shared by every app.
+    const remoteAddress = `10.200.${Math.floor(Math.random() * 250)}.9`;
+    const res = await page(pathOf(link), bare, { remoteAddress });
     expect(res.statusCode).toBe(200);
     expect(res.body).not.toContain('/pay"');
     expect(String(res.headers['content-security-policy'])).toContain("form-action 'self';");
     const csrf = csrfOf(res.body);
     expect(csrf).toBeUndefined();
+    // The web app's fallback serves its routes, never a path under /c/.
+    expect((await page('/invoices', bare)).body).toContain('Kontor app');
+    const under = await page(`${pathOf(link)}/elsewhere`, bare, { remoteAddress });
+    expect(under.statusCode).toBe(404);
+    expect(under.body).not.toContain('Kontor app');
   });
 });
 
