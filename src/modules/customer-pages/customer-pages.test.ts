@@ -462,6 +462,18 @@ describe('paying by card', () => {
     expect(stripe.requests).toHaveLength(before);
   });
 
+  it('has no quote decision on an invoice, even with the right form token', async () => {
+    const link = await createLink((await invoice()).id);
+    const html = (await page(pathOf(link))).body;
+    expect(html).not.toContain('/decision"');
+    const res = await post(`${pathOf(link)}/decision`, {
+      csrf: csrfOf(html)!,
+      decision: 'ACCEPTED',
+      name: 'Erika Kundin',
+    });
+    expect(res.statusCode).toBe(404);
+  });
+
   it('shows no pay button without a provider', async () => {
     const u = await createUser(bare);
     const p = await call<{ id: string }>(bare, u, 'POST', '/v1/partners', {
