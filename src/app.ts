@@ -15,7 +15,7 @@ import { migrate, openDatabase, type Database } from './db/database.js';
 import { findBadDates } from './db/date-check.js';
 import { sealAllAudit, setAuditLogger, settleAudit } from './shared/audit.js';
 import { LogOutput } from './shared/log-output.js';
-import { AccessLog } from './http/access-log.js';
+import { AccessLog, loggedUrl } from './http/access-log.js';
 import { registerAuth } from './http/auth.js';
 import { registerWebApp, type AppShell } from './http/web-app.js';
 import { AppError } from './shared/errors.js';
@@ -47,6 +47,11 @@ import { CredentialCache, credentialLookup, authRoutes } from './modules/auth/in
 import { healthRoutes } from './modules/health/index.js';
 import { createBackupSchedule } from './modules/backups/index.js';
 import { contractRoutes } from './modules/contracts/index.js';
+import {
+  customerLinkIssuer,
+  customerLinkRoutes,
+  customerPageRoutes,
+} from './modules/customer-pages/index.js';
 import { dunningRoutes } from './modules/dunning/index.js';
 import { recurringInvoiceRoutes } from './modules/recurring-invoices/index.js';
 import { newsletterRoutes } from './modules/newsletter/index.js';
@@ -191,8 +196,8 @@ function loggerOptions(
     serializers: {
       req: (req: { method: string; url: string; ip?: string }) => ({
         method: req.method,
-        // Signed links carry their token in the query string: keep the path only.
-        url: req.url.split('?')[0],
+        // Signed links carry their token in the query string or a customer page's path.
+        url: loggedUrl(req.url),
         ip: req.ip,
       }),
     },
@@ -542,6 +547,8 @@ async function registerModules(app: App, ctx: AppContext): Promise<void> {
       bankImportRoutes,
       exportRoutes,
       dunningRoutes,
+      customerLinkRoutes,
+      customerPageRoutes,
     ])
       routes(typed, ctx);
     done();
@@ -553,6 +560,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = createServer(config, options);
   const backends = await openBackends(config, app.log, options.clock ?? systemClock);
   const ctx = await createContext(config, options, app.log, backends);
+  ctx.customerLinks = customerLinkIssuer(ctx);
   app.decorate('ctx', ctx);
   closeWithApp(app, ctx, backends.redis);
   registerParsing(app);

@@ -187,6 +187,25 @@ export const settings = {
     'STRIPE_WEBHOOK_SECRET',
     'Signing secret of Stripe webhooks (`whsec_…`).',
   ),
+  paymentProviderSecretKey: str(
+    'PAYMENT_PROVIDER_SECRET_KEY',
+    'Secret API key of the card payment provider (Stripe, `sk_…`). Set: a customer page of an invoice with an open amount offers to pay by card through the provider’s hosted checkout; the payment is recorded by its webhook (docs/customer-page.md). Unset: no card payment.',
+  ),
+  paymentProviderApiUrl: {
+    ...url(
+      'PAYMENT_PROVIDER_API_URL',
+      'Base URL of the payment provider’s API (Stripe’s REST API).',
+      ['https:', 'http:'],
+    ),
+    defaultText: '`https://api.stripe.com`',
+  } satisfies Setting<string | undefined>,
+  customerPageRequestsPerMinute: int(
+    'CUSTOMER_PAGE_REQUESTS_PER_MINUTE',
+    'Requests per minute and client IP to the customer pages (`/c/…`); past it 429. `RATE_LIMITS=off` lifts it too.',
+    60,
+    1,
+    100_000,
+  ),
   logLevel: oneOf(
     'LOG_LEVEL',
     'Minimum level of the JSON logs on stdout.',
@@ -432,8 +451,15 @@ type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
 
 export interface Config extends Omit<
   Parsed,
-  'dataDir' | 'publicUrl' | 's3ForcePathStyle' | 'webhookAllowPrivateTargets' | 'backupDir'
+  | 'dataDir'
+  | 'publicUrl'
+  | 's3ForcePathStyle'
+  | 'webhookAllowPrivateTargets'
+  | 'backupDir'
+  | 'paymentProviderApiUrl'
 > {
+  /** The payment provider's API base, without a trailing slash. */
+  paymentProviderApiUrl: string;
   s3ForcePathStyle: boolean;
   dataDir: string;
   publicUrl: string;
@@ -497,6 +523,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     publicUrl,
     backupDir,
+    paymentProviderApiUrl: (parsed.paymentProviderApiUrl ?? 'https://api.stripe.com').replace(
+      /\/+$/,
+      '',
+    ),
     webhookAllowPrivateTargets: parsed.webhookAllowPrivateTargets === 'true',
     s3ForcePathStyle: parsed.s3ForcePathStyle === 'true',
     database,

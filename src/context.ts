@@ -5,6 +5,7 @@ import type { Database } from './db/database.js';
 import type { DB } from './db/schema.js';
 import type { CredentialCache } from './modules/auth/credential-cache.js';
 import type { Clock } from './shared/clock.js';
+import type { CustomerLinkIssuer } from './shared/customer-links.js';
 import type { CounterStore } from './shared/counters.js';
 import type { Mailer } from './shared/mail.js';
 import type { AccountPlans } from './modules/plans/account-plans.js';
@@ -38,4 +39,6 @@ export interface AppContext {
   /** Keys code hashes and signed links; never logged. */
   appSecret: string;
   logger: Logger;
+  /** Links to the customer's page for sent mails; set once the customer-pages module is wired. */
+  customerLinks?: CustomerLinkIssuer;
 }

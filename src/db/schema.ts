@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { CustomerLinksTables } from './tables/customer-links.js';
 import type { DocumentTemplatesTables } from './tables/document-templates.js';
 import type { FilesTables } from './tables/files.js';
 
@@ -707,7 +708,7 @@ export interface DatevSettingsTable {
   updated_at: string;
 }
 
-export interface DB extends FilesTables, DocumentTemplatesTables {
+export interface DB extends FilesTables, DocumentTemplatesTables, CustomerLinksTables {
   accounts: AccountsTable;
   users: UsersTable;
   auth_codes: AuthCodesTable;

@@ -31,7 +31,7 @@ export class AccessLog extends LogController {
   ): void {
     const line = {
       method: req.method,
-      url: req.url.split('?')[0]!,
+      url: loggedUrl(req.url),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ip: req.ip as string | undefined,
@@ -57,4 +57,13 @@ export class AccessLog extends LogController {
       }${line.account === undefined ? '' : `,"account":${JSON.stringify(line.account)}`},"msg":"request"}\n`,
     );
   }
+}
+
+/**
+ * A request's URL as logs keep it: the path only (signed links carry their token in the query
+ * string), and a customer page's token (`/c/{token}/…`) masked, since the token opens the page.
+ */
+export function loggedUrl(url: string): string {
+  const path = url.split('?')[0]!;
+  return path.startsWith('/c/') ? path.replace(/^\/c\/[^/]+/, '/c/[token]') : path;
 }

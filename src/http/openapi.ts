@@ -109,6 +109,9 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/dunning/runs': 'runDunning',
   'GET /v1/dunning/settings': 'getDunningSettings',
   'PUT /v1/dunning/settings': 'updateDunningSettings',
+  'GET /v1/customer-link-settings': 'getCustomerLinkSettings',
+  'PUT /v1/customer-link-settings': 'updateCustomerLinkSettings',
+  'DELETE /v1/documents/{documentId}/customer-links/{linkId}': 'revokeDocumentCustomerLink',
   'GET /v1/partners/numbering': 'getPartnerNumbering',
   'PUT /v1/partners/numbering': 'updatePartnerNumbering',
 };
@@ -494,6 +497,8 @@ const TAGS: Record<string, string> = {
   'tax-rates': 'Tax rates and categories.',
   documents: 'Invoices, credit notes and letters; e-invoices.',
   'document-templates': 'Templates documents are generated from.',
+  'customer-links':
+    'Signed links to a FINAL invoice’s or quote’s page for the customer (no sign-in), and their settings.',
   payments: 'Incoming and outgoing payments.',
   'bank-statement-imports': 'Bank statements: import, review, book.',
   budgets: 'Budget categories and entries.',

@@ -25,8 +25,11 @@ export const APP_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Paths the API keeps for itself: an unknown one there is a problem, never the app. */
-const API_PREFIXES = ['/v1/', '/docs', '/assets/', '/health', '/ready', '/openapi.json'];
+/**
+ * Paths the API keeps for itself (`/c/` is the customer's page): an unknown one there is a
+ * problem, never the app.
+ */
+const API_PREFIXES = ['/v1/', '/docs', '/assets/', '/health', '/ready', '/openapi.json', '/c/'];
 
 const SHELL_HEADERS = {
   'content-type': 'text/html; charset=utf-8',

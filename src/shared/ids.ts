@@ -31,6 +31,7 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'whe',
   webhookDelivery: 'msg',
   setupLink: 'stl',
+  customerLink: 'cul',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

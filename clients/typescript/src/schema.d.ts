@@ -1721,6 +1721,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{documentId}/customer-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the customer links of a document, with when the customer viewed it */
+        get: operations["listDocumentCustomerLinks"];
+        put?: never;
+        /**
+         * Create a link to the customer’s page of a FINAL invoice or quote
+         * @description The page (`PUBLIC_URL/c/{token}`, no sign-in) shows this one document: its lines and totals, what is open with the GiroCode, its PDF and e-invoice, card payment when a provider is configured, and for a quote accept / decline. The `url` is in this answer only (only a hash of the token is stored). Expires at `expiresAt` (default: the account's `validDays`, 90 days unless set). A DRAFT is 409, another document type 422. Audited as `customer_link.created`. See docs/customer-page.md.
+         */
+        post: operations["createDocumentCustomerLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{documentId}/customer-links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a customer link, effective immediately
+         * @description The page answers 404 from now on, like an unknown link. The link stays listed as REVOKED. Revoking it again is 409. Audited as `customer_link.revoked`.
+         */
+        delete: operations["revokeDocumentCustomerLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customer-link-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the account’s customer link settings */
+        get: operations["getCustomerLinkSettings"];
+        /**
+         * Change the account’s customer link settings
+         * @description `enabled`: sending a FINAL invoice or quote creates a link and puts its URL into the mail. `validDays`: how long new links live. `version` (0 while nothing is saved) or `If-Match` make the change conditional (409/412 when stale). Audited.
+         */
+        put: operations["updateCustomerLinkSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/newsletter/confirm": {
         parameters: {
             query?: never;
@@ -4074,7 +4136,7 @@ export interface components {
             /** @description Free text. */
             description: string | null;
             /** @description The events delivered here. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
             /** @description Whether events are delivered. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
@@ -4103,7 +4165,7 @@ export interface components {
              */
             url: string;
             /** @description The events delivered to this endpoint, each once. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
             /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
             enabled?: boolean;
             /** @description Free text. */
@@ -4133,7 +4195,7 @@ export interface components {
             /** @description Free text. */
             description: string | null;
             /** @description The events delivered here. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
             /** @description Whether events are delivered. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
@@ -4163,7 +4225,7 @@ export interface components {
              */
             url?: string;
             /** @description The events delivered to this endpoint, each once. */
-            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
             /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
             enabled?: boolean;
             /** @description Free text; null clears it. */
@@ -4179,7 +4241,7 @@ export interface components {
              * @description An event type.
              * @enum {unknown}
              */
-            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent";
+            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent";
             /**
              * @description PENDING (waiting for its first or next attempt), SUCCEEDED (answered 2xx) or FAILED (every attempt failed, or the endpoint was disabled).
              * @enum {unknown}
@@ -6648,6 +6710,157 @@ export interface components {
             /**
              * Format: int32
              * @description The version you read (0 for the defaults); stale: 409 version_conflict.
+             */
+            version?: number;
+        };
+        /** @description A signed link to one FINAL document for its customer (the URL is never shown again). */
+        DocumentCustomerLink: {
+            /** @description Link id (`cul_…`); not the token. */
+            id: string;
+            /** @description The one document the link shows. */
+            documentId: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working.
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description When the link was revoked; null: it was not.
+             */
+            revokedAt: string | null;
+            /**
+             * @description Whether the link works now: ACTIVE, or EXPIRED / REVOKED (answers 404).
+             * @enum {unknown}
+             */
+            status: "ACTIVE" | "EXPIRED" | "REVOKED";
+            /**
+             * Format: date-time
+             * @description When the link was created.
+             */
+            createdAt: string;
+            /** @description The user who created the link; null when sending the document created it. */
+            createdBy: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer first opened the page.
+             */
+            firstViewedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last opened the page.
+             */
+            lastViewedAt: string | null;
+            /**
+             * Format: int64
+             * @description How often the page was opened.
+             */
+            viewCount: number;
+        };
+        /** @description A document’s customer links and its views. */
+        DocumentCustomerLinkPage: {
+            /** @description The links, newest first. */
+            data: components["schemas"]["DocumentCustomerLink"][];
+            /**
+             * Format: date-time
+             * @description The first view over all links.
+             */
+            firstViewedAt: string | null;
+            /**
+             * Format: date-time
+             * @description The last view over all links.
+             */
+            lastViewedAt: string | null;
+            /**
+             * Format: int64
+             * @description Views over all links.
+             */
+            viewCount: number;
+        };
+        CreateDocumentCustomerLink: {
+            /**
+             * Format: date-time
+             * @description When the link stops working, in the future and at most 730 days ahead. Default: the account's `validDays` (90 days unless set).
+             */
+            expiresAt?: string;
+        };
+        /** @description A link just created, with its URL. */
+        CreateDocumentCustomerLinkResponse: {
+            /** @description Link id (`cul_…`); not the token. */
+            id: string;
+            /** @description The one document the link shows. */
+            documentId: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working.
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description When the link was revoked; null: it was not.
+             */
+            revokedAt: string | null;
+            /**
+             * @description Whether the link works now: ACTIVE, or EXPIRED / REVOKED (answers 404).
+             * @enum {unknown}
+             */
+            status: "ACTIVE" | "EXPIRED" | "REVOKED";
+            /**
+             * Format: date-time
+             * @description When the link was created.
+             */
+            createdAt: string;
+            /** @description The user who created the link; null when sending the document created it. */
+            createdBy: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer first opened the page.
+             */
+            firstViewedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last opened the page.
+             */
+            lastViewedAt: string | null;
+            /**
+             * Format: int64
+             * @description How often the page was opened.
+             */
+            viewCount: number;
+            /** @description The page’s address (`PUBLIC_URL/c/{token}`). Shown only in this response: only a hash of the token is stored. */
+            url: string;
+        };
+        /** @description The account’s settings of customer links. */
+        CustomerLinkSettings: {
+            /** @description Whether sending a FINAL invoice or quote creates a link and puts it into the mail. */
+            enabled: boolean;
+            /**
+             * Format: int64
+             * @description How many days a new link lives unless its request names `expiresAt`.
+             */
+            validDays: number;
+            /**
+             * Format: int64
+             * @description Optimistic-locking version; 0 until saved.
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When the settings were last saved.
+             */
+            updatedAt: string | null;
+        };
+        UpdateCustomerLinkSettings: {
+            /** @description Whether sending a FINAL invoice or quote creates a link and puts it into the mail. */
+            enabled: boolean;
+            /**
+             * Format: int32
+             * @description How many days a new link lives unless its request names `expiresAt`.
+             */
+            validDays?: number;
+            /**
+             * Format: int32
+             * @description The version read (0 while nothing is saved); a stale one is 409.
              */
             version?: number;
         };
@@ -10115,7 +10328,7 @@ export interface operations {
                 /** @description Only deliveries in this status. */
                 status?: "PENDING" | "SUCCEEDED" | "FAILED";
                 /** @description Only deliveries of this event type. */
-                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent";
+                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent";
             };
             header?: never;
             path: {
@@ -12953,6 +13166,210 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DunningSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listDocumentCustomerLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id (`doc_…`); an unknown id answers 404. */
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A document’s customer links and its views. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentCustomerLinkPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createDocumentCustomerLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Id (`doc_…`); an unknown id answers 404. */
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateDocumentCustomerLink"];
+            };
+        };
+        responses: {
+            /** @description A link just created, with its URL. */
+            201: {
+                headers: {
+                    /** @description Path of the created record. */
+                    Location: string;
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateDocumentCustomerLinkResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    revokeDocumentCustomerLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Document id (`doc_…`). */
+                documentId: string;
+                /** @description Link id (`cul_…`). */
+                linkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A signed link to one FINAL document for its customer (the URL is never shown again). */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentCustomerLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getCustomerLinkSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account’s settings of customer links. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerLinkSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCustomerLinkSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCustomerLinkSettings"];
+            };
+        };
+        responses: {
+            /** @description The account’s settings of customer links. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerLinkSettings"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -101,6 +101,9 @@ export async function sendDocument(
   row = pdf.row;
   const attachment = einvoiceAttachment(row) ?? pdf;
   const mail = await mailContent(ctx, accountId, attachment.filename, input);
+  // The account's customer page: a new link to this document at the end of the mail.
+  const link = await ctx.customerLinks?.forMail(actor, row.id);
+  if (link) mail.text = `${mail.text.replace(/\n*$/, '')}\n\n${pageLinkLine(row)}\n${link}\n`;
   await ctx.mailer.send({
     to: to.join(', '),
     ...(cc.length > 0 ? { cc: cc.join(', ') } : {}),
@@ -118,6 +121,16 @@ export async function sendDocument(
   await countMail(ctx.counters, accountId, now);
   const sent = { to, cc, delivery: ctx.mailer.delivery };
   return presentDocument(await recordSent(ctx, actor, row, sent, now));
+}
+
+/** The line before the page's link in a mail, in the buyer's language (German by default). */
+function pageLinkLine(row: repo.DocumentRow): string {
+  const language = row.einvoice_parties
+    ? (JSON.parse(row.einvoice_parties) as FrozenParties).buyer.language
+    : 'de';
+  return language.toLowerCase().startsWith('en')
+    ? 'View, download and pay online:'
+    : 'Online ansehen, herunterladen und bezahlen:';
 }
 
 /** Where a send's input came from, for the JSON pointers of its problems. */

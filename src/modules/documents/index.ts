@@ -19,3 +19,9 @@ export {
 } from './documents.settlement.js';
 export { announceOverdue, startOverdueSchedule } from './documents.overdue.js';
 export type { CreateDocument, DocumentView } from './documents.schemas.js';
+export {
+  customerDocument,
+  customerDocumentFile,
+  customerDocumentXRechnung,
+  type CustomerDocument,
+} from './documents.customer-view.js';

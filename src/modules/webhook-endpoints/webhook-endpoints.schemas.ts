@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'document.paid',
   'document.overdue',
   'document.cancelled',
+  'document.viewed',
   'payment.created',
   'payment.updated',
   'import.finalized',

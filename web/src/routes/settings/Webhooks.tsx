@@ -26,6 +26,7 @@ const EVENTS: EventType[] = [
   'document.paid',
   'document.overdue',
   'document.cancelled',
+  'document.viewed',
   'payment.created',
   'payment.updated',
   'import.finalized',
