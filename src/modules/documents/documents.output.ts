@@ -337,6 +337,21 @@ export class DocumentOutput {
     };
   }
 
+  /**
+   * The one visit to rendering before a GENERATED document becomes FINAL: `template`, when
+   * given, is checked against the draft's data first (422 `template_invalid`); then `final`
+   * gives the row as it will be when FINAL (it may refuse with the finalize 422) and that row
+   * is rendered (the renderer's 422 or 503 reaches the caller while nothing is written).
+   */
+  async trialFinal(
+    draft: repo.DocumentRow,
+    template: TemplateRow | undefined,
+    final: () => Promise<repo.DocumentRow>,
+  ): Promise<TrialRender> {
+    if (template) await this.checkRenders(draft, template);
+    return this.trialRender(await final());
+  }
+
   /** The in-request render of a FINAL document; a failure is left to the `document.render` job. */
   async renderFinalQuietly(row: repo.DocumentRow, trial?: TrialRender): Promise<repo.DocumentRow> {
     try {
