@@ -14,7 +14,8 @@ import { recordSettlement } from './documents.settlement.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type { DocumentOutput, TrialRender } from './documents.output.js';
-import { provisionalNumber, takeNumber } from './numbering.js';
+import { NUMBERED_TYPES, provisionalNumber, takeNumber } from './numbering.js';
+import { completeSalesValues, isQuoteOrConfirmation } from './documents.quotes.js';
 import { assertFinalizable } from './invoice-rules.js';
 import { invoiceAtFinalize } from './documents.checks.js';
 
@@ -111,6 +112,18 @@ export class DocumentLifecycle {
     opts: { settle: boolean },
   ): Promise<repo.DocumentRow> {
     await emitEvent(this.ctx, trx, accountId, 'document.finalized', presentDocument(row));
+    // Quotes and order confirmations are announced by their own events as well.
+    if (row.document_type === 'QUOTE')
+      await emitEvent(this.ctx, trx, accountId, 'quote.finalized', presentDocument(row));
+    if (row.document_type === 'ORDER_CONFIRMATION')
+      await emitEvent(
+        this.ctx,
+        trx,
+        accountId,
+        'order_confirmation.finalized',
+        presentDocument(row),
+      );
+    if (isQuoteOrConfirmation(row.document_type)) return row;
     if (!opts.settle || (await recordSettlement(this.ctx, trx, accountId, [row.id])).length === 0)
       return row;
     return (await repo.findDocument(trx, accountId, row.id)) ?? row;
@@ -129,8 +142,10 @@ export class DocumentLifecycle {
     // Kontor's own invoices must be lawful before they are numbered: nothing changes otherwise.
     if (row.document_type === 'INVOICE' && row.source === 'GENERATED')
       Object.assign(values, await this.lawfulInvoiceValues(trx, row));
+    if (isQuoteOrConfirmation(row.document_type))
+      Object.assign(values, await completeSalesValues(trx, row));
     let number = row.document_number;
-    if (row.document_type === 'INVOICE' && number === null) {
+    if (NUMBERED_TYPES.includes(row.document_type) && number === null) {
       number = await takeNumber(trx, row);
       values.document_number = number;
     }
@@ -176,10 +191,16 @@ export class DocumentLifecycle {
     if (row.source !== 'GENERATED') return undefined;
     return this.output.trialFinal(row, template, async () => {
       const lawful =
-        row.document_type === 'INVOICE' ? await this.lawfulInvoiceValues(this.ctx.db, row) : {};
+        row.document_type === 'INVOICE'
+          ? await this.lawfulInvoiceValues(this.ctx.db, row)
+          : isQuoteOrConfirmation(row.document_type)
+            ? await completeSalesValues(this.ctx.db, row)
+            : {};
       const number =
         row.document_number ??
-        (row.document_type === 'INVOICE' ? await provisionalNumber(this.ctx.db, row) : null);
+        (NUMBERED_TYPES.includes(row.document_type)
+          ? await provisionalNumber(this.ctx.db, row)
+          : null);
       return {
         ...row,
         ...lawful,

@@ -51,6 +51,8 @@ const TYPE_LABEL: Record<string, string> = {
   INVOICE: 'Rechnung',
   CONTRACT: 'Vertrag',
   DUNNING: 'Mahnung',
+  QUOTE: 'Angebot',
+  ORDER_CONFIRMATION: 'Auftragsbestätigung',
 };
 
 /**
@@ -204,8 +206,15 @@ export class DocumentOutput {
         : row.contract_name
           ? { name: row.contract_name }
           : null,
-      // The presented document: its lines, taxes and totals in major units of its currency.
-      document: presentDocument(document!),
+      // The presented document: its lines, taxes and totals in major units of its currency;
+      // a converted one also names the quote or order confirmation it came from.
+      document: {
+        ...presentDocument(document!),
+        originDocumentNumber: row.origin_document_id
+          ? ((await repo.findDocument(db, row.account_id, row.origin_document_id))
+              ?.document_number ?? null)
+          : null,
+      },
       invoice: {
         paidAmount: toMajor(document!.settled_minor, row.currency),
         cancellation: row.invoice_type === 'CREDIT_NOTE' && row.storno === 1,

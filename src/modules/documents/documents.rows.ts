@@ -5,7 +5,7 @@ import { newId } from '../../shared/ids.js';
 import type { TemplateRow } from '../document-templates/index.js';
 import * as repo from './documents.repository.js';
 import type { CreateDocument, UpdateDocument } from './documents.schemas.js';
-import { invalid, invoiceValues } from './invoice-rules.js';
+import { invalid, invoiceValues, isSalesType } from './invoice-rules.js';
 import type { priceLines } from './pricing.js';
 
 /* The document record: the row a new document is, and the columns an update sets. */
@@ -37,7 +37,7 @@ export function sourceOf(input: CreateDocument): 'GENERATED' | 'UPLOADED' {
       ? 'GENERATED'
       : input.fileId
         ? 'UPLOADED'
-        : input.documentType === 'INVOICE'
+        : isSalesType(input.documentType)
           ? 'GENERATED'
           : undefined);
   if (source === undefined)
@@ -50,8 +50,10 @@ export function sourceOf(input: CreateDocument): 'GENERATED' | 'UPLOADED' {
     throw invalid('fileId', 'is only for UPLOADED documents');
   if (source === 'UPLOADED' && input.templateId !== undefined)
     throw invalid('templateId', 'is only for GENERATED documents');
-  if (input.lineItems !== undefined && input.documentType !== 'INVOICE')
-    throw invalid('lineItems', 'are only for INVOICE documents');
+  if (input.lineItems !== undefined && !isSalesType(input.documentType))
+    throw invalid('lineItems', 'are only for INVOICE, QUOTE and ORDER_CONFIRMATION documents');
+  if (input.validUntil !== undefined && input.documentType !== 'QUOTE')
+    throw invalid('validUntil', 'is only for QUOTE documents');
   if (input.dueDate !== undefined && input.documentType !== 'INVOICE')
     throw invalid('dueDate', 'is only for INVOICE documents');
   return source;
@@ -71,6 +73,8 @@ export function newDocumentRow(
     invoice: ReturnType<typeof invoiceValues>;
     processing: boolean;
     now: Date;
+    /** A converted document: the quote or order confirmation it comes from, what it cites. */
+    origin?: { documentId: string; contractReference: string | null };
   },
 ): repo.DocumentRow {
   return {
@@ -99,6 +103,9 @@ export function newDocumentRow(
     processing_status: p.processing ? 'QUEUED' : null,
     ...EMPTY_INVOICE_FIELDS,
     ...p.invoice,
+    valid_until: input.validUntil ?? null,
+    origin_document_id: p.origin?.documentId ?? null,
+    contract_reference: p.origin?.contractReference ?? null,
     ...repo.NEW_DOCUMENT_HISTORY,
     created_at: p.now.toISOString(),
     updated_at: p.now.toISOString(),
@@ -121,6 +128,7 @@ export const EMPTY_INVOICE_FIELDS = {
   cancelled_by_document_id: null,
   storno: 0,
   einvoice_parties: null,
+  contract_reference: null,
 } satisfies Partial<repo.DocumentRow>;
 
 /** The line and total columns of priced lines. */
@@ -153,6 +161,8 @@ export function changedColumns(
   if (documentType !== 'INVOICE') values.due_date = null;
   if (input.fields !== undefined) values.fields = JSON.stringify(input.fields);
   Object.assign(values, invoiceValues(input, documentType, before));
-  if (documentType !== 'INVOICE') Object.assign(values, EMPTY_INVOICE_FIELDS);
+  if (!isSalesType(documentType)) Object.assign(values, EMPTY_INVOICE_FIELDS);
+  if (input.validUntil !== undefined) values.valid_until = input.validUntil;
+  if (documentType !== 'QUOTE') values.valid_until = null;
   return values;
 }

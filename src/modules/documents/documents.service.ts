@@ -22,11 +22,13 @@ import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type {
   CancelDocument,
+  ConvertDocument,
   CreateDocument,
   CreditNote,
   DocumentView,
   EInvoiceOutputFormat,
   ListDocuments,
+  QuoteDecisionInput,
   Rasterize,
   Rasterized,
   SendDocument,
@@ -34,6 +36,12 @@ import type {
 } from './documents.schemas.js';
 
 import { CreditNotes } from './documents.credit-notes.js';
+import {
+  convertDocument,
+  decideQuote,
+  isQuoteOrConfirmation,
+  withChain,
+} from './documents.quotes.js';
 import {
   changedColumns,
   EMPTY_INVOICE_FIELDS,
@@ -50,7 +58,7 @@ import { rasterizeDocument } from './documents.rasterize.js';
 import { sendDocument, sendPreview } from './documents.send.js';
 import { linesAsInputs, priceLines } from './pricing.js';
 import { isoDate } from '../../shared/dates.js';
-import { assertDocumentDate, invalid, invoiceValues } from './invoice-rules.js';
+import { assertDocumentDate, invalid, invoiceValues, isSalesType } from './invoice-rules.js';
 import { finalizeCheck, invoiceReadiness } from './documents.checks.js';
 import type {
   FinalizeCheck,
@@ -109,7 +117,7 @@ export class DocumentsService {
   async get(accountId: string, id: string): Promise<DocumentView> {
     const row = await repo.findDocument(this.ctx.db, accountId, id, isoDate(this.ctx.clock.now()));
     if (!row) throw notFound('Document');
-    return presentDocument(row);
+    return withChain(this.ctx, accountId, row);
   }
 
   async list(
@@ -135,7 +143,16 @@ export class DocumentsService {
       cancelled: query.cancelled,
     });
     const page = toPage(rows, limit);
-    return { data: page.rows.map(presentDocument), nextCursor: page.nextCursor };
+    // The conversion chain: which of these were converted into later documents.
+    const chain = await repo.convertedFrom(
+      this.ctx.db,
+      accountId,
+      page.rows.filter((r) => isQuoteOrConfirmation(r.document_type)).map((r) => r.id),
+    );
+    return {
+      data: page.rows.map((r) => presentDocument({ ...r, converted_to: chain.get(r.id) ?? [] })),
+      nextCursor: page.nextCursor,
+    };
   }
 
   /** What a new document is made of: its template (GENERATED) or its uploaded file. */
@@ -148,8 +165,12 @@ export class DocumentsService {
     let template: TemplateRow | undefined;
     let file: NewDocumentFile | undefined;
     if (source === 'GENERATED') {
-      if (input.templateId === undefined && input.documentType === 'INVOICE')
-        template = await ensureSystemTemplate(this.ctx.db, accountId, 'INVOICE');
+      if (input.templateId === undefined && isSalesType(input.documentType))
+        template = await ensureSystemTemplate(
+          this.ctx.db,
+          accountId,
+          input.documentType as 'INVOICE' | 'QUOTE' | 'ORDER_CONFIRMATION',
+        );
       else if (input.templateId === undefined)
         throw new AppError(
           'business_rule_violated',
@@ -194,6 +215,8 @@ export class DocumentsService {
       processing?: boolean;
       within?: (trx: Transaction<DB>, documentId: string) => Promise<void>;
       renderLater?: boolean;
+      /** A converted document: the quote or order confirmation it comes from. */
+      origin?: { documentId: string; contractReference: string | null };
     } = {},
   ): Promise<DocumentView> {
     const { accountId } = actor;
@@ -226,6 +249,7 @@ export class DocumentsService {
       invoice,
       processing: opts.processing === true,
       now,
+      ...(opts.origin ? { origin: opts.origin } : {}),
     });
     const final = input.status === 'FINAL';
     const renderNow = final && opts.renderLater !== true;
@@ -284,8 +308,10 @@ export class DocumentsService {
     if (before.status === 'FINAL') throw immutable(id);
 
     const documentType = input.documentType ?? before.document_type;
-    if (input.lineItems !== undefined && documentType !== 'INVOICE')
-      throw invalid('lineItems', 'are only for INVOICE documents');
+    if (input.validUntil && documentType !== 'QUOTE')
+      throw invalid('validUntil', 'is only for QUOTE documents');
+    if (input.lineItems !== undefined && !isSalesType(documentType))
+      throw invalid('lineItems', 'are only for INVOICE, QUOTE and ORDER_CONFIRMATION documents');
     if (input.dueDate && documentType !== 'INVOICE')
       throw invalid('dueDate', 'is only for INVOICE documents');
 
@@ -387,7 +413,7 @@ export class DocumentsService {
     before: repo.DocumentRow,
   ): Promise<Partial<repo.DocumentRow>> {
     const currency = input.currency ?? before.currency;
-    if (documentType !== 'INVOICE')
+    if (!isSalesType(documentType))
       return {
         currency,
         ...pricedValues(await priceLines(this.ctx.db, accountId, currency, [])),
@@ -400,6 +426,29 @@ export class DocumentsService {
       currency,
       ...pricedValues(await priceLines(this.ctx.db, accountId, currency, lines)),
     };
+  }
+
+  // ---- quotes and order confirmations -------------------------------------------------------
+
+  /** `POST /v1/documents/{id}/decision`: the seller records a customer's answer to a quote. */
+  decide(actor: Actor, id: string, input: QuoteDecisionInput): Promise<DocumentView> {
+    return decideQuote(this.ctx, actor.accountId, id, {
+      decision: input.decision,
+      ...(input.name === undefined ? {} : { name: input.name }),
+      via: 'seller',
+      actor,
+    });
+  }
+
+  /** `POST /v1/documents/{id}/convert` (`documents.quotes.ts`). */
+  convert(actor: Actor, id: string, input: ConvertDocument): Promise<DocumentView> {
+    return convertDocument(
+      this.ctx,
+      (a, create, origin) => this.create(a, create, { origin }),
+      actor,
+      id,
+      input,
+    );
   }
 
   // ---- delete ------------------------------------------------------------------------------

@@ -18,4 +18,10 @@ export {
   type InvoiceStanding,
 } from './documents.settlement.js';
 export { announceOverdue, startOverdueSchedule } from './documents.overdue.js';
+export {
+  decideQuote,
+  expireQuotes,
+  startQuoteExpirySchedule,
+  type QuoteDecision,
+} from './documents.quotes.js';
 export type { CreateDocument, DocumentView } from './documents.schemas.js';
