@@ -225,7 +225,7 @@ export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
   },
   {
     systemKey: 'QUOTE',
-    documentType: 'INVOICE',
+    documentType: 'OFFER',
     name: 'Angebot',
     contentSource: QUOTE_CONTENT,
     footerSource: INVOICE_FOOTER,
@@ -233,7 +233,7 @@ export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
   },
   {
     systemKey: 'ORDER_CONFIRMATION',
-    documentType: 'INVOICE',
+    documentType: 'OFFER',
     name: 'Auftragsbestätigung',
     contentSource: ORDER_CONFIRMATION_CONTENT,
     footerSource: INVOICE_FOOTER,
