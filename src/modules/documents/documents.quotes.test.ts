@@ -185,6 +185,20 @@ describe('quotes: numbers, outcome, events', () => {
     const paths = res.json<{ errors: { path: string }[] }>().errors.map((e) => e.path);
     expect(paths).toContain('/body/partnerId');
     expect(paths).toContain('/body/lineItems');
+    // finalize-check answers the same problems for a draft quote, without writing.
+    const draft = await call<Doc>(t, user, 'POST', '/v1/documents', {
+      documentType: 'QUOTE',
+      name: 'Leer',
+      creationDate: TODAY,
+    });
+    const check = await call<{ finalizable: boolean; problems: { path: string }[] }>(
+      t,
+      user,
+      'GET',
+      `/v1/documents/${draft.id}/finalize-check`,
+    );
+    expect(check.finalizable).toBe(false);
+    expect(check.problems.map((p) => p.path)).toEqual(expect.arrayContaining(paths));
     const wrong = await t.request({
       method: 'POST',
       url: '/v1/documents',
@@ -242,6 +256,24 @@ describe('quotes: numbers, outcome, events', () => {
       payload: { documentType: 'INVOICE' },
     });
     expect(convert.statusCode, convert.body).toBe(409);
+  });
+
+  it('lets one of two answers given at once win; the other is 409', async () => {
+    const { user, partnerId } = await account();
+    const q = await quote(user, partnerId);
+    const answers = await Promise.all(
+      (['ACCEPTED', 'DECLINED'] as const).map((decision) =>
+        t.request({
+          method: 'POST',
+          url: `/v1/documents/${q.id}/decision`,
+          token: user.token,
+          payload: { decision },
+        }),
+      ),
+    );
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+    const winner = answers.find((r) => r.statusCode === 200)!.json<Doc>();
+    expect((await read(user, q.id)).quoteStatus).toBe(winner.quoteStatus);
   });
 
   it('expires OPEN quotes after validUntil by the schedule, once, and refuses them after', async () => {
