@@ -10,7 +10,7 @@ import type { AppContext } from './context.js';
 import { startReminderScheduler } from './modules/notes/index.js';
 import { startUploadExpiry } from './modules/files/index.js';
 import { startDunningSchedule } from './modules/dunning/index.js';
-import { startOverdueSchedule } from './modules/documents/index.js';
+import { startOverdueSchedule, startQuoteExpirySchedule } from './modules/documents/index.js';
 import { startBillingSchedule } from './modules/recurring-invoices/index.js';
 import { startBackupSchedule } from './modules/backups/index.js';
 
@@ -142,6 +142,7 @@ async function main(): Promise<void> {
     startBillingSchedule(app.ctx, config.reminderIntervalMs),
     startDunningSchedule(app.ctx, config.reminderIntervalMs),
     startOverdueSchedule(app.ctx, config.reminderIntervalMs),
+    startQuoteExpirySchedule(app.ctx, config.reminderIntervalMs),
     startBackupSchedule(app.ctx),
   );
 }

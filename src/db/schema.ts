@@ -507,6 +507,18 @@ export interface DocumentsTable {
   paid_at: string | null;
   /** YYYY-MM-DD: the day `document.overdue` announced the invoice (once). */
   overdue_at: string | null;
+  /** Quotes: YYYY-MM-DD, the last day the quote can be accepted (gültig bis). */
+  valid_until: string | null;
+  /** Quotes once FINAL: OPEN, ACCEPTED, DECLINED or EXPIRED; null on other documents. */
+  quote_status: string | null;
+  /** When a quote was accepted, declined or expired. */
+  quote_decided_at: string | null;
+  /** Who accepted or declined a quote (a name; `system` when it expired). */
+  quote_decided_by: string | null;
+  /** The quote or order confirmation this document was converted from. */
+  origin_document_id: string | null;
+  /** Invoices converted from a quote: the contract reference (BT-12), the quote's number. */
+  contract_reference: string | null;
   version: number;
   created_at: string;
   updated_at: string;
@@ -536,6 +548,10 @@ export interface InvoiceNumberingTable {
   /** E.g. `RE-{YYYY}-{00000}`: tokens `{YYYY}`, `{YY}`, `{MM}` and one counter `{000}`. */
   invoice_format: string;
   credit_note_format: string;
+  /** Null: the default `AN-{YYYY}-{0000}`. */
+  quote_format: string | null;
+  /** Null: the default `AB-{YYYY}-{0000}`. */
+  order_confirmation_format: string | null;
   version: number;
   created_at: string;
   updated_at: string;

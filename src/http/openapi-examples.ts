@@ -133,6 +133,13 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
     dunningLevel: 0,
     lastDunnedAt: null,
     dunningBlocked: false,
+    validUntil: null,
+    quoteStatus: null,
+    quoteDecidedAt: null,
+    quoteDecidedBy: null,
+    contractReference: null,
+    originDocumentId: null,
+    convertedToDocumentIds: [],
   },
   Payment: {
     id: 'pay_01m88ka4fs03kqk2frct27rea7',

@@ -1304,6 +1304,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{documentId}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the customer’s answer to a quote (accepted or declined)
+         * @description An OPEN quote (FINAL, not past `validUntil`) becomes ACCEPTED or DECLINED with `quoteDecidedAt` and `quoteDecidedBy`, audited and announced (`quote.accepted` / `quote.declined`). A draft, another document, an expired or already answered quote answers 409 `state_conflict`.
+         */
+        post: operations["createDocumentDecision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{documentId}/convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert a quote or an order confirmation into a DRAFT order confirmation or invoice
+         * @description Copies the chosen lines (`linePositions`, default all), partner, contract, currency, references, payment terms and note into a new DRAFT of `documentType`, with `originDocumentId` set; the source lists it in `convertedToDocumentIds`. An invoice cites the quote as its contract reference (BT-12, `contractReference`). The source must be a FINAL quote or order confirmation; a DECLINED or EXPIRED quote answers 409 `state_conflict`. A quote converted in full while OPEN becomes ACCEPTED.
+         */
+        post: operations["createDocumentConvert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{documentId}": {
         parameters: {
             query?: never;
@@ -4136,7 +4176,7 @@ export interface components {
             /** @description Free text. */
             description: string | null;
             /** @description The events delivered here. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized")[];
             /** @description Whether events are delivered. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
@@ -4165,7 +4205,7 @@ export interface components {
              */
             url: string;
             /** @description The events delivered to this endpoint, each once. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized")[];
             /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
             enabled?: boolean;
             /** @description Free text. */
@@ -4195,7 +4235,7 @@ export interface components {
             /** @description Free text. */
             description: string | null;
             /** @description The events delivered here. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized")[];
             /** @description Whether events are delivered. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
@@ -4225,7 +4265,7 @@ export interface components {
              */
             url?: string;
             /** @description The events delivered to this endpoint, each once. */
-            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent")[];
+            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized")[];
             /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
             enabled?: boolean;
             /** @description Free text; null clears it. */
@@ -4241,7 +4281,7 @@ export interface components {
              * @description An event type.
              * @enum {unknown}
              */
-            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent";
+            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized";
             /**
              * @description PENDING (waiting for its first or next attempt), SUCCEEDED (answered 2xx) or FAILED (every attempt failed, or the endpoint was disabled).
              * @enum {unknown}
@@ -4578,8 +4618,8 @@ export interface components {
              * @enum {unknown}
              */
             status: "DRAFT" | "PUBLISHED";
-            /** @description TERMINATION, NOTICE, INVOICE or CREDIT_NOTE on a system template; else null. */
-            systemKey: ("TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING") | null;
+            /** @description TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING, QUOTE or ORDER_CONFIRMATION on a system template; else null. */
+            systemKey: ("TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION") | null;
             /** @description Header rendered with sample data and sanitised; null without a header. */
             compiledHeaderHtml: string | null;
             /** @description Body rendered with sample data and sanitised. */
@@ -4633,10 +4673,10 @@ export interface components {
              */
             status?: "DRAFT" | "PUBLISHED";
             /**
-             * @description Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING); clients cannot create one with a systemKey nor change it.
+             * @description Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING, QUOTE, ORDER_CONFIRMATION); clients cannot create one with a systemKey nor change it.
              * @enum {unknown}
              */
-            systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING";
+            systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
             /** @description Ignored: the server computes it. */
             compiledHeaderHtml?: string | null;
             /** @description Ignored: the server computes it. */
@@ -4684,10 +4724,10 @@ export interface components {
              */
             status?: "DRAFT" | "PUBLISHED";
             /**
-             * @description Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING); clients cannot create one with a systemKey nor change it.
+             * @description Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING, QUOTE, ORDER_CONFIRMATION); clients cannot create one with a systemKey nor change it.
              * @enum {unknown}
              */
-            systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING";
+            systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
             /** @description Ignored: the server computes it. */
             compiledHeaderHtml?: string | null;
             /** @description Ignored: the server computes it. */
@@ -4885,7 +4925,7 @@ export interface components {
              */
             status?: "DRAFT" | "PUBLISHED";
             /** @description May only repeat the stored value: changing or removing a system template’s key (or giving one to another template) answers 409 state_conflict. */
-            systemKey?: ("TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING") | null;
+            systemKey?: ("TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION") | null;
             /** @description Ignored: the server computes it. */
             compiledHeaderHtml?: string | null;
             /** @description Ignored: the server computes it. */
@@ -4972,7 +5012,14 @@ export interface components {
          *       "paidAt": null,
          *       "dunningLevel": 0,
          *       "lastDunnedAt": null,
-         *       "dunningBlocked": false
+         *       "dunningBlocked": false,
+         *       "validUntil": null,
+         *       "quoteStatus": null,
+         *       "quoteDecidedAt": null,
+         *       "quoteDecidedBy": null,
+         *       "contractReference": null,
+         *       "originDocumentId": null,
+         *       "convertedToDocumentIds": []
          *     }
          */
         Document: {
@@ -4994,12 +5041,12 @@ export interface components {
              */
             updatedAt: string;
             /**
-             * @description CONTRACT, INVOICE, or DUNNING (a payment reminder or dunning letter a dunning run made).
+             * @description CONTRACT, INVOICE, DUNNING (a payment reminder or dunning letter a dunning run made), QUOTE (an Angebot) or ORDER_CONFIRMATION (an Auftragsbestätigung).
              * @enum {unknown}
              */
-            documentType: "CONTRACT" | "INVOICE" | "DUNNING";
+            documentType: "CONTRACT" | "INVOICE" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
             name: string;
-            /** @description Number; invoices get `{YYYY}-{0000}` when they become FINAL without one. */
+            /** @description Number; invoices get `{YYYY}-{0000}`, quotes `AN-{YYYY}-{0000}`, order confirmations `AB-{YYYY}-{0000}` (or the account’s formats) when they become FINAL without one. */
             documentNumber: string | null;
             /** @description Linked contract. */
             contractId: string | null;
@@ -5162,6 +5209,23 @@ export interface components {
             precedingDocumentDate: string | null;
             /** @description Invoices cancelled in full (Storno): the credit note. Such an invoice is neither open nor overdue. */
             cancelledByDocumentId: string | null;
+            /** @description Quotes: the last day the quote can be accepted (gültig bis, YYYY-MM-DD); default 30 days after the document date when it becomes FINAL. Null on other documents. */
+            validUntil: string | null;
+            /** @description Quotes: OPEN once FINAL (sent), then ACCEPTED or DECLINED (`POST /v1/documents/{id}/decision`) or EXPIRED (the day after `validUntil`). Null for drafts and other documents; `status` stays DRAFT or FINAL. */
+            quoteStatus: ("OPEN" | "ACCEPTED" | "DECLINED" | "EXPIRED") | null;
+            /**
+             * Format: date-time
+             * @description Quotes: when the quote was accepted, declined or expired.
+             */
+            quoteDecidedAt: string | null;
+            /** @description Quotes: the name of who accepted or declined it (`system` when it expired). */
+            quoteDecidedBy: string | null;
+            /** @description Invoices converted from a quote: the contract reference (BT-12) the e-invoice carries, the quote’s number (set by the conversion, read-only). */
+            contractReference: string | null;
+            /** @description The quote or order confirmation this document was converted from (`POST /v1/documents/{id}/convert`). */
+            originDocumentId: string | null;
+            /** @description Quotes and order confirmations: the documents converted from this one, oldest first (empty otherwise). With `originDocumentId`, the chain quote → order confirmation → invoice is visible from each document. */
+            convertedToDocumentIds: string[];
             /**
              * Format: date-time
              * @description Invoices: when its settled payments first covered the gross total (`document.paid`); null while not paid.
@@ -5185,10 +5249,10 @@ export interface components {
         };
         CreateDocument: {
             /**
-             * @description CONTRACT or INVOICE (DUNNING letters come from dunning runs only).
+             * @description CONTRACT, INVOICE, QUOTE or ORDER_CONFIRMATION (DUNNING letters come from dunning runs only).
              * @enum {unknown}
              */
-            documentType: "CONTRACT" | "INVOICE";
+            documentType: "CONTRACT" | "INVOICE" | "QUOTE" | "ORDER_CONFIRMATION";
             /** @description Document name. */
             name: string;
             /** @description Your own number; unique per account and type. Omit it for invoices to get the next of the sequence on finalizing. */
@@ -5283,6 +5347,11 @@ export interface components {
             skontoDays?: number;
             /** @description Invoices: a note printed on the invoice and written as BT-22. */
             note?: string;
+            /**
+             * Format: date
+             * @description Quotes: the last day the quote can be accepted (gültig bis) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+             */
+            validUntil?: string;
         };
         /** @description Exactly one of documentId and fileId. */
         RasterizeDocumentRequest: {
@@ -5332,7 +5401,7 @@ export interface components {
              * @description The document’s type.
              * @enum {unknown}
              */
-            documentType: "CONTRACT" | "INVOICE" | "DUNNING";
+            documentType: "CONTRACT" | "INVOICE" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
             /** @description Invoices: INVOICE or CREDIT_NOTE; null for contract documents. */
             invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
             /** @description The document’s number (null while a DRAFT). */
@@ -5390,7 +5459,7 @@ export interface components {
              * @description The document’s type.
              * @enum {unknown}
              */
-            documentType: "CONTRACT" | "INVOICE" | "DUNNING";
+            documentType: "CONTRACT" | "INVOICE" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
             /** @description Invoices: INVOICE or CREDIT_NOTE; null for contract documents. */
             invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
             /** @description The document’s number (null while a DRAFT). */
@@ -5466,6 +5535,29 @@ export interface components {
             /** @description Why; printed on the credit note (BT-22). */
             note?: string;
         };
+        CreateDocumentDecision: {
+            /**
+             * @description ACCEPTED or DECLINED: the customer’s answer to an OPEN quote.
+             * @enum {unknown}
+             */
+            decision: "ACCEPTED" | "DECLINED";
+            /** @description Who answered, e.g. the customer’s contact (default: the recording user or key). */
+            name?: string;
+        };
+        CreateDocumentConvert: {
+            /**
+             * @description ORDER_CONFIRMATION (from a quote) or INVOICE (from a quote or an order confirmation).
+             * @enum {unknown}
+             */
+            documentType: "ORDER_CONFIRMATION" | "INVOICE";
+            /** @description Partial conversion: the positions (1-based, the `Pos.` column printed, the order of `lineItems`) of the lines to copy; default all. A position the document does not have is 400 naming it. */
+            linePositions?: number[];
+            /**
+             * Format: date
+             * @description Date of the new document (default today) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+             */
+            creationDate?: string;
+        };
         UpdateDocument: {
             /**
              * Format: int32
@@ -5473,10 +5565,10 @@ export interface components {
              */
             version: number;
             /**
-             * @description CONTRACT or INVOICE (DUNNING letters come from dunning runs only).
+             * @description CONTRACT, INVOICE, QUOTE or ORDER_CONFIRMATION (DUNNING letters come from dunning runs only).
              * @enum {unknown}
              */
-            documentType?: "CONTRACT" | "INVOICE";
+            documentType?: "CONTRACT" | "INVOICE" | "QUOTE" | "ORDER_CONFIRMATION";
             /** @description Document name. */
             name?: string;
             /** @description null clears it. */
@@ -5561,6 +5653,11 @@ export interface components {
             skontoDays?: number | null;
             /** @description null clears it. */
             note?: string | null;
+            /**
+             * Format: date
+             * @description null clears it (the default applies when the quote becomes FINAL).
+             */
+            validUntil?: string | null;
         };
         SetDocumentDunningBlockRequest: {
             /** @description true blocks the invoice from dunning, false lifts it. */
@@ -5680,16 +5777,24 @@ export interface components {
                 contentType: string;
             }[];
         };
-        /** @description The account’s invoice and credit note number formats (defaults `{YYYY}-{0000}` and `GS-{YYYY}-{0000}`) and the next numbers they give. */
+        /** @description The account’s number formats for invoices, credit notes, quotes and order confirmations (defaults `{YYYY}-{0000}`, `GS-{YYYY}-{0000}`, `AN-{YYYY}-{0000}`, `AB-{YYYY}-{0000}`), each its own gapless sequence, and the next numbers they give. */
         InvoiceNumbering: {
             /** @description How invoices are numbered, e.g. `RE-{YYYY}-{00000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
             invoiceFormat: string;
             /** @description How credit notes are numbered, e.g. `GS-{YYYY}-{0000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
             creditNoteFormat: string;
+            /** @description How quotes (Angebote) are numbered, e.g. `AN-{YYYY}-{0000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
+            quoteFormat: string;
+            /** @description How order confirmations (Auftragsbestätigungen) are numbered, e.g. `AB-{YYYY}-{0000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
+            orderConfirmationFormat: string;
             /** @description The number an invoice dated today would get if it became FINAL now (another may take it first). */
             nextInvoiceNumber: string;
             /** @description The same for a credit note dated today. */
             nextCreditNoteNumber: string;
+            /** @description The same for a quote dated today (its own sequence). */
+            nextQuoteNumber: string;
+            /** @description The same for an order confirmation dated today (its own sequence). */
+            nextOrderConfirmationNumber: string;
             /**
              * Format: int64
              * @description Optimistic-locking version: 0 while the account uses the defaults (nothing saved), +1 per save.
@@ -5706,6 +5811,10 @@ export interface components {
             invoiceFormat?: string;
             /** @description How credit notes are numbered, e.g. `GS-{YY}{MM}-{000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
             creditNoteFormat?: string;
+            /** @description How quotes are numbered, e.g. `AN-{YYYY}-{0000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
+            quoteFormat?: string;
+            /** @description How order confirmations are numbered, e.g. `AB-{YYYY}-{0000}`. Tokens: `{YYYY}` (year), `{YY}` (two-digit year), `{MM}` (month), each of the invoice date, and exactly one counter `{000}` … `{00000000}` (3–8 digits, zero-padded; it grows past its width rather than wrap). Literal characters: letters, digits, `-`, `_`, `/` (what DATEV’s Belegfeld 1 keeps), not first. At most 30 characters rendered. The counter restarts each year when the format shows the year, else never. */
+            orderConfirmationFormat?: string;
             /**
              * Format: int32
              * @description The version you read (0 while nothing is saved); a stale one answers 409 version_conflict and changes nothing.
@@ -10328,7 +10437,7 @@ export interface operations {
                 /** @description Only deliveries in this status. */
                 status?: "PENDING" | "SUCCEEDED" | "FAILED";
                 /** @description Only deliveries of this event type. */
-                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent";
+                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized";
             };
             header?: never;
             path: {
@@ -11067,7 +11176,7 @@ export interface operations {
                 /** @description Only templates in this status. */
                 status?: "DRAFT" | "PUBLISHED";
                 /** @description Only the system template with this key. */
-                systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING";
+                systemKey?: "TERMINATION" | "NOTICE" | "INVOICE" | "CREDIT_NOTE" | "PAYMENT_REMINDER" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
                 /** @description Case- and accent-insensitive search in the name. */
                 q?: string;
             };
@@ -11334,7 +11443,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from the previous page’s `nextCursor`. */
                 cursor?: string;
-                documentType?: "CONTRACT" | "INVOICE" | "DUNNING";
+                documentType?: "CONTRACT" | "INVOICE" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
                 status?: "DRAFT" | "FINAL";
                 source?: "GENERATED" | "UPLOADED";
                 partnerId?: string;
@@ -11539,7 +11648,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from the previous page’s `nextCursor`. */
                 cursor?: string;
-                documentType?: "CONTRACT" | "INVOICE" | "DUNNING";
+                documentType?: "CONTRACT" | "INVOICE" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
                 status?: "DRAFT" | "FINAL";
                 source?: "GENERATED" | "UPLOADED";
                 partnerId?: string;
@@ -11599,7 +11708,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from the previous page’s `nextCursor`. */
                 cursor?: string;
-                documentType?: "CONTRACT" | "INVOICE" | "DUNNING";
+                documentType?: "CONTRACT" | "INVOICE" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
                 status?: "DRAFT" | "FINAL";
                 source?: "GENERATED" | "UPLOADED";
                 partnerId?: string;
@@ -11799,6 +11908,104 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden3"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    createDocumentDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id (`doc_…`); an unknown id answers 404. */
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDocumentDecision"];
+            };
+        };
+        responses: {
+            /** @description A contract document or an invoice. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    createDocumentConvert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Id (`doc_…`); an unknown id answers 404. */
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDocumentConvert"];
+            };
+        };
+        responses: {
+            /** @description A contract document or an invoice. */
+            201: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Path of the created record. */
+                    Location: string;
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             414: components["responses"]["UriTooLong"];
@@ -12171,7 +12378,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The account’s invoice and credit note number formats (defaults `{YYYY}-{0000}` and `GS-{YYYY}-{0000}`) and the next numbers they give. */
+            /** @description The account’s number formats for invoices, credit notes, quotes and order confirmations (defaults `{YYYY}-{0000}`, `GS-{YYYY}-{0000}`, `AN-{YYYY}-{0000}`, `AB-{YYYY}-{0000}`), each its own gapless sequence, and the next numbers they give. */
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
@@ -12210,7 +12417,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The account’s invoice and credit note number formats (defaults `{YYYY}-{0000}` and `GS-{YYYY}-{0000}`) and the next numbers they give. */
+            /** @description The account’s number formats for invoices, credit notes, quotes and order confirmations (defaults `{YYYY}-{0000}`, `GS-{YYYY}-{0000}`, `AN-{YYYY}-{0000}`, `AB-{YYYY}-{0000}`), each its own gapless sequence, and the next numbers they give. */
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */

@@ -14,6 +14,8 @@ export const SYSTEM_KEYS = [
   'CREDIT_NOTE',
   'PAYMENT_REMINDER',
   'DUNNING',
+  'QUOTE',
+  'ORDER_CONFIRMATION',
 ] as const;
 export type SystemKey = (typeof SYSTEM_KEYS)[number];
 
@@ -104,7 +106,7 @@ const fields = {
   }),
   systemKey: Type.Enum(SYSTEM_KEYS, {
     description:
-      'Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING); clients cannot create one with a systemKey nor change it.',
+      'Set only on the system templates every account is seeded with (TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING, QUOTE, ORDER_CONFIRMATION); clients cannot create one with a systemKey nor change it.',
   }),
   compiledHeaderHtml: compiled('Rendered header'),
   compiledContentHtml: compiled('Rendered body'),
@@ -127,7 +129,7 @@ export const DocumentTemplateSchema = Type.Object(
     status: fields.status,
     systemKey: Nullable(
       Type.Enum(SYSTEM_KEYS),
-      'TERMINATION, NOTICE, INVOICE or CREDIT_NOTE on a system template; else null.',
+      'TERMINATION, NOTICE, INVOICE, CREDIT_NOTE, PAYMENT_REMINDER, DUNNING, QUOTE or ORDER_CONFIRMATION on a system template; else null.',
     ),
     compiledHeaderHtml: Nullable(
       Type.String(),

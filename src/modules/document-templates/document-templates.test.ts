@@ -172,6 +172,8 @@ describe('document templates: happy paths', () => {
     expect(seeded.data.map((x) => x.systemKey)).toEqual([
       'DUNNING',
       'PAYMENT_REMINDER',
+      'ORDER_CONFIRMATION',
+      'QUOTE',
       'CREDIT_NOTE',
       'INVOICE',
       'NOTICE',
@@ -192,6 +194,8 @@ describe('document templates: happy paths', () => {
       'Angebot Büro',
       'Mahnung',
       'Zahlungserinnerung',
+      'Auftragsbestätigung',
+      'Angebot',
       'Rechnungskorrektur / Stornorechnung',
       'Rechnung',
       'Mitteilung',
@@ -201,7 +205,12 @@ describe('document templates: happy paths', () => {
       'Rechnungskorrektur / Stornorechnung',
       'Rechnung',
     ]);
-    expect(await names('documentType=OFFER')).toEqual(['Angebot 100% Rabatt', 'Angebot Büro']);
+    expect(await names('documentType=OFFER')).toEqual([
+      'Angebot 100% Rabatt',
+      'Angebot Büro',
+      'Auftragsbestätigung',
+      'Angebot',
+    ]);
     expect(await names('status=DRAFT')).toEqual(['Angebot Büro']);
     expect(await names('status=PUBLISHED&documentType=LETTER')).toEqual([
       'Brief Café',
@@ -226,15 +235,17 @@ describe('document templates: happy paths', () => {
     const page2 = await list(owner, `limit=2&cursor=${page1.nextCursor}`);
     expect(page2.data.map((x) => x.name)).toEqual(['T0', 'Mahnung']);
     const page3 = await list(owner, `limit=2&cursor=${page2.nextCursor}`);
-    expect(page3.data.map((x) => x.name)).toEqual([
-      'Zahlungserinnerung',
+    expect(page3.data.map((x) => x.name)).toEqual(['Zahlungserinnerung', 'Auftragsbestätigung']);
+    const page4 = await list(owner, `limit=2&cursor=${page3.nextCursor}`);
+    expect(page4.data.map((x) => x.name)).toEqual([
+      'Angebot',
       'Rechnungskorrektur / Stornorechnung',
     ]);
-    const page4 = await list(owner, `limit=2&cursor=${page3.nextCursor}`);
-    expect(page4.data.map((x) => x.name)).toEqual(['Rechnung', 'Mitteilung']);
     const page5 = await list(owner, `limit=2&cursor=${page4.nextCursor}`);
-    expect(page5.data.map((x) => x.name)).toEqual(['Kündigung']);
-    expect(page5.nextCursor).toBeNull();
+    expect(page5.data.map((x) => x.name)).toEqual(['Rechnung', 'Mitteilung']);
+    const page6 = await list(owner, `limit=2&cursor=${page5.nextCursor}`);
+    expect(page6.data.map((x) => x.name)).toEqual(['Kündigung']);
+    expect(page6.nextCursor).toBeNull();
   });
 });
 

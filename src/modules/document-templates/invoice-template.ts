@@ -122,3 +122,60 @@ export const INVOICE_FOOTER = `{% assign L = invoice.labels %}{% assign bank = c
   <td style="${CELL} width: 28%;">{% if company.managingDirectors.size > 0 %}{{ L.managingDirectors }}: {{ company.managingDirectors | join: ", " }}<br />{% endif %}{% if company.registerCourt or company.registerNumber %}{{ L.registerCourt }}: {{ company.registerCourt }} {{ company.registerNumber }}<br />{% endif %}{% if company.vatId %}{{ L.vatId }} {{ company.vatId }}<br />{% endif %}{% if company.taxNumber %}{{ L.taxNumber }} {{ company.taxNumber }}{% endif %}</td>
   <td style="${CELL} width: 25%;">{% if bank %}{% if bank.bankName %}{{ bank.bankName }}<br />{% endif %}<span style="white-space: nowrap;">{{ L.iban }} {{ bank.ibanGrouped }}</span>{% if bank.bic %}<br />{{ L.bic }} {{ bank.bic }}{% endif %}{% if bank.accountHolder and bank.accountHolder != company.legalName %}<br />{{ L.accountHolder }}: {{ bank.accountHolder }}{% endif %}{% endif %}</td>
 </tr></table>`;
+
+/** The information block of a quote or an order confirmation: number, date, validity, refs. */
+const salesInfo = (kind: 'quote' | 'orderConfirmation') => `<div class="head">
+    <div class="address-field">
+      <div class="sender-line">{{ company.legalName }}{% if company.address.street %} · {{ company.address.street }}{% endif %}{% if company.address.city %} · {{ company.address.postalCode }} {{ company.address.city }}{% endif %}</div>
+      {% if partner %}<p class="recipient">{{ partner.name }}<br />
+        {% if partner.address.name %}{{ partner.address.name }}<br />{% endif %}
+        {% if partner.address.street %}{{ partner.address.street }}<br />{% endif %}
+        {{ partner.address.postalCode }} {{ partner.address.city }}{% if invoice.recipientCountry %}<br />
+        {{ invoice.recipientCountry }}{% endif %}</p>{% endif %}
+    </div>
+    <table class="info">
+      {% if document.documentNumber %}<tr><td class="k">{{ L.${kind}Number }}</td><td class="v">{{ document.documentNumber }}</td></tr>{% endif %}
+      <tr><td class="k">{{ L.${kind}Date }}</td><td class="v">{{ document.creationDate | date }}</td></tr>
+      {% if document.validUntil %}<tr><td class="k">{{ L.validUntil }}</td><td class="v">{{ document.validUntil | date }}</td></tr>{% endif %}
+      {% if document.originDocumentNumber %}<tr><td class="k">{{ L.quoteNumber }}</td><td class="v">{{ document.originDocumentNumber }}</td></tr>{% endif %}
+      {% if document.deliveryDate %}<tr><td class="k">{{ L.deliveryDate }}</td><td class="v">{{ document.deliveryDate | date }}</td></tr>{% endif %}
+      {% if invoice.customerNumber %}<tr><td class="k">{{ L.customerNumber }}</td><td class="v">{{ invoice.customerNumber }}</td></tr>{% endif %}
+      {% if document.orderReference %}<tr><td class="k">{{ L.orderReference }}</td><td class="v">{{ document.orderReference }}</td></tr>{% endif %}
+      {% if partner.vatId %}<tr><td class="k">{{ L.buyerVatId }}</td><td class="v">{{ partner.vatId }}</td></tr>{% endif %}
+    </table>
+  </div>`;
+
+/**
+ * The quote layout (`QUOTE`, "Angebot"/"Quote"): the invoice's DIN 5008 letter with its lines,
+ * VAT per rate and totals, titled as a quote, with its validity (gültig bis) in the information
+ * block and below the totals, the payment terms when given, and no bank or GiroCode block.
+ */
+export const QUOTE_CONTENT = `${STYLE}
+{% assign L = invoice.labels %}{% assign cur = document.currency %}
+<div class="inv">
+  ${salesInfo('quote')}
+  <h1>{{ L.quote }}{% if document.documentNumber %} {{ document.documentNumber }}{% endif %}</h1>
+  {% if document.note %}<p>{{ document.note | newline_to_br }}</p>{% endif %}
+  ${LINES}
+  <div class="payment"><div class="terms">
+    {% if document.validUntil %}<p>{{ L.quoteValidity }} {{ document.validUntil | date }}.</p>{% endif %}
+    {% if document.paymentTerms %}<p><strong>{{ L.paymentTerms }}</strong></p><p>{{ document.paymentTerms | newline_to_br }}</p>{% endif %}
+  </div></div>
+  <p class="thanks">{{ L.quoteThanks }}</p>
+</div>`;
+
+/**
+ * The order confirmation layout (`ORDER_CONFIRMATION`, "Auftragsbestätigung"/"Order
+ * confirmation"): as the quote, naming the quote it confirms when it was converted from one.
+ */
+export const ORDER_CONFIRMATION_CONTENT = `${STYLE}
+{% assign L = invoice.labels %}{% assign cur = document.currency %}
+<div class="inv">
+  ${salesInfo('orderConfirmation')}
+  <h1>{{ L.orderConfirmation }}{% if document.documentNumber %} {{ document.documentNumber }}{% endif %}</h1>
+  <p>{{ L.orderConfirmationIntro }}{% if document.originDocumentNumber %} {{ L.toQuote }} {{ document.originDocumentNumber }}{% endif %}.</p>
+  {% if document.note %}<p>{{ document.note | newline_to_br }}</p>{% endif %}
+  ${LINES}
+  {% if document.paymentTerms %}<div class="payment"><div class="terms"><p><strong>{{ L.paymentTerms }}</strong></p><p>{{ document.paymentTerms | newline_to_br }}</p></div></div>{% endif %}
+  <p class="thanks">{{ L.orderConfirmationThanks }}</p>
+</div>`;

@@ -126,12 +126,14 @@ describe('system templates', () => {
       ['DUNNING', 'Mahnung', 'PUBLISHED', 'LETTER'],
       ['INVOICE', 'Rechnung', 'PUBLISHED', 'INVOICE'],
       ['NOTICE', 'Mitteilung', 'PUBLISHED', 'LETTER'],
+      ['ORDER_CONFIRMATION', 'Auftragsbestätigung', 'PUBLISHED', 'OFFER'],
       ['PAYMENT_REMINDER', 'Zahlungserinnerung', 'PUBLISHED', 'LETTER'],
+      ['QUOTE', 'Angebot', 'PUBLISHED', 'OFFER'],
       ['TERMINATION', 'Kündigung', 'PUBLISHED', 'LETTER'],
     ]);
-    expect(rows[5]!.compiled_content_html).toContain('Muster Handwerk GmbH');
+    expect(rows[7]!.compiled_content_html).toContain('Muster Handwerk GmbH');
     expect(rows[2]!.compiled_content_html).toContain('Muster Handwerk GmbH');
-    expect(rows[4]!.compiled_content_html).toContain('Zahlungserinnerung zur Rechnung');
+    expect(rows[5]!.compiled_content_html).toContain('Zahlungserinnerung zur Rechnung');
     expect(rows[1]!.compiled_content_html).toContain('Mahnung zur Rechnung');
     // The account is made after the answer; PostgreSQL chains its events just after that.
     await settleAudit(t.app.ctx.db);

@@ -26,7 +26,12 @@ import {
   type TemplateRow,
 } from './document-templates.repository.js';
 import type { DocumentTemplate, SystemKey } from './document-templates.schemas.js';
-import { INVOICE_CONTENT, INVOICE_FOOTER } from './invoice-template.js';
+import {
+  INVOICE_CONTENT,
+  INVOICE_FOOTER,
+  ORDER_CONFIRMATION_CONTENT,
+  QUOTE_CONTENT,
+} from './invoice-template.js';
 
 const LETTER_STYLE = `<style>
   .letter { font-family: Arial, Helvetica, sans-serif; font-size: 11pt; line-height: 1.45; color: #000; }
@@ -215,6 +220,22 @@ export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
     documentType: 'INVOICE',
     name: 'Rechnungskorrektur / Stornorechnung',
     contentSource: INVOICE_CONTENT,
+    footerSource: INVOICE_FOOTER,
+    fields: [],
+  },
+  {
+    systemKey: 'QUOTE',
+    documentType: 'OFFER',
+    name: 'Angebot',
+    contentSource: QUOTE_CONTENT,
+    footerSource: INVOICE_FOOTER,
+    fields: [],
+  },
+  {
+    systemKey: 'ORDER_CONFIRMATION',
+    documentType: 'OFFER',
+    name: 'Auftragsbestätigung',
+    contentSource: ORDER_CONFIRMATION_CONTENT,
     footerSource: INVOICE_FOOTER,
     fields: [],
   },

@@ -15,6 +15,7 @@ import * as repo from './documents.repository.js';
 import {
   bankAccountProblems,
   finalizeProblems,
+  salesDocumentProblems,
   fixAtOf,
   freezeParties,
   sellerProblems,
@@ -77,6 +78,12 @@ export async function finalizeCheck(
   const row = await repo.findDocument(ctx.db, accountId, id);
   if (!row) throw notFound('Document');
   if (row.status === 'FINAL') return { status: 'FINAL', finalizable: false, problems: [] };
+  // Quotes and order confirmations: the checks their finalize runs (seller, buyer, a line).
+  if (row.document_type === 'QUOTE' || row.document_type === 'ORDER_CONFIRMATION') {
+    const { parties } = await invoiceAtFinalize(ctx.db, row);
+    const problems = salesDocumentProblems(row, parties).map(located);
+    return { status: 'DRAFT', finalizable: problems.length === 0, problems };
+  }
   if (row.document_type !== 'INVOICE' || row.source !== 'GENERATED')
     return { status: 'DRAFT', finalizable: true, problems: [] };
   const { values, parties } = await invoiceAtFinalize(ctx.db, row);

@@ -148,6 +148,7 @@ export function toEnInvoice(
         (specification === 'XRECHNUNG' ? (buyerIdentifier(buyer) ?? row.id) : undefined),
     ),
     ...opt('orderReference', row.order_reference),
+    ...opt('contractReference', row.contract_reference ?? null),
     ...opt('paymentTerms', terms),
     notes: row.note ? [row.note] : [],
     ...(credit && row.preceding_number

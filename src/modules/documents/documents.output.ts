@@ -51,6 +51,8 @@ const TYPE_LABEL: Record<string, string> = {
   INVOICE: 'Rechnung',
   CONTRACT: 'Vertrag',
   DUNNING: 'Mahnung',
+  QUOTE: 'Angebot',
+  ORDER_CONFIRMATION: 'Auftragsbestätigung',
 };
 
 /**
@@ -204,8 +206,15 @@ export class DocumentOutput {
         : row.contract_name
           ? { name: row.contract_name }
           : null,
-      // The presented document: its lines, taxes and totals in major units of its currency.
-      document: presentDocument(document!),
+      // The presented document: its lines, taxes and totals in major units of its currency;
+      // a converted one also names the quote or order confirmation it came from.
+      document: {
+        ...presentDocument(document!),
+        originDocumentNumber: row.origin_document_id
+          ? ((await repo.findDocument(db, row.account_id, row.origin_document_id))
+              ?.document_number ?? null)
+          : null,
+      },
       invoice: {
         paidAmount: toMajor(document!.settled_minor, row.currency),
         cancellation: row.invoice_type === 'CREDIT_NOTE' && row.storno === 1,
@@ -335,6 +344,21 @@ export class DocumentOutput {
       number: row.document_number,
       result: await this.ctx.renderer.render(await this.letter(row)),
     };
+  }
+
+  /**
+   * The one visit to rendering before a GENERATED document becomes FINAL: `template`, when
+   * given, is checked against the draft's data first (422 `template_invalid`); then `final`
+   * gives the row as it will be when FINAL (it may refuse with the finalize 422) and that row
+   * is rendered (the renderer's 422 or 503 reaches the caller while nothing is written).
+   */
+  async trialFinal(
+    draft: repo.DocumentRow,
+    template: TemplateRow | undefined,
+    final: () => Promise<repo.DocumentRow>,
+  ): Promise<TrialRender> {
+    if (template) await this.checkRenders(draft, template);
+    return this.trialRender(await final());
   }
 
   /** The in-request render of a FINAL document; a failure is left to the `document.render` job. */

@@ -88,7 +88,9 @@ export function openMinor(row: DocumentRow & Partial<PaymentFigures>): number | 
  * read through the repository carry their payment figures; a row without them (just
  * created) has no payments yet.
  */
-export function presentDocument(row: DocumentWithPreceding): DocumentView {
+export function presentDocument(
+  row: DocumentWithPreceding & { converted_to?: string[] },
+): DocumentView {
   const currency = row.currency;
   const major = (minor: number) => toMajor(Number(minor), currency);
   const lines = JSON.parse(row.line_items) as StoredLine[];
@@ -157,6 +159,7 @@ export function presentDocument(row: DocumentWithPreceding): DocumentView {
     sentTo: row.sent_to ? (JSON.parse(row.sent_to) as string[]) : [],
     delivery: row.sent_delivery as DocumentView['delivery'],
     ...invoiceFields(row),
+    ...quoteFields(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -199,5 +202,29 @@ function invoiceFields(
     precedingDocumentNumber: row.preceding_number ?? null,
     precedingDocumentDate: row.preceding_date ?? null,
     cancelledByDocumentId: row.cancelled_by_document_id,
+  };
+}
+
+/** Quotes and the conversion chain (`originDocumentId`, `convertedToDocumentIds`). */
+function quoteFields(
+  row: DocumentWithPreceding & { converted_to?: string[] },
+): Pick<
+  DocumentView,
+  | 'validUntil'
+  | 'contractReference'
+  | 'quoteStatus'
+  | 'quoteDecidedAt'
+  | 'quoteDecidedBy'
+  | 'originDocumentId'
+  | 'convertedToDocumentIds'
+> {
+  return {
+    validUntil: row.valid_until ?? null,
+    contractReference: row.contract_reference ?? null,
+    quoteStatus: (row.quote_status ?? null) as DocumentView['quoteStatus'],
+    quoteDecidedAt: row.quote_decided_at ?? null,
+    quoteDecidedBy: row.quote_decided_by ?? null,
+    originDocumentId: row.origin_document_id ?? null,
+    convertedToDocumentIds: row.converted_to ?? [],
   };
 }

@@ -25,6 +25,9 @@ export const NEW_DOCUMENT_HISTORY = {
   dunning_blocked: 0,
   paid_at: null,
   overdue_at: null,
+  quote_status: null,
+  quote_decided_at: null,
+  quote_decided_by: null,
   version: 1,
 } satisfies Partial<DocumentRow>;
 const records = recordQueries('documents');
@@ -707,4 +710,74 @@ export function updateNumbering(
     .where('version', '=', version)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * FINAL quotes still OPEN whose `valid_until` lies before `today`, across accounts (the
+ * expiry schedule), by id.
+ */
+export function expiredOpenQuotes(
+  db: Executor,
+  today: string,
+  f: { afterId?: string; limit: number },
+): Promise<DocumentRow[]> {
+  let query = db
+    .selectFrom('documents')
+    .selectAll()
+    .where('document_type', '=', 'QUOTE')
+    .where('status', '=', 'FINAL')
+    .where('quote_status', '=', 'OPEN')
+    .where('valid_until', '<', today);
+  if (f.afterId !== undefined) query = query.where('id', '>', f.afterId);
+  return query.orderBy('id').limit(f.limit).execute();
+}
+
+/**
+ * Moves a FINAL quote out of OPEN, once (compare-and-set on `quote_status`): undefined when
+ * it is not OPEN any more (another decision or the expiry got there first).
+ */
+export async function closeQuote(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  values: Pick<
+    DocumentRow,
+    'quote_status' | 'quote_decided_at' | 'quote_decided_by' | 'updated_at'
+  >,
+): Promise<DocumentWithFigures | undefined> {
+  const row = await trx
+    .updateTable('documents')
+    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('document_type', '=', 'QUOTE')
+    .where('status', '=', 'FINAL')
+    .where('quote_status', '=', 'OPEN')
+    .returningAll()
+    .executeTakeFirst();
+  return oneWithFigures(trx, accountId, row);
+}
+
+/** The ids of the documents converted from each of `ids`, oldest first. */
+export async function convertedFrom(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Map<string, string[]>> {
+  const map = new Map<string, string[]>();
+  if (ids.length === 0) return map;
+  const rows = await db
+    .selectFrom('documents')
+    .select(['id', 'origin_document_id'])
+    .where('account_id', '=', accountId)
+    .where('origin_document_id', 'in', [...ids])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  for (const r of rows) {
+    const list = map.get(r.origin_document_id!) ?? [];
+    list.push(r.id);
+    map.set(r.origin_document_id!, list);
+  }
+  return map;
 }

@@ -9,12 +9,14 @@ import { createHash } from 'node:crypto';
 import { attachmentDisposition } from '../files/index.js';
 import {
   CancelDocumentBody,
+  ConvertDocumentBody,
   CreateDocumentBody,
   CreditNoteBody,
   EInvoiceQuery,
   DocumentSchema,
   DunningBlockBody,
   ListDocumentsQuery,
+  QuoteDecisionBody,
   RasterizeBody,
   RasterizedSchema,
   SendDocumentBody,
@@ -48,6 +50,7 @@ export function documentRoutes(app: App, ctx: AppContext): void {
   linesRoutes(app, service);
   einvoiceRoute(app, service);
   correctionRoutes(app, service);
+  quoteRoutes(app, service);
   recordRoutes(app, service);
   dunningBlockRoute(app, ctx);
   sendRoute(app, service);
@@ -363,6 +366,54 @@ function correctionRoutes(app: App, service: DocumentsService): void {
     },
     async (req, reply) => {
       const doc = await service.credit(actorOf(req), req.params.documentId, req.body);
+      setEtag(reply, doc.version);
+      reply.header('location', `/v1/documents/${doc.id}`);
+      return reply.code(201).send(doc);
+    },
+  );
+}
+
+/** Quotes and order confirmations: a quote's answer, and converting into the next document. */
+function quoteRoutes(app: App, service: DocumentsService): void {
+  app.post(
+    '/v1/documents/:documentId/decision',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Record the customer’s answer to a quote (accepted or declined)',
+        description:
+          'An OPEN quote (FINAL, not past `validUntil`) becomes ACCEPTED or DECLINED with `quoteDecidedAt` and `quoteDecidedBy`, audited and announced (`quote.accepted` / `quote.declined`). A draft, another document, an expired or already answered quote answers 409 `state_conflict`.',
+        params: Params,
+        body: QuoteDecisionBody,
+        response: { 200: DocumentSchema, ...problems(400, 401, 404, 409) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await service.decide(actorOf(req), req.params.documentId, req.body);
+      setEtag(reply, doc.version);
+      return doc;
+    },
+  );
+
+  app.post(
+    '/v1/documents/:documentId/convert',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary:
+          'Convert a quote or an order confirmation into a DRAFT order confirmation or invoice',
+        description:
+          'Copies the chosen lines (`linePositions`, default all), partner, contract, currency, references, payment terms and note into a new DRAFT of `documentType`, with `originDocumentId` set; the source lists it in `convertedToDocumentIds`. An invoice cites the quote as its contract reference (BT-12, `contractReference`). The source must be a FINAL quote or order confirmation; a DECLINED or EXPIRED quote answers 409 `state_conflict`. A quote converted in full while OPEN becomes ACCEPTED.',
+        params: Params,
+        headers: IdempotencyHeaders,
+        body: ConvertDocumentBody,
+        response: { 201: DocumentSchema, ...problems(400, 401, 404, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await service.convert(actorOf(req), req.params.documentId, req.body);
       setEtag(reply, doc.version);
       reply.header('location', `/v1/documents/${doc.id}`);
       return reply.code(201).send(doc);

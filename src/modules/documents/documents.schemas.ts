@@ -11,10 +11,21 @@ import {
 import { CURRENCIES } from '../../shared/money.js';
 
 /** What a document is; DUNNING letters (payment reminders, Mahnungen) are made by dunning runs. */
-export const DOCUMENT_TYPES = ['CONTRACT', 'INVOICE', 'DUNNING'] as const;
+export const DOCUMENT_TYPES = [
+  'CONTRACT',
+  'INVOICE',
+  'DUNNING',
+  'QUOTE',
+  'ORDER_CONFIRMATION',
+] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 /** The types `POST`/`PUT /v1/documents` take: a DUNNING letter comes only from a dunning run. */
-const WRITABLE_TYPES = ['CONTRACT', 'INVOICE'] as const;
+const WRITABLE_TYPES = ['CONTRACT', 'INVOICE', 'QUOTE', 'ORDER_CONFIRMATION'] as const;
+/** A quote's outcome once FINAL (sent): open, accepted, declined, or expired after `validUntil`. */
+export const QUOTE_STATUSES = ['OPEN', 'ACCEPTED', 'DECLINED', 'EXPIRED'] as const;
+export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
+/** What a quote or an order confirmation converts into (`POST /v1/documents/{id}/convert`). */
+export const CONVERSION_TARGETS = ['ORDER_CONFIRMATION', 'INVOICE'] as const;
 export const DOCUMENT_STATUSES = ['DRAFT', 'FINAL'] as const;
 export const DOCUMENT_SOURCES = ['GENERATED', 'UPLOADED'] as const;
 export const PROCESSING_STATUSES = ['QUEUED', 'RUNNING', 'DONE', 'FAILED'] as const;
@@ -91,12 +102,12 @@ export const DocumentSchema = Type.Object(
     ...RecordMeta,
     documentType: Type.Enum(DOCUMENT_TYPES, {
       description:
-        'CONTRACT, INVOICE, or DUNNING (a payment reminder or dunning letter a dunning run made).',
+        'CONTRACT, INVOICE, DUNNING (a payment reminder or dunning letter a dunning run made), QUOTE (an Angebot) or ORDER_CONFIRMATION (an Auftragsbestätigung).',
     }),
     name: Type.String(),
     documentNumber: Nullable(
       Type.String(),
-      'Number; invoices get `{YYYY}-{0000}` when they become FINAL without one.',
+      'Number; invoices get `{YYYY}-{0000}`, quotes `AN-{YYYY}-{0000}`, order confirmations `AB-{YYYY}-{0000}` (or the account’s formats) when they become FINAL without one.',
     ),
     contractId: Nullable(Type.String(), 'Linked contract.'),
     contractName: Nullable(Type.String(), 'Name of the contract (filled by the server).'),
@@ -185,6 +196,34 @@ export const DocumentSchema = Type.Object(
       Type.String(),
       'Invoices cancelled in full (Storno): the credit note. Such an invoice is neither open nor overdue.',
     ),
+    validUntil: Nullable(
+      Type.String(),
+      'Quotes: the last day the quote can be accepted (gültig bis, YYYY-MM-DD); default 30 days after the document date when it becomes FINAL. Null on other documents.',
+    ),
+    quoteStatus: Nullable(
+      Type.Enum(QUOTE_STATUSES),
+      'Quotes: OPEN once FINAL (sent), then ACCEPTED or DECLINED (`POST /v1/documents/{id}/decision`) or EXPIRED (the day after `validUntil`). Null for drafts and other documents; `status` stays DRAFT or FINAL.',
+    ),
+    quoteDecidedAt: Nullable(
+      Type.String({ format: 'date-time' }),
+      'Quotes: when the quote was accepted, declined or expired.',
+    ),
+    quoteDecidedBy: Nullable(
+      Type.String(),
+      'Quotes: the name of who accepted or declined it (`system` when it expired).',
+    ),
+    contractReference: Nullable(
+      Type.String(),
+      'Invoices converted from a quote: the contract reference (BT-12) the e-invoice carries, the quote’s number (set by the conversion, read-only).',
+    ),
+    originDocumentId: Nullable(
+      Type.String(),
+      'The quote or order confirmation this document was converted from (`POST /v1/documents/{id}/convert`).',
+    ),
+    convertedToDocumentIds: Type.Array(Type.String(), {
+      description:
+        'Quotes and order confirmations: the documents converted from this one, oldest first (empty otherwise). With `originDocumentId`, the chain quote → order confirmation → invoice is visible from each document.',
+    }),
     paidAt: Nullable(
       Type.String({ format: 'date-time' }),
       'Invoices: when its settled payments first covered the gross total (`document.paid`); null while not paid.',
@@ -208,7 +247,8 @@ export type DocumentView = Static<typeof DocumentSchema>;
 
 const common = {
   documentType: Type.Enum(WRITABLE_TYPES, {
-    description: 'CONTRACT or INVOICE (DUNNING letters come from dunning runs only).',
+    description:
+      'CONTRACT, INVOICE, QUOTE or ORDER_CONFIRMATION (DUNNING letters come from dunning runs only).',
   }),
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Document name.' }),
   documentNumber: Type.String({
@@ -288,6 +328,9 @@ const invoiceInputs = {
   skontoPercent: Type.Optional(common.skontoPercent),
   skontoDays: Type.Optional(common.skontoDays),
   note: Type.Optional(common.note),
+  validUntil: Type.Optional(
+    DocumentDate('Quotes: the last day the quote can be accepted (gültig bis)'),
+  ),
 };
 
 const nullableInvoiceInputs = {
@@ -299,6 +342,12 @@ const nullableInvoiceInputs = {
   skontoPercent: Type.Optional(Nullable(common.skontoPercent, 'null clears it.')),
   skontoDays: Type.Optional(Nullable(common.skontoDays, 'null clears it.')),
   note: Type.Optional(Nullable(common.note, 'null clears it.')),
+  validUntil: Type.Optional(
+    Nullable(
+      DocumentDate('Quotes: the last day the quote can be accepted (gültig bis)'),
+      'null clears it (the default applies when the quote becomes FINAL).',
+    ),
+  ),
 };
 
 export const CreateDocumentBody = Type.Object(
@@ -521,3 +570,44 @@ export const EInvoiceQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** `POST /v1/documents/{documentId}/decision`: the seller records the customer's answer. */
+export const QuoteDecisionBody = Type.Object(
+  {
+    decision: Type.Enum(['ACCEPTED', 'DECLINED'] as const, {
+      description: 'ACCEPTED or DECLINED: the customer’s answer to an OPEN quote.',
+    }),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'Who answered, e.g. the customer’s contact (default: the recording user or key).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type QuoteDecisionInput = Static<typeof QuoteDecisionBody>;
+
+/** `POST /v1/documents/{documentId}/convert`: a new DRAFT from a quote or order confirmation. */
+export const ConvertDocumentBody = Type.Object(
+  {
+    documentType: Type.Enum(CONVERSION_TARGETS, {
+      description:
+        'ORDER_CONFIRMATION (from a quote) or INVOICE (from a quote or an order confirmation).',
+    }),
+    linePositions: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: 1000 }), {
+        minItems: 1,
+        maxItems: 1000,
+        uniqueItems: true,
+        description:
+          'Partial conversion: the positions (1-based, the `Pos.` column printed, the order of `lineItems`) of the lines to copy; default all. A position the document does not have is 400 naming it.',
+      }),
+    ),
+    creationDate: Type.Optional(DocumentDate('Date of the new document (default today)')),
+  },
+  { additionalProperties: false },
+);
+export type ConvertDocument = Static<typeof ConvertDocumentBody>;

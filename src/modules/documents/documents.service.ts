@@ -1,17 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
 import { AppError, notFound, referenceNotFound } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
-import { decodeCursor, searchText, toPage } from '../../http/pagination.js';
+import { decodeCursor, toPage } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
-import { emitEvent } from '../webhook-endpoints/index.js';
-import { recordSettlement } from './documents.settlement.js';
 import { deleteRecord } from '../../shared/delete-record.js';
-import { newId } from '../../shared/ids.js';
 import { registerReference } from '../../shared/references.js';
 import { findAccount } from '../account/index.js';
 import { findContract } from '../contracts/index.js';
@@ -26,11 +22,13 @@ import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type {
   CancelDocument,
+  ConvertDocument,
   CreateDocument,
   CreditNote,
   DocumentView,
   EInvoiceOutputFormat,
   ListDocuments,
+  QuoteDecisionInput,
   Rasterize,
   Rasterized,
   SendDocument,
@@ -38,20 +36,30 @@ import type {
 } from './documents.schemas.js';
 
 import { CreditNotes } from './documents.credit-notes.js';
-import { einvoiceParties, xrechnungFile, type EInvoiceFile } from './documents.einvoice.js';
 import {
-  DocumentOutput,
-  DOCUMENT_FILE_TYPES,
-  pdfFileName,
-  type TrialRender,
-} from './documents.output.js';
-import { provisionalNumber, takeNumber } from './numbering.js';
+  convertDocument,
+  decideQuote,
+  isQuoteOrConfirmation,
+  withChain,
+} from './documents.quotes.js';
+import {
+  changedColumns,
+  EMPTY_INVOICE_FIELDS,
+  newDocumentRow,
+  pricedValues,
+  sourceOf,
+  type Links,
+  type NewDocumentFile,
+} from './documents.rows.js';
+import { DocumentLifecycle, duplicateNumber } from './documents.lifecycle.js';
+import { einvoiceParties, xrechnungFile, type EInvoiceFile } from './documents.einvoice.js';
+import { DocumentOutput, DOCUMENT_FILE_TYPES, pdfFileName } from './documents.output.js';
 import { rasterizeDocument } from './documents.rasterize.js';
 import { sendDocument, sendPreview } from './documents.send.js';
 import { linesAsInputs, priceLines } from './pricing.js';
 import { isoDate } from '../../shared/dates.js';
-import { assertDocumentDate, assertFinalizable, invalid, invoiceValues } from './invoice-rules.js';
-import { finalizeCheck, invoiceAtFinalize, invoiceReadiness } from './documents.checks.js';
+import { assertDocumentDate, invalid, invoiceValues, isSalesType } from './invoice-rules.js';
+import { finalizeCheck, invoiceReadiness } from './documents.checks.js';
 import type {
   FinalizeCheck,
   InvoiceReadiness,
@@ -82,113 +90,6 @@ function immutable(id: string): AppError {
   return new AppError('state_conflict', `Document ${id} is FINAL and can no longer be changed.`);
 }
 
-function duplicateNumber(number: string | null): AppError {
-  return new AppError(
-    'duplicate',
-    `Another document of this type already has the number ${number ?? ''}.`,
-    bodyFieldError(
-      'documentNumber',
-      'is already used by another document of this type',
-      'duplicate',
-    ),
-  );
-}
-
-/** The references of a document, resolved and checked. */
-interface Links {
-  contract_id: string | null;
-  contract_name: string | null;
-  partner_id: string | null;
-  partner_name: string | null;
-}
-
-/** The file an UPLOADED document is made of. */
-interface NewDocumentFile {
-  id: string;
-  contentType: string;
-  sha256: string | null;
-}
-
-/**
- * GENERATED (from a template) or UPLOADED (a file), as given or implied, and the fields that
- * only one source or only invoices take. An invoice without template or file is GENERATED from
- * the account's system invoice layout.
- */
-function sourceOf(input: CreateDocument): 'GENERATED' | 'UPLOADED' {
-  const source =
-    input.source ??
-    (input.templateId
-      ? 'GENERATED'
-      : input.fileId
-        ? 'UPLOADED'
-        : input.documentType === 'INVOICE'
-          ? 'GENERATED'
-          : undefined);
-  if (source === undefined)
-    throw new AppError(
-      'validation_failed',
-      'Give templateId (GENERATED) or fileId (UPLOADED).',
-      bodyFieldError('source', 'needs templateId or fileId', 'required'),
-    );
-  if (source === 'GENERATED' && input.fileId !== undefined)
-    throw invalid('fileId', 'is only for UPLOADED documents');
-  if (source === 'UPLOADED' && input.templateId !== undefined)
-    throw invalid('templateId', 'is only for GENERATED documents');
-  if (input.lineItems !== undefined && input.documentType !== 'INVOICE')
-    throw invalid('lineItems', 'are only for INVOICE documents');
-  if (input.dueDate !== undefined && input.documentType !== 'INVOICE')
-    throw invalid('dueDate', 'is only for INVOICE documents');
-  return source;
-}
-
-/** A new DRAFT document row at version 1 (finalizing in the same request fills the rest). */
-function newDocumentRow(
-  input: CreateDocument,
-  p: {
-    accountId: string;
-    source: 'GENERATED' | 'UPLOADED';
-    template: TemplateRow | undefined;
-    file: NewDocumentFile | undefined;
-    links: Awaited<ReturnType<DocumentsService['resolveLinks']>>;
-    currency: string;
-    priced: Awaited<ReturnType<typeof priceLines>>;
-    invoice: ReturnType<typeof invoiceValues>;
-    processing: boolean;
-    now: Date;
-  },
-): repo.DocumentRow {
-  return {
-    id: newId('document'),
-    account_id: p.accountId,
-    document_type: input.documentType,
-    name: input.name,
-    search_name: searchText(input.name),
-    document_number: input.documentNumber ?? null,
-    ...p.links,
-    creation_date: input.creationDate,
-    due_date: input.dueDate ?? null,
-    status: 'DRAFT',
-    source: p.source,
-    template_id: p.template?.id ?? null,
-    file_id: p.file?.id ?? null,
-    file_type: p.file?.contentType ?? null,
-    pdf_sha256: null,
-    currency: p.currency,
-    line_items: JSON.stringify(p.priced.lines),
-    tax_breakdown: JSON.stringify(p.priced.taxes),
-    net_total: p.priced.netMinor,
-    tax_total: p.priced.taxMinor,
-    gross_total: p.priced.grossMinor,
-    fields: JSON.stringify(input.fields ?? {}),
-    processing_status: p.processing ? 'QUEUED' : null,
-    ...EMPTY_INVOICE_FIELDS,
-    ...p.invoice,
-    ...repo.NEW_DOCUMENT_HISTORY,
-    created_at: p.now.toISOString(),
-    updated_at: p.now.toISOString(),
-  };
-}
-
 /**
  * Documents (decisions §7, §9): contract documents and invoices, generated from a template or
  * uploaded; a FINAL document is numbered, keeps its PDF and never changes again.
@@ -196,13 +97,17 @@ function newDocumentRow(
 export class DocumentsService {
   readonly output: DocumentOutput;
 
+  readonly lifecycle: DocumentLifecycle;
+
   private readonly creditNotes: CreditNotes;
 
   constructor(private readonly ctx: AppContext) {
     this.output = new DocumentOutput(ctx);
+    this.lifecycle = new DocumentLifecycle(ctx, this.output);
     this.creditNotes = new CreditNotes(ctx, {
-      finalizeInTransaction: (trx, actor, row) => this.finalizeInTransaction(trx, actor, row),
-      trialFinal: (row) => this.trialFinal(row),
+      finalizeInTransaction: (trx, actor, row) =>
+        this.lifecycle.finalizeInTransaction(trx, actor, row),
+      trialFinal: (row) => this.lifecycle.trialFinal(row),
       renderFinalQuietly: (row, trial) => this.output.renderFinalQuietly(row, trial),
     });
   }
@@ -212,7 +117,7 @@ export class DocumentsService {
   async get(accountId: string, id: string): Promise<DocumentView> {
     const row = await repo.findDocument(this.ctx.db, accountId, id, isoDate(this.ctx.clock.now()));
     if (!row) throw notFound('Document');
-    return presentDocument(row);
+    return withChain(this.ctx, accountId, row);
   }
 
   async list(
@@ -238,7 +143,16 @@ export class DocumentsService {
       cancelled: query.cancelled,
     });
     const page = toPage(rows, limit);
-    return { data: page.rows.map(presentDocument), nextCursor: page.nextCursor };
+    // The conversion chain: which of these were converted into later documents.
+    const chain = await repo.convertedFrom(
+      this.ctx.db,
+      accountId,
+      page.rows.filter((r) => isQuoteOrConfirmation(r.document_type)).map((r) => r.id),
+    );
+    return {
+      data: page.rows.map((r) => presentDocument({ ...r, converted_to: chain.get(r.id) ?? [] })),
+      nextCursor: page.nextCursor,
+    };
   }
 
   /** What a new document is made of: its template (GENERATED) or its uploaded file. */
@@ -251,8 +165,12 @@ export class DocumentsService {
     let template: TemplateRow | undefined;
     let file: NewDocumentFile | undefined;
     if (source === 'GENERATED') {
-      if (input.templateId === undefined && input.documentType === 'INVOICE')
-        template = await ensureSystemTemplate(this.ctx.db, accountId, 'INVOICE');
+      if (input.templateId === undefined && isSalesType(input.documentType))
+        template = await ensureSystemTemplate(
+          this.ctx.db,
+          accountId,
+          input.documentType as 'INVOICE' | 'QUOTE' | 'ORDER_CONFIRMATION',
+        );
       else if (input.templateId === undefined)
         throw new AppError(
           'business_rule_violated',
@@ -297,6 +215,8 @@ export class DocumentsService {
       processing?: boolean;
       within?: (trx: Transaction<DB>, documentId: string) => Promise<void>;
       renderLater?: boolean;
+      /** A converted document: the quote or order confirmation it comes from. */
+      origin?: { documentId: string; contractReference: string | null };
     } = {},
   ): Promise<DocumentView> {
     const { accountId } = actor;
@@ -329,18 +249,20 @@ export class DocumentsService {
       invoice,
       processing: opts.processing === true,
       now,
+      ...(opts.origin ? { origin: opts.origin } : {}),
     });
-    // A generated document must render with its data: checked now, the PDF comes later.
-    if (template) await this.output.checkRenders(row, template);
-
     const final = input.status === 'FINAL';
     const renderNow = final && opts.renderLater !== true;
-    const trial = renderNow ? await this.trialFinal(row) : undefined;
+    // A generated document must render with its data: checked now, the PDF comes later (a
+    // document finalized now is checked by its trial render, in the same visit to the output).
+    const trial = renderNow ? await this.lifecycle.trialFinal(row, template) : undefined;
+    if (template && !renderNow) await this.output.checkRenders(row, template);
     let stored: repo.DocumentRow;
     try {
       stored = await db.transaction().execute(async (trx) => {
         if (file) await lockUploadedFile(trx, accountId, file.id, 'fileId');
-        if (final) Object.assign(row, await this.finalValues(trx, row, file?.sha256 ?? null));
+        if (final)
+          Object.assign(row, await this.lifecycle.finalValues(trx, row, file?.sha256 ?? null));
         await repo.insertDocument(trx, row);
         await opts.within?.(trx, row.id);
         if (opts.processing)
@@ -358,7 +280,7 @@ export class DocumentsService {
           },
           now,
         );
-        if (final) await this.announceFinal(trx, accountId, row, { settle: false });
+        if (final) await this.lifecycle.announceFinal(trx, accountId, row, { settle: false });
         return row;
       });
     } catch (err) {
@@ -386,8 +308,10 @@ export class DocumentsService {
     if (before.status === 'FINAL') throw immutable(id);
 
     const documentType = input.documentType ?? before.document_type;
-    if (input.lineItems !== undefined && documentType !== 'INVOICE')
-      throw invalid('lineItems', 'are only for INVOICE documents');
+    if (input.validUntil && documentType !== 'QUOTE')
+      throw invalid('validUntil', 'is only for QUOTE documents');
+    if (input.lineItems !== undefined && !isSalesType(documentType))
+      throw invalid('lineItems', 'are only for INVOICE, QUOTE and ORDER_CONFIRMATION documents');
     if (input.dueDate && documentType !== 'INVOICE')
       throw invalid('dueDate', 'is only for INVOICE documents');
 
@@ -400,19 +324,21 @@ export class DocumentsService {
     };
 
     const merged: repo.DocumentRow = { ...before, ...values };
-    if (merged.source === 'GENERATED' && merged.template_id) {
-      const template = await findTemplate(db, accountId, merged.template_id);
-      if (template) await this.output.checkRenders(merged, template);
-    }
+    const template =
+      merged.source === 'GENERATED' && merged.template_id
+        ? await findTemplate(db, accountId, merged.template_id)
+        : undefined;
 
     const final = input.status === 'FINAL';
-    const trial = final ? await this.trialFinal(merged) : undefined;
+    // Finalizing: the template check and the trial render are one visit to the output.
+    const trial = final ? await this.lifecycle.trialFinal(merged, template) : undefined;
+    if (template && !final) await this.output.checkRenders(merged, template);
     let after: repo.DocumentRow;
     try {
       after = await db.transaction().execute(async (trx) => {
         if (final) {
-          const sha = await this.uploadedSha(trx, merged);
-          Object.assign(values, await this.finalValues(trx, merged, sha));
+          const sha = await this.lifecycle.uploadedSha(trx, merged);
+          Object.assign(values, await this.lifecycle.finalValues(trx, merged, sha));
         }
         const updated = await compareAndSet({
           expected: input.version,
@@ -437,7 +363,9 @@ export class DocumentsService {
           },
           now,
         );
-        return final ? this.announceFinal(trx, accountId, updated, { settle: true }) : updated;
+        return final
+          ? this.lifecycle.announceFinal(trx, accountId, updated, { settle: true })
+          : updated;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateNumber(values.document_number ?? null);
@@ -485,7 +413,7 @@ export class DocumentsService {
     before: repo.DocumentRow,
   ): Promise<Partial<repo.DocumentRow>> {
     const currency = input.currency ?? before.currency;
-    if (documentType !== 'INVOICE')
+    if (!isSalesType(documentType))
       return {
         currency,
         ...pricedValues(await priceLines(this.ctx.db, accountId, currency, [])),
@@ -498,6 +426,29 @@ export class DocumentsService {
       currency,
       ...pricedValues(await priceLines(this.ctx.db, accountId, currency, lines)),
     };
+  }
+
+  // ---- quotes and order confirmations -------------------------------------------------------
+
+  /** `POST /v1/documents/{id}/decision`: the seller records a customer's answer to a quote. */
+  decide(actor: Actor, id: string, input: QuoteDecisionInput): Promise<DocumentView> {
+    return decideQuote(this.ctx, actor.accountId, id, {
+      decision: input.decision,
+      ...(input.name === undefined ? {} : { name: input.name }),
+      via: 'seller',
+      actor,
+    });
+  }
+
+  /** `POST /v1/documents/{id}/convert` (`documents.quotes.ts`). */
+  convert(actor: Actor, id: string, input: ConvertDocument): Promise<DocumentView> {
+    return convertDocument(
+      this.ctx,
+      (a, create, origin) => this.create(a, create, { origin }),
+      actor,
+      id,
+      input,
+    );
   }
 
   // ---- delete ------------------------------------------------------------------------------
@@ -521,7 +472,10 @@ export class DocumentsService {
   send(actor: Actor, id: string, input: SendDocument): Promise<DocumentView> {
     return sendDocument(
       this.ctx,
-      { output: this.output, finalizeDraft: (a, draft) => this.finalizeDraft(a, draft) },
+      {
+        output: this.output,
+        finalizeDraft: (a, draft) => this.lifecycle.finalizeDraft(a, draft),
+      },
       actor,
       id,
       input,
@@ -531,21 +485,6 @@ export class DocumentsService {
   /** `GET /v1/documents/{id}/send-preview`: what a send would mail (`documents.send.ts`). */
   sendPreview(accountId: string, id: string, input: SendPreviewInput): Promise<SendPreview> {
     return sendPreview(this.ctx, accountId, id, input);
-  }
-
-  /** Finalizes a DRAFT in its own transaction (send does this first). */
-  private async finalizeDraft(actor: Actor, draft: repo.DocumentRow): Promise<repo.DocumentRow> {
-    const trial = await this.trialFinal(draft);
-    try {
-      const row = await this.ctx.db
-        .transaction()
-        .execute((trx) => this.finalizeInTransaction(trx, actor, draft));
-      this.ctx.jobs.kick();
-      return row.source === 'GENERATED' ? this.output.renderFinalQuietly(row, trial) : row;
-    } catch (err) {
-      if (isUniqueViolation(err)) throw duplicateNumber(draft.document_number);
-      throw err;
-    }
   }
 
   // ---- credit notes and e-invoices -------------------------------------------------------
@@ -586,111 +525,7 @@ export class DocumentsService {
     return rasterizeDocument(this.ctx, actor, input);
   }
 
-  // ---- finalization ------------------------------------------------------------------------
-
-  /**
-   * Turns a DRAFT FINAL in the caller's transaction (compare-and-set on `version` and status),
-   * with its number, and queues the render as a safety net. Answers the FINAL row.
-   */
-  async finalizeInTransaction(
-    trx: Transaction<DB>,
-    actor: Actor,
-    row: repo.DocumentRow,
-  ): Promise<repo.DocumentRow> {
-    const now = this.ctx.clock.now();
-    const values: Partial<repo.DocumentRow> = {
-      ...(await this.finalValues(trx, row, await this.uploadedSha(trx, row))),
-      updated_at: now.toISOString(),
-    };
-    const after = await repo.updateDocument(trx, actor.accountId, row.id, row.version, values, {
-      status: 'DRAFT',
-    });
-    if (!after) {
-      const current = await repo.findDocument(trx, actor.accountId, row.id);
-      if (!current) throw notFound('Document');
-      throw new AppError(
-        'version_conflict',
-        `Document was changed by someone else (current version ${current.version}). Try again.`,
-        { members: { currentVersion: current.version } },
-      );
-    }
-    if (after.source === 'GENERATED')
-      await this.ctx.jobs.enqueue(trx, 'document.render', { documentId: row.id }, actor.accountId);
-    await appendAudit(
-      trx,
-      actor,
-      {
-        action: 'document.finalized',
-        resourceType: 'document',
-        resourceId: row.id,
-        changes: diff(presentDocument(row), presentDocument(after)),
-      },
-      now,
-    );
-    return this.announceFinal(trx, actor.accountId, after, { settle: true });
-  }
-
-  /**
-   * The one place a document's becoming FINAL is announced (`document.finalized`), in its
-   * transaction. A DRAFT that payments settled already (`settle`) is judged paid now, which may
-   * move its version: answers the row as it stands.
-   */
-  private async announceFinal(
-    trx: Transaction<DB>,
-    accountId: string,
-    row: repo.DocumentRow,
-    opts: { settle: boolean },
-  ): Promise<repo.DocumentRow> {
-    await emitEvent(this.ctx, trx, accountId, 'document.finalized', presentDocument(row));
-    if (!opts.settle || (await recordSettlement(this.ctx, trx, accountId, [row.id])).length === 0)
-      return row;
-    return (await repo.findDocument(trx, accountId, row.id)) ?? row;
-  }
-
-  /** The values a DRAFT gets when it becomes FINAL: number, timestamps, a fresh PDF slot. */
-  private async finalValues(
-    trx: Transaction<DB>,
-    row: repo.DocumentRow,
-    uploadedSha: string | null,
-  ): Promise<Partial<repo.DocumentRow>> {
-    const values: Partial<repo.DocumentRow> = {
-      status: 'FINAL',
-      finalized_at: this.ctx.clock.now().toISOString(),
-    };
-    // Kontor's own invoices must be lawful before they are numbered: nothing changes otherwise.
-    if (row.document_type === 'INVOICE' && row.source === 'GENERATED')
-      Object.assign(values, await this.lawfulInvoiceValues(trx, row));
-    let number = row.document_number;
-    if (row.document_type === 'INVOICE' && number === null) {
-      number = await takeNumber(trx, row);
-      values.document_number = number;
-    }
-    values.search_name = searchText(`${row.name} ${number ?? ''}`.trim());
-    if (row.source === 'UPLOADED') {
-      values.pdf_sha256 = uploadedSha;
-    } else {
-      // A draft's preview shows no number: the FINAL document gets its own PDF.
-      values.file_id = null;
-      values.file_type = null;
-      values.pdf_sha256 = null;
-      values.page_count = null;
-    }
-    return values;
-  }
-
-  /**
-   * Freezes seller and buyer on an invoice that becomes FINAL, fills the defaults (buyer
-   * reference from the partner, due date from the payment term) and refuses it with one 422
-   * listing every missing §14 UStG / EN 16931 item.
-   */
-  private async lawfulInvoiceValues(
-    trx: Executor,
-    row: repo.DocumentRow,
-  ): Promise<Partial<repo.DocumentRow>> {
-    const { values, parties } = await invoiceAtFinalize(trx, row);
-    assertFinalizable({ ...row, ...values }, parties);
-    return values;
-  }
+  // ---- checks ------------------------------------------------------------------------------
 
   /** `GET /v1/documents/{id}/finalize-check` (`documents.checks.ts`). */
   finalizeCheck(accountId: string, id: string): Promise<FinalizeCheck> {
@@ -700,34 +535,6 @@ export class DocumentsService {
   /** `GET /v1/account/invoice-readiness` (`documents.checks.ts`). */
   invoiceReadiness(accountId: string): Promise<InvoiceReadiness> {
     return invoiceReadiness(this.ctx, accountId);
-  }
-
-  /**
-   * Renders a GENERATED document as it will look when FINAL (checked, with the number it is
-   * expected to get) before anything is written: a document whose PDF cannot be rendered (page
-   * cap, time limit) is refused with 422 and uses no number. The PDF is attached after commit
-   * when the number held; otherwise it is rendered again.
-   */
-  private async trialFinal(row: repo.DocumentRow): Promise<TrialRender | undefined> {
-    if (row.source !== 'GENERATED') return undefined;
-    const lawful =
-      row.document_type === 'INVOICE' ? await this.lawfulInvoiceValues(this.ctx.db, row) : {};
-    const number =
-      row.document_number ??
-      (row.document_type === 'INVOICE' ? await provisionalNumber(this.ctx.db, row) : null);
-    return this.output.trialRender({
-      ...row,
-      ...lawful,
-      status: 'FINAL',
-      document_number: number,
-      finalized_at: this.ctx.clock.now().toISOString(),
-    });
-  }
-
-  private async uploadedSha(trx: Transaction<DB>, row: repo.DocumentRow): Promise<string | null> {
-    if (row.source !== 'UPLOADED' || row.file_id === null) return null;
-    const file = await lockUploadedFile(trx, row.account_id, row.file_id, 'fileId');
-    return file.sha256 ?? null;
   }
 
   /** The version for a compare-and-set that found no row; FINAL documents are 409 first. */
@@ -784,34 +591,6 @@ export class DocumentsService {
   }
 }
 
-/** The invoice columns of a document that has none (contract documents, new rows). */
-export const EMPTY_INVOICE_FIELDS = {
-  delivery_date: null,
-  service_period_from: null,
-  service_period_to: null,
-  buyer_reference: null,
-  order_reference: null,
-  payment_terms: null,
-  skonto_bp: null,
-  skonto_days: null,
-  note: null,
-  invoice_type: 'INVOICE',
-  preceding_document_id: null,
-  cancelled_by_document_id: null,
-  storno: 0,
-  einvoice_parties: null,
-} satisfies Partial<repo.DocumentRow>;
-
-function pricedValues(p: Awaited<ReturnType<typeof priceLines>>): Partial<repo.DocumentRow> {
-  return {
-    line_items: JSON.stringify(p.lines),
-    tax_breakdown: JSON.stringify(p.taxes),
-    net_total: p.netMinor,
-    tax_total: p.taxMinor,
-    gross_total: p.grossMinor,
-  };
-}
-
 /** For other modules (recurring invoices): a document made as `POST /v1/documents` makes it. */
 export function createDocument(
   ctx: AppContext,
@@ -831,25 +610,4 @@ export function sendDocumentToPartner(
   return new DocumentsService(ctx).send(actor, id, {});
 }
 
-/** The columns an update sets from its plain fields (not links, lines or totals). */
-function changedColumns(
-  input: UpdateDocument,
-  documentType: string,
-  before: repo.DocumentRow,
-  now: Date,
-): Partial<repo.DocumentRow> {
-  const values: Partial<repo.DocumentRow> = { updated_at: now.toISOString() };
-  if (input.documentType !== undefined) values.document_type = input.documentType;
-  if (input.name !== undefined) {
-    values.name = input.name;
-    values.search_name = searchText(input.name);
-  }
-  if (input.documentNumber !== undefined) values.document_number = input.documentNumber;
-  if (input.creationDate !== undefined) values.creation_date = input.creationDate;
-  if (input.dueDate !== undefined) values.due_date = input.dueDate;
-  if (documentType !== 'INVOICE') values.due_date = null;
-  if (input.fields !== undefined) values.fields = JSON.stringify(input.fields);
-  Object.assign(values, invoiceValues(input, documentType, before));
-  if (documentType !== 'INVOICE') Object.assign(values, EMPTY_INVOICE_FIELDS);
-  return values;
-}
+export { EMPTY_INVOICE_FIELDS };

@@ -18,6 +18,12 @@ export {
   type InvoiceStanding,
 } from './documents.settlement.js';
 export { announceOverdue, startOverdueSchedule } from './documents.overdue.js';
+export {
+  decideQuote,
+  expireQuotes,
+  startQuoteExpirySchedule,
+  type QuoteDecision,
+} from './documents.quotes.js';
 export type { CreateDocument, DocumentView } from './documents.schemas.js';
 export {
   customerDocument,

@@ -297,6 +297,26 @@ export function assertFinalizable(row: DocumentRow, parties: FrozenParties): voi
     );
 }
 
+/** The sales documents: lines, VAT per rate, totals, seller and buyer (invoices and before). */
+export const SALES_TYPES: readonly string[] = ['INVOICE', 'QUOTE', 'ORDER_CONFIRMATION'];
+
+/** INVOICE, QUOTE or ORDER_CONFIRMATION: a document with lines and parties. */
+export function isSalesType(documentType: string): boolean {
+  return SALES_TYPES.includes(documentType);
+}
+
+/**
+ * What a quote or an order confirmation needs before it becomes FINAL: the seller's name,
+ * address and tax number or VAT id, the buyer (a partner with an address) and at least one
+ * line. Paths as the invoice's checks (`/company/…`, `/body/…`).
+ */
+export function salesDocumentProblems(row: DocumentRow, parties: FrozenParties): FieldError[] {
+  const lines = JSON.parse(row.line_items) as StoredLine[];
+  const errors = [...sellerProblems(parties.seller), ...buyerProblems(parties.buyer)];
+  if (lines.length === 0) errors.push(field('/body/lineItems', 'needs at least one line'));
+  return dedupe(errors);
+}
+
 const INVOICE_KEYS = [
   'deliveryDate',
   'servicePeriod',
@@ -321,8 +341,8 @@ export function invoiceValues(
   before?: DocumentRow,
 ): Partial<DocumentRow> {
   const given = INVOICE_KEYS.filter((k) => input[k] !== undefined && input[k] !== null);
-  if (documentType !== 'INVOICE' && given.length > 0)
-    throw invalid(given[0]!, 'is only for INVOICE documents');
+  if (!isSalesType(documentType) && given.length > 0)
+    throw invalid(given[0]!, 'is only for INVOICE, QUOTE and ORDER_CONFIRMATION documents');
   const values: Partial<DocumentRow> = {};
   if (input.deliveryDate !== undefined) values.delivery_date = input.deliveryDate;
   if (input.servicePeriod !== undefined) {

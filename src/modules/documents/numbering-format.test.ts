@@ -61,8 +61,12 @@ describe(`invoice number formats (${dbKind})`, () => {
     expect(res.json<Numbering>()).toEqual({
       invoiceFormat: '{YYYY}-{0000}',
       creditNoteFormat: 'GS-{YYYY}-{0000}',
+      quoteFormat: 'AN-{YYYY}-{0000}',
+      orderConfirmationFormat: 'AB-{YYYY}-{0000}',
       nextInvoiceNumber: '2027-0001',
       nextCreditNoteNumber: 'GS-2027-0001',
+      nextQuoteNumber: 'AN-2027-0001',
+      nextOrderConfirmationNumber: 'AB-2027-0001',
       version: 0,
       updatedAt: null,
     });

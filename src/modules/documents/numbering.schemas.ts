@@ -23,12 +23,23 @@ export const InvoiceNumberingSchema = Type.Object(
   {
     invoiceFormat: Format('invoices', 'RE-{YYYY}-{00000}'),
     creditNoteFormat: Format('credit notes', 'GS-{YYYY}-{0000}'),
+    quoteFormat: Format('quotes (Angebote)', 'AN-{YYYY}-{0000}'),
+    orderConfirmationFormat: Format(
+      'order confirmations (Auftragsbestätigungen)',
+      'AB-{YYYY}-{0000}',
+    ),
     nextInvoiceNumber: Type.String({
       description:
         'The number an invoice dated today would get if it became FINAL now (another may take it first).',
     }),
     nextCreditNoteNumber: Type.String({
       description: 'The same for a credit note dated today.',
+    }),
+    nextQuoteNumber: Type.String({
+      description: 'The same for a quote dated today (its own sequence).',
+    }),
+    nextOrderConfirmationNumber: Type.String({
+      description: 'The same for an order confirmation dated today (its own sequence).',
     }),
     version: Type.Integer({
       minimum: 0,
@@ -43,7 +54,7 @@ export const InvoiceNumberingSchema = Type.Object(
   {
     additionalProperties: false,
     description:
-      'The account’s invoice and credit note number formats (defaults `{YYYY}-{0000}` and `GS-{YYYY}-{0000}`) and the next numbers they give.',
+      'The account’s number formats for invoices, credit notes, quotes and order confirmations (defaults `{YYYY}-{0000}`, `GS-{YYYY}-{0000}`, `AN-{YYYY}-{0000}`, `AB-{YYYY}-{0000}`), each its own gapless sequence, and the next numbers they give.',
   },
 );
 export type InvoiceNumbering = Static<typeof InvoiceNumberingSchema>;
@@ -52,6 +63,8 @@ export const PutInvoiceNumberingBody = Type.Object(
   {
     invoiceFormat: Type.Optional(Format('invoices', 'RE-{YYYY}-{00000}')),
     creditNoteFormat: Type.Optional(Format('credit notes', 'GS-{YY}{MM}-{000}')),
+    quoteFormat: Type.Optional(Format('quotes', 'AN-{YYYY}-{0000}')),
+    orderConfirmationFormat: Type.Optional(Format('order confirmations', 'AB-{YYYY}-{0000}')),
     version: Type.Optional(
       Type.Integer({
         minimum: 0,

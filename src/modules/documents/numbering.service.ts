@@ -8,6 +8,7 @@ import * as repo from './documents.repository.js';
 import {
   DEFAULT_NUMBER_FORMATS,
   formatProblems,
+  formatsOf,
   provisionalNumber,
   type NumberFormats,
 } from './numbering.js';
@@ -38,6 +39,13 @@ export async function putNumbering(
     ...(input.creditNoteFormat === undefined
       ? []
       : formatProblems(input.creditNoteFormat, '/body/creditNoteFormat')),
+
+    ...(input.quoteFormat === undefined
+      ? []
+      : formatProblems(input.quoteFormat, '/body/quoteFormat')),
+    ...(input.orderConfirmationFormat === undefined
+      ? []
+      : formatProblems(input.orderConfirmationFormat, '/body/orderConfirmationFormat')),
   ];
   if (errors.length > 0)
     throw new AppError('validation_failed', 'The number formats are not valid.', { errors });
@@ -50,6 +58,9 @@ export async function putNumbering(
         input.invoiceFormat ?? before?.invoice_format ?? DEFAULT_NUMBER_FORMATS.invoice,
       credit_note_format:
         input.creditNoteFormat ?? before?.credit_note_format ?? DEFAULT_NUMBER_FORMATS.creditNote,
+      quote_format: input.quoteFormat ?? before?.quote_format ?? null,
+      order_confirmation_format:
+        input.orderConfirmationFormat ?? before?.order_confirmation_format ?? null,
       updated_at: now,
     };
     const after = before
@@ -67,10 +78,15 @@ export async function putNumbering(
           version: 1,
           created_at: now,
         });
-    const formats = (row: repo.NumberingRow | undefined) => ({
-      invoiceFormat: row?.invoice_format ?? DEFAULT_NUMBER_FORMATS.invoice,
-      creditNoteFormat: row?.credit_note_format ?? DEFAULT_NUMBER_FORMATS.creditNote,
-    });
+    const formats = (row: repo.NumberingRow | undefined) => {
+      const f = row ? formatsOf(row) : DEFAULT_NUMBER_FORMATS;
+      return {
+        invoiceFormat: f.invoice,
+        creditNoteFormat: f.creditNote,
+        quoteFormat: f.quote,
+        orderConfirmationFormat: f.orderConfirmation,
+      };
+    };
     await appendAudit(
       trx,
       actor,
@@ -117,16 +133,14 @@ async function present(
   accountId: string,
   row: repo.NumberingRow | undefined,
 ): Promise<InvoiceNumbering> {
-  const formats: NumberFormats = row
-    ? { invoice: row.invoice_format, creditNote: row.credit_note_format }
-    : DEFAULT_NUMBER_FORMATS;
+  const formats: NumberFormats = row ? formatsOf(row) : DEFAULT_NUMBER_FORMATS;
   const today = isoDate(ctx.clock.now());
-  const next = (invoiceType: string) =>
+  const next = (invoiceType: string, documentType = 'INVOICE') =>
     provisionalNumber(
       db,
       {
         account_id: accountId,
-        document_type: 'INVOICE',
+        document_type: documentType,
         invoice_type: invoiceType,
         creation_date: today,
       },
@@ -135,8 +149,12 @@ async function present(
   return {
     invoiceFormat: formats.invoice,
     creditNoteFormat: formats.creditNote,
+    quoteFormat: formats.quote,
+    orderConfirmationFormat: formats.orderConfirmation,
     nextInvoiceNumber: await next('INVOICE'),
     nextCreditNoteNumber: await next('CREDIT_NOTE'),
+    nextQuoteNumber: await next('INVOICE', 'QUOTE'),
+    nextOrderConfirmationNumber: await next('INVOICE', 'ORDER_CONFIRMATION'),
     version: row?.version ?? 0,
     updatedAt: row?.updated_at ?? null,
   };

@@ -4,9 +4,9 @@ import type { DocumentRow } from './documents.repository.js';
 import * as repo from './documents.repository.js';
 
 /**
- * Invoice numbers (decisions §7, docs/invoicing.md §8): each account numbers invoices and
- * credit notes by its own formats (`GET/PUT /v1/documents/numbering`; defaults
- * `{YYYY}-{0000}` and `GS-{YYYY}-{0000}`), each format from its own gapless sequence, per year
+ * Invoice numbers (decisions §7, docs/invoicing.md §8): each account numbers invoices, credit
+ * notes, quotes and order confirmations by its own formats (`GET/PUT /v1/documents/numbering`;
+ * defaults `{YYYY}-{0000}`, `GS-{YYYY}-{0000}`, `AN-{YYYY}-{0000}` and `AB-{YYYY}-{0000}`), each format from its own gapless sequence, per year
  * when the format shows the year, else never restarting. A number that is already used (typed
  * by hand, or produced by an earlier format) is skipped rather than reused.
  */
@@ -20,13 +20,35 @@ type Numbered = Pick<
 export interface NumberFormats {
   invoice: string;
   creditNote: string;
+  quote: string;
+  orderConfirmation: string;
 }
 
 /** The formats of an account that never saved its own. */
 export const DEFAULT_NUMBER_FORMATS: NumberFormats = {
   invoice: '{YYYY}-{0000}',
   creditNote: 'GS-{YYYY}-{0000}',
+  quote: 'AN-{YYYY}-{0000}',
+  orderConfirmation: 'AB-{YYYY}-{0000}',
 };
+
+/** The documents Kontor numbers when they become FINAL: invoices, quotes, order confirmations. */
+export const NUMBERED_TYPES: readonly string[] = ['INVOICE', 'QUOTE', 'ORDER_CONFIRMATION'];
+
+/** The formats of a saved row (a null quote or order confirmation format: the default). */
+export function formatsOf(row: {
+  invoice_format: string;
+  credit_note_format: string;
+  quote_format: string | null;
+  order_confirmation_format: string | null;
+}): NumberFormats {
+  return {
+    invoice: row.invoice_format,
+    creditNote: row.credit_note_format,
+    quote: row.quote_format ?? DEFAULT_NUMBER_FORMATS.quote,
+    orderConfirmation: row.order_confirmation_format ?? DEFAULT_NUMBER_FORMATS.orderConfirmation,
+  };
+}
 
 /** Longest number a format may render (with the counter at its width): DATEV's Belegfeld 1 holds 36. */
 export const MAX_NUMBER_LENGTH = 30;
@@ -44,9 +66,7 @@ const TOKEN = /\{(YYYY|YY|MM|0+)\}/g;
 /** The account's formats: its saved ones, else the defaults. */
 export async function numberFormats(db: Executor, accountId: string): Promise<NumberFormats> {
   const row = await repo.findNumbering(db, accountId);
-  return row
-    ? { invoice: row.invoice_format, creditNote: row.credit_note_format }
-    : DEFAULT_NUMBER_FORMATS;
+  return row ? formatsOf(row) : DEFAULT_NUMBER_FORMATS;
 }
 
 /**
@@ -108,10 +128,16 @@ function sequenceOf(
   formats: NumberFormats,
 ): { sequence: string; year: number; format: (n: number) => string } {
   const credit = row.invoice_type === 'CREDIT_NOTE';
-  const format = credit ? formats.creditNote : formats.invoice;
+  const key: keyof NumberFormats = credit
+    ? 'creditNote'
+    : row.document_type === 'QUOTE'
+      ? 'quote'
+      : row.document_type === 'ORDER_CONFIRMATION'
+        ? 'orderConfirmation'
+        : 'invoice';
+  const format = formats[key];
   const base = credit ? 'CREDIT_NOTE' : row.document_type;
-  const isDefault =
-    format === (credit ? DEFAULT_NUMBER_FORMATS.creditNote : DEFAULT_NUMBER_FORMATS.invoice);
+  const isDefault = format === DEFAULT_NUMBER_FORMATS[key];
   const year = Number(row.creation_date.slice(0, 4));
   const month = Number(row.creation_date.slice(5, 7));
   const yearly = format.includes('{YYYY}') || format.includes('{YY}');

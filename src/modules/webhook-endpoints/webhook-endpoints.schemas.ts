@@ -17,6 +17,11 @@ export const WEBHOOK_EVENT_TYPES = [
   'partner.updated',
   'contract.invoiced',
   'dunning.sent',
+  'quote.finalized',
+  'quote.accepted',
+  'quote.declined',
+  'quote.expired',
+  'order_confirmation.finalized',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -58,6 +58,8 @@ export interface DocumentData {
   precedingDocumentNumber?: string | null;
   precedingDocumentDate?: string | null;
   cancelledByDocumentId?: string | null;
+  validUntil?: string | null;
+  originDocumentNumber?: string | null;
 }
 
 /** An invoice line: money in integer minor units of the document's currency. */
@@ -115,6 +117,10 @@ export interface DocumentView {
   precedingDocumentNumber: string | null;
   precedingDocumentDate: string | null;
   cancelledByDocumentId: string | null;
+  /** Quotes: the last day the quote can be accepted (gültig bis). */
+  validUntil: string | null;
+  /** A converted document: the number of the quote or order confirmation it came from. */
+  originDocumentNumber: string | null;
 }
 
 /** The document view; `language` names the units of the lines. */
@@ -171,5 +177,7 @@ export function documentView(
     precedingDocumentNumber: stringOrNull(document.precedingDocumentNumber),
     precedingDocumentDate: stringOrNull(document.precedingDocumentDate),
     cancelledByDocumentId: stringOrNull(document.cancelledByDocumentId),
+    validUntil: stringOrNull(document.validUntil),
+    originDocumentNumber: stringOrNull(document.originDocumentNumber),
   };
 }

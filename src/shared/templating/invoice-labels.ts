@@ -64,6 +64,22 @@ export interface InvoiceLabels {
   email: string;
   website: string;
   thanks: string;
+  /** Quotes and order confirmations (the layouts of `QUOTE` and `ORDER_CONFIRMATION`). */
+  quote: string;
+  quoteNumber: string;
+  quoteDate: string;
+  validUntil: string;
+  /** "Dieses Angebot ist gültig bis" + date. */
+  quoteValidity: string;
+  quoteThanks: string;
+  orderConfirmation: string;
+  orderConfirmationNumber: string;
+  orderConfirmationDate: string;
+  /** "Wir bestätigen Ihren Auftrag" + (quote number) … */
+  orderConfirmationIntro: string;
+  /** "zu unserem Angebot" between the intro and the quote's number. */
+  toQuote: string;
+  orderConfirmationThanks: string;
   /** Names of the VAT categories other than S, for the tax breakdown. */
   category: Record<string, string>;
 }
@@ -119,6 +135,18 @@ const DE: InvoiceLabels = {
   email: 'E-Mail',
   website: 'Web',
   thanks: 'Vielen Dank für Ihren Auftrag.',
+  quote: 'Angebot',
+  quoteNumber: 'Angebotsnummer',
+  quoteDate: 'Angebotsdatum',
+  validUntil: 'gültig bis',
+  quoteValidity: 'Dieses Angebot ist gültig bis',
+  quoteThanks: 'Wir freuen uns auf Ihren Auftrag.',
+  orderConfirmation: 'Auftragsbestätigung',
+  orderConfirmationNumber: 'Auftragsnummer',
+  orderConfirmationDate: 'Datum',
+  orderConfirmationIntro: 'Vielen Dank für Ihren Auftrag. Wir bestätigen ihn wie folgt',
+  toQuote: 'zu unserem Angebot',
+  orderConfirmationThanks: 'Wir freuen uns auf die Zusammenarbeit.',
   category: {
     S: '',
     Z: 'Nullsatz',
@@ -180,6 +208,18 @@ const EN: InvoiceLabels = {
   email: 'Email',
   website: 'Web',
   thanks: 'Thank you for your business.',
+  quote: 'Quote',
+  quoteNumber: 'Quote number',
+  quoteDate: 'Quote date',
+  validUntil: 'valid until',
+  quoteValidity: 'This quote is valid until',
+  quoteThanks: 'We look forward to your order.',
+  orderConfirmation: 'Order confirmation',
+  orderConfirmationNumber: 'Order number',
+  orderConfirmationDate: 'Date',
+  orderConfirmationIntro: 'Thank you for your order, which we confirm as follows',
+  toQuote: 'referring to our quote',
+  orderConfirmationThanks: 'We look forward to working with you.',
   category: {
     S: '',
     Z: 'zero rated',

@@ -121,6 +121,8 @@ export const CONTEXT_SHAPE: Record<string, Shape> = {
     precedingDocumentNumber: V,
     precedingDocumentDate: V,
     cancelledByDocumentId: V,
+    validUntil: V,
+    originDocumentNumber: V,
   },
   invoice: {
     language: V,
