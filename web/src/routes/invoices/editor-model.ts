@@ -4,7 +4,7 @@
  * every total and tax comes back from the API's answer.
  */
 import type { components } from '@kontor/client';
-import { numbers } from '../../format';
+import { numbers } from '../../format.js';
 
 // The document type itself (not from ./shared, a React module): the root typecheck reads this
 // file through its unit test.
