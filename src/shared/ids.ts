@@ -31,6 +31,9 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'whe',
   webhookDelivery: 'msg',
   setupLink: 'stl',
+  sepaMandate: 'mdt',
+  sepaRun: 'sep',
+  sepaRunItem: 'spi',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

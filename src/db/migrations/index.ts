@@ -26,6 +26,7 @@ import * as m0024 from './0024_partner_numbers.js';
 import * as m0025 from './0025_document_delivery.js';
 import * as m0026 from './0026_web_sessions.js';
 import * as m0027 from './0027_invoice_numbering.js';
+import * as m0030 from './0030_sepa.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0025_document_delivery': m0025,
   '0026_web_sessions': m0026,
   '0027_invoice_numbering': m0027,
+  '0030_sepa': m0030,
 };
