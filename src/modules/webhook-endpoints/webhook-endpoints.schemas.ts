@@ -16,6 +16,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'partner.updated',
   'contract.invoiced',
   'dunning.sent',
+  'mandate.created',
+  'mandate.revoked',
+  'collection.created',
+  'transfer.created',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
