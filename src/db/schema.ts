@@ -775,6 +775,7 @@ export interface SepaRunItemsTable {
   document_number: string | null;
   partner_id: string | null;
   mandate_id: string | null;
+  mandate_reference: string | null;
   end_to_end_id: string;
   amount_minor: number;
   sequence_type: string | null;

@@ -102,6 +102,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('document_number', 'text')
     .addColumn('partner_id', 'text')
     .addColumn('mandate_id', 'text')
+    .addColumn('mandate_reference', 'text')
     .addColumn('end_to_end_id', 'text', (c) => c.notNull())
     .addColumn('amount_minor', 'bigint', (c) => c.notNull())
     .addColumn('sequence_type', 'text')

@@ -708,3 +708,29 @@ export function updateNumbering(
     .returningAll()
     .executeTakeFirst();
 }
+
+/**
+ * The FINAL invoices (not credit notes, not cancelled, not paid) of these contracts, by id:
+ * what a collection of contract invoices looks at. Whether each is still open is judged with
+ * its payment figures.
+ */
+export async function unpaidInvoiceIdsOfContracts(
+  db: Executor,
+  accountId: string,
+  contractIds: string[],
+): Promise<string[]> {
+  if (contractIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('documents')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('contract_id', 'in', contractIds)
+    .where('document_type', '=', 'INVOICE')
+    .where('invoice_type', '=', 'INVOICE')
+    .where('status', '=', 'FINAL')
+    .where('paid_at', 'is', null)
+    .where('cancelled_by_document_id', 'is', null)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}

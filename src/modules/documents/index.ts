@@ -3,6 +3,8 @@ export {
   creditedTotals,
   dunnableInvoices,
   findDocument,
+  findInvoices,
+  unpaidInvoiceIdsOfContracts,
   lockFinalDocument,
   openFigures,
   recordDunning,
@@ -10,6 +12,7 @@ export {
 } from './documents.repository.js';
 export type { DunnableInvoiceRow } from './documents.repository.js';
 export { documentRoutes } from './documents.routes.js';
+export { openMinor, payeeIbanOf } from './documents.presenter.js';
 export { createDocument, sendDocumentToPartner } from './documents.service.js';
 export {
   invoiceStandings,

@@ -240,6 +240,7 @@ export const REFUSAL_REASONS = [
   'no_bank_account',
   'not_a_supplier_invoice',
   'not_direct_debit',
+  'date_too_early',
 ] as const;
 
 const RunItemSchema = Type.Object(
