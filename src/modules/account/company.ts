@@ -77,7 +77,8 @@ export function checkCompany(input: PutCompany, stored: CompanyData): CompanyDat
     ...vatIdError(input.vatId, '/body/vatId'),
     ...electronicAddressError(input.electronicAddress, '/body/electronicAddress'),
   ];
-  const creditorProblem = input.creditorId == null ? undefined : creditorIdProblem(input.creditorId);
+  const creditorProblem =
+    input.creditorId == null ? undefined : creditorIdProblem(input.creditorId);
   if (creditorProblem)
     errors.push({ path: '/body/creditorId', message: creditorProblem, code: 'invalid_format' });
   if (input.taxNumber !== null) {

@@ -55,7 +55,9 @@ const fields = {
     description:
       'PENDING (expected, not yet settled) or MARKED (settled); both directions are allowed and `markedAt` follows.',
   }),
-  paymentMethod: Type.Enum(PAYMENT_METHODS, { description: 'BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection).' }),
+  paymentMethod: Type.Enum(PAYMENT_METHODS, {
+    description: 'BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection).',
+  }),
   providerPaymentIntentId: Type.String({
     minLength: 1,
     maxLength: 255,
@@ -108,7 +110,10 @@ export const PaymentSchema = Type.Object(
     currency: Type.String({ description: 'ISO 4217 code.' }),
     paymentDate: Type.String({ description: 'Day of the payment (YYYY-MM-DD).' }),
     status: Type.Enum(PAYMENT_STATUSES),
-    paymentMethod: Nullable(Type.Enum(PAYMENT_METHODS), 'BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection).'),
+    paymentMethod: Nullable(
+      Type.Enum(PAYMENT_METHODS),
+      'BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection).',
+    ),
     providerPaymentIntentId: Nullable(Type.String(), 'The payment provider’s id.'),
     failureReason: Nullable(Type.String(), 'Why the provider could not collect it.'),
     markedAt: Nullable(

@@ -29,7 +29,8 @@ const AFTER: Record<string, string> = {
 
 const MESSAGES: Record<Refusal['reason'], string> = {
   not_found: 'No invoice with this id in the account.',
-  not_an_invoice: 'Only invoices Kontor issued can be collected (not credit notes or uploaded bills).',
+  not_an_invoice:
+    'Only invoices Kontor issued can be collected (not credit notes or uploaded bills).',
   not_final: 'The invoice is a DRAFT.',
   not_open: 'Nothing is open on the invoice (paid, credited or cancelled).',
   not_eur: 'SEPA collects euros only.',
@@ -38,28 +39,50 @@ const MESSAGES: Record<Refusal['reason'], string> = {
   mandate_revoked: 'The partner’s mandate is revoked.',
   mandate_completed: 'The partner’s mandate was used for its final or one-off collection.',
   already_in_run: 'The invoice is in a collection already.',
-  date_too_early: 'The requested date is before the earliest allowed collection date of the invoice.',
+  date_too_early:
+    'The requested date is before the earliest allowed collection date of the invoice.',
   no_creditor_id: 'The company data has no SEPA creditor identifier.',
   no_bank_account: 'No bank account.',
   not_a_supplier_invoice: 'Only uploaded supplier invoices can be paid by transfer.',
   not_direct_debit: 'The invoice is not paid by direct debit.',
 };
 
-export const refusal = (invoiceId: string, reason: Refusal['reason'], message?: string): Refusal => ({
+export const refusal = (
+  invoiceId: string,
+  reason: Refusal['reason'],
+  message?: string,
+): Refusal => ({
   invoiceId,
   reason,
   message: message ?? MESSAGES[reason],
 });
 
 /** The creditor: 422 when the company data has no creditor id or no bank account. */
-function creditorOf(company: Company): { name: string; iban: string; bic: string | null; creditorId: string } {
+function creditorOf(company: Company): {
+  name: string;
+  iban: string;
+  bic: string | null;
+  creditorId: string;
+} {
   const bank = company.bankAccounts[0];
   const errors = [
     ...(company.creditorId === null
-      ? [{ path: '/company/creditorId', message: 'is not set (PUT /v1/account/company)', code: 'missing' }]
+      ? [
+          {
+            path: '/company/creditorId',
+            message: 'is not set (PUT /v1/account/company)',
+            code: 'missing',
+          },
+        ]
       : []),
     ...(bank === undefined
-      ? [{ path: '/company/bankAccounts/0', message: 'no bank account to collect into', code: 'missing' }]
+      ? [
+          {
+            path: '/company/bankAccounts/0',
+            message: 'no bank account to collect into',
+            code: 'missing',
+          },
+        ]
       : []),
   ];
   if (errors.length > 0 || !bank || company.creditorId === null)
@@ -91,15 +114,25 @@ export async function createCollection(
 ): Promise<SepaRun> {
   if (!input.invoiceIds && !input.contractInvoices)
     throw new AppError('validation_failed', 'Name invoices or set contractInvoices.', {
-      errors: [{ path: '/body/invoiceIds', message: 'is required without contractInvoices', code: 'required' }],
+      errors: [
+        {
+          path: '/body/invoiceIds',
+          message: 'is required without contractInvoices',
+          code: 'required',
+        },
+      ],
     });
   const today = isoDate(ctx.clock.now());
   if (input.collectionDate !== undefined) {
     const path = '/body/collectionDate';
     if (!isBusinessDay(input.collectionDate))
-      throw new AppError('validation_failed', 'The collection date is not a TARGET2 business day.', {
-        errors: [{ path, message: 'is not a TARGET2 business day', code: 'invalid_value' }],
-      });
+      throw new AppError(
+        'validation_failed',
+        'The collection date is not a TARGET2 business day.',
+        {
+          errors: [{ path, message: 'is not a TARGET2 business day', code: 'invalid_value' }],
+        },
+      );
     if (input.collectionDate <= today)
       throw new AppError('validation_failed', 'The collection date must be after today.', {
         errors: [{ path, message: 'must be after today', code: 'invalid_value' }],
@@ -108,11 +141,17 @@ export async function createCollection(
   const plan = (db: Executor) => planCollection(ctx, db, actor.accountId, input, today);
   if (input.dryRun) {
     const { items, refused } = await plan(ctx.db);
-    return presentRun('COLLECTION', null, items.map((p) => p.item), refused);
+    return presentRun(
+      'COLLECTION',
+      null,
+      items.map((p) => p.item),
+      refused,
+    );
   }
   return ctx.db.transaction().execute(async (trx) => {
     const planned = await plan(trx);
-    if (planned.items.length === 0) throw refusalsProblem('collected', input.invoiceIds, planned.refused);
+    if (planned.items.length === 0)
+      throw refusalsProblem('collected', input.invoiceIds, planned.refused);
     return writeCollection(ctx, trx, actor, planned);
   });
 }
@@ -143,12 +182,16 @@ async function planCollection(
   const ids = [
     ...new Set([
       ...(input.invoiceIds ?? []),
-      ...(input.contractInvoices ? await unpaidInvoiceIdsOfContracts(db, accountId, contractIds) : []),
+      ...(input.contractInvoices
+        ? await unpaidInvoiceIdsOfContracts(db, accountId, contractIds)
+        : []),
     ]),
   ];
   const invoices = new Map((await findInvoices(db, accountId, ids, today)).map((r) => [r.id, r]));
   const inRuns = await repo.documentsInRuns(db, accountId, 'COLLECTION', ids);
-  const partnerIds = [...invoices.values()].map((r) => r.partner_id).filter((p): p is string => p !== null);
+  const partnerIds = [...invoices.values()]
+    .map((r) => r.partner_id)
+    .filter((p): p is string => p !== null);
   const mandatesOf = new Map<string, repo.MandateRow[]>();
   for (const m of await repo.activeMandates(db, accountId, partnerIds))
     mandatesOf.set(m.partner_id, [...(mandatesOf.get(m.partner_id) ?? []), m]);
@@ -168,7 +211,10 @@ async function planCollection(
     }
     const invoice = row!;
     const candidates = mandatesOf.get(invoice.partner_id!) ?? [];
-    const mandate = candidates.find((m) => nextSequenceType({ ...m, sequence_state: states.get(m.id) ?? m.sequence_state }) !== null);
+    const mandate = candidates.find(
+      (m) =>
+        nextSequenceType({ ...m, sequence_state: states.get(m.id) ?? m.sequence_state }) !== null,
+    );
     if (!mandate) {
       refused.push(
         refusal(
@@ -193,7 +239,9 @@ async function planCollection(
     });
     const collectionDate = input.collectionDate ?? earliest;
     if (collectionDate < earliest) {
-      refused.push(refusal(id, 'date_too_early', `The earliest allowed collection date is ${earliest}.`));
+      refused.push(
+        refusal(id, 'date_too_early', `The earliest allowed collection date is ${earliest}.`),
+      );
       continue;
     }
     states.set(mandate.id, AFTER[state]!);
@@ -201,7 +249,8 @@ async function planCollection(
     mandates.set(mandate.id, {
       from: before?.from ?? mandate.sequence_state,
       to: AFTER[state]!,
-      collectionDate: before && before.collectionDate > collectionDate ? before.collectionDate : collectionDate,
+      collectionDate:
+        before && before.collectionDate > collectionDate ? before.collectionDate : collectionDate,
     });
     const amountMinor = openMinor(invoice)!;
     const e2e = endToEndId();
@@ -227,7 +276,11 @@ async function planCollection(
         amountMinor,
         mandateId: mandate.reference,
         mandateSignedOn: mandate.signed_on,
-        debtor: { name: mandate.debtor_name, iban: openIban(key, mandate.iban_sealed), bic: mandate.bic },
+        debtor: {
+          name: mandate.debtor_name,
+          iban: openIban(key, mandate.iban_sealed),
+          bic: mandate.bic,
+        },
         remittance: remittanceOf(invoice),
         sequenceType,
         collectionDate,
@@ -238,7 +291,10 @@ async function planCollection(
 }
 
 /** Why an invoice cannot be collected (before its mandate is looked at), or undefined. */
-function collectable(row: InvoiceRow | undefined, inRuns: Set<string>): Refusal['reason'] | undefined {
+function collectable(
+  row: InvoiceRow | undefined,
+  inRuns: Set<string>,
+): Refusal['reason'] | undefined {
   if (!row) return 'not_found';
   if (row.invoice_type !== 'INVOICE' || row.source !== 'GENERATED') return 'not_an_invoice';
   if (row.status !== 'FINAL') return 'not_final';
@@ -254,7 +310,11 @@ function collectable(row: InvoiceRow | undefined, inRuns: Set<string>): Refusal[
  * pre-notification, so the day it became FINAL; any other invoice is notified by this run.
  */
 function notifiedOn(invoice: InvoiceRow, directDebitContracts: Set<string>, today: string): string {
-  if (invoice.contract_id !== null && directDebitContracts.has(invoice.contract_id) && invoice.finalized_at)
+  if (
+    invoice.contract_id !== null &&
+    directDebitContracts.has(invoice.contract_id) &&
+    invoice.finalized_at
+  )
     return invoice.finalized_at.slice(0, 10);
   return today;
 }
@@ -275,7 +335,10 @@ async function writeCollection(
       at: ctx.clock.now().toISOString(),
     });
     if (!moved)
-      throw new AppError('state_conflict', 'A mandate of the run was changed meanwhile; run it again.');
+      throw new AppError(
+        'state_conflict',
+        'A mandate of the run was changed meanwhile; run it again.',
+      );
   }
   return writeRun(ctx, trx, actor, {
     kind: 'COLLECTION',

@@ -3,7 +3,10 @@ import type { RunItemRow, RunRow } from './sepa.repository.js';
 import type { Refusal, RunItem, SepaRun } from './sepa.schemas.js';
 
 /** A planned item: the stored row's fields before the run exists. */
-export type PlannedItem = Omit<RunItemRow, 'id' | 'account_id' | 'run_id' | 'created_at' | 'skonto'> & {
+export type PlannedItem = Omit<
+  RunItemRow,
+  'id' | 'account_id' | 'run_id' | 'created_at' | 'skonto'
+> & {
   skonto: boolean;
 };
 

@@ -60,7 +60,13 @@ export function refusalsProblem(
     errors:
       errors.length > 0
         ? errors
-        : [{ path: '/body/contractInvoices', message: 'found no invoice to collect', code: 'empty' }],
+        : [
+            {
+              path: '/body/contractInvoices',
+              message: 'found no invoice to collect',
+              code: 'empty',
+            },
+          ],
   });
 }
 
@@ -96,9 +102,13 @@ export async function writeRun(
     xml = spec.format === 'pain.008' ? buildPain008(spec.build) : buildPain001(spec.build);
   } catch (err) {
     if (!(err instanceof SepaFileError)) throw err;
-    throw new AppError('business_rule_violated', `The SEPA file cannot be written: ${err.problem}.`, {
-      errors: [{ path: `/file${err.path}`, message: err.problem, code: 'sepa_file' }],
-    });
+    throw new AppError(
+      'business_rule_violated',
+      `The SEPA file cannot be written: ${err.problem}.`,
+      {
+        errors: [{ path: `/file${err.path}`, message: err.problem, code: 'sepa_file' }],
+      },
+    );
   }
   const items: PlannedItem[] = [];
   for (const { item, invoice } of run.items) {
@@ -159,7 +169,12 @@ export async function writeRun(
       created_at: at,
     })),
   );
-  const answer = presentRun(run.kind, { id, message_id: messageId, created_at: at }, items, run.refused);
+  const answer = presentRun(
+    run.kind,
+    { id, message_id: messageId, created_at: at },
+    items,
+    run.refused,
+  );
   const kind = run.kind === 'COLLECTION' ? 'collection' : 'transfer';
   await appendAudit(
     trx,

@@ -103,7 +103,7 @@ export const MandateSchema = Type.Object(
       'The collection date of the last collection on this mandate; null: never collected.',
     ),
   },
-  { additionalProperties: false, $id: 'SepaMandate', description: 'A SEPA Core direct-debit mandate.' },
+  { additionalProperties: false, description: 'A SEPA Core direct-debit mandate.' },
 );
 export type Mandate = Static<typeof MandateSchema>;
 
@@ -111,7 +111,9 @@ export const ListMandatesQuery = Type.Object(
   {
     ...PageQuery,
     active: Type.Optional(
-      Type.Boolean({ description: 'true: only active mandates; false: only revoked or completed.' }),
+      Type.Boolean({
+        description: 'true: only active mandates; false: only revoked or completed.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -198,7 +200,9 @@ export const CreateCollectionBody = Type.Object(
       ),
     ),
     dryRun: Type.Optional(
-      Type.Boolean({ description: 'true: answer what would be collected and refused; write nothing.' }),
+      Type.Boolean({
+        description: 'true: answer what would be collected and refused; write nothing.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -248,7 +252,10 @@ const RunItemSchema = Type.Object(
     invoiceId: Type.String({ description: 'The invoice (`doc_…`).' }),
     documentNumber: Nullable(Type.String(), 'The invoice’s number.'),
     partnerId: Nullable(Type.String(), 'Its partner.'),
-    mandateId: Nullable(Type.String(), 'The mandate collected on (collections); null for transfers.'),
+    mandateId: Nullable(
+      Type.String(),
+      'The mandate collected on (collections); null for transfers.',
+    ),
     mandateReference: Nullable(Type.String(), 'The mandate reference (collections).'),
     endToEndId: Type.String({
       description: 'EndToEndId written to the file; a bank statement line names it.',
