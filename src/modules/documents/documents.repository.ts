@@ -509,7 +509,8 @@ export interface DunnableInvoiceRow extends DocumentRow {
 /**
  * A page of an account's invoices a dunning run looks at, by id: FINAL
  * invoices Kontor issued (not credit notes, not cancelled) due before `asOf`, neither they nor
- * their partner blocked from dunning, below `maxLevel`. Whether one is still open is judged
+ * their partner blocked from dunning, below `maxLevel`, without a SEPA collection under way (a
+ * PENDING incoming DIRECT_DEBIT payment). Whether one is still open is judged
  * with its payment figures and credit notes.
  */
 export async function dunnableInvoices(
@@ -542,7 +543,21 @@ export async function dunnableInvoices(
     .where('d.due_date', '<', f.asOf)
     .where('d.dunning_blocked', '=', 0)
     .where('d.dunning_level', '<', f.maxLevel)
-    .where((eb) => eb.or([eb('p.dunning_blocked', 'is', null), eb('p.dunning_blocked', '=', 0)]));
+    .where((eb) => eb.or([eb('p.dunning_blocked', 'is', null), eb('p.dunning_blocked', '=', 0)]))
+    // A SEPA collection under way (its PENDING direct-debit payment) is not dunned meanwhile.
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('payments as pm')
+            .select('pm.id')
+            .whereRef('pm.account_id', '=', 'd.account_id')
+            .whereRef('pm.document_id', '=', 'd.id')
+            .where('pm.status', '=', 'PENDING')
+            .where('pm.direction', '=', 'INCOMING')
+            .where('pm.payment_method', '=', 'DIRECT_DEBIT'),
+        ),
+      ),
+    );
   if (f.afterId !== undefined) query = query.where('d.id', '>', f.afterId);
   if (f.ids !== undefined) query = query.where('d.id', 'in', f.ids);
   return query.orderBy('d.id').limit(f.limit).execute();

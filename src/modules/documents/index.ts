@@ -22,3 +22,4 @@ export {
 } from './documents.settlement.js';
 export { announceOverdue, startOverdueSchedule } from './documents.overdue.js';
 export type { CreateDocument, DocumentView } from './documents.schemas.js';
+export { useDirectDebitNotices, type DirectDebitNoticeSource } from './documents.payment-notice.js';

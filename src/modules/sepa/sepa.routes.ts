@@ -7,6 +7,7 @@ import type { App } from '../../http/types.js';
 import { actorOf } from '../../http/types.js';
 import { createCollection } from './collections.command.js';
 import { MandatesService } from './mandates.service.js';
+import { registerDirectDebitNotices } from './notice.js';
 import { RunsService, type RunKind } from './runs.service.js';
 import { putSepaSettings, readSepaSettings } from './sepa-settings.service.js';
 import {
@@ -32,6 +33,7 @@ const MandateParams = IdParams('mandateId', 'mdt');
 
 /** `/v1/sepa/…` and the partner's mandates and bank account: HTTP only. */
 export function sepaRoutes(app: App, ctx: AppContext): void {
+  registerDirectDebitNotices(ctx);
   mandateRoutes(app, new MandatesService(ctx));
   bankAccountRoutes(app, new MandatesService(ctx));
   settingsRoutes(app, ctx);
