@@ -254,6 +254,7 @@ function runRoutes(app: App, ctx: AppContext, runs: RunsService, kind: RunKind):
       },
       async (req, reply) => {
         const run = await createCollection(ctx, actorOf(req), req.body);
+        if (run.id !== null) reply.header('location', `${base}/${run.id}`);
         return reply.code(run.dryRun ? 200 : 201).send(run);
       },
     );
@@ -274,6 +275,7 @@ function runRoutes(app: App, ctx: AppContext, runs: RunsService, kind: RunKind):
       },
       async (req, reply) => {
         const run = await createTransfer(ctx, actorOf(req), req.body);
+        if (run.id !== null) reply.header('location', `${base}/${run.id}`);
         return reply.code(run.dryRun ? 200 : 201).send(run);
       },
     );
