@@ -545,10 +545,11 @@ export async function dunnableInvoices(
     .where('d.dunning_level', '<', f.maxLevel)
     .where((eb) => eb.or([eb('p.dunning_blocked', 'is', null), eb('p.dunning_blocked', '=', 0)]))
     // A SEPA collection under way (its PENDING direct-debit payment) is not dunned meanwhile.
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('payments as pm')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('payments as pm')
             .select('pm.id')
             .whereRef('pm.account_id', '=', 'd.account_id')
             .whereRef('pm.document_id', '=', 'd.id')

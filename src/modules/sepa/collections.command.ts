@@ -165,6 +165,19 @@ interface CollectionPlan {
   mandates: Map<string, { from: string; to: string; collectionDate: string }>;
 }
 
+/** The invoices, which of them are in a collection already, and the partners' mandates. */
+async function loadCollection(db: Executor, accountId: string, ids: string[], today: string) {
+  const invoices = new Map((await findInvoices(db, accountId, ids, today)).map((r) => [r.id, r]));
+  const inRuns = await repo.documentsInRuns(db, accountId, 'COLLECTION', ids);
+  const partnerIds = [...invoices.values()]
+    .map((r) => r.partner_id)
+    .filter((p): p is string => p !== null);
+  const mandatesOf = new Map<string, repo.MandateRow[]>();
+  for (const m of await repo.activeMandates(db, accountId, partnerIds))
+    mandatesOf.set(m.partner_id, [...(mandatesOf.get(m.partner_id) ?? []), m]);
+  return { invoices, inRuns, mandatesOf };
+}
+
 async function planCollection(
   ctx: AppContext,
   db: Executor,
@@ -187,14 +200,7 @@ async function planCollection(
         : []),
     ]),
   ];
-  const invoices = new Map((await findInvoices(db, accountId, ids, today)).map((r) => [r.id, r]));
-  const inRuns = await repo.documentsInRuns(db, accountId, 'COLLECTION', ids);
-  const partnerIds = [...invoices.values()]
-    .map((r) => r.partner_id)
-    .filter((p): p is string => p !== null);
-  const mandatesOf = new Map<string, repo.MandateRow[]>();
-  for (const m of await repo.activeMandates(db, accountId, partnerIds))
-    mandatesOf.set(m.partner_id, [...(mandatesOf.get(m.partner_id) ?? []), m]);
+  const { invoices, inRuns, mandatesOf } = await loadCollection(db, accountId, ids, today);
   const key = sepaKey(ctx);
   // Sequence states as the run moves them, mandate by mandate.
   const states = new Map<string, string>();
@@ -216,16 +222,7 @@ async function planCollection(
         nextSequenceType({ ...m, sequence_state: states.get(m.id) ?? m.sequence_state }) !== null,
     );
     if (!mandate) {
-      refused.push(
-        refusal(
-          id,
-          candidates.length === 0
-            ? 'no_mandate'
-            : candidates.some((m) => m.revoked_at === null)
-              ? 'mandate_completed'
-              : 'mandate_revoked',
-        ),
-      );
+      refused.push(refusal(id, mandateRefusal(candidates)));
       continue;
     }
     const state = states.get(mandate.id) ?? mandate.sequence_state;
@@ -246,48 +243,65 @@ async function planCollection(
     }
     states.set(mandate.id, AFTER[state]!);
     const before = mandates.get(mandate.id);
+    const last = before && before.collectionDate > collectionDate ? before.collectionDate : null;
     mandates.set(mandate.id, {
       from: before?.from ?? mandate.sequence_state,
       to: AFTER[state]!,
-      collectionDate:
-        before && before.collectionDate > collectionDate ? before.collectionDate : collectionDate,
+      collectionDate: last ?? collectionDate,
     });
-    const amountMinor = openMinor(invoice)!;
-    const e2e = endToEndId();
-    const item: PlannedItem = {
-      document_id: invoice.id,
-      document_number: invoice.document_number,
-      partner_id: invoice.partner_id,
-      mandate_id: mandate.id,
-      mandate_reference: mandate.reference,
-      end_to_end_id: e2e,
-      amount_minor: amountMinor,
-      sequence_type: sequenceType,
-      execution_date: collectionDate,
-      iban_masked: mandate.iban_masked,
-      payment_id: null,
-      skonto: false,
-    };
-    items.push({
-      item,
-      invoice,
-      entry: {
-        endToEndId: e2e,
-        amountMinor,
-        mandateId: mandate.reference,
-        mandateSignedOn: mandate.signed_on,
-        debtor: {
-          name: mandate.debtor_name,
-          iban: openIban(key, mandate.iban_sealed),
-          bic: mandate.bic,
-        },
-        remittance: remittanceOf(invoice),
-        sequenceType,
-        collectionDate,
-      },
-    });
+    items.push(plannedDebit(invoice, mandate, sequenceType, collectionDate, key));
   }
   return { creditor, initiatingPartyName: company.legalName, items, refused, mandates };
+}
+
+/** An invoice's item and its debit in the file. */
+function plannedDebit(
+  invoice: InvoiceRow,
+  mandate: repo.MandateRow,
+  sequenceType: NonNullable<ReturnType<typeof nextSequenceType>>,
+  collectionDate: string,
+  key: Buffer,
+): Planned<PendingDirectDebit> {
+  const amountMinor = openMinor(invoice)!;
+  const e2e = endToEndId();
+  const item: PlannedItem = {
+    document_id: invoice.id,
+    document_number: invoice.document_number,
+    partner_id: invoice.partner_id,
+    mandate_id: mandate.id,
+    mandate_reference: mandate.reference,
+    end_to_end_id: e2e,
+    amount_minor: amountMinor,
+    sequence_type: sequenceType,
+    execution_date: collectionDate,
+    iban_masked: mandate.iban_masked,
+    payment_id: null,
+    skonto: false,
+  };
+  return {
+    item,
+    invoice,
+    entry: {
+      endToEndId: e2e,
+      amountMinor,
+      mandateId: mandate.reference,
+      mandateSignedOn: mandate.signed_on,
+      debtor: {
+        name: mandate.debtor_name,
+        iban: openIban(key, mandate.iban_sealed),
+        bic: mandate.bic,
+      },
+      remittance: remittanceOf(invoice),
+      sequenceType,
+      collectionDate,
+    },
+  };
+}
+
+/** The reason an invoice's partner has no mandate to collect on. */
+function mandateRefusal(candidates: repo.MandateRow[]): Refusal['reason'] {
+  if (candidates.length === 0) return 'no_mandate';
+  return candidates.some((m) => m.revoked_at === null) ? 'mandate_completed' : 'mandate_revoked';
 }
 
 /** Why an invoice cannot be collected (before its mandate is looked at), or undefined. */

@@ -46,7 +46,7 @@ let mandateId: string;
 
 function refused(res: LightMyRequestResponse, status: number, code: string): Body {
   expect(res.statusCode, res.body).toBe(status);
-  return expectProblem(res, code) as Body;
+  return expectProblem(res, code);
 }
 
 const partner = async (name: string, type = 'CUSTOMER') =>

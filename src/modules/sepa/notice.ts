@@ -16,7 +16,7 @@ import * as repo from './sepa.repository.js';
  * rule allows, counted from the day the invoice becomes FINAL (which is when the debtor is
  * notified) — the same date a collection of contract invoices later uses.
  */
-export function directDebitNoticeSource(ctx: AppContext): DirectDebitNoticeSource {
+export function directDebitNoticeSource(): DirectDebitNoticeSource {
   return async (db, invoice, notifiedOn): Promise<DirectDebitNotice | null> => {
     if (invoice.currency !== 'EUR' || !invoice.contract_id || !invoice.partner_id) return null;
     const contract = await findContract(db, invoice.account_id, invoice.contract_id);
@@ -46,5 +46,5 @@ export function directDebitNoticeSource(ctx: AppContext): DirectDebitNoticeSourc
 
 /** Makes the documents module print the pre-notification on direct-debit invoices. */
 export function registerDirectDebitNotices(ctx: AppContext): void {
-  useDirectDebitNotices(ctx, directDebitNoticeSource(ctx));
+  useDirectDebitNotices(ctx, directDebitNoticeSource());
 }

@@ -70,46 +70,19 @@ export function refusalsProblem(
   });
 }
 
-type FileSpec =
-  | { format: 'pain.008'; build: DirectDebitFile }
-  | { format: 'pain.001'; build: CreditTransferFile };
-
-/**
- * Stores a run in the caller's transaction: the file, the run and its items, a PENDING
- * payment per invoice (incoming for collections, outgoing for transfers; a bank statement
- * line confirms it), the audit event and the webhook event.
- */
-export async function writeRun(
+/** A PENDING payment per item (in the caller's transaction); the items with their payment ids. */
+async function recordPayments(
   ctx: AppContext,
   trx: Transaction<DB>,
   actor: Actor,
   run: {
-    kind: 'COLLECTION' | 'TRANSFER';
     items: Planned<unknown>[];
     direction: 'INCOMING' | 'OUTGOING';
     paymentMethod: 'DIRECT_DEBIT' | 'BANK_TRANSFER';
-    file: (messageId: string, createdAt: Date) => FileSpec;
-    refused: Refusal[];
   },
-): Promise<SepaRun> {
-  const now = ctx.clock.now();
-  const at = now.toISOString();
-  const id = newId('sepaRun');
-  const messageId = sepaId([id]);
-  const spec = run.file(messageId, now);
-  let xml: string;
-  try {
-    xml = spec.format === 'pain.008' ? buildPain008(spec.build) : buildPain001(spec.build);
-  } catch (err) {
-    if (!(err instanceof SepaFileError)) throw err;
-    throw new AppError(
-      'business_rule_violated',
-      `The SEPA file cannot be written: ${err.problem}.`,
-      {
-        errors: [{ path: `/file${err.path}`, message: err.problem, code: 'sepa_file' }],
-      },
-    );
-  }
+  runId: string,
+  now: Date,
+): Promise<PlannedItem[]> {
   const items: PlannedItem[] = [];
   for (const { item, invoice } of run.items) {
     const payment = newPaymentRow(
@@ -137,11 +110,58 @@ export async function writeRun(
       now,
     );
     await createPaymentRecord(ctx, trx, actor, payment, now, {
-      sepaRunId: id,
+      sepaRunId: runId,
       endToEndId: item.end_to_end_id,
     });
     items.push({ ...item, payment_id: payment.id });
   }
+  return items;
+}
+
+/** The XML of a run's file; a SepaFileError becomes 422 naming the file's field. */
+function buildFile(spec: FileSpec): string {
+  try {
+    return spec.format === 'pain.008' ? buildPain008(spec.build) : buildPain001(spec.build);
+  } catch (err) {
+    if (!(err instanceof SepaFileError)) throw err;
+    throw new AppError(
+      'business_rule_violated',
+      `The SEPA file cannot be written: ${err.problem}.`,
+      {
+        errors: [{ path: `/file${err.path}`, message: err.problem, code: 'sepa_file' }],
+      },
+    );
+  }
+}
+
+type FileSpec =
+  | { format: 'pain.008'; build: DirectDebitFile }
+  | { format: 'pain.001'; build: CreditTransferFile };
+
+/**
+ * Stores a run in the caller's transaction: the file, the run and its items, a PENDING
+ * payment per invoice (incoming for collections, outgoing for transfers; a bank statement
+ * line confirms it), the audit event and the webhook event.
+ */
+export async function writeRun(
+  ctx: AppContext,
+  trx: Transaction<DB>,
+  actor: Actor,
+  run: {
+    kind: 'COLLECTION' | 'TRANSFER';
+    items: Planned<unknown>[];
+    direction: 'INCOMING' | 'OUTGOING';
+    paymentMethod: 'DIRECT_DEBIT' | 'BANK_TRANSFER';
+    file: (messageId: string, createdAt: Date) => FileSpec;
+    refused: Refusal[];
+  },
+): Promise<SepaRun> {
+  const now = ctx.clock.now();
+  const at = now.toISOString();
+  const id = newId('sepaRun');
+  const messageId = sepaId([id]);
+  const xml = buildFile(run.file(messageId, now));
+  const items = await recordPayments(ctx, trx, actor, run, id, now);
   const total = items.reduce((sum, i) => sum + Number(i.amount_minor), 0);
   const dates = items.map((i) => i.execution_date).sort();
   await repo.insertRun(

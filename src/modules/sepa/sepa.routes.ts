@@ -79,6 +79,11 @@ function mandateRoutes(app: App, service: MandatesService): void {
     },
   );
 
+  mandateItemRoutes(app, service);
+}
+
+/** `/v1/sepa/mandates/{mandateId}`: read, update, revoke. */
+function mandateItemRoutes(app: App, service: MandatesService): void {
   app.get(
     '/v1/sepa/mandates/:mandateId',
     {
@@ -232,12 +237,15 @@ function settingsRoutes(app: App, ctx: AppContext): void {
 }
 
 function runRoutes(app: App, ctx: AppContext, runs: RunsService, kind: RunKind): void {
-  const collection = kind === 'COLLECTION';
-  const base = collection ? '/v1/sepa/collections' : '/v1/sepa/transfers';
-  const noun = collection ? 'collection' : 'transfer';
-  const Params = IdParams('runId', 'sep');
+  const base = kind === 'COLLECTION' ? '/v1/sepa/collections' : '/v1/sepa/transfers';
 
-  if (collection)
+  runCreateRoute(app, ctx, kind, base);
+  runReadRoutes(app, runs, kind, base);
+}
+
+/** `POST /v1/sepa/collections` or `/v1/sepa/transfers`: a run, or a dry run. */
+function runCreateRoute(app: App, ctx: AppContext, kind: RunKind, base: string): void {
+  if (kind === 'COLLECTION')
     app.post(
       base,
       {
@@ -279,7 +287,13 @@ function runRoutes(app: App, ctx: AppContext, runs: RunsService, kind: RunKind):
         return reply.code(run.dryRun ? 200 : 201).send(run);
       },
     );
+}
 
+/** A run kind's list, one run, and its file. */
+function runReadRoutes(app: App, runs: RunsService, kind: RunKind, base: string): void {
+  const collection = kind === 'COLLECTION';
+  const noun = collection ? 'collection' : 'transfer';
+  const Params = IdParams('runId', 'sep');
   app.get(
     base,
     {

@@ -163,12 +163,7 @@ async function planTransfer(
     }
     const row = invoice!;
     const stored = row.partner_id === null ? undefined : accounts.get(row.partner_id);
-    const fromEInvoice = payeeIbanOf(row);
-    const payee = stored
-      ? { iban: openIban(key, stored.iban_sealed), name: stored.holder_name, bic: stored.bic }
-      : fromEInvoice && !ibanProblem(fromEInvoice)
-        ? { iban: fromEInvoice, name: await payeeName(db, accountId, row), bic: null }
-        : null;
+    const payee = await payeeOf(db, accountId, row, stored, key);
     if (!payee) {
       refused.push(
         refusal(
@@ -227,6 +222,24 @@ function payable(row: InvoiceRow | undefined, inRuns: Set<string>): Refusal['rea
   if (row.cancelled_by_document_id !== null || openOf(row) <= 0) return 'not_open';
   if (inRuns.has(row.id)) return 'already_in_run';
   return undefined;
+}
+
+/**
+ * Whom a supplier invoice is paid to: the partner's bank account, else the payee IBAN (BT-84)
+ * its e-invoice named; null when neither is there.
+ */
+async function payeeOf(
+  db: Executor,
+  accountId: string,
+  row: InvoiceRow,
+  stored: repo.BankAccountRow | undefined,
+  key: Buffer,
+): Promise<{ iban: string; name: string; bic: string | null } | null> {
+  if (stored)
+    return { iban: openIban(key, stored.iban_sealed), name: stored.holder_name, bic: stored.bic };
+  const fromEInvoice = payeeIbanOf(row);
+  if (!fromEInvoice || ibanProblem(fromEInvoice)) return null;
+  return { iban: fromEInvoice, name: await payeeName(db, accountId, row), bic: null };
 }
 
 async function payeeName(db: Executor, accountId: string, row: InvoiceRow): Promise<string> {
