@@ -206,7 +206,7 @@ function settingsRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags,
         summary: 'The account’s SEPA settings',
-        response: { 200: SepaSettingsSchema, ...problems(401) },
+        response: { 200: SepaSettingsSchema, ...problems(400, 401) },
       },
     },
     async (req, reply) => {
