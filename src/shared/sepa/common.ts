@@ -1,10 +1,10 @@
 import { isIsoDate } from '../dates.js';
 import { normalizeIban } from '../iban.js';
-import type { XmlWriter } from '../einvoice/xml-writer.js';
 import { SepaFileError } from './errors.js';
 import { isValidBic, normalizeBic, sepaIbanProblem } from './identifiers.js';
 import { isValidSepaId, sepaText } from './text.js';
 import type { SepaParty } from './types.js';
+import type { SepaXml } from './xml.js';
 
 /** The EPC ceiling of one amount, 999 999 999.99 EUR, in cents. */
 export const MAX_AMOUNT_MINOR = 99_999_999_999;
@@ -36,8 +36,15 @@ export function checkId(id: string, path: string): void {
     );
 }
 
+/** Dates seen valid lately: a file repeats a handful of dates thousands of times. */
+const validDates = new Set<string>();
+
 export function checkDate(date: string, path: string): void {
-  if (!isIsoDate(date)) throw new SepaFileError(path, 'must be a date YYYY-MM-DD');
+  if (validDates.has(date)) return;
+  if (typeof date !== 'string' || !isIsoDate(date))
+    throw new SepaFileError(path, 'must be a date YYYY-MM-DD');
+  if (validDates.size >= 1000) validDates.clear();
+  validDates.add(date);
 }
 
 /** A required text in the SEPA set, cut to `max`; throws when nothing representable is left. */
@@ -81,21 +88,19 @@ export function checkParty(party: SepaParty, path: string): CheckedParty {
 }
 
 /** `<Tag><Id><IBAN>…</IBAN></Id></Tag>`. */
-export function writeAccount(xml: XmlWriter, tag: string, iban: string): void {
-  xml.group(tag, () => xml.group('Id', () => xml.leaf('IBAN', iban)));
+export function writeAccount(xml: SepaXml, tag: string, iban: string): void {
+  xml.open(tag).open('Id').leaf('IBAN', iban).close('Id').close(tag);
 }
 
 /**
  * `<Tag><FinInstnId><BICFI>…</BICFI></FinInstnId></Tag>`, or, without a BIC, the
  * `Othr/Id` = `NOTPROVIDED` the EPC guidelines prescribe where the agent is mandatory.
  */
-export function writeAgent(xml: XmlWriter, tag: string, bic: string | undefined): void {
-  xml.group(tag, () =>
-    xml.group('FinInstnId', () => {
-      if (bic !== undefined) xml.leaf('BICFI', bic);
-      else xml.group('Othr', () => xml.leaf('Id', 'NOTPROVIDED'));
-    }),
-  );
+export function writeAgent(xml: SepaXml, tag: string, bic: string | undefined): void {
+  xml.open(tag).open('FinInstnId');
+  if (bic !== undefined) xml.leaf('BICFI', bic);
+  else xml.open('Othr').leaf('Id', 'NOTPROVIDED').close('Othr');
+  xml.close('FinInstnId').close(tag);
 }
 
 /** `CreDtTm`: the UTC timestamp to the second, `2026-11-28T13:30:05Z`. */

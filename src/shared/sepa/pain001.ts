@@ -1,4 +1,3 @@
-import { XmlWriter } from '../einvoice/xml-writer.js';
 import {
   checkAmount,
   checkDate,
@@ -16,6 +15,7 @@ import {
 } from './common.js';
 import { SepaFileError } from './errors.js';
 import { sepaText } from './text.js';
+import { SepaXml } from './xml.js';
 import type { CreditTransfer, CreditTransferBatch, CreditTransferFile } from './types.js';
 
 export const PAIN_001_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09';
@@ -77,50 +77,46 @@ export function buildPain001(file: CreditTransferFile): string {
   const { debtor, batches } = checkFile(file);
   const total = batches.reduce((s, b) => s + b.sum, 0n);
   const count = batches.reduce((n, b) => n + b.transfers.length, 0);
-  const xml = new XmlWriter();
-  xml.group(
-    'Document',
-    () =>
-      xml.group('CstmrCdtTrfInitn', () => {
-        xml.group('GrpHdr', () => {
-          xml.leaf('MsgId', file.messageId);
-          xml.leaf('CreDtTm', creationTimestamp(file.createdAt, '/createdAt'));
-          xml.leaf('NbOfTxs', String(count));
-          xml.leaf('CtrlSum', formatAmount(total));
-          xml.group('InitgPty', () => xml.leaf('Nm', sepaText(file.initiatingPartyName, MAX_NAME)));
-        });
-        for (const batch of batches) {
-          const b = batch.source;
-          xml.group('PmtInf', () => {
-            xml.leaf('PmtInfId', b.paymentInfoId);
-            xml.leaf('PmtMtd', 'TRF');
-            xml.leaf('BtchBookg', b.batchBooking === false ? 'false' : 'true');
-            xml.leaf('NbOfTxs', String(batch.transfers.length));
-            xml.leaf('CtrlSum', formatAmount(batch.sum));
-            xml.group('PmtTpInf', () => xml.group('SvcLvl', () => xml.leaf('Cd', 'SEPA')));
-            xml.group('ReqdExctnDt', () => xml.leaf('Dt', b.executionDate));
-            xml.group('Dbtr', () => xml.leaf('Nm', debtor.name));
-            writeAccount(xml, 'DbtrAcct', debtor.iban);
-            writeAgent(xml, 'DbtrAgt', debtor.bic);
-            xml.leaf('ChrgBr', 'SLEV');
-            for (const transfer of batch.transfers) {
-              const { source, creditor } = transfer;
-              xml.group('CdtTrfTxInf', () => {
-                xml.group('PmtId', () => xml.leaf('EndToEndId', source.endToEndId));
-                xml.group('Amt', () =>
-                  xml.leaf('InstdAmt', formatAmount(source.amountMinor), { Ccy: 'EUR' }),
-                );
-                if (creditor.bic !== undefined) writeAgent(xml, 'CdtrAgt', creditor.bic);
-                xml.group('Cdtr', () => xml.leaf('Nm', creditor.name));
-                writeAccount(xml, 'CdtrAcct', creditor.iban);
-                if (transfer.remittance !== undefined)
-                  xml.group('RmtInf', () => xml.leaf('Ustrd', transfer.remittance));
-              });
-            }
-          });
-        }
-      }),
-    { attrs: { xmlns: PAIN_001_NAMESPACE } },
-  );
+  const xml = new SepaXml();
+  xml.open('Document', { xmlns: PAIN_001_NAMESPACE }).open('CstmrCdtTrfInitn');
+  xml.open('GrpHdr');
+  xml.leaf('MsgId', file.messageId);
+  xml.leaf('CreDtTm', creationTimestamp(file.createdAt, '/createdAt'));
+  xml.leaf('NbOfTxs', String(count));
+  xml.leaf('CtrlSum', formatAmount(total));
+  xml.open('InitgPty').leaf('Nm', sepaText(file.initiatingPartyName, MAX_NAME)).close('InitgPty');
+  xml.close('GrpHdr');
+  for (const batch of batches) {
+    const b = batch.source;
+    xml.open('PmtInf');
+    xml.leaf('PmtInfId', b.paymentInfoId);
+    xml.leaf('PmtMtd', 'TRF');
+    xml.leaf('BtchBookg', b.batchBooking === false ? 'false' : 'true');
+    xml.leaf('NbOfTxs', String(batch.transfers.length));
+    xml.leaf('CtrlSum', formatAmount(batch.sum));
+    xml.open('PmtTpInf').open('SvcLvl').leaf('Cd', 'SEPA').close('SvcLvl').close('PmtTpInf');
+    xml.open('ReqdExctnDt').leaf('Dt', b.executionDate).close('ReqdExctnDt');
+    xml.open('Dbtr').leaf('Nm', debtor.name).close('Dbtr');
+    writeAccount(xml, 'DbtrAcct', debtor.iban);
+    writeAgent(xml, 'DbtrAgt', debtor.bic);
+    xml.leaf('ChrgBr', 'SLEV');
+    for (const transfer of batch.transfers) {
+      const { source, creditor } = transfer;
+      xml.open('CdtTrfTxInf');
+      xml.open('PmtId').leaf('EndToEndId', source.endToEndId).close('PmtId');
+      xml
+        .open('Amt')
+        .leaf('InstdAmt', formatAmount(source.amountMinor), { Ccy: 'EUR' })
+        .close('Amt');
+      if (creditor.bic !== undefined) writeAgent(xml, 'CdtrAgt', creditor.bic);
+      xml.open('Cdtr').leaf('Nm', creditor.name).close('Cdtr');
+      writeAccount(xml, 'CdtrAcct', creditor.iban);
+      if (transfer.remittance !== undefined)
+        xml.open('RmtInf').leaf('Ustrd', transfer.remittance).close('RmtInf');
+      xml.close('CdtTrfTxInf');
+    }
+    xml.close('PmtInf');
+  }
+  xml.close('CstmrCdtTrfInitn').close('Document');
   return xml.toString();
 }

@@ -1,4 +1,3 @@
-import { XmlWriter } from '../einvoice/xml-writer.js';
 import {
   checkAmount,
   checkDate,
@@ -18,6 +17,7 @@ import { SepaFileError } from './errors.js';
 import { creditorIdProblem, normalizeCreditorId, sepaIbanProblem } from './identifiers.js';
 import { normalizeIban } from '../iban.js';
 import { sepaText } from './text.js';
+import { SepaXml } from './xml.js';
 import type { DirectDebit, DirectDebitBatch, DirectDebitFile, MandateAmendment } from './types.js';
 
 export const PAIN_008_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:pain.008.001.08';
@@ -155,55 +155,51 @@ function checkFile(file: DirectDebitFile): {
   return { creditor, creditorId: normalizeCreditorId(file.creditor.creditorId), batches };
 }
 
-function writeSchemeId(xml: XmlWriter, tag: string, creditorId: string, name?: string): void {
-  xml.group(tag, () => {
-    xml.leaf('Nm', name);
-    xml.group('Id', () =>
-      xml.group('PrvtId', () =>
-        xml.group('Othr', () => {
-          xml.leaf('Id', creditorId);
-          xml.group('SchmeNm', () => xml.leaf('Prtry', 'SEPA'));
-        }),
-      ),
-    );
-  });
+function writeSchemeId(xml: SepaXml, tag: string, creditorId: string, name?: string): void {
+  xml.open(tag).leaf('Nm', name).open('Id').open('PrvtId').open('Othr').leaf('Id', creditorId);
+  xml.open('SchmeNm').leaf('Prtry', 'SEPA').close('SchmeNm');
+  xml.close('Othr').close('PrvtId').close('Id').close(tag);
 }
 
-function writeDebit(xml: XmlWriter, debit: CheckedDebit): void {
+function writeDebit(xml: SepaXml, debit: CheckedDebit): void {
   const { source, debtor, amendment } = debit;
-  xml.group('DrctDbtTxInf', () => {
-    xml.group('PmtId', () => xml.leaf('EndToEndId', source.endToEndId));
-    xml.leaf('InstdAmt', formatAmount(source.amountMinor), { Ccy: 'EUR' });
-    xml.group('DrctDbtTx', () =>
-      xml.group('MndtRltdInf', () => {
-        xml.leaf('MndtId', source.mandateId);
-        xml.leaf('DtOfSgntr', source.mandateSignedOn);
-        xml.leaf('AmdmntInd', amendment === undefined ? 'false' : 'true');
-        if (amendment === undefined) return;
-        xml.group('AmdmntInfDtls', () => {
-          xml.leaf('OrgnlMndtId', amendment.originalMandateId);
-          if (amendment.originalCreditorId !== undefined)
-            writeSchemeId(
-              xml,
-              'OrgnlCdtrSchmeId',
-              amendment.originalCreditorId,
-              amendment.originalCreditorName,
-            );
-          if (amendment.debtorBankChanged)
-            xml.group('OrgnlDbtrAcct', () =>
-              xml.group('Id', () => xml.group('Othr', () => xml.leaf('Id', 'SMNDA'))),
-            );
-          else if (amendment.originalDebtorIban !== undefined)
-            writeAccount(xml, 'OrgnlDbtrAcct', amendment.originalDebtorIban);
-        });
-      }),
-    );
-    writeAgent(xml, 'DbtrAgt', debtor.bic);
-    xml.group('Dbtr', () => xml.leaf('Nm', debtor.name));
-    writeAccount(xml, 'DbtrAcct', debtor.iban);
-    if (debit.remittance !== undefined)
-      xml.group('RmtInf', () => xml.leaf('Ustrd', debit.remittance));
-  });
+  xml.open('DrctDbtTxInf');
+  xml.open('PmtId').leaf('EndToEndId', source.endToEndId).close('PmtId');
+  xml.leaf('InstdAmt', formatAmount(source.amountMinor), { Ccy: 'EUR' });
+  xml.open('DrctDbtTx').open('MndtRltdInf');
+  xml.leaf('MndtId', source.mandateId);
+  xml.leaf('DtOfSgntr', source.mandateSignedOn);
+  xml.leaf('AmdmntInd', amendment === undefined ? 'false' : 'true');
+  if (amendment !== undefined) {
+    xml.open('AmdmntInfDtls');
+    xml.leaf('OrgnlMndtId', amendment.originalMandateId);
+    if (amendment.originalCreditorId !== undefined)
+      writeSchemeId(
+        xml,
+        'OrgnlCdtrSchmeId',
+        amendment.originalCreditorId,
+        amendment.originalCreditorName,
+      );
+    if (amendment.debtorBankChanged)
+      xml
+        .open('OrgnlDbtrAcct')
+        .open('Id')
+        .open('Othr')
+        .leaf('Id', 'SMNDA')
+        .close('Othr')
+        .close('Id')
+        .close('OrgnlDbtrAcct');
+    else if (amendment.originalDebtorIban !== undefined)
+      writeAccount(xml, 'OrgnlDbtrAcct', amendment.originalDebtorIban);
+    xml.close('AmdmntInfDtls');
+  }
+  xml.close('MndtRltdInf').close('DrctDbtTx');
+  writeAgent(xml, 'DbtrAgt', debtor.bic);
+  xml.open('Dbtr').leaf('Nm', debtor.name).close('Dbtr');
+  writeAccount(xml, 'DbtrAcct', debtor.iban);
+  if (debit.remittance !== undefined)
+    xml.open('RmtInf').leaf('Ustrd', debit.remittance).close('RmtInf');
+  xml.close('DrctDbtTxInf');
 }
 
 /**
@@ -218,42 +214,37 @@ export function buildPain008(file: DirectDebitFile): string {
   const { creditor, creditorId, batches } = checkFile(file);
   const total = batches.reduce((s, b) => s + b.sum, 0n);
   const count = batches.reduce((n, b) => n + b.debits.length, 0);
-  const xml = new XmlWriter();
-  xml.group(
-    'Document',
-    () =>
-      xml.group('CstmrDrctDbtInitn', () => {
-        xml.group('GrpHdr', () => {
-          xml.leaf('MsgId', file.messageId);
-          xml.leaf('CreDtTm', creationTimestamp(file.createdAt, '/createdAt'));
-          xml.leaf('NbOfTxs', String(count));
-          xml.leaf('CtrlSum', formatAmount(total));
-          xml.group('InitgPty', () => xml.leaf('Nm', sepaText(file.initiatingPartyName, MAX_NAME)));
-        });
-        for (const batch of batches) {
-          const b = batch.source;
-          xml.group('PmtInf', () => {
-            xml.leaf('PmtInfId', b.paymentInfoId);
-            xml.leaf('PmtMtd', 'DD');
-            xml.leaf('BtchBookg', b.batchBooking === false ? 'false' : 'true');
-            xml.leaf('NbOfTxs', String(batch.debits.length));
-            xml.leaf('CtrlSum', formatAmount(batch.sum));
-            xml.group('PmtTpInf', () => {
-              xml.group('SvcLvl', () => xml.leaf('Cd', 'SEPA'));
-              xml.group('LclInstrm', () => xml.leaf('Cd', b.localInstrument));
-              xml.leaf('SeqTp', b.sequenceType);
-            });
-            xml.leaf('ReqdColltnDt', b.collectionDate);
-            xml.group('Cdtr', () => xml.leaf('Nm', creditor.name));
-            writeAccount(xml, 'CdtrAcct', creditor.iban);
-            writeAgent(xml, 'CdtrAgt', creditor.bic);
-            xml.leaf('ChrgBr', 'SLEV');
-            writeSchemeId(xml, 'CdtrSchmeId', creditorId);
-            for (const debit of batch.debits) writeDebit(xml, debit);
-          });
-        }
-      }),
-    { attrs: { xmlns: PAIN_008_NAMESPACE } },
-  );
+  const xml = new SepaXml();
+  xml.open('Document', { xmlns: PAIN_008_NAMESPACE }).open('CstmrDrctDbtInitn');
+  xml.open('GrpHdr');
+  xml.leaf('MsgId', file.messageId);
+  xml.leaf('CreDtTm', creationTimestamp(file.createdAt, '/createdAt'));
+  xml.leaf('NbOfTxs', String(count));
+  xml.leaf('CtrlSum', formatAmount(total));
+  xml.open('InitgPty').leaf('Nm', sepaText(file.initiatingPartyName, MAX_NAME)).close('InitgPty');
+  xml.close('GrpHdr');
+  for (const batch of batches) {
+    const b = batch.source;
+    xml.open('PmtInf');
+    xml.leaf('PmtInfId', b.paymentInfoId);
+    xml.leaf('PmtMtd', 'DD');
+    xml.leaf('BtchBookg', b.batchBooking === false ? 'false' : 'true');
+    xml.leaf('NbOfTxs', String(batch.debits.length));
+    xml.leaf('CtrlSum', formatAmount(batch.sum));
+    xml.open('PmtTpInf');
+    xml.open('SvcLvl').leaf('Cd', 'SEPA').close('SvcLvl');
+    xml.open('LclInstrm').leaf('Cd', b.localInstrument).close('LclInstrm');
+    xml.leaf('SeqTp', b.sequenceType);
+    xml.close('PmtTpInf');
+    xml.leaf('ReqdColltnDt', b.collectionDate);
+    xml.open('Cdtr').leaf('Nm', creditor.name).close('Cdtr');
+    writeAccount(xml, 'CdtrAcct', creditor.iban);
+    writeAgent(xml, 'CdtrAgt', creditor.bic);
+    xml.leaf('ChrgBr', 'SLEV');
+    writeSchemeId(xml, 'CdtrSchmeId', creditorId);
+    for (const debit of batch.debits) writeDebit(xml, debit);
+    xml.close('PmtInf');
+  }
+  xml.close('CstmrDrctDbtInitn').close('Document');
   return xml.toString();
 }
