@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from '../../../test/contract.js';
 import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
 import { ManualClock } from '../../shared/clock.js';
+import { buildEnInvoice, SELLER } from '../../shared/einvoice/fixtures.test-support.js';
+import { toCii } from '../../shared/einvoice/index.js';
 import { pageTexts } from '../../shared/pdf/pdf.test-support.js';
 import {
   canValidate,
@@ -142,7 +144,11 @@ describe('collections', () => {
     ]);
     const mandate = await call<Body>(t, user, 'GET', `/v1/sepa/mandates/${mandateId}`);
     expect(mandate.sequenceState).toBe('FIRST');
-    const runs = await t.app.ctx.db.selectFrom('sepa_runs').selectAll().execute();
+    const runs = await t.app.ctx.db
+      .selectFrom('sepa_runs')
+      .selectAll()
+      .where('account_id', '=', user.accountId)
+      .execute();
     expect(runs).toEqual([]);
   });
 
@@ -225,7 +231,12 @@ describe('collections', () => {
     expect(none.errors).toEqual([
       expect.objectContaining({ path: '/body/invoiceIds/0', code: 'date_too_early' }),
     ]);
-    expect(await t.app.ctx.db.selectFrom('sepa_runs').select('id').execute()).toHaveLength(2);
+    const runs = await t.app.ctx.db
+      .selectFrom('sepa_runs')
+      .select('id')
+      .where('account_id', '=', user.accountId)
+      .execute();
+    expect(runs).toHaveLength(2);
   });
 
   it('keeps invoices with a collection under way out of dunning', async () => {
@@ -333,6 +344,57 @@ describe('transfers', () => {
     expect(xml).toContain('urn:iso:std:iso:20022:tech:xsd:pain.001.001.09');
     expect(xml).toContain('<InstdAmt Ccy="EUR">1166.20</InstdAmt>');
     files.push({ name: 'transfer-skonto.xml', xml });
+  });
+});
+
+describe('transfers to the e-invoice’s payee IBAN', () => {
+  it('pays an uploaded e-invoice whose partner has no bank account to its BT-84 IBAN', async () => {
+    const vatId = 'DE811907980';
+    const supplier = await call<{ id: string }>(t, user, 'POST', '/v1/partners', {
+      name: 'Muster Software GmbH',
+      type: 'VENDOR',
+      vatId,
+    });
+    const xml = toCii(buildEnInvoice({ number: 'ER-BT84', seller: { ...SELLER, vatId } }));
+    const { ticket } = await upload(t, user, 'application/xml', Buffer.from(xml), 'er.xml');
+    const queued = await t.request({
+      method: 'POST',
+      url: '/v1/documents/processing',
+      token: user.token,
+      payload: {
+        documentType: 'INVOICE',
+        name: 'Eingangsrechnung',
+        creationDate: '2026-06-01',
+        fileId: ticket.fileId,
+      },
+    });
+    expect(queued.statusCode, queued.body).toBe(202);
+    await t.app.ctx.jobs.drain();
+    const id = queued.json<{ id: string }>().id;
+    const doc = await call<Body & { version: number; eInvoice: Body }>(
+      t,
+      user,
+      'GET',
+      `/v1/documents/${id}`,
+    );
+    expect(doc.partnerId).toBe(supplier.id);
+    expect(doc.eInvoice.payeeIban).toBe('DE02120300000000202051');
+    await call(t, user, 'PUT', `/v1/documents/${id}`, { version: doc.version, status: 'FINAL' });
+    const res = await t.request({
+      method: 'POST',
+      url: '/v1/sepa/transfers',
+      token: user.token,
+      payload: { invoiceIds: [id], dryRun: true },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<Run>().items).toEqual([
+      expect.objectContaining({
+        invoiceId: id,
+        iban: 'DE02 **** **** **** **20 51',
+        amount: doc.grossTotal,
+        executionDate: '2026-06-30',
+      }),
+    ]);
   });
 });
 
