@@ -70,6 +70,7 @@ import { paymentRoutes } from './modules/payments/index.js';
 import { dashboardRoutes } from './modules/dashboard/index.js';
 import { bankImportRoutes } from './modules/bank-imports/index.js';
 import { exportRoutes } from './modules/exports/index.js';
+import { sepaRoutes } from './modules/sepa/index.js';
 import { PdfRenderer } from './shared/pdf/renderer.js';
 import { PgBossJobQueue } from './shared/pgboss-jobs.js';
 import { DbJobQueue } from './shared/jobs.js';
@@ -549,6 +550,7 @@ async function registerModules(app: App, ctx: AppContext): Promise<void> {
       dunningRoutes,
       customerLinkRoutes,
       customerPageRoutes,
+      sepaRoutes,
     ])
       routes(typed, ctx);
     done();

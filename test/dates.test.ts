@@ -197,6 +197,10 @@ const EXPECTED = [
   'POST /v1/dunning/runs date',
   'POST /v1/notes dueDate',
   'POST /v1/payments paymentDate',
+  'POST /v1/partners/{partnerId}/mandates signedOn',
+  'POST /v1/sepa/collections collectionDate',
+  'POST /v1/sepa/transfers executionDate',
+  'PUT /v1/sepa/mandates/{mandateId} signedOn',
   'POST /v1/webhooks/provider paymentDate',
   'PUT /v1/dashboard/cash-anchor effectiveDate',
 ];

@@ -169,6 +169,7 @@ export const TEST_COMPANY: CompanyData = {
     },
   ],
   smallBusiness: false,
+  creditorId: null,
   defaultPaymentTermDays: 14,
 };
 

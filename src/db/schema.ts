@@ -724,6 +724,85 @@ export interface DatevSettingsTable {
   updated_at: string;
 }
 
+/** A partner's SEPA direct-debit mandate (docs/sepa.md); the IBAN sealed and masked. */
+export interface SepaMandatesTable {
+  id: string;
+  account_id: string;
+  partner_id: string;
+  reference: string;
+  signed_on: string;
+  iban_sealed: string;
+  iban_masked: string;
+  bic: string | null;
+  debtor_name: string;
+  /** FIRST, RECURRING, FINAL, ONE_OFF or COMPLETED. */
+  sequence_state: string;
+  revoked_at: string | null;
+  last_collection_date: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A partner's bank account for SEPA transfers (one per partner), sealed and masked. */
+export interface SepaBankAccountsTable {
+  account_id: string;
+  partner_id: string;
+  holder_name: string;
+  iban_sealed: string;
+  iban_masked: string;
+  bic: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The account's SEPA settings; no row: the defaults. */
+export interface SepaSettingsTable {
+  account_id: string;
+  pre_notification_days: number;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A collection (pain.008) or transfer (pain.001) run and its file. */
+export interface SepaRunsTable {
+  id: string;
+  account_id: string;
+  /** COLLECTION or TRANSFER. */
+  kind: string;
+  message_id: string;
+  execution_date: string;
+  currency: string;
+  total_minor: number;
+  item_count: number;
+  file_xml: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One invoice of a run. */
+export interface SepaRunItemsTable {
+  id: string;
+  account_id: string;
+  run_id: string;
+  document_id: string;
+  document_number: string | null;
+  partner_id: string | null;
+  mandate_id: string | null;
+  mandate_reference: string | null;
+  end_to_end_id: string;
+  amount_minor: number;
+  sequence_type: string | null;
+  execution_date: string;
+  iban_masked: string;
+  payment_id: string | null;
+  skonto: Generated<number>;
+  created_at: string;
+}
+
 export interface DB extends FilesTables, DocumentTemplatesTables, CustomerLinksTables {
   accounts: AccountsTable;
   users: UsersTable;
@@ -768,4 +847,9 @@ export interface DB extends FilesTables, DocumentTemplatesTables, CustomerLinksT
   datev_settings: DatevSettingsTable;
   dunning_settings: DunningSettingsTable;
   dunning_notices: DunningNoticesTable;
+  sepa_mandates: SepaMandatesTable;
+  sepa_bank_accounts: SepaBankAccountsTable;
+  sepa_settings: SepaSettingsTable;
+  sepa_runs: SepaRunsTable;
+  sepa_run_items: SepaRunItemsTable;
 }

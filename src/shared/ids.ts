@@ -32,6 +32,9 @@ export const ID_PREFIXES = {
   webhookDelivery: 'msg',
   setupLink: 'stl',
   customerLink: 'cul',
+  sepaMandate: 'mdt',
+  sepaRun: 'sep',
+  sepaRunItem: 'spi',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

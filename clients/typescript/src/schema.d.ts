@@ -1823,6 +1823,208 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/partners/{partnerId}/mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a partner’s SEPA mandates */
+        get: operations["listPartnerMandates"];
+        put?: never;
+        /** Create a SEPA Core direct-debit mandate of a partner */
+        post: operations["createPartnerMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sepa/mandates/{mandateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a SEPA mandate */
+        get: operations["getMandate"];
+        /** Update a SEPA mandate (partial; a revoked mandate answers 409) */
+        put: operations["updateMandate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sepa/mandates/{mandateId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a SEPA mandate (no further collection; once) */
+        post: operations["revokeMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partners/{partnerId}/bank-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A partner’s bank account for SEPA transfers (masked) */
+        get: operations["getPartnerBankAccount"];
+        /** Set a partner’s bank account for SEPA transfers */
+        put: operations["setPartnerBankAccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sepa/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account’s SEPA settings */
+        get: operations["getSepaSettings"];
+        /**
+         * Change the account’s SEPA settings (admin)
+         * @description Needs the admin role.
+         */
+        put: operations["updateSepaSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sepa/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List SEPA collection runs */
+        get: operations["listCollections"];
+        put?: never;
+        /**
+         * Collect open invoices by SEPA direct debit (pain.008), or a dry run
+         * @description Each invoice is collected on its partner’s active mandate; refused invoices are listed with the reason. A real run answers 201 with the run; a dry run 200 and writes nothing. docs/sepa.md.
+         */
+        post: operations["createCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sepa/collections/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a SEPA collection run */
+        get: operations["getCollection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sepa/collections/{runId}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the pain.008.001.08 file of a collection run */
+        get: operations["getCollectionFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sepa/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List SEPA transfer runs */
+        get: operations["listTransfers"];
+        put?: never;
+        /**
+         * Pay open supplier invoices by SEPA credit transfer (pain.001), or a dry run
+         * @description Each uploaded supplier invoice is paid to its partner’s bank account or to the e-invoice’s payee IBAN; refused invoices are listed with the reason. A real run answers 201; a dry run 200 and writes nothing. docs/sepa.md.
+         */
+        post: operations["createTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sepa/transfers/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a SEPA transfer run */
+        get: operations["getTransfer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sepa/transfers/{runId}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the pain.001.001.09 file of a transfer run */
+        get: operations["getTransferFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/newsletter/confirm": {
         parameters: {
             query?: never;
@@ -2688,6 +2890,8 @@ export interface components {
             }[];
             /** @description Small business (Kleinunternehmer, §19 UStG): invoices charge no VAT and say why (tax category E). */
             smallBusiness: boolean;
+            /** @description SEPA creditor identifier (Gläubiger-Identifikationsnummer), e.g. `DE98ZZZ09999999999`: checked by its check digits (ISO 7064 mod 97-10), stored upper-case without spaces; needed for SEPA direct debits (docs/sepa.md). The first bank account is the creditor account. null: none. */
+            creditorId: string | null;
             /**
              * Format: int64
              * @description Payment term (Zahlungsziel) in days, 0–365, for invoices without a due date; null: none. Defaults to 14.
@@ -2765,6 +2969,8 @@ export interface components {
             }[];
             /** @description Small business (Kleinunternehmer, §19 UStG): invoices charge no VAT and say why (tax category E). */
             smallBusiness: boolean;
+            /** @description SEPA creditor identifier (Gläubiger-Identifikationsnummer), e.g. `DE98ZZZ09999999999`: checked by its check digits (ISO 7064 mod 97-10), stored upper-case without spaces; needed for SEPA direct debits (docs/sepa.md). The first bank account is the creditor account. null: none. */
+            creditorId?: string | null;
             /**
              * Format: int32
              * @description Payment term (Zahlungsziel) in days, 0–365, for invoices without a due date; null: none. Defaults to 14.
@@ -2828,6 +3034,8 @@ export interface components {
             }[];
             /** @description Small business (Kleinunternehmer, §19 UStG): invoices charge no VAT and say why (tax category E). */
             smallBusiness: boolean;
+            /** @description SEPA creditor identifier (Gläubiger-Identifikationsnummer), e.g. `DE98ZZZ09999999999`: checked by its check digits (ISO 7064 mod 97-10), stored upper-case without spaces; needed for SEPA direct debits (docs/sepa.md). The first bank account is the creditor account. null: none. */
+            creditorId?: string | null;
             /**
              * Format: int32
              * @description Payment term (Zahlungsziel) in days, 0–365, for invoices without a due date; null: none. Defaults to 14.
@@ -3454,6 +3662,11 @@ export interface components {
                 autoFinalize: boolean;
                 autoSend: boolean;
                 paused: boolean;
+                /**
+                 * @description TRANSFER or DIRECT_DEBIT (SEPA direct debit on the partner’s mandate).
+                 * @enum {unknown}
+                 */
+                paymentMethod: "TRANSFER" | "DIRECT_DEBIT";
                 /** @description Read-only: true once no further period can be billed (past endDate, or the contract ended without renewal). */
                 ended: boolean;
             } | null;
@@ -3584,6 +3797,11 @@ export interface components {
                 autoSend?: boolean;
                 /** @description Stop making invoices until set back to false; periods due meanwhile are billed on resume unless nextInvoiceDate is moved. Default false. */
                 paused?: boolean;
+                /**
+                 * @description How the invoices are paid: TRANSFER (default, the customer transfers) or DIRECT_DEBIT (SEPA direct debit on the partner’s active mandate: each invoice carries the pre-notification, and a collection with `contractInvoices: true` collects it; docs/sepa.md).
+                 * @enum {unknown}
+                 */
+                paymentMethod?: "TRANSFER" | "DIRECT_DEBIT";
             };
         };
         UpdateContract: {
@@ -3707,6 +3925,11 @@ export interface components {
                 autoSend?: boolean;
                 /** @description Stop making invoices until set back to false; periods due meanwhile are billed on resume unless nextInvoiceDate is moved. Default false. */
                 paused?: boolean;
+                /**
+                 * @description How the invoices are paid: TRANSFER (default, the customer transfers) or DIRECT_DEBIT (SEPA direct debit on the partner’s active mandate: each invoice carries the pre-notification, and a collection with `contractInvoices: true` collects it; docs/sepa.md).
+                 * @enum {unknown}
+                 */
+                paymentMethod?: "TRANSFER" | "DIRECT_DEBIT";
             } | null;
         };
         CreateContractBillingRun: {
@@ -4176,7 +4399,7 @@ export interface components {
             /** @description Free text. */
             description: string | null;
             /** @description The events delivered here. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created")[];
             /** @description Whether events are delivered. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
@@ -4205,7 +4428,7 @@ export interface components {
              */
             url: string;
             /** @description The events delivered to this endpoint, each once. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created")[];
             /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
             enabled?: boolean;
             /** @description Free text. */
@@ -4235,7 +4458,7 @@ export interface components {
             /** @description Free text. */
             description: string | null;
             /** @description The events delivered here. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created")[];
             /** @description Whether events are delivered. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
@@ -4265,7 +4488,7 @@ export interface components {
              */
             url?: string;
             /** @description The events delivered to this endpoint, each once. */
-            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized")[];
+            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created")[];
             /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
             enabled?: boolean;
             /** @description Free text; null clears it. */
@@ -4281,7 +4504,7 @@ export interface components {
              * @description An event type.
              * @enum {unknown}
              */
-            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized";
+            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created";
             /**
              * @description PENDING (waiting for its first or next attempt), SUCCEEDED (answered 2xx) or FAILED (every attempt failed, or the endpoint was disabled).
              * @enum {unknown}
@@ -5151,6 +5374,8 @@ export interface components {
                 grossTotal: number | null;
                 /** @description Amount due. */
                 dueAmount: number | null;
+                /** @description The payee’s IBAN (BT-84) of the first credit transfer, upper-case without spaces; a SEPA transfer of this supplier invoice pays to it when the partner has no bank account. Null: none (or read before it was kept). */
+                payeeIban: string | null;
             } | null;
             /** @description Uploaded documents: why an embedded or uploaded e-invoice was refused (empty when none was or it was read). */
             eInvoiceProblems: {
@@ -5887,8 +6112,8 @@ export interface components {
             paymentDate: string;
             /** @enum {unknown} */
             status: "PENDING" | "MARKED";
-            /** @description BANK_TRANSFER or CREDIT_CARD. */
-            paymentMethod: ("BANK_TRANSFER" | "CREDIT_CARD") | null;
+            /** @description BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection). */
+            paymentMethod: ("BANK_TRANSFER" | "CREDIT_CARD" | "DIRECT_DEBIT") | null;
             /** @description The payment provider’s id. */
             providerPaymentIntentId: string | null;
             /** @description Why the provider could not collect it. */
@@ -5968,10 +6193,10 @@ export interface components {
              */
             status?: "PENDING" | "MARKED";
             /**
-             * @description BANK_TRANSFER or CREDIT_CARD.
+             * @description BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection).
              * @enum {unknown}
              */
-            paymentMethod?: "BANK_TRANSFER" | "CREDIT_CARD";
+            paymentMethod?: "BANK_TRANSFER" | "CREDIT_CARD" | "DIRECT_DEBIT";
             /** @description The payment provider’s id of this payment (e.g. Stripe `pi_…`); unique. The provider webhook finds the payment by it. */
             providerPaymentIntentId?: string;
             /** @description Why the provider could not collect the payment. */
@@ -6001,7 +6226,7 @@ export interface components {
              */
             paymentDate?: string;
             /** @description Payment method; null clears it. */
-            paymentMethod?: ("BANK_TRANSFER" | "CREDIT_CARD") | null;
+            paymentMethod?: ("BANK_TRANSFER" | "CREDIT_CARD" | "DIRECT_DEBIT") | null;
             /** @description Provider id; null clears it. */
             providerPaymentIntentId?: string | null;
             /** @description Failure reason; null clears it. */
@@ -6973,6 +7198,258 @@ export interface components {
              */
             version?: number;
         };
+        /** @description A SEPA Core direct-debit mandate. */
+        PartnerMandate: {
+            /** @description Type-prefixed, time-ordered id. */
+            id: string;
+            /**
+             * Format: int64
+             * @description Optimistic-locking version; 1 when created, +1 per write.
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (RFC 3339 UTC).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (RFC 3339 UTC).
+             */
+            updatedAt: string;
+            /** @description The partner (debtor) the mandate belongs to. */
+            partnerId: string;
+            /** @description Mandate reference (Mandatsreferenz). */
+            reference: string;
+            /** @description The day the mandate was signed (YYYY-MM-DD). */
+            signedOn: string;
+            /** @description The debtor’s IBAN, masked: country, check digits and the last four only. */
+            iban: string;
+            /** @description BIC of the debtor’s bank; null: none. */
+            bic: string | null;
+            /** @description Name of the account holder. */
+            debtorName: string;
+            /**
+             * @description Which sequence type the next collection uses (FIRST → FRST, RECURRING → RCUR, FINAL → FNAL, ONE_OFF → OOFF); COMPLETED after a final or one-off collection: no further collection.
+             * @enum {unknown}
+             */
+            sequenceState: "FIRST" | "RECURRING" | "FINAL" | "ONE_OFF" | "COMPLETED";
+            /** @description The SeqTp of the next collection; null when revoked or completed. */
+            nextSequenceType: ("FRST" | "RCUR" | "FNAL" | "OOFF") | null;
+            /** @description Whether the mandate can be collected on (not revoked, not completed). */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description Null: not revoked.
+             */
+            revokedAt: string | null;
+            /** @description The collection date of the last collection on this mandate; null: never collected. */
+            lastCollectionDate: string | null;
+        };
+        PartnerMandatePage: {
+            /** @description The records of this page, newest first. */
+            data: components["schemas"]["PartnerMandate"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        CreatePartnerMandate: {
+            /** @description Mandate reference (Mandatsreferenz), up to 35 characters of the SEPA character set; unique in the account (409 duplicate). */
+            reference: string;
+            /**
+             * Format: date
+             * @description The day the debtor signed the mandate (Datum der Unterschrift) (YYYY-MM-DD, a real calendar date).
+             */
+            signedOn: string;
+            /** @description IBAN, with or without spaces; checked (country, length, mod 97), stored encrypted and answered masked. */
+            iban: string;
+            /** @description BIC of the debtor’s bank; null: none (IBAN-only). */
+            bic?: string | null;
+            /** @description Name of the account holder (Kontoinhaber) who signed the mandate. */
+            debtorName: string;
+            /**
+             * @description Which sequence type the next collection uses: FIRST → FRST, RECURRING → RCUR, FINAL → FNAL (the last collection), ONE_OFF → OOFF. Default FIRST; the first collection moves FIRST to RECURRING.
+             * @enum {unknown}
+             */
+            sequenceState?: "FIRST" | "RECURRING" | "FINAL" | "ONE_OFF";
+        };
+        UpdateMandate: {
+            /**
+             * Format: int32
+             * @description The version you read; a stale version answers 409 version_conflict and changes nothing.
+             */
+            version: number;
+            /** @description Mandate reference (Mandatsreferenz), up to 35 characters of the SEPA character set; unique in the account (409 duplicate). */
+            reference?: string;
+            /**
+             * Format: date
+             * @description The day the debtor signed the mandate (Datum der Unterschrift) (YYYY-MM-DD, a real calendar date).
+             */
+            signedOn?: string;
+            /** @description IBAN, with or without spaces; checked (country, length, mod 97), stored encrypted and answered masked. */
+            iban?: string;
+            /** @description BIC of the debtor’s bank; null: none (IBAN-only). */
+            bic?: string | null;
+            /** @description Name of the account holder (Kontoinhaber) who signed the mandate. */
+            debtorName?: string;
+            /**
+             * @description Which sequence type the next collection uses: FIRST → FRST, RECURRING → RCUR, FINAL → FNAL (the last collection), ONE_OFF → OOFF. Default FIRST; the first collection moves FIRST to RECURRING.
+             * @enum {unknown}
+             */
+            sequenceState?: "FIRST" | "RECURRING" | "FINAL" | "ONE_OFF";
+        };
+        /** @description A partner’s bank account for SEPA transfers, answered masked. */
+        PartnerBankAccount: {
+            /** @description The partner (supplier). */
+            partnerId: string;
+            /** @description Account holder; null: nothing set. */
+            holderName: string | null;
+            /** @description The IBAN, masked; null: nothing set. */
+            iban: string | null;
+            /** @description BIC; null: none. */
+            bic: string | null;
+            /**
+             * Format: int64
+             * @description Optimistic-locking version (1 before anything was set).
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description Null: never set.
+             */
+            updatedAt: string | null;
+        };
+        SetPartnerBankAccountRequest: {
+            /**
+             * Format: int32
+             * @description The version you read (1 before anything was set); a stale one answers 409.
+             */
+            version: number;
+            /** @description Account holder (Kontoinhaber), the payee name of transfers. */
+            holderName: string;
+            /** @description IBAN, with or without spaces; checked (country, length, mod 97), stored encrypted and answered masked. */
+            iban: string;
+            /** @description BIC; null or omitted: none (IBAN-only). */
+            bic?: string | null;
+        };
+        /** @description The account’s SEPA settings. */
+        SepaSettings: {
+            /**
+             * Format: int64
+             * @description Calendar days between the pre-notification (the invoice) and the collection date (Vorabankündigung); default 14. The collection date is never earlier than one TARGET2 business day ahead.
+             */
+            preNotificationDays: number;
+            /**
+             * Format: int64
+             * @description Optimistic-locking version.
+             */
+            version: number;
+        };
+        UpdateSepaSettings: {
+            /**
+             * Format: int32
+             * @description The version you read; a stale version answers 409 version_conflict and changes nothing.
+             */
+            version: number;
+            /**
+             * Format: int32
+             * @description Calendar days between the pre-notification (the invoice) and the collection date (Vorabankündigung); default 14. The collection date is never earlier than one TARGET2 business day ahead.
+             */
+            preNotificationDays: number;
+        };
+        /** @description A SEPA collection or transfer run. */
+        Collection: {
+            /** @description The run (`sep_…`); null in a dry run. */
+            id: string | null;
+            /**
+             * @description COLLECTION (pain.008 direct debits) or TRANSFER (pain.001 credit transfers).
+             * @enum {unknown}
+             */
+            kind: "COLLECTION" | "TRANSFER";
+            /** @description true: nothing was written. */
+            dryRun: boolean;
+            /** @description MsgId of the file; null in a dry run. */
+            messageId: string | null;
+            /** @description Always EUR. */
+            currency: string;
+            /** @description Sum of the items, major units. */
+            total: number;
+            /** @description One per invoice collected or paid. */
+            items: {
+                /** @description The invoice (`doc_…`). */
+                invoiceId: string;
+                /** @description The invoice’s number. */
+                documentNumber: string | null;
+                /** @description Its partner. */
+                partnerId: string | null;
+                /** @description The mandate collected on (collections); null for transfers. */
+                mandateId: string | null;
+                /** @description The mandate reference (collections). */
+                mandateReference: string | null;
+                /** @description EndToEndId written to the file; a bank statement line names it. */
+                endToEndId: string;
+                /** @description Amount collected or paid, major units. */
+                amount: number;
+                /** @description SeqTp of a collection; null for transfers. */
+                sequenceType: ("FRST" | "RCUR" | "FNAL" | "OOFF") | null;
+                /** @description Collection or execution date (YYYY-MM-DD). */
+                executionDate: string;
+                /** @description The debtor’s or payee’s IBAN, masked. */
+                iban: string;
+                /** @description Transfers: the Skonto amount is paid. */
+                skonto: boolean;
+                /** @description The PENDING payment recorded for it; null in a dry run. A bank statement line confirms it. */
+                paymentId: string | null;
+            }[];
+            /** @description The invoices left out, with the reason. */
+            refused: {
+                /** @description The invoice refused. */
+                invoiceId: string;
+                /**
+                 * @description Why it is refused.
+                 * @enum {unknown}
+                 */
+                reason: "not_found" | "not_final" | "not_open" | "not_eur" | "not_an_invoice" | "no_partner" | "no_mandate" | "mandate_revoked" | "mandate_completed" | "already_in_run" | "no_creditor_id" | "no_bank_account" | "not_a_supplier_invoice" | "not_direct_debit" | "date_too_early";
+                /** @description The reason in words. */
+                message: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description Null in a dry run.
+             */
+            createdAt: string | null;
+        };
+        CollectionPage: {
+            /** @description The records of this page, newest first. */
+            data: components["schemas"]["Collection"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        CreateCollection: {
+            /** @description The invoices to pay or collect. */
+            invoiceIds?: string[];
+            /** @description true: also take every open FINAL invoice of a contract whose billing plan says paymentMethod DIRECT_DEBIT that has not been collected yet, each on its pre-notified date. */
+            contractInvoices?: boolean;
+            /**
+             * Format: date
+             * @description Requested collection date; default: the earliest allowed. An earlier date than allowed answers 422 (YYYY-MM-DD, a real calendar date).
+             */
+            collectionDate?: string;
+            /** @description true: answer what would be collected and refused; write nothing. */
+            dryRun?: boolean;
+        };
+        CreateTransfer: {
+            /** @description The invoices to pay or collect. */
+            invoiceIds: string[];
+            /**
+             * Format: date
+             * @description Requested execution date; default: the next business day (or the Skonto deadline) (YYYY-MM-DD, a real calendar date).
+             */
+            executionDate?: string;
+            /** @description true: pay the Skonto amount of invoices whose Skonto deadline has not passed, executed on or before that deadline. */
+            useSkonto?: boolean;
+            /** @description true: answer what would be paid and refused; write nothing. */
+            dryRun?: boolean;
+        };
         ConfirmNewsletterResponse: {
             /**
              * @description The subscription state after following the link.
@@ -7074,10 +7551,10 @@ export interface components {
              */
             status?: "PENDING" | "MARKED";
             /**
-             * @description BANK_TRANSFER or CREDIT_CARD.
+             * @description BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection).
              * @enum {unknown}
              */
-            paymentMethod?: "BANK_TRANSFER" | "CREDIT_CARD";
+            paymentMethod?: "BANK_TRANSFER" | "CREDIT_CARD" | "DIRECT_DEBIT";
             /** @description The payment provider’s id of this payment (e.g. Stripe `pi_…`); unique. The provider webhook finds the payment by it. */
             providerPaymentIntentId?: string;
             /** @description Why the provider could not collect the payment. */
@@ -10437,7 +10914,7 @@ export interface operations {
                 /** @description Only deliveries in this status. */
                 status?: "PENDING" | "SUCCEEDED" | "FAILED";
                 /** @description Only deliveries of this event type. */
-                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized";
+                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created";
             };
             header?: never;
             path: {
@@ -13589,6 +14066,760 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listPartnerMandates: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+                /** @description true: only active mandates; false: only revoked or completed. */
+                active?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Id (`ptr_…`); an unknown id answers 404. */
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerMandatePage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPartnerMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Id (`ptr_…`); an unknown id answers 404. */
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePartnerMandate"];
+            };
+        };
+        responses: {
+            /** @description A SEPA Core direct-debit mandate. */
+            201: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Path of the created record. */
+                    Location: string;
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerMandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id (`mdt_…`); an unknown id answers 404. */
+                mandateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A SEPA Core direct-debit mandate. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerMandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Id (`mdt_…`); an unknown id answers 404. */
+                mandateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMandate"];
+            };
+        };
+        responses: {
+            /** @description A SEPA Core direct-debit mandate. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerMandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    revokeMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Id (`mdt_…`); an unknown id answers 404. */
+                mandateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FinalizeBankStatementImportRequest"];
+            };
+        };
+        responses: {
+            /** @description A SEPA Core direct-debit mandate. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerMandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getPartnerBankAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id (`ptr_…`); an unknown id answers 404. */
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A partner’s bank account for SEPA transfers, answered masked. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerBankAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setPartnerBankAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Id (`ptr_…`); an unknown id answers 404. */
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPartnerBankAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description A partner’s bank account for SEPA transfers, answered masked. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerBankAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getSepaSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account’s SEPA settings. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SepaSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSepaSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) you read; a mismatch answers 412. */
+                "if-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSepaSettings"];
+            };
+        };
+        responses: {
+            /** @description The account’s SEPA settings. */
+            200: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SepaSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listCollections: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionPage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCollection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateCollection"];
+            };
+        };
+        responses: {
+            /** @description A SEPA collection or transfer run. */
+            200: {
+                headers: {
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Collection"];
+                };
+            };
+            /** @description A SEPA collection or transfer run. */
+            201: {
+                headers: {
+                    /** @description Path of the created record. */
+                    Location: string;
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Collection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id (`sep_…`); an unknown id answers 404. */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A SEPA collection or transfer run. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Collection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCollectionFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id (`sep_…`); an unknown id answers 404. */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The XML file as it was written (`application/xml`). */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTransfers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page’s `nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description With text/csv only: `attachment; filename="<resource>-<YYYY-MM-DD>.csv"`. */
+                    "Content-Disposition"?: string;
+                    /** @description `accept`: the answer depends on the Accept header. */
+                    Vary: "accept";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionPage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTransfer"];
+            };
+        };
+        responses: {
+            /** @description A SEPA collection or transfer run. */
+            200: {
+                headers: {
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Collection"];
+                };
+            };
+            /** @description A SEPA collection or transfer run. */
+            201: {
+                headers: {
+                    /** @description Path of the created record. */
+                    Location: string;
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Collection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id (`sep_…`); an unknown id answers 404. */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A SEPA collection or transfer run. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Collection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTransferFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id (`sep_…`); an unknown id answers 404. */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The XML file as it was written (`application/xml`). */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirmNewsletter: {

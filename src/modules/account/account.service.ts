@@ -147,7 +147,10 @@ export class AccountService {
    * field), then written under the account's version like every account write.
    */
   async putCompany(actor: Actor, input: PutCompany, ifMatch: IfMatch): Promise<Company> {
-    const company = checkCompany(input);
+    const row = await findAccount(this.ctx.db, actor.accountId);
+    if (!row) throw notFound('Account');
+    // An omitted creditorId keeps the stored one; the version check below makes it current.
+    const company = checkCompany(input, readCompany(row));
     return this.write(
       actor,
       input.version,

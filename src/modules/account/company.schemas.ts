@@ -141,6 +141,10 @@ const companyFields = {
     description:
       'Small business (Kleinunternehmer, §19 UStG): invoices charge no VAT and say why (tax category E).',
   }),
+  creditorId: Nullable(
+    Type.String({ minLength: 8, maxLength: 35 }),
+    'SEPA creditor identifier (Gläubiger-Identifikationsnummer), e.g. `DE98ZZZ09999999999`: checked by its check digits (ISO 7064 mod 97-10), stored upper-case without spaces; needed for SEPA direct debits (docs/sepa.md). The first bank account is the creditor account. null: none.',
+  ),
   defaultPaymentTermDays: Nullable(
     Type.Integer({ minimum: 0, maximum: 365 }),
     'Payment term (Zahlungsziel) in days, 0–365, for invoices without a due date; null: none. Defaults to 14.',
@@ -168,9 +172,16 @@ export type Company = Static<typeof CompanySchema>;
 /** The master data without `version` and `updatedAt`: what is stored and what a PUT sends. */
 export type CompanyData = Omit<Company, 'version' | 'updatedAt'>;
 
-/** PUT replaces the whole object: every field is required; optional ones may be null. */
+/**
+ * PUT replaces the whole object: every field is required (optional ones may be null), but
+ * `creditorId`, which came later: omitted, it keeps its stored value.
+ */
 export const PutCompanyBody = Type.Object(
-  { version: VersionField, ...companyFields },
+  {
+    version: VersionField,
+    ...companyFields,
+    creditorId: Type.Optional(companyFields.creditorId),
+  },
   { additionalProperties: false },
 );
 export type PutCompany = Static<typeof PutCompanyBody>;
@@ -179,11 +190,14 @@ export type PutCompany = Static<typeof PutCompanyBody>;
  * The body of the validation-only check: what a PUT sends, without `version` (nothing is
  * written, so there is nothing to be stale against).
  */
-export const CheckCompanyBody = Type.Object(companyFields, {
-  additionalProperties: false,
-  description:
-    'The seller’s master data to check, every field as `PUT /v1/account/company` takes it, without `version`.',
-});
+export const CheckCompanyBody = Type.Object(
+  { ...companyFields, creditorId: Type.Optional(companyFields.creditorId) },
+  {
+    additionalProperties: false,
+    description:
+      'The seller’s master data to check, every field as `PUT /v1/account/company` takes it, without `version`.',
+  },
+);
 export type CheckCompany = Static<typeof CheckCompanyBody>;
 
 /** The answer of a check that found nothing to refuse. */

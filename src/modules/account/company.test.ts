@@ -102,6 +102,7 @@ describe('company: reading', () => {
       electronicAddress: null,
       bankAccounts: [],
       smallBusiness: false,
+      creditorId: null,
       defaultPaymentTermDays: 14,
       version: 1,
       updatedAt: expect.any(String),
@@ -149,6 +150,7 @@ describe('company: replacing (PUT)', () => {
         { ...FULL.bankAccounts[0], iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' },
         FULL.bankAccounts[1],
       ],
+      creditorId: null,
       version: 2,
       updatedAt: expect.any(String),
     });

@@ -2,6 +2,7 @@ import { AppError, type FieldError } from '../../shared/errors.js';
 import { COUNTRY_CODES } from '../../shared/countries.js';
 import { electronicAddressProblem } from '../../shared/eas.js';
 import { ibanProblem, normalizeIban } from '../../shared/iban.js';
+import { creditorIdProblem, normalizeCreditorId } from '../../shared/sepa/index.js';
 import { normalizeVatId, vatIdProblem } from '../../shared/vat-id.js';
 import type { AccountRow } from './account.repository.js';
 import type { CheckCompany, Company, CompanyData, ElectronicAddress } from './company.schemas.js';
@@ -33,6 +34,7 @@ export function readCompany(row: AccountRow): Company {
     electronicAddress: pick('electronicAddress', null),
     bankAccounts: pick('bankAccounts', []),
     smallBusiness: pick('smallBusiness', false),
+    creditorId: pick('creditorId', null),
     defaultPaymentTermDays: pick('defaultPaymentTermDays', DEFAULT_PAYMENT_TERM_DAYS),
     version: row.version,
     updatedAt: row.updated_at,
@@ -66,15 +68,20 @@ export function throwFieldErrors(errors: FieldError[]): void {
 /**
  * The PUT body checked beyond its schema and normalised for storage: VAT id (syntax, German
  * check digit), tax number (10–13 digits), electronic address (EAS scheme, value per scheme),
- * IBANs (ISO 13616 check digits) and BIC countries. Every problem is collected into one 400
+ * IBANs (ISO 13616 check digits), BIC countries and the SEPA creditor id (its check digits;
+ * omitted, the stored one stays). Every problem is collected into one 400
  * naming the fields. Answers the data to store (VAT id, IBAN and BIC in their canonical form).
  * The validation-only route (`POST /v1/account/company/check`) runs exactly this too.
  */
-export function checkCompany(input: CheckCompany): CompanyData {
+export function checkCompany(input: CheckCompany, stored?: CompanyData): CompanyData {
   const errors: FieldError[] = [
     ...vatIdError(input.vatId, '/body/vatId'),
     ...electronicAddressError(input.electronicAddress, '/body/electronicAddress'),
   ];
+  const creditorProblem =
+    input.creditorId == null ? undefined : creditorIdProblem(input.creditorId);
+  if (creditorProblem)
+    errors.push({ path: '/body/creditorId', message: creditorProblem, code: 'invalid_format' });
   if (input.taxNumber !== null) {
     const digits = input.taxNumber.replace(/\D/g, '').length;
     if (digits < 10 || digits > 13)
@@ -121,6 +128,12 @@ export function checkCompany(input: CheckCompany): CompanyData {
       bankName: a.bankName,
     })),
     smallBusiness: input.smallBusiness,
+    creditorId:
+      input.creditorId === undefined
+        ? (stored?.creditorId ?? null)
+        : input.creditorId === null
+          ? null
+          : normalizeCreditorId(input.creditorId),
     defaultPaymentTermDays: input.defaultPaymentTermDays,
   };
 }

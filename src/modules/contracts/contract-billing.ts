@@ -22,8 +22,10 @@ const MONTHS: Record<BillingInterval, number> = {
 };
 
 /** The plan as stored: the answer's fields plus the day of the month the dates keep. */
-export interface StoredBilling extends ContractBilling {
+export interface StoredBilling extends Omit<ContractBilling, 'paymentMethod'> {
   anchorDay: number;
+  /** Absent in plans stored before it existed: TRANSFER. */
+  paymentMethod?: ContractBilling['paymentMethod'];
 }
 
 export interface BillingPeriod {
@@ -41,7 +43,8 @@ export function billingOf(row: Pick<ContractRow, 'billing'>): StoredBilling | nu
 export function presentBilling(billing: StoredBilling | null): ContractBilling | null {
   if (billing === null) return null;
   const { anchorDay: _anchor, ...answer } = billing;
-  return answer;
+  // Plans stored before the payment method existed are paid by transfer.
+  return { ...answer, paymentMethod: billing.paymentMethod ?? 'TRANSFER' };
 }
 
 /** The date `steps` intervals after `date`, on the plan's anchor day. */
@@ -126,6 +129,7 @@ export function normaliseBilling(input: ContractBillingWrite | null): StoredBill
     autoFinalize,
     autoSend,
     paused: input.paused ?? false,
+    paymentMethod: input.paymentMethod ?? 'TRANSFER',
     ended: false,
     anchorDay: Number(input.nextInvoiceDate.slice(8, 10)),
   };

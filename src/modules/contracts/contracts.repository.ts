@@ -148,3 +148,17 @@ export async function dueForBilling(
   if (f.afterId !== undefined) query = query.where('id', '>', f.afterId);
   return query.orderBy('id').limit(f.limit).execute();
 }
+
+/**
+ * The contracts of an account whose billing plan is paid by SEPA direct debit. The plan is
+ * JSON written by this module alone (`JSON.stringify`, no spaces), so the text test is exact.
+ */
+export async function directDebitContractIds(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('contracts')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('billing', 'like', '%"paymentMethod":"DIRECT_DEBIT"%')
+    .execute();
+  return rows.map((r) => r.id);
+}

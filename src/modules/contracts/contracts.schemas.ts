@@ -62,6 +62,7 @@ export type ContractAdvanced = Static<typeof ContractAdvancedSchema>;
 export const BILLING_INTERVALS = ['MONTHLY', 'QUARTERLY', 'HALF_YEARLY', 'YEARLY'] as const;
 export type BillingInterval = (typeof BILLING_INTERVALS)[number];
 export const BILLING_PERIODS = ['IN_ADVANCE', 'IN_ARREARS'] as const;
+export const BILLING_PAYMENT_METHODS = ['TRANSFER', 'DIRECT_DEBIT'] as const;
 
 /** The billing plan as written (POST/PUT): recurring invoices from this contract. */
 export const ContractBillingInput = Type.Object(
@@ -105,6 +106,12 @@ export const ContractBillingInput = Type.Object(
           'Stop making invoices until set back to false; periods due meanwhile are billed on resume unless nextInvoiceDate is moved. Default false.',
       }),
     ),
+    paymentMethod: Type.Optional(
+      Type.Enum(BILLING_PAYMENT_METHODS, {
+        description:
+          'How the invoices are paid: TRANSFER (default, the customer transfers) or DIRECT_DEBIT (SEPA direct debit on the partner’s active mandate: each invoice carries the pre-notification, and a collection with `contractInvoices: true` collects it; docs/sepa.md).',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'ContractBilling: the plan of recurring invoices.' },
 );
@@ -124,6 +131,9 @@ export const ContractBillingSchema = Type.Object(
     autoFinalize: Type.Boolean(),
     autoSend: Type.Boolean(),
     paused: Type.Boolean(),
+    paymentMethod: Type.Enum(BILLING_PAYMENT_METHODS, {
+      description: 'TRANSFER or DIRECT_DEBIT (SEPA direct debit on the partner’s mandate).',
+    }),
     ended: Type.Boolean({
       description:
         'Read-only: true once no further period can be billed (past endDate, or the contract ended without renewal).',

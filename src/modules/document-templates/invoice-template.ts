@@ -91,7 +91,7 @@ const PAYMENT = `{% unless invoice.creditNote %}<div class="payment">
       <p><strong>{{ L.paymentTerms }}</strong></p>
       {% if document.paymentTerms %}<p>{{ document.paymentTerms | newline_to_br }}</p>{% endif %}
       {% if invoice.skonto %}<p>{{ L.skontoIf }} {{ invoice.skonto.until | date }}: {{ invoice.skonto.percent | number }} % {{ L.skonto }} ({{ invoice.skonto.amount | money: cur }}), {{ L.skontoPayable }} {{ invoice.skonto.payable | money: cur }}.</p>{% endif %}
-      {% if document.dueDate %}<p>{{ L.payableBy }} {{ document.dueDate | date }}.</p>{% endif %}
+      {% if invoice.directDebit %}<p class="direct-debit">{{ L.directDebitAmount }} {{ invoice.directDebit.amount | money: cur }} {{ L.directDebitOn }} {{ invoice.directDebit.collectionDate | date }} {{ L.directDebitMandate }} {{ invoice.directDebit.mandateReference }} ({{ L.directDebitCreditorId }} {{ invoice.directDebit.creditorId }}){{ L.directDebitEnd }}</p>{% elsif document.dueDate %}<p>{{ L.payableBy }} {{ document.dueDate | date }}.</p>{% endif %}
       {% if bank %}<p>{{ L.bank }}: {% if bank.bankName %}{{ bank.bankName }}, {% endif %}{{ L.iban }} {{ bank.ibanGrouped }}{% if bank.bic %}, {{ L.bic }} {{ bank.bic }}{% endif %}</p>{% endif %}
     </div>
     {% if invoice.giroCode %}<div class="giro"><img src="{{ invoice.giroCode }}" alt="GiroCode" /><br />{{ L.payGiroCode }}</div>{% endif %}

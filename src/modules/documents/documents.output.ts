@@ -19,6 +19,7 @@ import {
   type TemplateField,
 } from '../../shared/templating/index.js';
 import { giroCodeDataUri, giroCodePayload } from '../../shared/girocode.js';
+import { directDebitNoticeOf } from './documents.payment-notice.js';
 import { toMajor } from '../../shared/money.js';
 import { findAccount, readCompany } from '../account/index.js';
 import { findContract, presentContract } from '../contracts/index.js';
@@ -218,11 +219,18 @@ export class DocumentOutput {
       invoice: {
         paidAmount: toMajor(document!.settled_minor, row.currency),
         cancellation: row.invoice_type === 'CREDIT_NOTE' && row.storno === 1,
+        directDebit: await directDebitNoticeOf(
+          this.ctx,
+          db,
+          row,
+          row.finalized_at?.slice(0, 10) ?? today,
+        ),
       },
       today,
       fields: JSON.parse(row.fields) as Record<string, unknown>,
     });
-    const giro = giroCodeRequest(context);
+    // An invoice collected by direct debit asks for no transfer: no GiroCode.
+    const giro = context.invoice?.directDebit ? null : giroCodeRequest(context);
     if (giro && context.invoice) {
       try {
         const { bic, ...rest } = giro;

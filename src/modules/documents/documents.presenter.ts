@@ -39,7 +39,14 @@ export function eInvoiceSummary(e: EInvoice): NonNullable<DocumentView['eInvoice
     taxTotal: major(e.totals.taxMinor),
     grossTotal: major(e.totals.grossMinor),
     dueAmount: major(e.totals.dueMinor),
+    payeeIban: e.paymentIban ?? null,
   };
+}
+
+/** The payee IBAN (BT-84) an uploaded invoice's e-invoice named, or null. */
+export function payeeIbanOf(row: Pick<DocumentRow, 'analysis'>): string | null {
+  const analysis = row.analysis ? (JSON.parse(row.analysis) as StoredAnalysis) : null;
+  return analysis?.eInvoice?.payeeIban ?? null;
 }
 
 /**
@@ -148,7 +155,10 @@ export function presentDocument(
     processingStatus: row.processing_status as DocumentView['processingStatus'],
     processingError: row.processing_error,
     pageCount: row.page_count,
-    eInvoice: analysis?.eInvoice ?? null,
+    // Analyses stored before the payee IBAN was kept have none.
+    eInvoice: analysis?.eInvoice
+      ? { ...analysis.eInvoice, payeeIban: analysis.eInvoice.payeeIban ?? null }
+      : null,
     eInvoiceProblems:
       analysis?.eInvoiceProblems ??
       (analysis?.eInvoiceError

@@ -512,7 +512,8 @@ export interface DunnableInvoiceRow extends DocumentRow {
 /**
  * A page of an account's invoices a dunning run looks at, by id: FINAL
  * invoices Kontor issued (not credit notes, not cancelled) due before `asOf`, neither they nor
- * their partner blocked from dunning, below `maxLevel`. Whether one is still open is judged
+ * their partner blocked from dunning, below `maxLevel`, without a SEPA collection under way (a
+ * PENDING incoming DIRECT_DEBIT payment). Whether one is still open is judged
  * with its payment figures and credit notes.
  */
 export async function dunnableInvoices(
@@ -545,7 +546,22 @@ export async function dunnableInvoices(
     .where('d.due_date', '<', f.asOf)
     .where('d.dunning_blocked', '=', 0)
     .where('d.dunning_level', '<', f.maxLevel)
-    .where((eb) => eb.or([eb('p.dunning_blocked', 'is', null), eb('p.dunning_blocked', '=', 0)]));
+    .where((eb) => eb.or([eb('p.dunning_blocked', 'is', null), eb('p.dunning_blocked', '=', 0)]))
+    // A SEPA collection under way (its PENDING direct-debit payment) is not dunned meanwhile.
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('payments as pm')
+            .select('pm.id')
+            .whereRef('pm.account_id', '=', 'd.account_id')
+            .whereRef('pm.document_id', '=', 'd.id')
+            .where('pm.status', '=', 'PENDING')
+            .where('pm.direction', '=', 'INCOMING')
+            .where('pm.payment_method', '=', 'DIRECT_DEBIT'),
+        ),
+      ),
+    );
   if (f.afterId !== undefined) query = query.where('d.id', '>', f.afterId);
   if (f.ids !== undefined) query = query.where('d.id', 'in', f.ids);
   return query.orderBy('d.id').limit(f.limit).execute();
@@ -780,4 +796,30 @@ export async function convertedFrom(
     map.set(r.origin_document_id!, list);
   }
   return map;
+}
+
+/**
+ * The FINAL invoices (not credit notes, not cancelled, not paid) of these contracts, by id:
+ * what a collection of contract invoices looks at. Whether each is still open is judged with
+ * its payment figures.
+ */
+export async function unpaidInvoiceIdsOfContracts(
+  db: Executor,
+  accountId: string,
+  contractIds: string[],
+): Promise<string[]> {
+  if (contractIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('documents')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('contract_id', 'in', contractIds)
+    .where('document_type', '=', 'INVOICE')
+    .where('invoice_type', '=', 'INVOICE')
+    .where('status', '=', 'FINAL')
+    .where('paid_at', 'is', null)
+    .where('cancelled_by_document_id', 'is', null)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -93,6 +93,10 @@ const EInvoiceSchema = Type.Object(
     taxTotal: Nullable(Type.Number(), 'Tax total.'),
     grossTotal: Nullable(Type.Number(), 'Gross total.'),
     dueAmount: Nullable(Type.Number(), 'Amount due.'),
+    payeeIban: Nullable(
+      Type.String(),
+      'The payee’s IBAN (BT-84) of the first credit transfer, upper-case without spaces; a SEPA transfer of this supplier invoice pays to it when the partner has no bank account. Null: none (or read before it was kept).',
+    ),
   },
   { description: 'An embedded or uploaded e-invoice (ZUGFeRD/Factur-X, XRechnung) as read.' },
 );

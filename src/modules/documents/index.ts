@@ -2,14 +2,16 @@
 export {
   dunnableInvoices,
   findDocument,
+  findInvoices,
+  unpaidInvoiceIdsOfContracts,
   lockFinalDocument,
   openFigures,
   recordDunning,
   withPaymentFigures,
 } from './documents.repository.js';
 export type { DunnableInvoiceRow } from './documents.repository.js';
-export { openMinor } from './documents.presenter.js';
 export { documentRoutes } from './documents.routes.js';
+export { openMinor, payeeIbanOf } from './documents.presenter.js';
 export { createDocument, sendDocumentToPartner } from './documents.service.js';
 export {
   invoiceStandings,
@@ -31,3 +33,4 @@ export {
   customerDocumentXRechnung,
   type CustomerDocument,
 } from './documents.customer-view.js';
+export { useDirectDebitNotices, type DirectDebitNoticeSource } from './documents.payment-notice.js';

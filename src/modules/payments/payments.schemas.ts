@@ -5,7 +5,7 @@ import { CURRENCIES } from '../../shared/money.js';
 
 export const PAYMENT_DIRECTIONS = ['INCOMING', 'OUTGOING'] as const;
 export const PAYMENT_STATUSES = ['PENDING', 'MARKED'] as const;
-export const PAYMENT_METHODS = ['BANK_TRANSFER', 'CREDIT_CARD'] as const;
+export const PAYMENT_METHODS = ['BANK_TRANSFER', 'CREDIT_CARD', 'DIRECT_DEBIT'] as const;
 export const PAYMENT_SOURCES = ['MANUAL', 'PROVIDER', 'IMPORT'] as const;
 /** An invoice's `paymentStatus` (the documents' enum). */
 export const INVOICE_PAYMENT_STATUSES = ['UNPAID', 'PARTIAL', 'PAID'] as const;
@@ -55,7 +55,9 @@ const fields = {
     description:
       'PENDING (expected, not yet settled) or MARKED (settled); both directions are allowed and `markedAt` follows.',
   }),
-  paymentMethod: Type.Enum(PAYMENT_METHODS, { description: 'BANK_TRANSFER or CREDIT_CARD.' }),
+  paymentMethod: Type.Enum(PAYMENT_METHODS, {
+    description: 'BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection).',
+  }),
   providerPaymentIntentId: Type.String({
     minLength: 1,
     maxLength: 255,
@@ -108,7 +110,10 @@ export const PaymentSchema = Type.Object(
     currency: Type.String({ description: 'ISO 4217 code.' }),
     paymentDate: Type.String({ description: 'Day of the payment (YYYY-MM-DD).' }),
     status: Type.Enum(PAYMENT_STATUSES),
-    paymentMethod: Nullable(Type.Enum(PAYMENT_METHODS), 'BANK_TRANSFER or CREDIT_CARD.'),
+    paymentMethod: Nullable(
+      Type.Enum(PAYMENT_METHODS),
+      'BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection).',
+    ),
     providerPaymentIntentId: Nullable(Type.String(), 'The payment provider’s id.'),
     failureReason: Nullable(Type.String(), 'Why the provider could not collect it.'),
     markedAt: Nullable(

@@ -102,6 +102,7 @@ describe('a contract’s billing plan', () => {
       autoFinalize: false,
       autoSend: false,
       paused: false,
+      paymentMethod: 'TRANSFER',
       ended: false,
     });
     const put = await call<Contract>(t, user, 'PUT', `/v1/contracts/${c.id}`, {

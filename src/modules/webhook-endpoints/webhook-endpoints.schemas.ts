@@ -22,6 +22,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'quote.declined',
   'quote.expired',
   'order_confirmation.finalized',
+  'mandate.created',
+  'mandate.revoked',
+  'collection.created',
+  'transfer.created',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

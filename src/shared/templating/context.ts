@@ -15,7 +15,7 @@ import {
 } from './company.js';
 import { documentView, type DocumentData, type DocumentView } from './document.js';
 import type { DateFormat, NumberFormat } from './format.js';
-import { invoiceView, type InvoiceView } from './invoice.js';
+import { invoiceView, type DirectDebitNotice, type InvoiceView } from './invoice.js';
 import { invoiceLanguage } from './invoice-labels.js';
 import type { PartnerView } from './partner.js';
 import { minorOf, stringOrNull } from './values.js';
@@ -97,6 +97,8 @@ export interface InvoiceData {
   giroCode?: string | null;
   /** A credit note that cancels its invoice in full (Storno): titled "Stornorechnung". */
   cancellation?: boolean;
+  /** The SEPA pre-notification when the invoice is paid by direct debit. */
+  directDebit?: DirectDebitNotice | null;
 }
 
 /** Everything a render needs; `fields` holds the supplied field values by key, in API units. */
@@ -230,6 +232,7 @@ export function buildRenderContext(input: RenderInput): RenderContext {
           paidMinor: minorOf(input.invoice?.paidAmount, documentV.currency),
           giroCode: input.invoice?.giroCode ?? null,
           cancellation: input.invoice?.cancellation === true,
+          directDebit: input.invoice?.directDebit ?? null,
         })
       : null,
     today: input.today,

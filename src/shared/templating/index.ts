@@ -41,6 +41,7 @@ export {
   giroCodeRequest,
   INVOICE_LABELS,
   unitName,
+  type DirectDebitNotice,
   type GiroCodeRequest,
   type InvoiceLabels,
   type InvoiceLanguage,

@@ -52,6 +52,16 @@ export interface InvoiceLabels {
   skontoPayable: string;
   payGiroCode: string;
   payGiroCodeHint: string;
+  /**
+   * The SEPA pre-notification, in parts around its values: "Der Betrag von 119,00 € wird am
+   * 15.12.2026 mit der SEPA-Lastschrift zum Mandat M-1 (Gläubiger-ID DE98ZZZ09999999999)
+   * eingezogen."
+   */
+  directDebitAmount: string;
+  directDebitOn: string;
+  directDebitMandate: string;
+  directDebitCreditorId: string;
+  directDebitEnd: string;
   bank: string;
   accountHolder: string;
   iban: string;
@@ -120,6 +130,11 @@ const DE: InvoiceLabels = {
   skontoIf: 'Bei Zahlung bis zum',
   skonto: 'Skonto',
   skontoPayable: 'Zahlbetrag',
+  directDebitAmount: 'Der Betrag von',
+  directDebitOn: 'wird am',
+  directDebitMandate: 'mit der SEPA-Lastschrift zum Mandat',
+  directDebitCreditorId: 'Gläubiger-ID',
+  directDebitEnd: ' eingezogen.',
   payGiroCode: 'Bezahlen per GiroCode',
   payGiroCodeHint:
     'Mit der Banking-App scannen: Empfänger, IBAN, Betrag und Verwendungszweck sind ausgefüllt.',
@@ -194,6 +209,11 @@ const EN: InvoiceLabels = {
   skontoIf: 'If paid by',
   skonto: 'early payment discount',
   skontoPayable: 'amount to pay',
+  directDebitAmount: 'The amount of',
+  directDebitOn: 'will be collected on',
+  directDebitMandate: 'by SEPA direct debit under mandate',
+  directDebitCreditorId: 'creditor ID',
+  directDebitEnd: '.',
   payGiroCode: 'Pay by GiroCode',
   payGiroCodeHint: 'Scan with your banking app: payee, IBAN, amount and reference are filled in.',
   bank: 'Bank details',

@@ -65,6 +65,20 @@ export interface InvoiceView {
   skonto: SkontoView | null;
   /** The GiroCode (EPC QR code) as a `data:image/png` URI, or null when none is printed. */
   giroCode: string | null;
+  /** The SEPA pre-notification of an invoice paid by direct debit; null: paid otherwise. */
+  directDebit: DirectDebitNotice | null;
+}
+
+/**
+ * What the pre-notification (Vorabankündigung) of a SEPA direct debit tells the debtor: the
+ * amount (minor units of the document's currency), the collection date, the mandate reference
+ * and the creditor identifier.
+ */
+export interface DirectDebitNotice {
+  amount: number;
+  collectionDate: string;
+  mandateReference: string;
+  creditorId: string;
 }
 
 export interface InvoiceViewInput {
@@ -77,6 +91,7 @@ export interface InvoiceViewInput {
   giroCode: string | null;
   /** A credit note that cancels its invoice in full (Storno). */
   cancellation: boolean;
+  directDebit?: DirectDebitNotice | null;
 }
 
 /**
@@ -195,6 +210,7 @@ export function invoiceView(input: InvoiceViewInput): InvoiceView {
     dueAmount,
     skonto: creditNote ? null : skontoOf(document, dueAmount),
     giroCode: input.giroCode,
+    directDebit: creditNote ? null : (input.directDebit ?? null),
   };
 }
 

@@ -138,6 +138,7 @@ export const CONTEXT_SHAPE: Record<string, Shape> = {
     dueAmount: V,
     skonto: { percent: V, days: V, until: V, amount: V, payable: V },
     giroCode: V,
+    directDebit: { amount: V, collectionDate: V, mandateReference: V, creditorId: V },
   },
   today: V,
 };

@@ -1,0 +1,287 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../../db/records.js';
+import type {
+  SepaBankAccountsTable,
+  SepaMandatesTable,
+  SepaRunItemsTable,
+  SepaRunsTable,
+  SepaSettingsTable,
+} from '../../db/schema.js';
+
+export type MandateRow = Selectable<SepaMandatesTable>;
+export type BankAccountRow = Selectable<SepaBankAccountsTable>;
+export type SettingsRow = Selectable<SepaSettingsTable>;
+export type RunRow = Selectable<SepaRunsTable>;
+export type RunItemRow = Selectable<SepaRunItemsTable>;
+
+/** SEPA queries; every one is scoped by account (STYLE rule 3). */
+
+export function findMandate(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<MandateRow | undefined> {
+  return db
+    .selectFrom('sepa_mandates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function mandateVersion(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<number | undefined> {
+  return (await findMandate(db, accountId, id))?.version;
+}
+
+/** A page of a partner's mandates, newest first. */
+export function listMandates(
+  db: Executor,
+  accountId: string,
+  partnerId: string,
+  f: { limit: number; afterId?: string | undefined; active?: boolean | undefined },
+): Promise<MandateRow[]> {
+  let query = db
+    .selectFrom('sepa_mandates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('partner_id', '=', partnerId);
+  if (f.afterId !== undefined) query = query.where('id', '<', f.afterId);
+  if (f.active === true)
+    query = query.where('revoked_at', 'is', null).where('sequence_state', '!=', 'COMPLETED');
+  if (f.active === false)
+    query = query.where((eb) =>
+      eb.or([eb('revoked_at', 'is not', null), eb('sequence_state', '=', 'COMPLETED')]),
+    );
+  return query
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+/** The active mandates of these partners, the newest first per partner. */
+export function activeMandates(
+  db: Executor,
+  accountId: string,
+  partnerIds: string[],
+): Promise<MandateRow[]> {
+  if (partnerIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('sepa_mandates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('partner_id', 'in', [...new Set(partnerIds)])
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function insertMandate(trx: Executor, row: MandateRow): Promise<void> {
+  await trx.insertInto('sepa_mandates').values(row).execute();
+}
+
+/** Compare-and-set on `version` (and on an active mandate when `activeOnly`). */
+export function updateMandate(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  version: number,
+  values: Updateable<SepaMandatesTable>,
+  activeOnly = false,
+): Promise<MandateRow | undefined> {
+  let query = trx
+    .updateTable('sepa_mandates')
+    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('version', '=', version);
+  if (activeOnly) query = query.where('revoked_at', 'is', null);
+  return query.returningAll().executeTakeFirst();
+}
+
+/** Moves a mandate's sequence state after a collection, if it still stands at `from`. */
+export async function advanceMandate(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  step: { from: string; to: string; collectionDate: string; at: string },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('sepa_mandates')
+    .set((eb) => ({
+      sequence_state: step.to,
+      last_collection_date: step.collectionDate,
+      updated_at: step.at,
+      version: eb('version', '+', 1),
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('sequence_state', '=', step.from)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export function findBankAccount(
+  db: Executor,
+  accountId: string,
+  partnerId: string,
+): Promise<BankAccountRow | undefined> {
+  return db
+    .selectFrom('sepa_bank_accounts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('partner_id', '=', partnerId)
+    .executeTakeFirst();
+}
+
+export function bankAccountsOf(
+  db: Executor,
+  accountId: string,
+  partnerIds: string[],
+): Promise<BankAccountRow[]> {
+  if (partnerIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('sepa_bank_accounts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('partner_id', 'in', [...new Set(partnerIds)])
+    .execute();
+}
+
+export async function insertBankAccount(trx: Executor, row: BankAccountRow): Promise<void> {
+  await trx.insertInto('sepa_bank_accounts').values(row).execute();
+}
+
+export function updateBankAccount(
+  trx: Executor,
+  accountId: string,
+  partnerId: string,
+  version: number,
+  values: Updateable<SepaBankAccountsTable>,
+): Promise<BankAccountRow | undefined> {
+  return trx
+    .updateTable('sepa_bank_accounts')
+    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('partner_id', '=', partnerId)
+    .where('version', '=', version)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function deleteBankAccount(
+  trx: Executor,
+  accountId: string,
+  partnerId: string,
+): Promise<BankAccountRow | undefined> {
+  return trx
+    .deleteFrom('sepa_bank_accounts')
+    .where('account_id', '=', accountId)
+    .where('partner_id', '=', partnerId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function findSettings(db: Executor, accountId: string): Promise<SettingsRow | undefined> {
+  return db
+    .selectFrom('sepa_settings')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+}
+
+export async function insertSettings(trx: Executor, row: SettingsRow): Promise<void> {
+  await trx.insertInto('sepa_settings').values(row).execute();
+}
+
+export function updateSettings(
+  trx: Executor,
+  accountId: string,
+  version: number,
+  values: Updateable<SepaSettingsTable>,
+): Promise<SettingsRow | undefined> {
+  return trx
+    .updateTable('sepa_settings')
+    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('version', '=', version)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The invoices among `documentIds` that already are in a run of this kind. */
+export async function documentsInRuns(
+  db: Executor,
+  accountId: string,
+  kind: string,
+  documentIds: string[],
+): Promise<Set<string>> {
+  if (documentIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('sepa_run_items as i')
+    .innerJoin('sepa_runs as r', (join) =>
+      join.onRef('r.id', '=', 'i.run_id').onRef('r.account_id', '=', 'i.account_id'),
+    )
+    .select('i.document_id')
+    .where('i.account_id', '=', accountId)
+    .where('r.kind', '=', kind)
+    .where('i.document_id', 'in', documentIds)
+    .execute();
+  return new Set(rows.map((r) => r.document_id));
+}
+
+export async function insertRun(
+  trx: Executor,
+  run: Insertable<SepaRunsTable>,
+  items: Insertable<SepaRunItemsTable>[],
+): Promise<void> {
+  await trx.insertInto('sepa_runs').values(run).execute();
+  if (items.length > 0) await trx.insertInto('sepa_run_items').values(items).execute();
+}
+
+export function findRun(
+  db: Executor,
+  accountId: string,
+  kind: string,
+  id: string,
+): Promise<RunRow | undefined> {
+  return db
+    .selectFrom('sepa_runs')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('kind', '=', kind)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function listRuns(
+  db: Executor,
+  accountId: string,
+  kind: string,
+  f: { limit: number; afterId?: string | undefined },
+): Promise<RunRow[]> {
+  let query = db
+    .selectFrom('sepa_runs')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('kind', '=', kind);
+  if (f.afterId !== undefined) query = query.where('id', '<', f.afterId);
+  return query
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+export function runItems(db: Executor, accountId: string, runIds: string[]): Promise<RunItemRow[]> {
+  if (runIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('sepa_run_items')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('run_id', 'in', runIds)
+    .orderBy('id')
+    .execute();
+}
