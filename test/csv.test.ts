@@ -503,9 +503,10 @@ describe('CSV: every list route', () => {
         ? doc.components.schemas[s.$ref.replace('#/components/schemas/', '')]
         : s;
     // Parents for the nested lists: created here, so no list is left out.
+    const parent = await post('/v1/partners', { name: 'Parent' });
     const contract = await post('/v1/contracts', {
       name: 'Wartung',
-      partnerId: (await post('/v1/partners', { name: 'Parent' })).id,
+      partnerId: parent.id,
       partnerName: 'Parent',
       startDate: '2026-01-01',
       totalValue: 1200,
@@ -529,6 +530,7 @@ describe('CSV: every list route', () => {
       contractId: contract.id as string,
       webhookEndpointId: endpoint.id as string,
       importId: statement.id as string,
+      partnerId: parent.id as string,
     };
 
     const lists = Object.entries(doc.paths).flatMap(([path, item]) => {

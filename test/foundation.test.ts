@@ -89,6 +89,15 @@ describe('deny by default', () => {
         'DELETE /v1/web/session',
         'POST /v1/web/setup/check',
         'POST /v1/web/setup',
+        // The customer's page of one document (docs/customer-page.md): the link's random
+        // token is the credential; its form posts carry a token bound to the link.
+        'GET /c/:token',
+        'GET /c/:token/girocode.png',
+        'GET /c/:token/pdf',
+        'GET /c/:token/xrechnung',
+        'GET /c/page.css',
+        'POST /c/:token/decision',
+        'POST /c/:token/pay',
       ].sort(),
     );
   });
