@@ -73,8 +73,12 @@ export class Deadline {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        void Promise.resolve(onTimeout?.()).catch(() => undefined);
+        // The budget's error first: cancelling may reject the work synchronously (pdf.js
+        // does), and the race must answer with the time limit, not with "cancelled".
         reject(this.error());
+        void Promise.resolve()
+          .then(() => onTimeout?.())
+          .catch(() => undefined);
       }, this.remaining());
     });
     try {
