@@ -84,8 +84,11 @@ export class DocumentLifecycle {
         { members: { currentVersion: current.version } },
       );
     }
-    if (after.source === 'GENERATED')
+    if (after.source === 'GENERATED') {
+      // The customer's page link printed on the PDF: made now, so the first render shows it.
+      await this.ctx.customerLinks?.atFinalize(trx, actor, row.id, after.document_type);
       await this.ctx.jobs.enqueue(trx, 'document.render', { documentId: row.id }, actor.accountId);
+    }
     await appendAudit(
       trx,
       actor,
