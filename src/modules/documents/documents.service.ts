@@ -284,7 +284,7 @@ export class DocumentsService {
           },
           now,
         );
-        if (final) await this.lifecycle.announceFinal(trx, accountId, row, { settle: false });
+        if (final) await this.lifecycle.announceFinal(trx, actor, row, { settle: false });
         return row;
       });
     } catch (err) {
@@ -368,7 +368,7 @@ export class DocumentsService {
           now,
         );
         return final
-          ? this.lifecycle.announceFinal(trx, accountId, updated, { settle: true })
+          ? this.lifecycle.announceFinal(trx, actor, updated, { settle: true })
           : updated;
       });
     } catch (err) {
