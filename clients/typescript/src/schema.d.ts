@@ -5019,7 +5019,12 @@ export interface components {
          *       "quoteDecidedBy": null,
          *       "contractReference": null,
          *       "originDocumentId": null,
-         *       "convertedToDocumentIds": []
+         *       "convertedToDocumentIds": [],
+         *       "customerViews": {
+         *         "firstViewedAt": "2026-02-02T09:14:03.120Z",
+         *         "lastViewedAt": "2026-02-05T16:40:51.902Z",
+         *         "viewCount": 3
+         *       }
          *     }
          */
         Document: {
