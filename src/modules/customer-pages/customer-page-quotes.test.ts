@@ -115,7 +115,7 @@ describe('a quote answered on its page', () => {
       .where('resource_id', '=', q.id)
       .where('action', '=', 'document.quote_accepted')
       .executeTakeFirstOrThrow();
-    const changes = JSON.parse(audit.changes!) as Record<string, unknown>;
+    const changes = JSON.parse(audit.changes) as Record<string, unknown>;
     expect(changes).toMatchObject({
       via: 'customer',
       source: { customerLinkId: link.id, ip: '203.0.113.7' },
