@@ -140,6 +140,11 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
     contractReference: null,
     originDocumentId: null,
     convertedToDocumentIds: [],
+    customerViews: {
+      firstViewedAt: '2026-02-02T09:14:03.120Z',
+      lastViewedAt: '2026-02-05T16:40:51.902Z',
+      viewCount: 3,
+    },
   },
   Payment: {
     id: 'pay_01m88ka4fs03kqk2frct27rea7',

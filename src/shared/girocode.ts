@@ -103,3 +103,16 @@ export async function giroCodeDataUri(payload: string): Promise<string> {
     type: 'image/png',
   });
 }
+
+/**
+ * A PNG data URI of the QR code of a URL (the customer's page printed on a PDF): the same
+ * generator and print settings as the GiroCode, error correction M, byte mode.
+ */
+export async function urlQrDataUri(url: string): Promise<string> {
+  return QRCode.toDataURL([{ data: Buffer.from(url, 'utf8'), mode: 'byte' }], {
+    errorCorrectionLevel: 'M',
+    margin: 4,
+    scale: 8,
+    type: 'image/png',
+  });
+}

@@ -5242,7 +5242,12 @@ export interface components {
          *       "quoteDecidedBy": null,
          *       "contractReference": null,
          *       "originDocumentId": null,
-         *       "convertedToDocumentIds": []
+         *       "convertedToDocumentIds": [],
+         *       "customerViews": {
+         *         "firstViewedAt": "2026-02-02T09:14:03.120Z",
+         *         "lastViewedAt": "2026-02-05T16:40:51.902Z",
+         *         "viewCount": 3
+         *       }
          *     }
          */
         Document: {
@@ -5451,6 +5456,24 @@ export interface components {
             originDocumentId: string | null;
             /** @description Quotes and order confirmations: the documents converted from this one, oldest first (empty otherwise). With `originDocumentId`, the chain quote → order confirmation → invoice is visible from each document. */
             convertedToDocumentIds: string[];
+            /** @description Invoices and quotes with customer links (docs/customer-page.md): how the customer viewed the document’s page, over all its links. Only on `GET /v1/documents/{documentId}`, and only when the document has a link. */
+            customerViews?: {
+                /**
+                 * Format: date-time
+                 * @description When the customer first opened one of its pages; null while never opened.
+                 */
+                firstViewedAt: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the customer last opened one of its pages; null while never opened.
+                 */
+                lastViewedAt: string | null;
+                /**
+                 * Format: int64
+                 * @description How often its pages were opened, over all links.
+                 */
+                viewCount: number;
+            };
             /**
              * Format: date-time
              * @description Invoices: when its settled payments first covered the gross total (`document.paid`); null while not paid.

@@ -13,6 +13,8 @@ export interface CustomerLinksTable {
   last_viewed_at: string | null;
   view_count: number;
   created_at: string;
+  /** The URL of the link printed on the document's PDF, sealed; null on every other link. */
+  url_sealed: string | null;
 }
 
 /** Per account: whether sent documents carry a link, and how long such links live. */

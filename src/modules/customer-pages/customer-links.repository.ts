@@ -121,18 +121,44 @@ export async function countView(
     .execute();
 }
 
-/** The views of a document over all its links: first and last view and their count. */
+/** The link printed on the document's PDF (the one with a sealed URL), if it has one. */
+export function findPrintedLink(
+  db: Executor,
+  accountId: string,
+  documentId: string,
+): Promise<CustomerLinkRow | undefined> {
+  return db
+    .selectFrom('customer_links')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('document_id', '=', documentId)
+    .where('url_sealed', 'is not', null)
+    .orderBy('id', 'asc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * The views of a document over all its links: first and last view, their count and how many
+ * links it has.
+ */
 export async function documentViews(
   db: Executor,
   accountId: string,
   documentId: string,
-): Promise<{ firstViewedAt: string | null; lastViewedAt: string | null; viewCount: number }> {
+): Promise<{
+  firstViewedAt: string | null;
+  lastViewedAt: string | null;
+  viewCount: number;
+  links: number;
+}> {
   const row = await db
     .selectFrom('customer_links')
     .select((eb) => [
       eb.fn.min('first_viewed_at').as('first'),
       eb.fn.max('last_viewed_at').as('last'),
       eb.fn.sum<number | string | null>('view_count').as('count'),
+      eb.fn.countAll<number | string>().as('links'),
     ])
     .where('account_id', '=', accountId)
     .where('document_id', '=', documentId)
@@ -141,6 +167,7 @@ export async function documentViews(
     firstViewedAt: row?.first ?? null,
     lastViewedAt: row?.last ?? null,
     viewCount: Number(row?.count ?? 0),
+    links: Number(row?.links ?? 0),
   };
 }
 

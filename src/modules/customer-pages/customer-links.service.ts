@@ -3,7 +3,10 @@ import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { compareAndSet, versionConflict, type IfMatch } from '../../shared/concurrency.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { randomBase62, sha256 } from '../../shared/secrets.js';
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { CustomerViews } from '../../shared/customer-links.js';
+import { deriveKey, randomBase62, seal, sha256, unseal } from '../../shared/secrets.js';
 import { customerDocument, findDocument, type CustomerDocument } from '../documents/index.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
 import * as repo from './customer-links.repository.js';
@@ -79,7 +82,12 @@ function expiryOf(input: CreateCustomerLink, validDays: number, now: Date): stri
  * only its SHA-256 is stored, so a leaked database opens no page.
  */
 export class CustomerLinksService {
-  constructor(private readonly ctx: AppContext) {}
+  /** Seals the URL of a printed link (AES-256-GCM, a key of its own from the app secret). */
+  private readonly urlKey: Buffer;
+
+  constructor(private readonly ctx: AppContext) {
+    this.urlKey = deriveKey(ctx.appSecret, 'customer-link-url');
+  }
 
   /** The document a link may be made for: FINAL, an invoice or a quote (404 / 409 / 422). */
   private async pageDocument(accountId: string, documentId: string): Promise<CustomerDocument> {
@@ -122,7 +130,22 @@ export class CustomerLinksService {
     expiresAt: string,
     now: Date,
   ): Promise<CreatedCustomerLink> {
+    const { row, url } = this.newLink(actor, documentId, expiresAt, now, false);
+    const link = presentLink(row, now);
+    await this.ctx.db.transaction().execute((trx) => this.write(trx, actor, row, now));
+    return { ...link, url };
+  }
+
+  /** A new link's row and URL; a printed link keeps its URL sealed. */
+  private newLink(
+    actor: Actor,
+    documentId: string,
+    expiresAt: string,
+    now: Date,
+    printed: boolean,
+  ): { row: repo.CustomerLinkRow; url: string } {
     const token = randomBase62(TOKEN_LENGTH);
+    const url = pageUrl(this.ctx, token);
     const row: repo.CustomerLinkRow = {
       id: newId('customerLink'),
       account_id: actor.accountId,
@@ -135,23 +158,62 @@ export class CustomerLinksService {
       last_viewed_at: null,
       view_count: 0,
       created_at: now.toISOString(),
+      url_sealed: printed ? seal(this.urlKey, url) : null,
     };
-    const link = presentLink(row, now);
-    await this.ctx.db.transaction().execute(async (trx) => {
-      await repo.insertLink(trx, row);
-      await appendAudit(
-        trx,
-        actor,
-        {
-          action: 'customer_link.created',
-          resourceType: 'document',
-          resourceId: documentId,
-          changes: link,
-        },
-        now,
-      );
-    });
-    return { ...link, url: pageUrl(this.ctx, token) };
+    return { row, url };
+  }
+
+  /** Writes a new link and its audit event in the caller's transaction. */
+  private async write(
+    trx: Transaction<DB>,
+    actor: Actor,
+    row: repo.CustomerLinkRow,
+    now: Date,
+  ): Promise<void> {
+    await repo.insertLink(trx, row);
+    await appendAudit(
+      trx,
+      actor,
+      {
+        action: 'customer_link.created',
+        resourceType: 'document',
+        resourceId: row.document_id,
+        changes: { ...presentLink(row, now), ...(row.url_sealed ? { printed: true } : {}) },
+      },
+      now,
+    );
+  }
+
+  /**
+   * In the transaction that makes a document FINAL: its printed link, when the account enables
+   * links and the type has a page. Its URL goes into the PDF's first render.
+   */
+  async atFinalize(
+    trx: Transaction<DB>,
+    actor: Actor,
+    documentId: string,
+    documentType: string,
+  ): Promise<string | undefined> {
+    if (!PAGE_TYPES.has(documentType)) return undefined;
+    const settings = await repo.findSettings(trx, actor.accountId);
+    if (settings?.enabled !== 1) return undefined;
+    const now = this.ctx.clock.now();
+    const expiresAt = new Date(now.getTime() + settings.valid_days * DAY_MS).toISOString();
+    const { row, url } = this.newLink(actor, documentId, expiresAt, now, true);
+    await this.write(trx, actor, row, now);
+    return url;
+  }
+
+  /** The URL printed on the document's PDF (made at finalization), whatever its state since. */
+  async printedUrl(accountId: string, documentId: string): Promise<string | undefined> {
+    const row = await repo.findPrintedLink(this.ctx.db, accountId, documentId);
+    return row?.url_sealed ? unseal(this.urlKey, row.url_sealed) : undefined;
+  }
+
+  /** The views over a document's links; undefined when it has none. */
+  async views(accountId: string, documentId: string): Promise<CustomerViews | undefined> {
+    const { links, ...views } = await repo.documentViews(this.ctx.db, accountId, documentId);
+    return links > 0 ? views : undefined;
   }
 
   async list(accountId: string, documentId: string) {
@@ -159,10 +221,12 @@ export class CustomerLinksService {
     if (rows.length === 0 && !(await this.documentExists(accountId, documentId)))
       throw notFound('Document');
     const now = this.ctx.clock.now();
-    return {
-      data: rows.map((r) => presentLink(r, now)),
-      ...(await repo.documentViews(this.ctx.db, accountId, documentId)),
-    };
+    const { links: _count, ...views } = await repo.documentViews(
+      this.ctx.db,
+      accountId,
+      documentId,
+    );
+    return { data: rows.map((r) => presentLink(r, now)), ...views };
   }
 
   /** Revokes a link at once; revoking a revoked link is 409. */
@@ -258,10 +322,16 @@ export class CustomerLinksService {
     });
   }
 
-  /** For `send`: a new link's URL when the account puts links into mails and the type has a page. */
+  /**
+   * For `send`, when the account puts links into mails and the type has a page: the link printed
+   * on the PDF while it is active (the mail and the PDF show the same page), else a new link.
+   */
   async forMail(actor: Actor, documentId: string): Promise<string | undefined> {
     const settings = await repo.findSettings(this.ctx.db, actor.accountId);
     if (settings?.enabled !== 1) return undefined;
+    const printed = await repo.findPrintedLink(this.ctx.db, actor.accountId, documentId);
+    if (printed?.url_sealed && statusOf(printed, this.ctx.clock.now()) === 'ACTIVE')
+      return unseal(this.urlKey, printed.url_sealed);
     const doc = await customerDocument(this.ctx, this.ctx.db, actor.accountId, documentId);
     if (!doc || !PAGE_TYPES.has(doc.document.documentType)) return undefined;
     const now = this.ctx.clock.now();

@@ -58,7 +58,7 @@ ${body}
 /** A page that only says something: not found, too many requests, refused. */
 export function messagePage(
   language: string | undefined,
-  kind: 'notFound' | 'tooMany' | 'unavailable' | 'refused',
+  kind: 'notFound' | 'tooMany' | 'unavailable' | 'refused' | 'quoteClosed',
   back?: string,
 ): string {
   const t = textsFor(language);
@@ -66,6 +66,9 @@ export function messagePage(
   const link = back ? `<p><a href="${esc(back)}">${esc(t.back)}</a></p>` : '';
   return shell(t, title, `<h1>${esc(title)}</h1>\n<p>${esc(t[kind])}</p>${link}`);
 }
+
+/** Where a quote stands for its customer (past its validity counts as EXPIRED). */
+export type QuoteState = 'OPEN' | 'ACCEPTED' | 'DECLINED' | 'EXPIRED';
 
 /** What the page shows beyond the document. */
 export interface PageOptions {
@@ -77,8 +80,8 @@ export interface PageOptions {
   giroCode: boolean;
   /** Whether the pay-by-card form is shown. */
   card: boolean;
-  /** Whether the quote's accept / decline forms are shown. */
-  quoteForms: boolean;
+  /** A quote's state: OPEN shows the accept / decline forms, the others say how it ended. */
+  quote?: QuoteState;
   notice?: 'paid' | 'decided';
 }
 
@@ -186,7 +189,9 @@ function paySection(t: PageTexts, doc: CustomerDocument, opts: PageOptions): str
 }
 
 function quoteSection(t: PageTexts, opts: PageOptions): string {
-  if (!opts.quoteForms) return '';
+  if (!opts.quote) return '';
+  if (opts.quote !== 'OPEN')
+    return `<h2>${esc(t.quoteDecision)}</h2>\n<p>${esc(t[`quote${opts.quote}`])}</p>`;
   const form = (decision: 'ACCEPTED' | 'DECLINED', label: string, id: string) =>
     `<form method="post" action="${esc(opts.base)}/decision" class="inline"><input type="hidden" name="csrf" value="${esc(opts.csrf)}"><input type="hidden" name="decision" value="${decision}"><label for="${id}">${esc(t.yourName)}</label><input type="text" id="${id}" name="name" required maxlength="200" autocomplete="name"><p><button type="submit"${decision === 'DECLINED' ? ' class="secondary"' : ''}>${esc(label)}</button></p></form>`;
   return `<h2>${esc(t.quoteDecision)}</h2>

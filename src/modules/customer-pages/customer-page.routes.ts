@@ -11,13 +11,13 @@ import {
   customerDocument,
   customerDocumentFile,
   customerDocumentXRechnung,
+  decideQuote,
   type CustomerDocument,
 } from '../documents/index.js';
 import { cardPaymentConfigured, createCheckoutSession } from './checkout.js';
-import { documentPage, messagePage, PAGE_CSS } from './customer-page.html.js';
+import { documentPage, messagePage, PAGE_CSS, type QuoteState } from './customer-page.html.js';
 import type { CustomerLinkRow } from './customer-links.repository.js';
 import { CustomerLinksService } from './customer-links.service.js';
-import { decideQuote, QuoteDecisionsUnavailable } from './quote-decisions.js';
 
 /** Where a hosted checkout lives: the pay form's redirect goes there (CSP `form-action`). */
 const CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
@@ -81,8 +81,18 @@ function giroPayload(doc: CustomerDocument): string | undefined {
   }
 }
 
-/** A quote (a document type the documents module is adding; compared as text until then). */
-const isQuote = (doc: CustomerDocument) => (doc.document.documentType as string) === 'QUOTE';
+const isQuote = (doc: CustomerDocument) => doc.document.documentType === 'QUOTE';
+
+/** Where a quote stands for its customer: open to answer, or answered / expired. */
+function quoteState(ctx: AppContext, doc: CustomerDocument): QuoteState | undefined {
+  if (!isQuote(doc)) return undefined;
+  const d = doc.document;
+  if (d.quoteStatus === 'ACCEPTED' || d.quoteStatus === 'DECLINED') return d.quoteStatus;
+  const today = ctx.clock.now().toISOString().slice(0, 10);
+  if (d.quoteStatus === 'EXPIRED' || (d.validUntil !== null && d.validUntil < today))
+    return 'EXPIRED';
+  return 'OPEN';
+}
 
 const canPayByCard = (ctx: AppContext, doc: CustomerDocument) =>
   cardPaymentConfigured(ctx.config) &&
@@ -181,6 +191,7 @@ function pageRoutes(app: App, ctx: AppContext, links: CustomerLinksService): voi
     async (req, reply) => {
       const { link, doc } = await opened(ctx, links, req);
       await links.recordView(link, doc);
+      const quote = quoteState(ctx, doc);
       const base = `/c/${req.params.token}`;
       const query = req.query;
       return html(
@@ -191,7 +202,7 @@ function pageRoutes(app: App, ctx: AppContext, links: CustomerLinksService): voi
           csrf: formToken(ctx, link),
           giroCode: giroPayload(doc) !== undefined,
           card: canPayByCard(ctx, doc),
-          quoteForms: isQuote(doc),
+          ...(quote ? { quote } : {}),
           ...(query.paid === '1' ? { notice: 'paid' as const } : {}),
           ...(query.decided === '1' ? { notice: 'decided' as const } : {}),
         }),
@@ -271,11 +282,13 @@ function formRoutes(app: App, ctx: AppContext, links: CustomerLinksService): voi
       await decideQuote(ctx, link.account_id, link.document_id, {
         decision,
         name,
-        via: { customerLinkId: link.id, ip: req.ip },
+        via: 'customer',
+        source: { customerLinkId: link.id, ip: req.ip },
       });
     } catch (err) {
-      if (err instanceof QuoteDecisionsUnavailable)
-        throw new AppError('service_unavailable', err.message);
+      // Answered before (here or by the seller), or expired: a page that says so, nothing new.
+      if (err instanceof AppError && err.code === 'state_conflict')
+        return html(reply, 409, messagePage(doc.language, 'quoteClosed', `/c/${req.params.token}`));
       throw err;
     }
     return reply.code(303).header('location', `/c/${req.params.token}?decided=1`).send();

@@ -35,6 +35,12 @@ const DE = {
   accept: 'Angebot annehmen',
   decline: 'Angebot ablehnen',
   decided: 'Danke, Ihre Entscheidung ist übermittelt.',
+  quoteACCEPTED: 'Dieses Angebot wurde angenommen.',
+  quoteDECLINED: 'Dieses Angebot wurde abgelehnt.',
+  quoteEXPIRED: 'Dieses Angebot ist abgelaufen und kann nicht mehr angenommen werden.',
+  quoteClosedTitle: 'Angebot bereits beantwortet',
+  quoteClosed:
+    'Dieses Angebot wurde bereits angenommen oder abgelehnt oder ist abgelaufen. Bitte wenden Sie sich an den Absender.',
   notFoundTitle: 'Seite nicht gefunden',
   notFound:
     'Dieser Link ist ungültig, abgelaufen oder wurde widerrufen. Bitte wenden Sie sich an den Absender.',
@@ -87,6 +93,12 @@ const EN: PageTexts = {
   accept: 'Accept quote',
   decline: 'Decline quote',
   decided: 'Thank you, your decision has been sent.',
+  quoteACCEPTED: 'This quote has been accepted.',
+  quoteDECLINED: 'This quote has been declined.',
+  quoteEXPIRED: 'This quote has expired and can no longer be accepted.',
+  quoteClosedTitle: 'Quote already answered',
+  quoteClosed:
+    'This quote has already been accepted or declined, or it has expired. Please contact the sender.',
   notFoundTitle: 'Page not found',
   notFound: 'This link is invalid, has expired or was revoked. Please contact the sender.',
   tooManyTitle: 'Too many requests',

@@ -6,8 +6,13 @@ import { CustomerLinksService } from './customer-links.service.js';
 export { customerLinkRoutes } from './customer-links.routes.js';
 export { customerPageRoutes } from './customer-page.routes.js';
 
-/** What `send` asks for the mail: a new link when the account puts links into mails. */
+/** What the documents module asks: the printed link at finalization, a mail's link, views. */
 export function customerLinkIssuer(ctx: AppContext): CustomerLinkIssuer {
   const service = new CustomerLinksService(ctx);
-  return { forMail: (actor, documentId) => service.forMail(actor, documentId) };
+  return {
+    atFinalize: (trx, actor, documentId, type) => service.atFinalize(trx, actor, documentId, type),
+    printedUrl: (accountId, documentId) => service.printedUrl(accountId, documentId),
+    forMail: (actor, documentId) => service.forMail(actor, documentId),
+    views: (accountId, documentId) => service.views(accountId, documentId),
+  };
 }

@@ -97,20 +97,24 @@ export class DocumentLifecycle {
       },
       now,
     );
-    return this.announceFinal(trx, actor.accountId, after, { settle: true });
+    return this.announceFinal(trx, actor, after, { settle: true });
   }
 
   /**
    * The one place a document's becoming FINAL is announced (`document.finalized`), in its
    * transaction. A DRAFT that payments settled already (`settle`) is judged paid now, which may
-   * move its version: answers the row as it stands.
+   * move its version: answers the row as it stands. A document Kontor renders gets its
+   * customer page's link here when the account enables links, so its first PDF prints it.
    */
   async announceFinal(
     trx: Transaction<DB>,
-    accountId: string,
+    actor: Actor,
     row: repo.DocumentRow,
     opts: { settle: boolean },
   ): Promise<repo.DocumentRow> {
+    const { accountId } = actor;
+    if (row.source === 'GENERATED')
+      await this.ctx.customerLinks?.atFinalize(trx, actor, row.id, row.document_type);
     await emitEvent(this.ctx, trx, accountId, 'document.finalized', presentDocument(row));
     // Quotes and order confirmations are announced by their own events as well.
     if (row.document_type === 'QUOTE')

@@ -18,7 +18,7 @@ import {
   type RenderedTemplate,
   type TemplateField,
 } from '../../shared/templating/index.js';
-import { giroCodeDataUri, giroCodePayload } from '../../shared/girocode.js';
+import { giroCodeDataUri, giroCodePayload, urlQrDataUri } from '../../shared/girocode.js';
 import { directDebitNoticeOf } from './documents.payment-notice.js';
 import { toMajor } from '../../shared/money.js';
 import { findAccount, readCompany } from '../account/index.js';
@@ -98,6 +98,8 @@ function frozenBuyer(buyer: FrozenBuyer): PartnerData {
 export interface TrialRender {
   number: string | null;
   result: RenderResult;
+  /** The customer page's URL it printed (none: a trial runs before the link exists). */
+  pageUrl?: string;
 }
 
 /** A stored template as the renderer takes it. */
@@ -253,7 +255,7 @@ export class DocumentOutput {
    * standard table of lines, VAT and totals after the content; the account's logo when the
    * template has `showLogo` and the account has one (none set: no logo, no error).
    */
-  async letter(row: repo.DocumentRow): Promise<LetterInput> {
+  async letter(row: repo.DocumentRow, pageUrl?: string): Promise<LetterInput> {
     if (!row.template_id) throw new Error(`document ${row.id} has no template`);
     const template = await findTemplate(this.ctx.db, row.account_id, row.template_id);
     if (!template) throw new Error(`template ${row.template_id} is gone`);
@@ -280,7 +282,8 @@ export class DocumentOutput {
         ? await this.logoDataUri(row.account_id, account.logo_file_id)
         : undefined;
     return {
-      contentHtml: html.contentHtml + (table ?? ''),
+      contentHtml:
+        html.contentHtml + (table ?? '') + (pageUrl ? await pageLinkHtml(row, pageUrl) : ''),
       ...(html.headerHtml ? { headerHtml: html.headerHtml } : {}),
       ...(html.footerHtml ? { footerHtml: html.footerHtml } : {}),
       headerVisibility: template.header_visibility as Visibility,
@@ -300,11 +303,16 @@ export class DocumentOutput {
    */
   async renderAndAttach(row: repo.DocumentRow, trial?: TrialRender): Promise<repo.DocumentRow> {
     const final = row.status === 'FINAL';
-    // The trial render before FINAL is the PDF when it printed the number the document got.
+    // A FINAL invoice or quote prints its customer page's link, made when it became FINAL.
+    const pageUrl = final
+      ? await this.ctx.customerLinks?.printedUrl(row.account_id, row.id)
+      : undefined;
+    // The trial render before FINAL is the PDF when it printed the number the document got
+    // (and the link it has: a trial runs before the link exists, so with one it renders again).
     const result =
-      final && trial && trial.number === row.document_number
+      final && trial && trial.number === row.document_number && trial.pageUrl === pageUrl
         ? trial.result
-        : await this.ctx.renderer.render(await this.letter(row));
+        : await this.ctx.renderer.render(await this.letter(row, pageUrl));
     // The PDF of a FINAL invoice Kontor issued IS its ZUGFeRD e-invoice (PDF/A-3 + XML).
     const bytes =
       final && row.document_type === 'INVOICE' && row.einvoice_parties !== null
@@ -469,6 +477,28 @@ export class DocumentOutput {
       contentType: file.file.contentType,
     };
   }
+}
+
+/**
+ * The customer page's link as printed at the end of a FINAL invoice's or quote's content: a QR
+ * code of the URL and the URL itself, in the buyer's language (German by default).
+ */
+async function pageLinkHtml(row: repo.DocumentRow, url: string): Promise<string> {
+  const language = row.einvoice_parties
+    ? (JSON.parse(row.einvoice_parties) as FrozenParties).buyer.language
+    : 'de';
+  const en = language.toLowerCase().startsWith('en');
+  const label = en
+    ? row.document_type === 'QUOTE'
+      ? 'View and accept online:'
+      : 'View, download and pay online:'
+    : row.document_type === 'QUOTE'
+      ? 'Online ansehen und annehmen:'
+      : 'Online ansehen, herunterladen und bezahlen:';
+  const qr = await urlQrDataUri(url);
+  const esc = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return `<div class="customer-page-link" style="break-inside:avoid;display:flex;align-items:center;gap:4mm;margin-top:6mm;font-size:9pt"><img src="${qr}" alt="QR" style="width:22mm;height:22mm"><div><div>${esc(label)}</div><div>${esc(url)}</div></div></div>`;
 }
 
 /** The name a document's file is mailed under: its title and number, by its content type. */

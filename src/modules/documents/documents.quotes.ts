@@ -84,7 +84,12 @@ export interface QuoteDecision {
   via: 'seller' | 'customer';
   /** Who wrote it (default: the system actor of the account, for a customer page). */
   actor?: Actor;
+  /** Where a customer's answer came from (the page's link and client IP), for the audit trail. */
+  source?: { customerLinkId: string; ip: string };
 }
+
+/** The job that mails the seller a customer's answer, after the answer has committed. */
+export const QUOTE_ANSWER_MAIL_JOB = 'documents.quote-answer-mail';
 
 /**
  * Records the answer to an OPEN quote (FINAL, not expired): ACCEPTED or DECLINED, with when
@@ -92,7 +97,8 @@ export interface QuoteDecision {
  * (`quote.accepted` / `quote.declined`) in one transaction. Compare-and-set on the quote's
  * status: of two answers at once one wins, the other is 409 `state_conflict`, as is an answer
  * to a draft, an expired or an already answered quote, or to another document. The customer
- * page calls this with `via: 'customer'` and the customer's name.
+ * page calls this with `via: 'customer'`, the customer's name and the link (`source`); such an
+ * answer is also mailed to the seller (`QUOTE_ANSWER_MAIL_JOB`, after the commit).
  */
 export async function decideQuote(
   ctx: AppContext,
@@ -142,13 +148,21 @@ export async function decideQuote(
           input.decision === 'ACCEPTED' ? 'document.quote_accepted' : 'document.quote_declined',
         resourceType: 'document',
         resourceId: documentId,
-        changes: { ...diff(presentDocument(before), presentDocument(closed)), via: input.via },
+        changes: {
+          ...diff(presentDocument(before), presentDocument(closed)),
+          via: input.via,
+          ...(input.source ? { source: input.source } : {}),
+        },
       },
       now,
     );
     await emitEvent(ctx, trx, accountId, OUTCOME_EVENTS[input.decision], presentDocument(closed));
+    // The seller hears of the customer's answer by mail, sent by a job once this commits.
+    if (input.via === 'customer')
+      await ctx.jobs.enqueue(trx, QUOTE_ANSWER_MAIL_JOB, { documentId }, accountId);
     return closed;
   });
+  if (input.via === 'customer') ctx.jobs.kick();
   return withChain(ctx, accountId, after);
 }
 

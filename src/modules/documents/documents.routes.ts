@@ -38,6 +38,7 @@ import {
 } from './documents.checks.schemas.js';
 import { InvoiceNumberingSchema, PutInvoiceNumberingBody } from './numbering.schemas.js';
 import { getNumbering, putNumbering } from './numbering.service.js';
+import { registerQuoteAnswerMailJob } from './documents.quote-mail.js';
 
 const Params = IdParams('documentId', 'doc');
 const tags = ['documents'];
@@ -46,6 +47,7 @@ const tags = ['documents'];
 export function documentRoutes(app: App, ctx: AppContext): void {
   const service = new DocumentsService(ctx);
   service.output.registerJobs();
+  registerQuoteAnswerMailJob(ctx);
   collectionRoutes(app, service);
   linesRoutes(app, service);
   einvoiceRoute(app, service);

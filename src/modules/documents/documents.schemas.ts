@@ -228,6 +228,28 @@ export const DocumentSchema = Type.Object(
       description:
         'Quotes and order confirmations: the documents converted from this one, oldest first (empty otherwise). With `originDocumentId`, the chain quote → order confirmation → invoice is visible from each document.',
     }),
+    customerViews: Type.Optional(
+      Type.Object(
+        {
+          firstViewedAt: Nullable(
+            Type.String({ format: 'date-time' }),
+            'When the customer first opened one of its pages; null while never opened.',
+          ),
+          lastViewedAt: Nullable(
+            Type.String({ format: 'date-time' }),
+            'When the customer last opened one of its pages; null while never opened.',
+          ),
+          viewCount: Type.Integer({
+            description: 'How often its pages were opened, over all links.',
+          }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Invoices and quotes with customer links (docs/customer-page.md): how the customer viewed the document’s page, over all its links. Only on `GET /v1/documents/{documentId}`, and only when the document has a link.',
+        },
+      ),
+    ),
     paidAt: Nullable(
       Type.String({ format: 'date-time' }),
       'Invoices: when its settled payments first covered the gross total (`document.paid`); null while not paid.',

@@ -117,7 +117,11 @@ export class DocumentsService {
   async get(accountId: string, id: string): Promise<DocumentView> {
     const row = await repo.findDocument(this.ctx.db, accountId, id, isoDate(this.ctx.clock.now()));
     if (!row) throw notFound('Document');
-    return withChain(this.ctx, accountId, row);
+    const view = await withChain(this.ctx, accountId, row);
+    // The customer's views of its page: one aggregate over its links, on this read only.
+    const views =
+      row.status === 'FINAL' ? await this.ctx.customerLinks?.views(accountId, id) : undefined;
+    return views ? { ...view, customerViews: views } : view;
   }
 
   async list(
@@ -280,7 +284,7 @@ export class DocumentsService {
           },
           now,
         );
-        if (final) await this.lifecycle.announceFinal(trx, accountId, row, { settle: false });
+        if (final) await this.lifecycle.announceFinal(trx, actor, row, { settle: false });
         return row;
       });
     } catch (err) {
@@ -364,7 +368,7 @@ export class DocumentsService {
           now,
         );
         return final
-          ? this.lifecycle.announceFinal(trx, accountId, updated, { settle: true })
+          ? this.lifecycle.announceFinal(trx, actor, updated, { settle: true })
           : updated;
       });
     } catch (err) {
