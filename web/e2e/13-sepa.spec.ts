@@ -177,8 +177,23 @@ test('creditor id, a mandate, the collection of its invoice, the pain.008, the r
   const xml = await readFile(await download.path(), 'utf8');
   expect(xml).toContain('pain.008.001.08');
   expect(xml).toContain(`<EndToEndId>${endToEndId}</EndToEndId>`);
-  // The invoice is in a run now: the proposal refuses it.
+  // The invoice is in a run now: the proposal refuses it, with the API's reason.
   await expect(page.getByText('Keine offene Rechnung kann eingezogen werden.')).toBeVisible();
+  const again = await api.POST('/v1/sepa/collections', {
+    body: { invoiceIds: [invoice.id], dryRun: true },
+  });
+  const refusal = again.data?.refused[0];
+  expect(refusal?.reason).toBe('already_in_run');
+  await page.getByText('Nicht einziehbar: 1 Rechnungen').click();
+  await expect(
+    page
+      .getByRole('table', { name: 'Nicht einziehbare Rechnungen mit Grund' })
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: invoice.documentNumber }) }),
+  ).toContainText(refusal?.message ?? '');
+  // Transfers: no supplier invoice is open.
+  await expect(page.getByText('Es gibt keine offenen Lieferantenrechnungen.')).toBeVisible();
+  await expect(page.getByRole('checkbox', { name: 'Skonto nutzen' })).toBeChecked();
   await expectNoAxeViolations(page);
 
   // The mandate revoked, after a confirmation.
