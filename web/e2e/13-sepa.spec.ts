@@ -135,7 +135,7 @@ test('creditor id, a mandate, the collection of its invoice, the pain.008, the r
   await expect(
     page.getByRole('heading', { name: 'SEPA-Lastschriften und Überweisungen', level: 1 }),
   ).toBeVisible();
-  const proposal = page.getByRole('table', { name: /Einziehbar: 1 Rechnungen/ });
+  const proposal = page.getByRole('table', { name: /Einziehbar: 1 Rechnung,/ });
   const row = proposal
     .getByRole('row')
     .filter({ has: page.getByRole('rowheader', { name: invoice.documentNumber }) });
@@ -152,7 +152,7 @@ test('creditor id, a mandate, the collection of its invoice, the pain.008, the r
 
   // The run: created, listed, its pain.008 downloaded under the API's name.
   await page.getByRole('button', { name: 'Lastschriftlauf erstellen (1)' }).click();
-  await expect(page.getByText(/Lastschriftlauf erstellt: 1 Rechnungen/)).toBeVisible();
+  await expect(page.getByText(/Lastschriftlauf erstellt: 1 Rechnung,/)).toBeVisible();
   const runs = await api.GET('/v1/sepa/collections');
   const run = typeof runs.data === 'string' ? undefined : runs.data?.data[0];
   if (run?.id == null) throw new Error('no run');
@@ -184,7 +184,7 @@ test('creditor id, a mandate, the collection of its invoice, the pain.008, the r
   });
   const refusal = again.data?.refused[0];
   expect(refusal?.reason).toBe('already_in_run');
-  await page.getByText('Nicht einziehbar: 1 Rechnungen').click();
+  await page.getByText('Nicht einziehbar: 1 Rechnung').click();
   await expect(
     page
       .getByRole('table', { name: 'Nicht einziehbare Rechnungen mit Grund' })

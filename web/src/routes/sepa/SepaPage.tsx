@@ -140,7 +140,7 @@ function ProposalTable({
       <table className="data-table">
         <caption>
           {t(`sepa.${kind}.proposalCaption`, {
-            n: run.items.length,
+            count: run.items.length,
             total: formats.money(run.total, 'EUR'),
           })}
         </caption>
@@ -206,7 +206,7 @@ function Refused({
   if (run.refused.length === 0) return null;
   return (
     <details className="sepa-refused">
-      <summary>{t(`sepa.${kind}.refusedSummary`, { n: run.refused.length })}</summary>
+      <summary>{t(`sepa.${kind}.refusedSummary`, { count: run.refused.length })}</summary>
       <table className="data-table">
         <caption className="visually-hidden">{t(`sepa.${kind}.refusedCaption`)}</caption>
         <thead>
@@ -389,7 +389,7 @@ function RunSection({ kind }: { kind: RunKind }) {
       {created ? (
         <FormNote
           message={t(`sepa.${kind}.created`, {
-            n: created.items.length,
+            count: created.items.length,
             total: formats.money(created.total, created.currency),
           })}
         />
