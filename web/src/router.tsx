@@ -193,6 +193,11 @@ const bankImportRoute = createRoute({
   }),
   component: lazyRouteComponent(() => import('./routes/bank/ImportReview'), 'ImportReviewPage'),
 });
+const sepaRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/bank/sepa',
+  component: lazyRouteComponent(() => import('./routes/sepa/SepaPage'), 'SepaPage'),
+});
 const dunningRoute = createRoute({
   getParentRoute: () => appLayout,
   path: '/dunning',
@@ -267,6 +272,7 @@ const routeTree = rootRoute.addChildren([
     productsRoute,
     bankRoute,
     bankImportRoute,
+    sepaRoute,
     dunningRoute,
     contractsRoute,
     contractNewRoute,

@@ -72,6 +72,21 @@ export const keys = {
     ...resource('webhookEndpoints'),
     deliveries: (id: string) => ['webhookEndpoints', 'detail', id, 'deliveries'] as const,
   },
+  /**
+   * SEPA (`/v1/sepa/…`): a partner's mandates and bank account, the settings, the runs and the
+   * dry runs that propose them. A mandate or bank account changes the proposals; a run changes
+   * its list, its proposal and the invoices and payments it touched.
+   */
+  sepa: {
+    all: ['sepa'] as const,
+    mandates: (partnerId: string) => ['sepa', 'mandates', partnerId] as const,
+    bankAccount: (partnerId: string) => ['sepa', 'bankAccount', partnerId] as const,
+    settings: () => ['sepa', 'settings'] as const,
+    runs: (kind: 'collections' | 'transfers') => ['sepa', 'runs', kind] as const,
+    proposals: () => ['sepa', 'proposal'] as const,
+    proposal: (kind: 'collections' | 'transfers', params: Params = {}) =>
+      ['sepa', 'proposal', kind, params] as const,
+  },
   plans: { all: ['plans'] as const },
   usage: { all: ['usage'] as const },
   /** The same resource as `account` (`/v1/account/addresses`): one key, so a write refreshes both. */

@@ -219,6 +219,9 @@ export function BankPage() {
   return (
     <section className="screen" aria-labelledby="screen-title">
       <h1 id="screen-title">{t('bank.title')}</h1>
+      <nav className="bank-nav" aria-label={t('sepa.bankNav')}>
+        <Link to="/bank/sepa">{t('sepa.bankLink')}</Link>
+      </nav>
       {active.isPending ? <p role="status">{t('app.loading')}</p> : null}
       {active.isError ? (
         <div role="alert" className="form-alert">

@@ -11,6 +11,7 @@ import { ProblemError } from '../../api/problems';
 import { LoadingOrError } from '../../components/LoadingOrError';
 import { NoteForm } from './NoteForm';
 import { PartnerForm } from './PartnerForm';
+import { SepaTab } from './SepaTab';
 import { ContractsTab, InvoicesTab, NotesTab, PaymentsTab } from './PartnerTabs';
 import { partnerTabs, type PartnerTab } from './search';
 import '../../styles/screens.css';
@@ -94,6 +95,7 @@ export function PartnerDetailPage() {
             <NoteForm partnerId={partnerId} />
           </>
         ) : null}
+        {tab === 'sepa' ? <SepaTab partnerId={partnerId} partnerName={data.name} /> : null}
       </div>
     </section>
   );

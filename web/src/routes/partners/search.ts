@@ -20,7 +20,7 @@ export interface PartnerListSearch {
 
 export const MAX_TRAIL = 50;
 
-export const partnerTabs = ['data', 'invoices', 'payments', 'contracts', 'notes'] as const;
+export const partnerTabs = ['data', 'invoices', 'payments', 'contracts', 'notes', 'sepa'] as const;
 export type PartnerTab = (typeof partnerTabs)[number];
 
 function text(value: unknown): string | undefined {

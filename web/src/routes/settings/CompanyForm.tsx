@@ -1,7 +1,7 @@
 /**
  * The seller's master data (`PUT /v1/account/company`): name, address, tax ids, contact and the
- * first bank account. The API checks every field: on leaving it and while typing an IBAN, VAT
- * id or tax number (`POST /v1/account/company/check`, useCompanyCheck), and again on save;
+ * first bank account, and the SEPA creditor id. The API checks every field: on leaving it and
+ * while typing an IBAN, VAT id, tax number or creditor id (`POST /v1/account/company/check`, useCompanyCheck), and again on save;
  * every refused field shows the API's message beside it, and what was typed stays. A stale
  * version (409 version_conflict) offers to reload the version and save the same values again.
  */
@@ -36,6 +36,8 @@ export interface CompanyValues {
   smallBusiness: boolean;
   defaultPaymentTermDays: string;
   bankAccounts: { iban: string; bic: string; accountHolder: string; bankName: string }[];
+  /** The SEPA creditor identifier (Gläubiger-ID) direct debits need. */
+  creditorId: string;
 }
 
 /** Every field a problem may name (its pointer `/body/…` read as a form path). */
@@ -61,6 +63,7 @@ const FIELDS: readonly Path<CompanyValues>[] = [
   'bankAccounts.0.bic',
   'bankAccounts.0.accountHolder',
   'bankAccounts.0.bankName',
+  'creditorId',
 ];
 
 function toValues(company: Company): CompanyValues {
@@ -92,6 +95,7 @@ function toValues(company: Company): CompanyValues {
         bankName: bank?.bankName ?? '',
       },
     ],
+    creditorId: company.creditorId ?? '',
   };
 }
 
@@ -143,6 +147,7 @@ function toBody(values: CompanyValues, base: Company): CheckCompany {
     bankAccounts: [...firstBank, ...base.bankAccounts.slice(1)],
     smallBusiness: values.smallBusiness,
     defaultPaymentTermDays: termDays(values.defaultPaymentTermDays),
+    creditorId: orNull(values.creditorId),
   };
 }
 
@@ -225,6 +230,8 @@ export function CompanyForm({ company }: { company: Company }) {
       // The account settings share the version; the checklist reads the company.
       await queryClient.invalidateQueries({ queryKey: keys.account.all });
       await queryClient.invalidateQueries({ queryKey: keys.readiness.all });
+      // The creditor id and the first bank account decide what SEPA runs can do.
+      await queryClient.invalidateQueries({ queryKey: keys.sepa.proposals() });
       reset(toValues(data));
       setSaved(true);
     } catch {
@@ -400,6 +407,16 @@ export function CompanyForm({ company }: { company: Company }) {
           hint={t('company.accountHolderHint')}
           registration={bank('accountHolder')}
           error={bankErrors?.accountHolder}
+        />
+      </fieldset>
+      <fieldset className="form-section" id="sepa">
+        <legend>{t('sepa.company.legend')}</legend>
+        <Field
+          label={t('sepa.company.creditorId')}
+          autoComplete="off"
+          hint={t('sepa.company.creditorIdHint')}
+          registration={field('creditorId', true)}
+          error={errors.creditorId}
         />
       </fieldset>
       <div className="form-actions">

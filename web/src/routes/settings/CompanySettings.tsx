@@ -1,7 +1,7 @@
 /**
  * `/settings/company`: what an account needs before its invoices can become FINAL — the
  * checklist on top (the API's readiness), then the master data and bank account, the logo and
- * how invoices are numbered. Each checklist item links to its section here.
+ * how invoices are numbered, and the SEPA pre-notification period. Each checklist item links to its section here.
  */
 import { useTranslation } from 'react-i18next';
 import { useAccountSettings, useCompany } from '../../api/account';
@@ -9,6 +9,7 @@ import { SetupChecklist } from '../../components/SetupChecklist';
 import { CompanyForm } from './CompanyForm';
 import { LogoSection } from './LogoSection';
 import { NumberingSection } from './NumberingSection';
+import { SepaSettingsSection } from './SepaSettingsSection';
 import '../../styles/forms.css';
 import '../../styles/settings.css';
 
@@ -52,6 +53,7 @@ export function CompanySettingsPage() {
       {account.isError ? <LoadFailed retry={() => void account.refetch()} /> : null}
       {account.data ? <LogoSection account={account.data} /> : null}
       <NumberingSection />
+      <SepaSettingsSection />
     </section>
   );
 }

@@ -1,0 +1,213 @@
+/**
+ * Flow 13 — SEPA: the creditor id in the company data (a wrong one answers the API's message
+ * on the field), the pre-notification period, a customer's mandate (a wrong IBAN refused on its
+ * field) and a supplier's bank account on the partner page, the collection proposal of the
+ * API's dry run with a FINAL invoice of that customer, the run created, its pain.008 downloaded
+ * (the name the API gives it, the EndToEndId inside), and the mandate revoked.
+ */
+import { readFile } from 'node:fs/promises';
+import { expect, test } from '@playwright/test';
+import { expectNoAxeViolations } from './support/axe';
+import { dayFromToday, seedCompany, seedCustomer, seedFinalInvoice } from './support/billing-seed';
+import { kontorPerFile } from './support/kontor';
+import { ownerApi, signInAsOwner, type Api } from './support/owner';
+import { screenshot } from './support/screenshot';
+
+const kontor = kontorPerFile();
+
+const WRONG_CREDITOR_ID = 'DE00ZZZ09999999999';
+const CREDITOR_ID = 'DE98ZZZ09999999999';
+const IBAN = 'DE02120300000000202051';
+
+const money = (amount: number) =>
+  new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' }).format(amount);
+const day = (iso: string) =>
+  new Intl.DateTimeFormat('de-DE', { dateStyle: 'medium', timeZone: 'UTC' }).format(
+    new Date(`${iso}T00:00:00Z`),
+  );
+
+/** The API's own message for a field of a company check with one field changed. */
+async function companyCheckMessage(api: Api, creditorId: string): Promise<string> {
+  const company = await api.GET('/v1/account/company');
+  if (company.error) throw new Error(JSON.stringify(company.error));
+  const { version: _version, updatedAt: _updatedAt, ...fields } = company.data;
+  const check = await api.POST('/v1/account/company/check', { body: { ...fields, creditorId } });
+  const refused = check.error?.errors?.find((entry) => entry.path === '/body/creditorId');
+  if (refused === undefined) throw new Error(`the API accepts ${creditorId}`);
+  return refused.message;
+}
+
+test('creditor id, a mandate, the collection of its invoice, the pain.008, the revoke', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const api = await ownerApi(kontor());
+  await seedCompany(api);
+  const customer = await seedCustomer(api, 'Hansa Handel GmbH', 'buchhaltung@hansa.example.com');
+
+  // The creditor id: checked by the API on leaving the field, then saved.
+  await signInAsOwner(page, kontor(), '/settings/company');
+  const creditorId = page.getByRole('textbox', { name: 'Gläubiger-ID' });
+  await creditorId.fill(WRONG_CREDITOR_ID);
+  await creditorId.blur();
+  const wrongMessage = await companyCheckMessage(api, WRONG_CREDITOR_ID);
+  await expect(creditorId).toHaveAttribute('aria-invalid', 'true');
+  await expect(creditorId).toHaveAccessibleDescription(new RegExp(escape(wrongMessage)));
+  await creditorId.fill(CREDITOR_ID);
+  await creditorId.blur();
+  await expect(creditorId).not.toHaveAttribute('aria-invalid', 'true');
+  await page.getByRole('button', { name: 'Speichern', exact: true }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Gespeichert' })).toBeVisible();
+  const company = await api.GET('/v1/account/company');
+  expect(company.data?.creditorId).toBe(CREDITOR_ID);
+
+  // The pre-notification days: the API's refusal on the field, then a valid period.
+  const days = page.getByRole('textbox', { name: 'Vorabankündigung (Tage)' });
+  await expect(days).toHaveValue('14');
+  await days.fill('0');
+  await page.getByRole('button', { name: 'SEPA-Einstellungen speichern' }).click();
+  await expect(days).toHaveAttribute('aria-invalid', 'true');
+  await days.fill('5');
+  await page.getByRole('button', { name: 'SEPA-Einstellungen speichern' }).click();
+  await expect(page.getByText('SEPA-Einstellungen gespeichert.')).toBeVisible();
+  expect((await api.GET('/v1/sepa/settings')).data?.preNotificationDays).toBe(5);
+  await expectNoAxeViolations(page);
+
+  // A mandate on the customer's SEPA tab: a wrong IBAN shows the API's message on its field.
+  await page.goto(`${kontor().url}/partners/${customer}?tab=sepa`);
+  await expect(page.getByRole('heading', { name: 'SEPA-Lastschriftmandate' })).toBeVisible();
+  await expect(page.getByText('Noch kein Mandat.')).toBeVisible();
+  const form = page.getByRole('form', { name: 'Neues Mandat' });
+  await form.getByRole('textbox', { name: 'Mandatsreferenz' }).fill('M-HANSA-1');
+  await form.getByLabel('Unterschrieben am').fill(dayFromToday(-10));
+  await form.getByRole('textbox', { name: 'IBAN' }).fill('DE02120300000000202052');
+  await form.getByRole('button', { name: 'Mandat anlegen' }).click();
+  await expect(form.getByRole('textbox', { name: 'IBAN' })).toHaveAttribute('aria-invalid', 'true');
+  expect(
+    (
+      await api.GET('/v1/partners/{partnerId}/mandates', {
+        params: { path: { partnerId: customer } },
+      })
+    ).data,
+  ).toMatchObject({ data: [] });
+  await form.getByRole('textbox', { name: 'IBAN' }).fill(IBAN);
+  await form.getByRole('button', { name: 'Mandat anlegen' }).click();
+  await expect(form.getByRole('status')).toHaveText('Mandat M-HANSA-1 angelegt.');
+  const mandates = await api.GET('/v1/partners/{partnerId}/mandates', {
+    params: { path: { partnerId: customer } },
+  });
+  const mandate = typeof mandates.data === 'string' ? undefined : mandates.data?.data[0];
+  if (mandate === undefined) throw new Error('no mandate');
+  const mandateRow = page
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: 'M-HANSA-1' }) });
+  await expect(mandateRow).toContainText(mandate.iban);
+  await expect(mandateRow).toContainText(day(mandate.signedOn));
+  await expect(mandateRow).toContainText('Erstlastschrift');
+  await expect(mandateRow).toContainText('Aktiv');
+
+  // The partner's bank account for transfers, answered masked.
+  await page.getByRole('textbox', { name: 'IBAN des Lieferanten' }).fill(IBAN);
+  await page.getByRole('button', { name: 'Bankkonto speichern' }).click();
+  await expect(page.getByText('Bankkonto gespeichert.')).toBeVisible();
+  const account = await api.GET('/v1/partners/{partnerId}/bank-account', {
+    params: { path: { partnerId: customer } },
+  });
+  await expect(
+    page.getByText(`Hinterlegt: Hansa Handel GmbH, ${account.data?.iban}`),
+  ).toBeVisible();
+  await expectNoAxeViolations(page);
+
+  // A FINAL invoice of the customer: the dry run proposes it, as the API computes it.
+  const invoice = await seedFinalInvoice(api, customer, {
+    quantity: 2,
+    creationDate: dayFromToday(0),
+    dueDate: dayFromToday(14),
+  });
+  const dry = await api.POST('/v1/sepa/collections', {
+    body: { invoiceIds: [invoice.id], dryRun: true },
+  });
+  const planned = dry.data?.items[0];
+  if (planned === undefined) throw new Error(`not collectable: ${JSON.stringify(dry)}`);
+
+  await page.goto(`${kontor().url}/bank`);
+  await page.getByRole('link', { name: 'SEPA-Lastschriften und Überweisungen' }).click();
+  await expect(
+    page.getByRole('heading', { name: 'SEPA-Lastschriften und Überweisungen', level: 1 }),
+  ).toBeVisible();
+  const proposal = page.getByRole('table', { name: /Einziehbar: 1 Rechnung,/ });
+  const row = proposal
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: invoice.documentNumber }) });
+  await expect(
+    row.getByRole('checkbox', { name: `Rechnung ${invoice.documentNumber} einziehen` }),
+  ).toBeChecked();
+  await expect(row).toContainText('Hansa Handel GmbH');
+  await expect(row).toContainText(money(planned.amount));
+  await expect(row).toContainText('M-HANSA-1');
+  await expect(row).toContainText('FRST');
+  await expect(row).toContainText(day(planned.executionDate));
+  await expectNoAxeViolations(page);
+  await screenshot(page, 'sepa-collections');
+
+  // The run: created, listed, its pain.008 downloaded under the API's name.
+  await page.getByRole('button', { name: 'Lastschriftlauf erstellen (1)' }).click();
+  await expect(page.getByText(/Lastschriftlauf erstellt: 1 Rechnung,/)).toBeVisible();
+  const runs = await api.GET('/v1/sepa/collections');
+  const run = typeof runs.data === 'string' ? undefined : runs.data?.data[0];
+  if (run?.id == null) throw new Error('no run');
+  const endToEndId = run.items[0]?.endToEndId ?? '';
+  const file = await api.GET('/v1/sepa/collections/{runId}/file', {
+    params: { path: { runId: run.id } },
+    parseAs: 'text',
+  });
+  const fileName = /filename="([^"]+)"/.exec(
+    file.response.headers.get('content-disposition') ?? '',
+  )?.[1];
+  const runRow = page.getByRole('table', { name: 'Erstellte Lastschriftläufe' }).getByRole('row');
+  await expect(runRow.nth(1)).toContainText(money(run.total));
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    runRow
+      .nth(1)
+      .getByRole('button', { name: /^pain\.008 herunterladen/ })
+      .click(),
+  ]);
+  expect(download.suggestedFilename()).toBe(fileName);
+  const xml = await readFile(await download.path(), 'utf8');
+  expect(xml).toContain('pain.008.001.08');
+  expect(xml).toContain(`<EndToEndId>${endToEndId}</EndToEndId>`);
+  // The invoice is in a run now: the proposal refuses it, with the API's reason.
+  await expect(page.getByText('Keine offene Rechnung kann eingezogen werden.')).toBeVisible();
+  const again = await api.POST('/v1/sepa/collections', {
+    body: { invoiceIds: [invoice.id], dryRun: true },
+  });
+  const refusal = again.data?.refused[0];
+  expect(refusal?.reason).toBe('already_in_run');
+  await page.getByText('Nicht einziehbar: 1 Rechnung').click();
+  await expect(
+    page
+      .getByRole('table', { name: 'Nicht einziehbare Rechnungen mit Grund' })
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: invoice.documentNumber }) }),
+  ).toContainText(refusal?.message ?? '');
+  // Transfers: no supplier invoice is open.
+  await expect(page.getByText('Es gibt keine offenen Lieferantenrechnungen.')).toBeVisible();
+  await expect(page.getByRole('checkbox', { name: 'Skonto nutzen' })).toBeChecked();
+  await expectNoAxeViolations(page);
+
+  // The mandate revoked, after a confirmation.
+  await page.goto(`${kontor().url}/partners/${customer}?tab=sepa`);
+  await page.getByRole('button', { name: 'Widerrufen: Mandat M-HANSA-1' }).click();
+  await page.getByRole('button', { name: 'Mandat M-HANSA-1 wirklich widerrufen' }).click();
+  await expect(mandateRow).toContainText('Widerrufen am');
+  const revoked = await api.GET('/v1/sepa/mandates/{mandateId}', {
+    params: { path: { mandateId: mandate.id } },
+  });
+  expect(revoked.data?.active).toBe(false);
+  expect(revoked.data?.revokedAt).not.toBeNull();
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
