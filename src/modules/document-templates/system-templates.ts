@@ -396,6 +396,42 @@ const unedited = (row: TemplateRow) =>
   row.system_source_hash !== null && systemSourceHash(row) === row.system_source_hash;
 
 /**
+ * The account's system templates to upgrade: unedited, with a hash other than the current
+ * layout's. Reads nothing when every stored hash is current (or null, or known edited).
+ */
+async function upgradesDue(
+  db: Kysely<DB>,
+  accountId: string,
+  byKey: Map<string, SystemTemplateState>,
+): Promise<{ t: SystemTemplate; before: TemplateRow }[]> {
+  const stale = SYSTEM_TEMPLATES.flatMap((t) => {
+    const s = byKey.get(t.systemKey);
+    return s !== undefined &&
+      s.system_source_hash !== null &&
+      s.system_source_hash !== currentSystemSourceHash(t) &&
+      !knownEdited.has(editedKey(s))
+      ? [{ t, s }]
+      : [];
+  });
+  if (stale.length === 0) return [];
+  const rows = await findTemplates(
+    db,
+    accountId,
+    stale.map(({ s }) => s.id),
+  );
+  return stale.flatMap(({ t, s }) => {
+    const row = rows.find((r) => r.id === s.id);
+    if (row === undefined) return [];
+    if (unedited(row)) return [{ t, before: row }];
+    if (row.version === s.version) {
+      if (knownEdited.size >= KNOWN_EDITED_MAX) knownEdited.clear();
+      knownEdited.add(editedKey(s));
+    }
+    return [];
+  });
+}
+
+/**
  * Brings the account's system templates up to the system's current ones, as the system:
  *
  * - inserts those it lacks (added after it was made), audited `document_template.created`;
@@ -420,32 +456,7 @@ export async function ensureSystemTemplates(
   const states = await systemTemplateStates(db, accountId);
   const byKey = new Map(states.map((s) => [s.system_key, s]));
   const missing = SYSTEM_TEMPLATES.filter((t) => !byKey.has(t.systemKey));
-  const stale = SYSTEM_TEMPLATES.flatMap((t) => {
-    const s = byKey.get(t.systemKey);
-    return s !== undefined &&
-      s.system_source_hash !== null &&
-      s.system_source_hash !== currentSystemSourceHash(t) &&
-      !knownEdited.has(editedKey(s))
-      ? [{ t, s }]
-      : [];
-  });
-  if (missing.length === 0 && stale.length === 0) return [];
-
-  const rows = await findTemplates(
-    db,
-    accountId,
-    stale.map(({ s }) => s.id),
-  );
-  const upgrades = stale.flatMap(({ t, s }) => {
-    const row = rows.find((r) => r.id === s.id);
-    if (row === undefined) return [];
-    if (row.version === s.version && !unedited(row)) {
-      if (knownEdited.size >= KNOWN_EDITED_MAX) knownEdited.clear();
-      knownEdited.add(editedKey(s));
-      return [];
-    }
-    return unedited(row) ? [{ t, before: row }] : [];
-  });
+  const upgrades = await upgradesDue(db, accountId, byKey);
   if (missing.length === 0 && upgrades.length === 0) return [];
   const account = await findAccount(db, accountId);
   if (!account) return [];
