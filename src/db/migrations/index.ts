@@ -30,6 +30,7 @@ import * as m0028 from './0028_quotes.js';
 import * as m0029 from './0029_customer_links.js';
 import * as m0030 from './0030_sepa.js';
 import * as m0032 from './0032_printed_customer_links.js';
+import * as m0034 from './0034_system_template_sources.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '0029_customer_links': m0029,
   '0030_sepa': m0030,
   '0032_printed_customer_links': m0032,
+  '0034_system_template_sources': m0034,
 };
