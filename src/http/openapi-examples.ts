@@ -140,6 +140,9 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
     contractReference: null,
     originDocumentId: null,
     convertedToDocumentIds: [],
+    finalInvoice: false,
+    downPaymentDeductions: [],
+    prepaidAmount: null,
   },
   Payment: {
     id: 'pay_01m88ka4fs03kqk2frct27rea7',

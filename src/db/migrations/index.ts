@@ -28,6 +28,7 @@ import * as m0026 from './0026_web_sessions.js';
 import * as m0027 from './0027_invoice_numbering.js';
 import * as m0028 from './0028_quotes.js';
 import * as m0029 from './0029_customer_links.js';
+import * as m0031 from './0031_down_payments.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0027_invoice_numbering': m0027,
   '0028_quotes': m0028,
   '0029_customer_links': m0029,
+  '0031_down_payments': m0031,
 };

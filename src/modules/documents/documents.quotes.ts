@@ -16,6 +16,8 @@ import type {
 } from './documents.schemas.js';
 import { freezeParties, invalid, salesDocumentProblems } from './invoice-rules.js';
 import { linesAsInputs } from './pricing.js';
+import type { Origin } from './documents.rows.js';
+import { deductionsFor, hasDownPayments } from './documents.down-payments.js';
 
 /**
  * Quotes (Angebote) and order confirmations (Auftragsbestätigungen), docs/invoicing.md
@@ -216,7 +218,7 @@ export async function withChain(
 export type CreateFrom = (
   actor: Actor,
   input: CreateDocument,
-  origin: { documentId: string; contractReference: string | null },
+  origin: Origin,
 ) => Promise<DocumentView>;
 
 /**
@@ -267,6 +269,12 @@ export async function convertDocument(
   });
   const chosen = [...positions].sort((a, b) => a - b).map((p) => lines[p - 1]!);
   const contractReference = await quoteNumberOf(ctx, accountId, source);
+  if (input.final !== undefined && input.documentType !== 'INVOICE')
+    throw invalid('final', 'is only for a conversion into an INVOICE');
+  // A final invoice (Schlussrechnung) when asked, or by default once down payments exist.
+  const final =
+    input.documentType === 'INVOICE' &&
+    (input.final ?? (await hasDownPayments(ctx.db, accountId, source)));
   const view = await create(
     actor,
     {
@@ -291,6 +299,12 @@ export async function convertDocument(
     {
       documentId: source.id,
       contractReference: input.documentType === 'INVOICE' ? contractReference : null,
+      ...(final
+        ? {
+            billingRole: 'FINAL' as const,
+            deductions: await deductionsFor(ctx.db, accountId, source.id, today),
+          }
+        : {}),
     },
   );
   if (
@@ -310,7 +324,7 @@ export async function convertDocument(
 }
 
 /** The number of the quote a document stems from (itself, or its order confirmation's quote). */
-async function quoteNumberOf(
+export async function quoteNumberOf(
   ctx: AppContext,
   accountId: string,
   source: repo.DocumentRow,
