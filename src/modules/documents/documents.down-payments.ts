@@ -102,26 +102,13 @@ export type CreateAs = (
 const isOrder = (documentType: string) =>
   documentType === 'QUOTE' || documentType === 'ORDER_CONFIRMATION';
 
-/**
- * `POST /v1/documents/{id}/down-payments`: a DRAFT down-payment invoice (invoiceType
- * DOWN_PAYMENT, type code 386) on a FINAL quote or order confirmation, one line per VAT rate of
- * the order scaled by `percent` or split from `amount` (`downPaymentShares`), partner,
- * references, delivery date or service period and payment terms copied, `originDocumentId`
- * the order. Numbered in the invoice range when it becomes FINAL, checked as every invoice.
- */
-export async function createDownPayment(
+/** The FINAL quote or order confirmation a down payment is billed on (409 otherwise). */
+async function billableOrder(
   ctx: AppContext,
-  create: CreateAs,
-  /** The contract reference (BT-12) an invoice from `source` cites (`quoteNumberOf`). */
-  citeOf: (source: repo.DocumentRow) => Promise<string | null>,
-  actor: Actor,
+  accountId: string,
   id: string,
-  input: CreateDownPayment,
-): Promise<DocumentView> {
-  const { accountId } = actor;
-  const today = isoDate(ctx.clock.now());
-  if ((input.percent === undefined) === (input.amount === undefined))
-    throw invalid(input.percent === undefined ? 'percent' : 'amount', 'give percent or amount');
+  today: string,
+): Promise<repo.DocumentRow> {
   const source = await repo.findDocument(ctx.db, accountId, id, today);
   if (!source) throw notFound('Document');
   if (!isOrder(source.document_type))
@@ -143,6 +130,30 @@ export async function createDownPayment(
       `Quote ${id} is ${expired ? 'EXPIRED' : 'DECLINED'}; no down payment can be billed on it.`,
       { members: { quoteStatus: expired ? 'EXPIRED' : 'DECLINED' } },
     );
+  return source;
+}
+
+/**
+ * `POST /v1/documents/{id}/down-payments`: a DRAFT down-payment invoice (invoiceType
+ * DOWN_PAYMENT, type code 386) on a FINAL quote or order confirmation, one line per VAT rate of
+ * the order scaled by `percent` or split from `amount` (`downPaymentShares`), partner,
+ * references, delivery date or service period and payment terms copied, `originDocumentId`
+ * the order. Numbered in the invoice range when it becomes FINAL, checked as every invoice.
+ */
+export async function createDownPayment(
+  ctx: AppContext,
+  create: CreateAs,
+  /** The contract reference (BT-12) an invoice from `source` cites (`quoteNumberOf`). */
+  citeOf: (source: repo.DocumentRow) => Promise<string | null>,
+  actor: Actor,
+  id: string,
+  input: CreateDownPayment,
+): Promise<DocumentView> {
+  const { accountId } = actor;
+  const today = isoDate(ctx.clock.now());
+  if ((input.percent === undefined) === (input.amount === undefined))
+    throw invalid(input.percent === undefined ? 'percent' : 'amount', 'give percent or amount');
+  const source = await billableOrder(ctx, accountId, id, today);
   const taxes = JSON.parse(source.tax_breakdown) as repo.StoredTaxLine[];
   let shares: DownPaymentShare[];
   let percent: string | undefined;

@@ -269,12 +269,6 @@ export async function convertDocument(
   });
   const chosen = [...positions].sort((a, b) => a - b).map((p) => lines[p - 1]!);
   const contractReference = await quoteNumberOf(ctx, accountId, source);
-  if (input.final !== undefined && input.documentType !== 'INVOICE')
-    throw invalid('final', 'is only for a conversion into an INVOICE');
-  // A final invoice (Schlussrechnung) when asked, or by default once down payments exist.
-  const final =
-    input.documentType === 'INVOICE' &&
-    (input.final ?? (await hasDownPayments(ctx.db, accountId, source)));
   const view = await create(
     actor,
     {
@@ -296,16 +290,7 @@ export async function convertDocument(
       ...(source.note ? { note: source.note } : {}),
       fields: JSON.parse(source.fields) as Record<string, unknown>,
     },
-    {
-      documentId: source.id,
-      contractReference: input.documentType === 'INVOICE' ? contractReference : null,
-      ...(final
-        ? {
-            billingRole: 'FINAL' as const,
-            deductions: await deductionsFor(ctx.db, accountId, source.id, today),
-          }
-        : {}),
-    },
+    await originOf(ctx, accountId, source, input, contractReference, today),
   );
   if (
     source.document_type === 'QUOTE' &&
@@ -321,6 +306,36 @@ export async function convertDocument(
       if (!(err instanceof AppError && err.code === 'state_conflict')) throw err;
     });
   return view;
+}
+
+/**
+ * What a converted document cites: its source, the contract reference (an invoice's) and, for
+ * a final invoice (asked by `final`, or by default once the source has FINAL down payments),
+ * the paid down payments it deducts.
+ */
+async function originOf(
+  ctx: AppContext,
+  accountId: string,
+  source: repo.DocumentRow,
+  input: ConvertDocument,
+  contractReference: string | null,
+  today: string,
+): Promise<Origin> {
+  if (input.final !== undefined && input.documentType !== 'INVOICE')
+    throw invalid('final', 'is only for a conversion into an INVOICE');
+  const final =
+    input.documentType === 'INVOICE' &&
+    (input.final ?? (await hasDownPayments(ctx.db, accountId, source)));
+  return {
+    documentId: source.id,
+    contractReference: input.documentType === 'INVOICE' ? contractReference : null,
+    ...(final
+      ? {
+          billingRole: 'FINAL' as const,
+          deductions: await deductionsFor(ctx.db, accountId, source.id, today),
+        }
+      : {}),
+  };
 }
 
 /** The number of the quote a document stems from (itself, or its order confirmation's quote). */
