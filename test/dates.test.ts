@@ -193,6 +193,7 @@ const EXPECTED = [
   'POST /v1/documents/processing validUntil',
   'POST /v1/documents/{documentId}/cancel creationDate',
   'POST /v1/documents/{documentId}/convert creationDate',
+  'POST /v1/documents/{documentId}/down-payments creationDate',
   'POST /v1/documents/{documentId}/credit-notes creationDate',
   'POST /v1/dunning/runs date',
   'POST /v1/notes dueDate',

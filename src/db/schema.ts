@@ -519,6 +519,10 @@ export interface DocumentsTable {
   origin_document_id: string | null;
   /** Invoices converted from a quote: the contract reference (BT-12), the quote's number. */
   contract_reference: string | null;
+  /** Invoices: DOWN_PAYMENT (Abschlagsrechnung), FINAL (Schlussrechnung) or null. */
+  billing_role: string | null;
+  /** A final invoice: JSON `Deduction[]`, the paid down payments it deducts. */
+  down_payment_deductions: string | null;
   version: number;
   created_at: string;
   updated_at: string;

@@ -145,6 +145,9 @@ export const RESOURCE_EXAMPLES: Record<string, unknown> = {
       lastViewedAt: '2026-02-05T16:40:51.902Z',
       viewCount: 3,
     },
+    finalInvoice: false,
+    downPaymentDeductions: [],
+    prepaidAmount: null,
   },
   Payment: {
     id: 'pay_01m88ka4fs03kqk2frct27rea7',

@@ -1335,9 +1335,29 @@ export interface paths {
         put?: never;
         /**
          * Convert a quote or an order confirmation into a DRAFT order confirmation or invoice
-         * @description Copies the chosen lines (`linePositions`, default all), partner, contract, currency, references, payment terms and note into a new DRAFT of `documentType`, with `originDocumentId` set; the source lists it in `convertedToDocumentIds`. An invoice cites the quote as its contract reference (BT-12, `contractReference`). The source must be a FINAL quote or order confirmation; a DECLINED or EXPIRED quote answers 409 `state_conflict`. A quote converted in full while OPEN becomes ACCEPTED.
+         * @description Copies the chosen lines (`linePositions`, default all), partner, contract, currency, references, payment terms and note into a new DRAFT of `documentType`, with `originDocumentId` set; the source lists it in `convertedToDocumentIds`. An invoice cites the quote as its contract reference (BT-12, `contractReference`); with `final` (default: when FINAL down payments exist) it is a final invoice (Schlussrechnung) deducting the PAID down-payment invoices (`downPaymentDeductions`, `prepaidAmount`). The source must be a FINAL quote or order confirmation; a DECLINED or EXPIRED quote answers 409 `state_conflict`. A quote converted in full while OPEN becomes ACCEPTED.
          */
         post: operations["createDocumentConvert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{documentId}/down-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bill a down payment (Abschlagsrechnung) on a quote or an order confirmation
+         * @description Creates a DRAFT invoice with `invoiceType` DOWN_PAYMENT (type code 386, numbered in the invoice range, checked as every invoice when it becomes FINAL): one line per VAT rate of the order, its net scaled by `percent` or its share of the gross `amount` (split across the rates in proportion to their gross; rounding half-up to the cent per rate), so each rate keeps its own VAT. Partner, references, delivery date or service period and payment terms are copied; `originDocumentId` is the order, which lists it in `convertedToDocumentIds`. The final invoice (`POST …/convert` with `final`) deducts every down payment that is PAID. The source must be a FINAL quote or order confirmation (a draft, a DECLINED or EXPIRED quote: 409 `state_conflict`); neither or both of `percent` and `amount`, or an amount above the gross total: 400.
+         */
+        post: operations["createDocumentDownPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5247,7 +5267,10 @@ export interface components {
          *         "firstViewedAt": "2026-02-02T09:14:03.120Z",
          *         "lastViewedAt": "2026-02-05T16:40:51.902Z",
          *         "viewCount": 3
-         *       }
+         *       },
+         *       "finalInvoice": false,
+         *       "downPaymentDeductions": [],
+         *       "prepaidAmount": null
          *     }
          */
         Document: {
@@ -5338,7 +5361,7 @@ export interface components {
             grossTotal: number;
             /** @description Invoices: UNPAID, PARTIAL or PAID, from the MARKED payments linked to it in its currency (incoming minus outgoing, so refunds count back) against grossTotal; null for contract documents. */
             paymentStatus: ("UNPAID" | "PARTIAL" | "PAID") | null;
-            /** @description FINAL invoices (not credit notes): what is still owed — grossTotal less the MARKED payments (as `paymentStatus` counts them) and the FINAL credit notes against it, never below 0; the amount a payment or a dunning letter starts from. Null for drafts, credit notes and contract documents. */
+            /** @description FINAL invoices (not credit notes): what is still owed — grossTotal less the down payments a final invoice deducts (`prepaidAmount`), the MARKED payments (as `paymentStatus` counts them) and the FINAL credit notes against it, never below 0; the amount a payment or a dunning letter starts from. Null for drafts, credit notes and contract documents. */
             openAmount: number | null;
             /** @description Invoices: FINAL, not PAID, and dueDate before today (UTC). Else false. */
             overdue: boolean;
@@ -5399,8 +5422,8 @@ export interface components {
             sentTo: string[];
             /** @description Where the last sending put the mail: `smtp` — a mail server accepted it; `outbox` — it was only written to the local outbox (`DATA_DIR/outbox`, no SMTP_URL configured) and has not left the machine. Null while never sent (or sent before this was recorded). */
             delivery: ("outbox" | "smtp") | null;
-            /** @description Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Rechnungskorrektur, or a Stornorechnung when it cancels `precedingDocumentId` in full); null for contract documents. */
-            invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
+            /** @description Invoices: INVOICE (type code 380; a final invoice, Schlussrechnung, when `finalInvoice`), DOWN_PAYMENT (386, an Abschlags-/Anzahlungsrechnung, `POST /v1/documents/{id}/down-payments`; numbered in the invoice range) or CREDIT_NOTE (381, a Rechnungskorrektur, or a Stornorechnung when it cancels `precedingDocumentId` in full); null for other documents. */
+            invoiceType: ("INVOICE" | "CREDIT_NOTE" | "DOWN_PAYMENT") | null;
             /** @description Date of the supply or service (BT-72), YYYY-MM-DD. */
             deliveryDate: string | null;
             /** @description Period of the service (BG-14). */
@@ -5454,6 +5477,36 @@ export interface components {
             contractReference: string | null;
             /** @description The quote or order confirmation this document was converted from (`POST /v1/documents/{id}/convert`). */
             originDocumentId: string | null;
+            /** @description Invoices: true for a final invoice (Schlussrechnung) that bills the whole job and deducts the paid down payments in `downPaymentDeductions`; false otherwise. */
+            finalInvoice: boolean;
+            /** @description A final invoice: the down-payment invoices it deducts (FINAL, not cancelled, PAID when the final invoice became FINAL, or for a draft as of now), oldest first, each with its VAT per rate (§ 14 (5) UStG). Empty otherwise. */
+            downPaymentDeductions: {
+                /** @description The down-payment invoice. */
+                documentId: string;
+                /** @description Its number (BT-25). */
+                documentNumber: string;
+                /** @description Its date (BT-26), YYYY-MM-DD. */
+                creationDate: string;
+                /** @description Its net amount. */
+                net: number;
+                /** @description Its VAT. */
+                tax: number;
+                /** @description Its gross amount, the amount deducted. */
+                gross: number;
+                /** @description Its VAT per rate. */
+                taxes: {
+                    /** @description VAT rate in percent. */
+                    rate: number;
+                    /** @description VAT category (UNTDID 5305). */
+                    category: string;
+                    /** @description Net at this rate. */
+                    net: number;
+                    /** @description VAT at this rate. */
+                    tax: number;
+                }[];
+            }[];
+            /** @description A final invoice: the sum of the deducted down payments’ gross amounts (BT-113); its amount due is `grossTotal` − `prepaidAmount`. Null on other documents. */
+            prepaidAmount: number | null;
             /** @description Quotes and order confirmations: the documents converted from this one, oldest first (empty otherwise). With `originDocumentId`, the chain quote → order confirmation → invoice is visible from each document. */
             convertedToDocumentIds: string[];
             /** @description Invoices and quotes with customer links (docs/customer-page.md): how the customer viewed the document’s page, over all its links. Only on `GET /v1/documents/{documentId}`, and only when the document has a link. */
@@ -5651,7 +5704,7 @@ export interface components {
              */
             documentType: "CONTRACT" | "INVOICE" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
             /** @description Invoices: INVOICE or CREDIT_NOTE; null for contract documents. */
-            invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
+            invoiceType: ("INVOICE" | "CREDIT_NOTE" | "DOWN_PAYMENT") | null;
             /** @description The document’s number (null while a DRAFT). */
             documentNumber: string | null;
             /** @description The document’s name. */
@@ -5709,7 +5762,7 @@ export interface components {
              */
             documentType: "CONTRACT" | "INVOICE" | "DUNNING" | "QUOTE" | "ORDER_CONFIRMATION";
             /** @description Invoices: INVOICE or CREDIT_NOTE; null for contract documents. */
-            invoiceType: ("INVOICE" | "CREDIT_NOTE") | null;
+            invoiceType: ("INVOICE" | "CREDIT_NOTE" | "DOWN_PAYMENT") | null;
             /** @description The document’s number (null while a DRAFT). */
             documentNumber: string | null;
             /** @description The document’s name. */
@@ -5803,6 +5856,19 @@ export interface components {
             /**
              * Format: date
              * @description Date of the new document (default today) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
+             */
+            creationDate?: string;
+            /** @description INVOICE only: make a final invoice (Schlussrechnung) that deducts the paid down payments of this quote or order confirmation. Default: true when the source (or the quote it came from) has a FINAL, not cancelled down-payment invoice, else false. */
+            final?: boolean;
+        };
+        CreateDocumentDownPayment: {
+            /** @description Percent of the order (up to 2 decimals): each VAT rate’s net is scaled by it, rounded half-up to the cent. Give `percent` or `amount`. */
+            percent?: number;
+            /** @description Gross amount of the down payment in the order’s currency: split across its VAT rates in proportion to their gross amounts; each share’s net is the share divided by (1 + rate), rounded half-up to the cent, so the total may differ from the amount by a cent. At most the order’s gross total. */
+            amount?: number;
+            /**
+             * Format: date
+             * @description Date of the down-payment invoice (default today) (YYYY-MM-DD, a real calendar date from 2000-01-01 to 2099-12-31).
              */
             creationDate?: string;
         };
@@ -12480,6 +12546,59 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateDocumentConvert"];
+            };
+        };
+        responses: {
+            /** @description A contract document or an invoice. */
+            201: {
+                headers: {
+                    /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
+                    ETag: string;
+                    /** @description Path of the created record. */
+                    Location: string;
+                    /** @description `true` when this is a stored answer replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed in the current window (user or account, whichever is nearer its end). Sent unless the installation runs with RATE_LIMITS=off, as are the other RateLimit-* headers. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    createDocumentDownPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 h replay the first response instead of writing again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Id (`doc_…`); an unknown id answers 404. */
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateDocumentDownPayment"];
             };
         };
         responses: {

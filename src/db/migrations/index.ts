@@ -29,6 +29,7 @@ import * as m0027 from './0027_invoice_numbering.js';
 import * as m0028 from './0028_quotes.js';
 import * as m0029 from './0029_customer_links.js';
 import * as m0030 from './0030_sepa.js';
+import * as m0031 from './0031_down_payments.js';
 import * as m0032 from './0032_printed_customer_links.js';
 import * as m0034 from './0034_system_template_sources.js';
 
@@ -64,6 +65,7 @@ export const migrations: Record<string, Migration> = {
   '0028_quotes': m0028,
   '0029_customer_links': m0029,
   '0030_sepa': m0030,
+  '0031_down_payments': m0031,
   '0032_printed_customer_links': m0032,
   '0034_system_template_sources': m0034,
 };

@@ -81,6 +81,9 @@ const LINES = `<table class="lines">
     {% if invoice.showVat %}<tr><td>{{ L.netTotal }}</td><td class="r">{{ document.netTotal | money: cur }}</td></tr>
     {% for tax in document.taxes %}<tr><td>{{ L.vat }} {{ tax.rate | number }} %{% if tax.category != "S" %} ({{ L.category[tax.category] | default: tax.category }}){% endif %} {{ L.vatOn }} {{ tax.net | money: cur }}</td><td class="r">{{ tax.tax | money: cur }}</td></tr>{% endfor %}{% endif %}
     <tr class="sum"><td>{{ L.grossTotal }}</td><td class="r">{{ document.grossTotal | money: cur }}</td></tr>
+    {% if document.downPaymentDeductions.size > 0 %}<tr><td colspan="2"><strong>{{ L.deductions }}</strong></td></tr>
+    {% for d in document.downPaymentDeductions %}<tr class="deduction"><td>{{ L.deductedInvoice }} {{ d.documentNumber }} {{ L.of }} {{ d.creationDate | date }}: {{ L.netTotal }} {{ d.net | money: cur }}{% if invoice.showVat %}{% for t in d.taxes %}, {{ L.vat }} {{ t.rate | number }} % {{ L.vatOn }} {{ t.net | money: cur }}: {{ t.tax | money: cur }}{% endfor %}{% endif %}</td><td class="r">−{{ d.gross | money: cur }}</td></tr>{% endfor %}
+    <tr class="sum"><td>{{ L.remaining }}</td><td class="r">{{ document.grossTotal | minus: document.prepaidAmount | money: cur }}</td></tr>{% endif %}
     {% if invoice.paidAmount > 0 %}<tr><td>{{ L.paid }}</td><td class="r">{{ invoice.paidAmount | money: cur }}</td></tr>
     <tr class="sum"><td>{{ L.amountDue }}</td><td class="r">{{ invoice.dueAmount | money: cur }}</td></tr>{% endif %}
   </table>
@@ -104,6 +107,7 @@ export const INVOICE_CONTENT = `${STYLE}
 <div class="inv">
   ${ADDRESS_AND_INFO}
   <h1>{{ invoice.title }}{% if document.documentNumber %} {{ document.documentNumber }}{% endif %}</h1>
+  {% if document.originDocumentNumber %}{% if document.invoiceType == "DOWN_PAYMENT" or document.prepaidAmount != nil %}<p>{{ L.forOrder }} {{ document.originDocumentNumber }}</p>{% endif %}{% endif %}
   {% if invoice.creditNote and document.precedingDocumentNumber %}<p>{% if invoice.cancellation %}{{ L.cancels }}{% else %}{{ L.refersTo }}{% endif %} {{ document.precedingDocumentNumber }}{% if document.precedingDocumentDate %} {{ L.of }} {{ document.precedingDocumentDate | date }}{% endif %}.</p>{% endif %}
   {% if document.note %}<p>{{ document.note | newline_to_br }}</p>{% endif %}
   ${LINES}

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
+import { assertNotDeducted } from './documents.down-payments.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../shared/errors.js';
@@ -100,6 +101,7 @@ export class CreditNotes {
       throw conflict(`Invoice ${id} was uploaded, not issued by Kontor.`);
     if (invoice.cancelled_by_document_id !== null)
       throw conflict(`Invoice ${id} is already cancelled by ${invoice.cancelled_by_document_id}.`);
+    await assertNotDeducted(this.ctx.db, invoice);
     return invoice;
   }
 
@@ -118,6 +120,8 @@ export class CreditNotes {
     try {
       final = await this.ctx.db.transaction().execute(async (trx) => {
         await checkUncredited(trx, invoice, spec);
+        // A down payment a FINAL final invoice deducts stays as it is: 409 naming that invoice.
+        await assertNotDeducted(trx, invoice);
         await repo.insertDocument(trx, draft);
         await appendAudit(
           trx,

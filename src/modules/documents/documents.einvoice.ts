@@ -1,6 +1,10 @@
+import { deductionsOf, prepaidMinor, type StoredDeduction } from './documents.deductions.js';
 import { AppError } from '../../shared/errors.js';
 import { formatDate } from '../../shared/dates.js';
+import { minorDigits } from '../../shared/money.js';
 import {
+  formatMinor,
+  formatRate,
   type ElectronicAddress,
   type EnInvoice,
   type InvoiceLine,
@@ -119,6 +123,24 @@ function breakdown(taxes: StoredTaxLine[]): VatBreakdown[] {
   return [...byKey.values()];
 }
 
+/**
+ * § 14 (5) UStG in the e-invoice too: a final invoice's note (BT-22) names each deducted down
+ * payment with its net, its VAT per rate and its gross; the deduction itself is BT-113.
+ */
+function deductionNote(deductions: StoredDeduction[], currency: string): string[] {
+  if (deductions.length === 0) return [];
+  const money = (minor: number) => `${formatMinor(minor, minorDigits(currency))} ${currency}`;
+  const parts = deductions.map(
+    (d) =>
+      `Abschlagsrechnung ${d.documentNumber} vom ${formatDate(d.creationDate, 'DD.MM.YYYY')}: netto ${money(d.netMinor)}, ` +
+      d.taxes
+        .map((t) => `USt ${formatRate(t.rateBp)} % auf ${money(t.netMinor)}: ${money(t.taxMinor)}`)
+        .join(', ') +
+      `, brutto ${money(d.grossMinor)}`,
+  );
+  return [`Abzüglich erhaltener Abschlagszahlungen: ${parts.join('; ')}.`];
+}
+
 /** The EN 16931 invoice of a FINAL generated invoice, in the given specification (BT-24). */
 export function toEnInvoice(
   row: DocumentWithFigures,
@@ -131,6 +153,10 @@ export function toEnInvoice(
   // Not subject to VAT (O): no VAT identifiers at all (BR-O-02…04).
   const notSubject = vatBreakdown.some((b) => b.category === 'O');
   const credit = row.invoice_type === 'CREDIT_NOTE';
+  // A final invoice deducts its received down payments as the prepaid amount (BT-113) and
+  // names them (BG-3); its VAT breakdown stays the whole job's.
+  const deductions = deductionsOf(row);
+  const prepaid = prepaidMinor(row);
   const intraCommunity = vatBreakdown.some((b) => b.category === 'K');
   const gross = Number(row.gross_total);
   const terms = paymentTerms(row, specification);
@@ -138,7 +164,7 @@ export function toEnInvoice(
     specification,
     number: row.document_number ?? row.id,
     issueDate: row.creation_date,
-    typeCode: credit ? '381' : '380',
+    typeCode: credit ? '381' : row.billing_role === 'DOWN_PAYMENT' ? '386' : '380',
     currency: row.currency,
     ...opt('dueDate', row.due_date),
     // XRechnung needs BT-10: without a buyer reference, the customer number stands in.
@@ -150,13 +176,21 @@ export function toEnInvoice(
     ...opt('orderReference', row.order_reference),
     ...opt('contractReference', row.contract_reference ?? null),
     ...opt('paymentTerms', terms),
-    notes: row.note ? [row.note] : [],
+    notes: [...(row.note ? [row.note] : []), ...deductionNote(deductions, row.currency)],
     ...(credit && row.preceding_number
       ? {
           precedingInvoice: {
             number: row.preceding_number,
             ...opt('issueDate', row.preceding_date),
           },
+        }
+      : {}),
+    ...(deductions.length > 0
+      ? {
+          prepaymentInvoices: deductions.map((d) => ({
+            number: d.documentNumber,
+            issueDate: d.creationDate,
+          })),
         }
       : {}),
     seller: sellerParty(seller, notSubject),
@@ -180,8 +214,8 @@ export function toEnInvoice(
       taxExclusiveMinor: Number(row.net_total),
       taxMinor: Number(row.tax_total),
       taxInclusiveMinor: gross,
-      paidMinor: 0,
-      payableMinor: gross,
+      paidMinor: prepaid,
+      payableMinor: gross - prepaid,
     },
   };
 }

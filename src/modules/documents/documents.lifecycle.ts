@@ -1,9 +1,11 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
+import { finalInvoiceValues } from './documents.down-payments.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../shared/errors.js';
+import { isoDate } from '../../shared/dates.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { searchText } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
@@ -148,6 +150,8 @@ export class DocumentLifecycle {
       Object.assign(values, await this.lawfulInvoiceValues(trx, row));
     if (isQuoteOrConfirmation(row.document_type))
       Object.assign(values, await completeSalesValues(trx, row));
+    // A final invoice deducts the down payments received by the time it becomes FINAL.
+    Object.assign(values, await finalInvoiceValues(trx, row, isoDate(this.ctx.clock.now())));
     let number = row.document_number;
     if (NUMBERED_TYPES.includes(row.document_type) && number === null) {
       number = await takeNumber(trx, row);

@@ -67,9 +67,10 @@ export function creditNoteTitle(storno: boolean): string {
 
 /** What a document is, in German, for file names and subjects: `Rechnung`, `Stornorechnung`, … */
 export function documentTitle(row: repo.DocumentRow): string | undefined {
-  return row.invoice_type === 'CREDIT_NOTE'
-    ? creditNoteTitle(row.storno === 1)
-    : TYPE_LABEL[row.document_type];
+  if (row.invoice_type === 'CREDIT_NOTE') return creditNoteTitle(row.storno === 1);
+  if (row.billing_role === 'DOWN_PAYMENT') return 'Abschlagsrechnung';
+  if (row.billing_role === 'FINAL') return 'Schlussrechnung';
+  return TYPE_LABEL[row.document_type];
 }
 
 /** The name a document's PDF is stored and mailed as, e.g. `Rechnung 2026-0001.pdf`. */

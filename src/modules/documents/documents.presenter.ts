@@ -1,6 +1,7 @@
 import type { EInvoice } from '../../shared/einvoice/index.js';
 import { toMajor } from '../../shared/money.js';
 import { eInvoiceProblem, type EInvoiceProblem } from './documents.intake.js';
+import { prepaidMinor, presentDeductions } from './documents.deductions.js';
 import type { DocumentView } from './documents.schemas.js';
 import {
   todayUtc,
@@ -64,8 +65,10 @@ export function paymentState(
 ): Pick<DocumentView, 'paymentStatus' | 'overdue'> {
   if (row.document_type !== 'INVOICE') return { paymentStatus: null, overdue: false };
   const settled = Math.abs(row.settled_minor ?? 0);
-  const gross = Math.abs(Number(row.gross_total));
-  const paymentStatus = settled === 0 ? 'UNPAID' : settled < gross ? 'PARTIAL' : 'PAID';
+  // A final invoice asks for its gross total less the down payments it deducts.
+  const gross = Math.abs(Number(row.gross_total)) - prepaidMinor(row);
+  const paymentStatus =
+    settled === 0 && gross > 0 ? 'UNPAID' : settled < gross ? 'PARTIAL' : 'PAID';
   // A cancelled invoice (Storno) is settled by its credit note: never overdue.
   const overdue =
     row.status === 'FINAL' &&
@@ -78,15 +81,18 @@ export function paymentState(
 }
 
 /**
- * What a FINAL invoice still asks for, in minor units: its gross total less its settled
- * payments and its FINAL credit notes, never below 0 (what a payment and a dunning letter
+ * What a FINAL invoice still asks for, in minor units: its gross total less the down payments
+ * it deducts (a final invoice), its settled payments and its FINAL credit notes, never below 0 (what a payment and a dunning letter
  * start from); null for drafts, credit notes and contract documents.
  */
 export function openMinor(row: DocumentRow & Partial<PaymentFigures>): number | null {
   if (row.document_type !== 'INVOICE' || row.status !== 'FINAL') return null;
   if (row.invoice_type === 'CREDIT_NOTE') return null;
   const open =
-    Number(row.gross_total) - (row.credited_minor ?? 0) - Math.abs(row.settled_minor ?? 0);
+    Number(row.gross_total) -
+    prepaidMinor(row) -
+    (row.credited_minor ?? 0) -
+    Math.abs(row.settled_minor ?? 0);
   return Math.max(0, open);
 }
 
@@ -196,7 +202,11 @@ function invoiceFields(
 > {
   const invoice = row.document_type === 'INVOICE';
   return {
-    invoiceType: invoice ? (row.invoice_type as DocumentView['invoiceType']) : null,
+    invoiceType: invoice
+      ? row.billing_role === 'DOWN_PAYMENT'
+        ? 'DOWN_PAYMENT'
+        : (row.invoice_type as DocumentView['invoiceType'])
+      : null,
     deliveryDate: row.delivery_date,
     servicePeriod:
       row.service_period_from && row.service_period_to
@@ -227,6 +237,9 @@ function quoteFields(
   | 'quoteDecidedBy'
   | 'originDocumentId'
   | 'convertedToDocumentIds'
+  | 'finalInvoice'
+  | 'downPaymentDeductions'
+  | 'prepaidAmount'
 > {
   return {
     validUntil: row.valid_until ?? null,
@@ -236,5 +249,8 @@ function quoteFields(
     quoteDecidedBy: row.quote_decided_by ?? null,
     originDocumentId: row.origin_document_id ?? null,
     convertedToDocumentIds: row.converted_to ?? [],
+    finalInvoice: row.billing_role === 'FINAL',
+    downPaymentDeductions: presentDeductions(row),
+    prepaidAmount: row.billing_role === 'FINAL' ? toMajor(prepaidMinor(row), row.currency) : null,
   };
 }

@@ -16,6 +16,8 @@ import type {
 } from './documents.schemas.js';
 import { freezeParties, invalid, salesDocumentProblems } from './invoice-rules.js';
 import { linesAsInputs } from './pricing.js';
+import type { Origin } from './documents.rows.js';
+import { deductionsFor, hasDownPayments } from './documents.down-payments.js';
 
 /**
  * Quotes (Angebote) and order confirmations (Auftragsbestätigungen), docs/invoicing.md
@@ -230,7 +232,7 @@ export async function withChain(
 export type CreateFrom = (
   actor: Actor,
   input: CreateDocument,
-  origin: { documentId: string; contractReference: string | null },
+  origin: Origin,
 ) => Promise<DocumentView>;
 
 /**
@@ -302,10 +304,7 @@ export async function convertDocument(
       ...(source.note ? { note: source.note } : {}),
       fields: JSON.parse(source.fields) as Record<string, unknown>,
     },
-    {
-      documentId: source.id,
-      contractReference: input.documentType === 'INVOICE' ? contractReference : null,
-    },
+    await originOf(ctx, accountId, source, input, contractReference, today),
   );
   if (
     source.document_type === 'QUOTE' &&
@@ -323,8 +322,38 @@ export async function convertDocument(
   return view;
 }
 
+/**
+ * What a converted document cites: its source, the contract reference (an invoice's) and, for
+ * a final invoice (asked by `final`, or by default once the source has FINAL down payments),
+ * the paid down payments it deducts.
+ */
+async function originOf(
+  ctx: AppContext,
+  accountId: string,
+  source: repo.DocumentRow,
+  input: ConvertDocument,
+  contractReference: string | null,
+  today: string,
+): Promise<Origin> {
+  if (input.final !== undefined && input.documentType !== 'INVOICE')
+    throw invalid('final', 'is only for a conversion into an INVOICE');
+  const final =
+    input.documentType === 'INVOICE' &&
+    (input.final ?? (await hasDownPayments(ctx.db, accountId, source)));
+  return {
+    documentId: source.id,
+    contractReference: input.documentType === 'INVOICE' ? contractReference : null,
+    ...(final
+      ? {
+          billingRole: 'FINAL' as const,
+          deductions: await deductionsFor(ctx.db, accountId, source.id, today),
+        }
+      : {}),
+  };
+}
+
 /** The number of the quote a document stems from (itself, or its order confirmation's quote). */
-async function quoteNumberOf(
+export async function quoteNumberOf(
   ctx: AppContext,
   accountId: string,
   source: repo.DocumentRow,

@@ -823,3 +823,43 @@ export async function unpaidInvoiceIdsOfContracts(
     .execute();
   return rows.map((r) => r.id);
 }
+
+/**
+ * The down-payment invoices (`billing_role` DOWN_PAYMENT) converted from any of `originIds`,
+ * oldest first, with their payment figures.
+ */
+export async function downPaymentsOf(
+  db: Executor,
+  accountId: string,
+  originIds: readonly string[],
+  today?: string,
+): Promise<(DocumentRow & PaymentFigures & PrecedingFigures)[]> {
+  if (originIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('documents')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('origin_document_id', 'in', [...originIds])
+    .where('billing_role', '=', 'DOWN_PAYMENT')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return withPaymentFigures(db, accountId, rows, today);
+}
+
+/** The FINAL final invoices that deduct the down-payment invoice `downPaymentId`. */
+export function finalInvoicesDeducting(
+  db: Executor,
+  accountId: string,
+  downPaymentId: string,
+): Promise<Pick<DocumentRow, 'id' | 'document_number' | 'down_payment_deductions'>[]> {
+  return db
+    .selectFrom('documents')
+    .select(['id', 'document_number', 'down_payment_deductions'])
+    .where('account_id', '=', accountId)
+    .where('billing_role', '=', 'FINAL')
+    .where('status', '=', 'FINAL')
+    .where('down_payment_deductions', 'like', `%"${downPaymentId}"%`)
+    .orderBy('created_at')
+    .execute();
+}

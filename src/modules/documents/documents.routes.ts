@@ -10,6 +10,7 @@ import { attachmentDisposition } from '../files/index.js';
 import {
   CancelDocumentBody,
   ConvertDocumentBody,
+  CreateDownPaymentBody,
   CreateDocumentBody,
   CreditNoteBody,
   EInvoiceQuery,
@@ -407,7 +408,7 @@ function quoteRoutes(app: App, service: DocumentsService): void {
         summary:
           'Convert a quote or an order confirmation into a DRAFT order confirmation or invoice',
         description:
-          'Copies the chosen lines (`linePositions`, default all), partner, contract, currency, references, payment terms and note into a new DRAFT of `documentType`, with `originDocumentId` set; the source lists it in `convertedToDocumentIds`. An invoice cites the quote as its contract reference (BT-12, `contractReference`). The source must be a FINAL quote or order confirmation; a DECLINED or EXPIRED quote answers 409 `state_conflict`. A quote converted in full while OPEN becomes ACCEPTED.',
+          'Copies the chosen lines (`linePositions`, default all), partner, contract, currency, references, payment terms and note into a new DRAFT of `documentType`, with `originDocumentId` set; the source lists it in `convertedToDocumentIds`. An invoice cites the quote as its contract reference (BT-12, `contractReference`); with `final` (default: when FINAL down payments exist) it is a final invoice (Schlussrechnung) deducting the PAID down-payment invoices (`downPaymentDeductions`, `prepaidAmount`). The source must be a FINAL quote or order confirmation; a DECLINED or EXPIRED quote answers 409 `state_conflict`. A quote converted in full while OPEN becomes ACCEPTED.',
         params: Params,
         headers: IdempotencyHeaders,
         body: ConvertDocumentBody,
@@ -416,6 +417,29 @@ function quoteRoutes(app: App, service: DocumentsService): void {
     },
     async (req, reply) => {
       const doc = await service.convert(actorOf(req), req.params.documentId, req.body);
+      setEtag(reply, doc.version);
+      reply.header('location', `/v1/documents/${doc.id}`);
+      return reply.code(201).send(doc);
+    },
+  );
+
+  app.post(
+    '/v1/documents/:documentId/down-payments',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Bill a down payment (Abschlagsrechnung) on a quote or an order confirmation',
+        description:
+          'Creates a DRAFT invoice with `invoiceType` DOWN_PAYMENT (type code 386, numbered in the invoice range, checked as every invoice when it becomes FINAL): one line per VAT rate of the order, its net scaled by `percent` or its share of the gross `amount` (split across the rates in proportion to their gross; rounding half-up to the cent per rate), so each rate keeps its own VAT. Partner, references, delivery date or service period and payment terms are copied; `originDocumentId` is the order, which lists it in `convertedToDocumentIds`. The final invoice (`POST …/convert` with `final`) deducts every down payment that is PAID. The source must be a FINAL quote or order confirmation (a draft, a DECLINED or EXPIRED quote: 409 `state_conflict`); neither or both of `percent` and `amount`, or an amount above the gross total: 400.',
+        params: Params,
+        headers: IdempotencyHeaders,
+        body: CreateDownPaymentBody,
+        response: { 201: DocumentSchema, ...problems(400, 401, 404, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const doc = await service.downPayment(actorOf(req), req.params.documentId, req.body);
       setEtag(reply, doc.version);
       reply.header('location', `/v1/documents/${doc.id}`);
       return reply.code(201).send(doc);

@@ -59,6 +59,18 @@ export function sourceOf(input: CreateDocument): 'GENERATED' | 'UPLOADED' {
   return source;
 }
 
+/**
+ * Where a converted document comes from: the quote or order confirmation, the contract
+ * reference it cites and, for an invoice, whether it is a down payment or a final invoice
+ * (with the deductions, JSON, of a final invoice).
+ */
+export interface Origin {
+  documentId: string;
+  contractReference: string | null;
+  billingRole?: 'DOWN_PAYMENT' | 'FINAL';
+  deductions?: string;
+}
+
 /** A new DRAFT document row at version 1 (finalizing in the same request fills the rest). */
 export function newDocumentRow(
   input: CreateDocument,
@@ -74,7 +86,7 @@ export function newDocumentRow(
     processing: boolean;
     now: Date;
     /** A converted document: the quote or order confirmation it comes from, what it cites. */
-    origin?: { documentId: string; contractReference: string | null };
+    origin?: Origin;
   },
 ): repo.DocumentRow {
   return {
@@ -106,6 +118,8 @@ export function newDocumentRow(
     valid_until: input.validUntil ?? null,
     origin_document_id: p.origin?.documentId ?? null,
     contract_reference: p.origin?.contractReference ?? null,
+    billing_role: p.origin?.billingRole ?? null,
+    down_payment_deductions: p.origin?.deductions ?? null,
     ...repo.NEW_DOCUMENT_HISTORY,
     created_at: p.now.toISOString(),
     updated_at: p.now.toISOString(),

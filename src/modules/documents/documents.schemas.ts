@@ -30,7 +30,7 @@ export const DOCUMENT_STATUSES = ['DRAFT', 'FINAL'] as const;
 export const DOCUMENT_SOURCES = ['GENERATED', 'UPLOADED'] as const;
 export const PROCESSING_STATUSES = ['QUEUED', 'RUNNING', 'DONE', 'FAILED'] as const;
 export const PAYMENT_STATUSES = ['UNPAID', 'PARTIAL', 'PAID'] as const;
-export const INVOICE_TYPES = ['INVOICE', 'CREDIT_NOTE'] as const;
+export const INVOICE_TYPES = ['INVOICE', 'CREDIT_NOTE', 'DOWN_PAYMENT'] as const;
 /** Where a sending put the mail (shared/mail's `MailDelivery`). */
 export const MAIL_DELIVERIES = ['outbox', 'smtp'] as const;
 export const EINVOICE_OUTPUT_FORMATS = ['xrechnung-cii', 'xrechnung-ubl', 'zugferd'] as const;
@@ -101,6 +101,31 @@ const EInvoiceSchema = Type.Object(
   { description: 'An embedded or uploaded e-invoice (ZUGFeRD/Factur-X, XRechnung) as read.' },
 );
 
+/** A down payment a final invoice deducts (§ 14 (5) UStG: its net and VAT per rate). */
+export const Deduction = Type.Object(
+  {
+    documentId: Type.String({ description: 'The down-payment invoice.' }),
+    documentNumber: Type.String({ description: 'Its number (BT-25).' }),
+    creationDate: Type.String({ description: 'Its date (BT-26), YYYY-MM-DD.' }),
+    net: Type.Number({ description: 'Its net amount.' }),
+    tax: Type.Number({ description: 'Its VAT.' }),
+    gross: Type.Number({ description: 'Its gross amount, the amount deducted.' }),
+    taxes: Type.Array(
+      Type.Object(
+        {
+          rate: Type.Number({ description: 'VAT rate in percent.' }),
+          category: Type.String({ description: 'VAT category (UNTDID 5305).' }),
+          net: Type.Number({ description: 'Net at this rate.' }),
+          tax: Type.Number({ description: 'VAT at this rate.' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Its VAT per rate.' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const DocumentSchema = Type.Object(
   {
     ...RecordMeta,
@@ -137,7 +162,7 @@ export const DocumentSchema = Type.Object(
     ),
     openAmount: Nullable(
       Type.Number(),
-      'FINAL invoices (not credit notes): what is still owed — grossTotal less the MARKED payments (as `paymentStatus` counts them) and the FINAL credit notes against it, never below 0; the amount a payment or a dunning letter starts from. Null for drafts, credit notes and contract documents.',
+      'FINAL invoices (not credit notes): what is still owed — grossTotal less the down payments a final invoice deducts (`prepaidAmount`), the MARKED payments (as `paymentStatus` counts them) and the FINAL credit notes against it, never below 0; the amount a payment or a dunning letter starts from. Null for drafts, credit notes and contract documents.',
     ),
     overdue: Type.Boolean({
       description: 'Invoices: FINAL, not PAID, and dueDate before today (UTC). Else false.',
@@ -177,7 +202,7 @@ export const DocumentSchema = Type.Object(
     ),
     invoiceType: Nullable(
       Type.Enum(INVOICE_TYPES),
-      'Invoices: INVOICE (type code 380) or CREDIT_NOTE (381, a Rechnungskorrektur, or a Stornorechnung when it cancels `precedingDocumentId` in full); null for contract documents.',
+      'Invoices: INVOICE (type code 380; a final invoice, Schlussrechnung, when `finalInvoice`), DOWN_PAYMENT (386, an Abschlags-/Anzahlungsrechnung, `POST /v1/documents/{id}/down-payments`; numbered in the invoice range) or CREDIT_NOTE (381, a Rechnungskorrektur, or a Stornorechnung when it cancels `precedingDocumentId` in full); null for other documents.',
     ),
     deliveryDate: Nullable(Type.String(), 'Date of the supply or service (BT-72), YYYY-MM-DD.'),
     servicePeriod: Nullable(ServicePeriod, 'Period of the service (BG-14).'),
@@ -223,6 +248,18 @@ export const DocumentSchema = Type.Object(
     originDocumentId: Nullable(
       Type.String(),
       'The quote or order confirmation this document was converted from (`POST /v1/documents/{id}/convert`).',
+    ),
+    finalInvoice: Type.Boolean({
+      description:
+        'Invoices: true for a final invoice (Schlussrechnung) that bills the whole job and deducts the paid down payments in `downPaymentDeductions`; false otherwise.',
+    }),
+    downPaymentDeductions: Type.Array(Deduction, {
+      description:
+        'A final invoice: the down-payment invoices it deducts (FINAL, not cancelled, PAID when the final invoice became FINAL, or for a draft as of now), oldest first, each with its VAT per rate (§ 14 (5) UStG). Empty otherwise.',
+    }),
+    prepaidAmount: Nullable(
+      Type.Number(),
+      'A final invoice: the sum of the deducted down payments’ gross amounts (BT-113); its amount due is `grossTotal` − `prepaidAmount`. Null on other documents.',
     ),
     convertedToDocumentIds: Type.Array(Type.String(), {
       description:
@@ -633,7 +670,38 @@ export const ConvertDocumentBody = Type.Object(
       }),
     ),
     creationDate: Type.Optional(DocumentDate('Date of the new document (default today)')),
+    final: Type.Optional(
+      Type.Boolean({
+        description:
+          'INVOICE only: make a final invoice (Schlussrechnung) that deducts the paid down payments of this quote or order confirmation. Default: true when the source (or the quote it came from) has a FINAL, not cancelled down-payment invoice, else false.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type ConvertDocument = Static<typeof ConvertDocumentBody>;
+
+/** `POST /v1/documents/{id}/down-payments`: a percentage or an amount of the order. */
+export const CreateDownPaymentBody = Type.Object(
+  {
+    percent: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 100,
+        multipleOf: 0.01,
+        description:
+          'Percent of the order (up to 2 decimals): each VAT rate’s net is scaled by it, rounded half-up to the cent. Give `percent` or `amount`.',
+      }),
+    ),
+    amount: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        description:
+          'Gross amount of the down payment in the order’s currency: split across its VAT rates in proportion to their gross amounts; each share’s net is the share divided by (1 + rate), rounded half-up to the cent, so the total may differ from the amount by a cent. At most the order’s gross total.',
+      }),
+    ),
+    creationDate: Type.Optional(DocumentDate('Date of the down-payment invoice (default today)')),
+  },
+  { additionalProperties: false },
+);
+export type CreateDownPayment = Static<typeof CreateDownPaymentBody>;

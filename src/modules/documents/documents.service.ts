@@ -23,6 +23,7 @@ import * as repo from './documents.repository.js';
 import type {
   CancelDocument,
   ConvertDocument,
+  CreateDownPayment,
   CreateDocument,
   CreditNote,
   DocumentView,
@@ -40,6 +41,7 @@ import {
   convertDocument,
   decideQuote,
   isQuoteOrConfirmation,
+  quoteNumberOf,
   withChain,
 } from './documents.quotes.js';
 import {
@@ -50,7 +52,9 @@ import {
   sourceOf,
   type Links,
   type NewDocumentFile,
+  type Origin,
 } from './documents.rows.js';
+import { createDownPayment } from './documents.down-payments.js';
 import { DocumentLifecycle, duplicateNumber } from './documents.lifecycle.js';
 import { einvoiceParties, xrechnungFile, type EInvoiceFile } from './documents.einvoice.js';
 import { DocumentOutput, DOCUMENT_FILE_TYPES, pdfFileName } from './documents.output.js';
@@ -220,7 +224,7 @@ export class DocumentsService {
       within?: (trx: Transaction<DB>, documentId: string) => Promise<void>;
       renderLater?: boolean;
       /** A converted document: the quote or order confirmation it comes from. */
-      origin?: { documentId: string; contractReference: string | null };
+      origin?: Origin;
     } = {},
   ): Promise<DocumentView> {
     const { accountId } = actor;
@@ -449,6 +453,18 @@ export class DocumentsService {
     return convertDocument(
       this.ctx,
       (a, create, origin) => this.create(a, create, { origin }),
+      actor,
+      id,
+      input,
+    );
+  }
+
+  /** `POST /v1/documents/{id}/down-payments` (`documents.down-payments.ts`). */
+  downPayment(actor: Actor, id: string, input: CreateDownPayment): Promise<DocumentView> {
+    return createDownPayment(
+      this.ctx,
+      (a, create, origin) => this.create(a, create, { origin }),
+      (source) => quoteNumberOf(this.ctx, actor.accountId, source),
       actor,
       id,
       input,

@@ -1,5 +1,6 @@
 import { minorDigits } from '../money.js';
 import {
+  precedingInvoices,
   DEFAULT_BUSINESS_PROCESS,
   SPECIFICATION_IDS,
   formatMilli,
@@ -165,6 +166,15 @@ function writeAgreement(w: XmlWriter, inv: EnInvoice): void {
     w.group('ram:ContractReferencedDocument', () =>
       w.leaf('ram:IssuerAssignedID', inv.contractReference),
     );
+    for (const more of precedingInvoices(inv).slice(1))
+      w.group('ram:AdditionalReferencedDocument', () => {
+        w.leaf('ram:IssuerAssignedID', more.number);
+        w.leaf('ram:TypeCode', '916');
+        w.leaf(
+          'ram:Name',
+          `Preceding invoice ${more.number}${more.issueDate ? ` of ${more.issueDate}` : ''}`,
+        );
+      });
   });
 }
 
@@ -248,8 +258,9 @@ function writeSettlement(
       if (totals.paidMinor !== 0) w.leaf('ram:TotalPrepaidAmount', amount(totals.paidMinor));
       w.leaf('ram:DuePayableAmount', amount(totals.payableMinor));
     });
-    const preceding = inv.precedingInvoice;
-    if (preceding !== undefined)
+    // CII (D16B) holds one InvoiceReferencedDocument: the first; the rest are supporting
+    // documents (BG-24) of the agreement.
+    for (const preceding of precedingInvoices(inv).slice(0, 1))
       w.group('ram:InvoiceReferencedDocument', () => {
         w.leaf('ram:IssuerAssignedID', preceding.number);
         dateTime('ram:FormattedIssueDateTime', preceding.issueDate, 'qdt');

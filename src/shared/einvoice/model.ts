@@ -160,8 +160,11 @@ export interface EnInvoice {
   number: string;
   /** BT-2, YYYY-MM-DD. */
   issueDate: string;
-  /** BT-3, UNTDID 1001: `380` commercial invoice, `381` credit note. */
-  typeCode: '380' | '381';
+  /**
+   * BT-3, UNTDID 1001: `380` commercial invoice, `381` credit note, `386` prepayment (down
+   * payment) invoice.
+   */
+  typeCode: '380' | '381' | '386';
   /** BT-5, ISO 4217. */
   currency: string;
   /** BT-9, YYYY-MM-DD. */
@@ -178,6 +181,8 @@ export interface EnInvoice {
   notes: string[];
   /** BG-3: the preceding invoice (BT-25 number, BT-26 issue date), for credit notes. */
   precedingInvoice?: { number: string; issueDate?: string };
+  /** BG-3 of a final invoice: the down-payment invoices it deducts (BT-113), oldest first. */
+  prepaymentInvoices?: { number: string; issueDate?: string }[];
   seller: Seller;
   buyer: Buyer;
   /** BG-13 delivery: BT-72 actual delivery date; BG-15 deliver-to address (for K). */
@@ -188,6 +193,14 @@ export interface EnInvoice {
   lines: InvoiceLine[];
   vatBreakdown: VatBreakdown[];
   totals: DocumentTotals;
+}
+
+/** Every preceding invoice reference (BG-3) of an invoice, in the order written. */
+export function precedingInvoices(inv: EnInvoice): { number: string; issueDate?: string }[] {
+  return [
+    ...(inv.precedingInvoice ? [inv.precedingInvoice] : []),
+    ...(inv.prepaymentInvoices ?? []),
+  ];
 }
 
 /** Digits of a decimal amount in minor units, e.g. (123456, 2) → `1234.56`, (-5, 2) → `-0.05`. */

@@ -1,5 +1,6 @@
 import { minorDigits } from '../money.js';
 import {
+  precedingInvoices,
   DEFAULT_BUSINESS_PROCESS,
   SPECIFICATION_IDS,
   formatMilli,
@@ -83,8 +84,7 @@ export function toUbl(inv: EnInvoice): string {
         });
       }
       w.group('cac:OrderReference', () => w.leaf('cbc:ID', inv.orderReference));
-      const preceding = inv.precedingInvoice;
-      if (preceding !== undefined)
+      for (const preceding of precedingInvoices(inv))
         w.group('cac:BillingReference', () =>
           w.group('cac:InvoiceDocumentReference', () => {
             w.leaf('cbc:ID', preceding.number);

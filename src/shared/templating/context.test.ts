@@ -97,6 +97,8 @@ describe('render context: the document', () => {
       precedingDocumentNumber: null,
       precedingDocumentDate: null,
       cancelledByDocumentId: null,
+      downPaymentDeductions: [],
+      prepaidAmount: null,
       validUntil: null,
       originDocumentNumber: null,
     });

@@ -28,6 +28,26 @@ export interface TaxData {
   exemptionCode?: string | null;
 }
 
+/** A down payment a final invoice deducts, as the API answers it (major units). */
+export interface DeductionData {
+  documentNumber?: string | null;
+  creationDate?: string | null;
+  net?: number | null;
+  tax?: number | null;
+  gross?: number | null;
+  taxes?: readonly TaxData[] | null;
+}
+
+/** A deducted down payment in minor units. */
+export interface DeductionView {
+  documentNumber: string | null;
+  creationDate: string | null;
+  net: number | null;
+  tax: number | null;
+  gross: number | null;
+  taxes: { rate: number | null; category: string; net: number | null; tax: number | null }[];
+}
+
 /**
  * The document being generated (the documents module fills what it knows); a presented
  * document (`GET /v1/documents/{id}`) fits as it is: amounts in major units of `currency`.
@@ -58,6 +78,10 @@ export interface DocumentData {
   precedingDocumentNumber?: string | null;
   precedingDocumentDate?: string | null;
   cancelledByDocumentId?: string | null;
+  /** A final invoice: the down payments it deducts, in major units. */
+  downPaymentDeductions?: readonly DeductionData[] | null;
+  /** A final invoice: their gross sum (BT-113), in major units. */
+  prepaidAmount?: number | null;
   validUntil?: string | null;
   originDocumentNumber?: string | null;
 }
@@ -117,6 +141,10 @@ export interface DocumentView {
   precedingDocumentNumber: string | null;
   precedingDocumentDate: string | null;
   cancelledByDocumentId: string | null;
+  /** A final invoice: the down payments it deducts (§ 14 (5) UStG), in minor units. */
+  downPaymentDeductions: DeductionView[];
+  /** A final invoice: the deducted gross sum (BT-113) in minor units; null otherwise. */
+  prepaidAmount: number | null;
   /** Quotes: the last day the quote can be accepted (gültig bis). */
   validUntil: string | null;
   /** A converted document: the number of the quote or order confirmation it came from. */
@@ -177,6 +205,20 @@ export function documentView(
     precedingDocumentNumber: stringOrNull(document.precedingDocumentNumber),
     precedingDocumentDate: stringOrNull(document.precedingDocumentDate),
     cancelledByDocumentId: stringOrNull(document.cancelledByDocumentId),
+    downPaymentDeductions: objectsOf<DeductionData>(document.downPaymentDeductions).map((d) => ({
+      documentNumber: stringOrNull(d.documentNumber),
+      creationDate: stringOrNull(d.creationDate),
+      net: minorOf(d.net, currency),
+      tax: minorOf(d.tax, currency),
+      gross: minorOf(d.gross, currency),
+      taxes: objectsOf<TaxData>(d.taxes).map((t) => ({
+        rate: numberOrNull(t.rate),
+        category: stringOrNull(t.category) ?? 'S',
+        net: minorOf(t.net, currency),
+        tax: minorOf(t.tax, currency),
+      })),
+    })),
+    prepaidAmount: minorOf(document.prepaidAmount, currency),
     validUntil: stringOrNull(document.validUntil),
     originDocumentNumber: stringOrNull(document.originDocumentNumber),
   };

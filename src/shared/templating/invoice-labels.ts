@@ -79,6 +79,18 @@ export interface InvoiceLabels {
   quoteNumber: string;
   quoteDate: string;
   validUntil: string;
+  /** The title of a down-payment invoice: "Abschlagsrechnung". */
+  downPayment: string;
+  /** The title of a final invoice: "Schlussrechnung". */
+  finalInvoice: string;
+  /** "Abzüglich erhaltener Abschlagszahlungen" (the deduction block of a final invoice). */
+  deductions: string;
+  /** "Abschlagsrechnung" + number + `of` + date, in the deduction block. */
+  deductedInvoice: string;
+  /** "Verbleibender Rechnungsbetrag": gross total less the deductions. */
+  remaining: string;
+  /** "zu Auftrag" / "on order", after the title of a down payment or final invoice. */
+  forOrder: string;
   /** "Dieses Angebot ist gültig bis" + date. */
   quoteValidity: string;
   quoteThanks: string;
@@ -154,6 +166,12 @@ const DE: InvoiceLabels = {
   quoteNumber: 'Angebotsnummer',
   quoteDate: 'Angebotsdatum',
   validUntil: 'gültig bis',
+  downPayment: 'Abschlagsrechnung',
+  finalInvoice: 'Schlussrechnung',
+  deductions: 'Abzüglich erhaltener Abschlagszahlungen',
+  deductedInvoice: 'Abschlagsrechnung',
+  remaining: 'Verbleibender Rechnungsbetrag',
+  forOrder: 'zu Auftrag',
   quoteValidity: 'Dieses Angebot ist gültig bis',
   quoteThanks: 'Wir freuen uns auf Ihren Auftrag.',
   orderConfirmation: 'Auftragsbestätigung',
@@ -232,6 +250,12 @@ const EN: InvoiceLabels = {
   quoteNumber: 'Quote number',
   quoteDate: 'Quote date',
   validUntil: 'valid until',
+  downPayment: 'Down payment invoice',
+  finalInvoice: 'Final invoice',
+  deductions: 'Less down payments received',
+  deductedInvoice: 'Down payment invoice',
+  remaining: 'Remaining amount',
+  forOrder: 'on order',
   quoteValidity: 'This quote is valid until',
   quoteThanks: 'We look forward to your order.',
   orderConfirmation: 'Order confirmation',

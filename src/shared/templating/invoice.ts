@@ -191,7 +191,9 @@ export function invoiceView(input: InvoiceViewInput): InvoiceView {
   const labels = INVOICE_LABELS[language];
   const creditNote = document.invoiceType === 'CREDIT_NOTE';
   const cancellation = creditNote && input.cancellation;
-  const gross = document.grossTotal;
+  // A final invoice asks for its gross total less the down payments it deducts.
+  const gross =
+    document.grossTotal === null ? null : document.grossTotal - (document.prepaidAmount ?? 0);
   const paid = input.paidMinor ?? 0;
   // Payments count by their size (a refund of a credit note is outgoing, a payment incoming).
   const dueAmount =
@@ -199,7 +201,15 @@ export function invoiceView(input: InvoiceViewInput): InvoiceView {
   return {
     language,
     labels,
-    title: cancellation ? labels.cancellation : creditNote ? labels.creditNote : labels.invoice,
+    title: cancellation
+      ? labels.cancellation
+      : creditNote
+        ? labels.creditNote
+        : document.invoiceType === 'DOWN_PAYMENT'
+          ? labels.downPayment
+          : document.prepaidAmount !== null
+            ? labels.finalInvoice
+            : labels.invoice,
     creditNote,
     cancellation,
     customerNumber: input.customerNumber,
@@ -235,7 +245,12 @@ export function giroCodeRequest(context: {
   company: CompanyView;
 }): GiroCodeRequest | null {
   const { document, invoice, company } = context;
-  if (!document || !invoice || invoice.creditNote || document.invoiceType !== 'INVOICE')
+  if (
+    !document ||
+    !invoice ||
+    invoice.creditNote ||
+    (document.invoiceType !== 'INVOICE' && document.invoiceType !== 'DOWN_PAYMENT')
+  )
     return null;
   const bank = company.bankAccounts[0];
   const amount = invoice.dueAmount;

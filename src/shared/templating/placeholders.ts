@@ -121,6 +121,17 @@ export const CONTEXT_SHAPE: Record<string, Shape> = {
     precedingDocumentNumber: V,
     precedingDocumentDate: V,
     cancelledByDocumentId: V,
+    downPaymentDeductions: [
+      {
+        documentNumber: V,
+        creationDate: V,
+        net: V,
+        tax: V,
+        gross: V,
+        taxes: [{ rate: V, category: V, net: V, tax: V }],
+      },
+    ],
+    prepaidAmount: V,
     validUntil: V,
     originDocumentNumber: V,
   },
