@@ -149,6 +149,40 @@ const invoiceRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/invoices/InvoicePage'), 'InvoicePage'),
 });
 
+/** The quote list's tabs: quotes by state and outcome, and the order confirmations. */
+export const quoteTabs = [
+  'draft',
+  'open',
+  'accepted',
+  'declined',
+  'expired',
+  'orderConfirmations',
+] as const;
+export type QuoteTab = (typeof quoteTabs)[number];
+export interface QuoteListSearch {
+  status?: QuoteTab;
+  q?: string;
+  cursor?: string;
+}
+const quoteScreens = () => import('./routes/quotes/screens');
+const quotesRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/quotes',
+  validateSearch: searchParser<QuoteListSearch>({ status: quoteTabs, q: 'text', cursor: 'text' }),
+  component: lazyRouteComponent(() => import('./routes/quotes/QuoteList'), 'QuoteListPage'),
+});
+const newQuoteRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/quotes/new',
+  validateSearch: searchParser<{ type?: 'order-confirmation' }>({ type: ['order-confirmation'] }),
+  component: lazyRouteComponent(quoteScreens, 'NewQuotePage'),
+});
+const quoteRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/quotes/$documentId',
+  component: lazyRouteComponent(quoteScreens, 'QuotePage'),
+});
+
 const partnerScreens = () => import('./routes/partners/screens');
 
 const partnersRoute = createRoute({
@@ -261,6 +295,9 @@ const routeTree = rootRoute.addChildren([
     invoicesRoute,
     newInvoiceRoute,
     invoiceRoute,
+    quotesRoute,
+    newQuoteRoute,
+    quoteRoute,
     partnersRoute,
     partnerNewRoute,
     partnerRoute,
