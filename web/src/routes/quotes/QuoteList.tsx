@@ -11,7 +11,6 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
-import { quoteTabs, type QuoteTab } from '../../router';
 import { DocumentTable, ListAlert, ListSearchBox } from '../invoices/DocumentList';
 import { asJson } from '../invoices/shared';
 import { QuoteBadge } from './QuoteBadge';
@@ -19,6 +18,21 @@ import '../../styles/screens.css';
 import '../../styles/invoices.css';
 
 const route = getRouteApi('/app/quotes');
+
+/** The list's tabs: quotes by state and outcome, and the order confirmations. */
+const quoteTabs = [
+  'draft',
+  'open',
+  'accepted',
+  'declined',
+  'expired',
+  'orderConfirmations',
+] as const;
+type QuoteTab = (typeof quoteTabs)[number];
+
+/** The tab a link names; an unknown one shows all (the router keeps the tab as text). */
+const tabOf = (status: string | undefined): QuoteTab | undefined =>
+  quoteTabs.find((tab) => tab === status);
 const PAGE_SIZE = 50;
 
 type ListQuery = NonNullable<paths['/v1/documents']['get']['parameters']['query']>;
@@ -77,12 +91,13 @@ export function QuoteListPage() {
   const { t } = useTranslation();
   const navigate = useNavigate({ from: '/quotes' });
   const search = route.useSearch();
+  const tab = tabOf(search.status);
   const [previous, setPrevious] = useState<(string | undefined)[]>([]);
-  const params = listQuery(search.status, search.q, search.cursor);
+  const params = listQuery(tab, search.q, search.cursor);
   const list = useQuery({
     queryKey: keys.invoices.list({
       kind: 'quotes',
-      tab: search.status,
+      tab,
       q: search.q,
       cursor: search.cursor,
     }),
@@ -93,7 +108,7 @@ export function QuoteListPage() {
       return asJson(data);
     },
   });
-  const confirmations = search.status === 'orderConfirmations';
+  const confirmations = tab === 'orderConfirmations';
 
   const onSearch = useCallback(
     (q: string) =>
@@ -107,7 +122,7 @@ export function QuoteListPage() {
     [navigate],
   );
   const pageSearch = (cursor: string | undefined) => ({
-    ...(search.status ? { status: search.status } : {}),
+    ...(tab ? { status: tab } : {}),
     ...(search.q ? { q: search.q } : {}),
     ...(cursor ? { cursor } : {}),
   });
@@ -117,17 +132,25 @@ export function QuoteListPage() {
       <div className="screen-header">
         <h1 id="screen-title">{t('quotes.nav')}</h1>
         <div className="button-group">
-          <Link to="/quotes/new" className="button button-primary">
+          <Link
+            to="/quotes/$documentId"
+            params={{ documentId: 'new' }}
+            className="button button-primary"
+          >
             {t('quotes.list.newQuote')}
           </Link>
-          <Link to="/quotes/new" search={{ type: 'order-confirmation' }} className="button">
+          <Link
+            to="/quotes/$documentId"
+            params={{ documentId: 'new-order-confirmation' }}
+            className="button"
+          >
             {t('quotes.list.newOrderConfirmation')}
           </Link>
         </div>
       </div>
-      <Tabs current={search.status} q={search.q} />
+      <Tabs current={tab} q={search.q} />
       <ListSearchBox
-        key={search.status ?? 'all'}
+        key={tab ?? 'all'}
         label={t('quotes.list.search')}
         initial={search.q ?? ''}
         onSearch={onSearch}
@@ -135,7 +158,7 @@ export function QuoteListPage() {
       <ListAlert list={list} />
       <DocumentTable
         rows={list.data?.data}
-        caption={t(`quotes.tabs.${search.status ?? 'all'}`)}
+        caption={t(`quotes.tabs.${tab ?? 'all'}`)}
         busy={list.isFetching}
         pending={list.isPending}
         empty={t('quotes.list.empty')}

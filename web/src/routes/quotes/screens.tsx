@@ -20,17 +20,7 @@ import { QuoteBadge } from './QuoteBadge';
 import '../../styles/screens.css';
 import '../../styles/invoices.css';
 
-const newRoute = getRouteApi('/app/quotes/new');
 const route = getRouteApi('/app/quotes/$documentId');
-
-export function NewQuotePage() {
-  const { type } = newRoute.useSearch();
-  return (
-    <NewSalesDocument
-      documentType={type === 'order-confirmation' ? 'ORDER_CONFIRMATION' : 'QUOTE'}
-    />
-  );
-}
 
 function FinalQuote({ document }: { document: Invoice }) {
   const { t } = useTranslation();
@@ -135,8 +125,16 @@ function FinalQuote({ document }: { document: Invoice }) {
 }
 
 export function QuotePage() {
-  const { t } = useTranslation();
   const { documentId } = route.useParams();
+  // New documents have addresses of their own on this route (ids are `doc_…`).
+  if (documentId === 'new') return <NewSalesDocument documentType="QUOTE" />;
+  if (documentId === 'new-order-confirmation')
+    return <NewSalesDocument documentType="ORDER_CONFIRMATION" />;
+  return <QuoteDocument documentId={documentId} />;
+}
+
+function QuoteDocument({ documentId }: { documentId: string }) {
+  const { t } = useTranslation();
   const document = useQuery(invoiceQuery(documentId));
   if (document.isPending) {
     return (
