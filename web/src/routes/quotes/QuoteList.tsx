@@ -34,6 +34,9 @@ type QuoteTab = (typeof quoteTabs)[number];
 const tabOf = (status: string | undefined): QuoteTab | undefined =>
   quoteTabs.find((tab) => tab === status);
 const PAGE_SIZE = 50;
+/** The addresses of a new quote and a new order confirmation (on the document's route). */
+const NEW_QUOTE = { documentId: 'new' };
+const NEW_ORDER_CONFIRMATION = { documentId: 'new-order-confirmation' };
 
 type ListQuery = NonNullable<paths['/v1/documents']['get']['parameters']['query']>;
 
@@ -132,18 +135,10 @@ export function QuoteListPage() {
       <div className="screen-header">
         <h1 id="screen-title">{t('quotes.nav')}</h1>
         <div className="button-group">
-          <Link
-            to="/quotes/$documentId"
-            params={{ documentId: 'new' }}
-            className="button button-primary"
-          >
+          <Link to="/quotes/$documentId" params={NEW_QUOTE} className="button button-primary">
             {t('quotes.list.newQuote')}
           </Link>
-          <Link
-            to="/quotes/$documentId"
-            params={{ documentId: 'new-order-confirmation' }}
-            className="button"
-          >
+          <Link to="/quotes/$documentId" params={NEW_ORDER_CONFIRMATION} className="button">
             {t('quotes.list.newOrderConfirmation')}
           </Link>
         </div>
