@@ -20,6 +20,7 @@ const values = (change: Partial<EditorValues> = {}): EditorValues => ({
   partnerName: 'Kunde',
   creationDate: '2026-11-28',
   dueDate: '',
+  validUntil: '',
   periodKind: 'date',
   deliveryDate: '2026-11-27',
   periodFrom: '',
@@ -76,6 +77,19 @@ describe('invoice editor model', () => {
     const created = createBody(values(), 'Rechnung');
     expect(created).not.toHaveProperty('dueDate');
     expect(created).toMatchObject({ documentType: 'INVOICE', status: 'DRAFT', name: 'Rechnung' });
+  });
+
+  it('sends validUntil for a quote and a due date only for an invoice', () => {
+    const typed = values({ dueDate: '2026-12-12', validUntil: '2026-12-31' });
+    const quote = createBody(typed, 'Angebot', 'QUOTE');
+    expect(quote).toMatchObject({ documentType: 'QUOTE', validUntil: '2026-12-31' });
+    expect(quote).not.toHaveProperty('dueDate');
+    const confirmation = updateBody(typed, 2, 'ORDER_CONFIRMATION');
+    expect(confirmation).not.toHaveProperty('dueDate');
+    expect(confirmation).not.toHaveProperty('validUntil');
+    expect(updateBody(values(), 3, 'QUOTE').validUntil).toBeNull();
+    expect(updateBody(typed, 3)).not.toHaveProperty('validUntil');
+    expect(editorFieldOf('/body/validUntil')).toBe('validUntil');
   });
 
   it('finds the editor field a problem points at', () => {

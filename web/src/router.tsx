@@ -149,6 +149,29 @@ const invoiceRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/invoices/InvoicePage'), 'InvoicePage'),
 });
 
+/**
+ * The quote list's search: its tab (free text here, read by the list, which drops an unknown
+ * one), search and page. A new quote is `/quotes/new`, a new order confirmation
+ * `/quotes/new-order-confirmation`, on the document's own route (ids are `doc_…`): every byte
+ * of this file is in the sign-in page's JS, and routes of their own would cost some.
+ */
+export interface QuoteListSearch {
+  status?: string;
+  q?: string;
+  cursor?: string;
+}
+const quotesRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/quotes',
+  validateSearch: searchParser<QuoteListSearch>({ status: 'text', q: 'text', cursor: 'text' }),
+  component: lazyRouteComponent(() => import('./routes/quotes/QuoteList'), 'QuoteListPage'),
+});
+const quoteRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/quotes/$documentId',
+  component: lazyRouteComponent(() => import('./routes/quotes/screens'), 'QuotePage'),
+});
+
 const partnerScreens = () => import('./routes/partners/screens');
 
 const partnersRoute = createRoute({
@@ -266,6 +289,8 @@ const routeTree = rootRoute.addChildren([
     invoicesRoute,
     newInvoiceRoute,
     invoiceRoute,
+    quotesRoute,
+    quoteRoute,
     partnersRoute,
     partnerNewRoute,
     partnerRoute,

@@ -12028,6 +12028,8 @@ export interface operations {
                 paymentStatus?: ("UNPAID" | "PARTIAL" | "PAID")[];
                 /** @description Only FINAL invoices (not credit notes): cancelled in full by a Storno, i.e. `cancelledByDocumentId` set (true), or not cancelled (false). */
                 cancelled?: boolean;
+                /** @description Only FINAL quotes with this `quoteStatus`. A quote past its `validUntil` counts as EXPIRED (not OPEN) here even before the expiry scan marks it, as for answers and conversions. */
+                quoteStatus?: "OPEN" | "ACCEPTED" | "DECLINED" | "EXPIRED";
             };
             header?: never;
             path?: never;
@@ -12233,6 +12235,8 @@ export interface operations {
                 paymentStatus?: ("UNPAID" | "PARTIAL" | "PAID")[];
                 /** @description Only FINAL invoices (not credit notes): cancelled in full by a Storno, i.e. `cancelledByDocumentId` set (true), or not cancelled (false). */
                 cancelled?: boolean;
+                /** @description Only FINAL quotes with this `quoteStatus`. A quote past its `validUntil` counts as EXPIRED (not OPEN) here even before the expiry scan marks it, as for answers and conversions. */
+                quoteStatus?: "OPEN" | "ACCEPTED" | "DECLINED" | "EXPIRED";
             };
             header?: never;
             path?: never;
@@ -12293,6 +12297,8 @@ export interface operations {
                 paymentStatus?: ("UNPAID" | "PARTIAL" | "PAID")[];
                 /** @description Only FINAL invoices (not credit notes): cancelled in full by a Storno, i.e. `cancelledByDocumentId` set (true), or not cancelled (false). */
                 cancelled?: boolean;
+                /** @description Only FINAL quotes with this `quoteStatus`. A quote past its `validUntil` counts as EXPIRED (not OPEN) here even before the expiry scan marks it, as for answers and conversions. */
+                quoteStatus?: "OPEN" | "ACCEPTED" | "DECLINED" | "EXPIRED";
             };
             header?: never;
             path?: never;

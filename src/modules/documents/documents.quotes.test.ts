@@ -299,6 +299,53 @@ describe('quotes: numbers, outcome, events', () => {
       expect(res.statusCode, res.body).toBe(409);
     }
   });
+
+  it('lists quotes by outcome; one past validUntil is EXPIRED there before the scan', async () => {
+    const { user, partnerId } = await account();
+    const day = clock.now().toISOString().slice(0, 10);
+    const accepted = await quote(user, partnerId, { creationDate: day });
+    const declined = await quote(user, partnerId, { creationDate: day });
+    const open = await quote(user, partnerId, { creationDate: day });
+    const lapsed = await quote(user, partnerId, { creationDate: day, validUntil: day });
+    const draft = await quote(user, partnerId, { creationDate: day, status: 'DRAFT' });
+    await call(
+      t,
+      user,
+      'POST',
+      `/v1/documents/${accepted.id}/decision`,
+      { decision: 'ACCEPTED' },
+      200,
+    );
+    await call(
+      t,
+      user,
+      'POST',
+      `/v1/documents/${declined.id}/decision`,
+      { decision: 'DECLINED' },
+      200,
+    );
+    clock.advance(DAY);
+    const ids = async (quoteStatus: string) =>
+      (
+        await call<{ data: { id: string }[] }>(
+          t,
+          user,
+          'GET',
+          `/v1/documents?documentType=QUOTE&quoteStatus=${quoteStatus}`,
+        )
+      ).data.map((d) => d.id);
+    expect(await ids('OPEN')).toEqual([open.id]);
+    expect(await ids('EXPIRED')).toEqual([lapsed.id]);
+    expect(await ids('ACCEPTED')).toEqual([accepted.id]);
+    expect(await ids('DECLINED')).toEqual([declined.id]);
+    expect(await ids('OPEN')).not.toContain(draft.id);
+    const wrong = await t.request({
+      method: 'GET',
+      url: '/v1/documents?quoteStatus=MAYBE',
+      token: user.token,
+    });
+    expect(wrong.statusCode, wrong.body).toBe(400);
+  });
 });
 
 describe('quotes: conversion and the chain', () => {

@@ -311,6 +311,8 @@ export interface DocumentFilter {
   paymentStatus?: readonly ('UNPAID' | 'PARTIAL' | 'PAID')[];
   /** Only FINAL invoices (not credit notes): cancelled by a Storno (true), or not (false). */
   cancelled?: boolean;
+  /** Only FINAL quotes with this outcome; an OPEN quote past `valid_until` counts as EXPIRED. */
+  quoteStatus?: 'OPEN' | 'ACCEPTED' | 'DECLINED' | 'EXPIRED';
   /** The day `overdue` is judged on (YYYY-MM-DD); default today by the system clock. */
   today?: string;
 }
@@ -361,6 +363,21 @@ export async function listDocuments(
   if (f.overdue === true) query = query.where('due_date', '<', today);
   if (f.overdue === false)
     query = query.where((eb) => eb.or([eb('due_date', 'is', null), eb('due_date', '>=', today)]));
+  if (f.quoteStatus !== undefined) {
+    query = query.where('document_type', '=', 'QUOTE').where('status', '=', 'FINAL');
+    if (f.quoteStatus === 'OPEN')
+      query = query
+        .where('quote_status', '=', 'OPEN')
+        .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>=', today)]));
+    else if (f.quoteStatus === 'EXPIRED')
+      query = query.where((eb) =>
+        eb.or([
+          eb('quote_status', '=', 'EXPIRED'),
+          eb.and([eb('quote_status', '=', 'OPEN'), eb('valid_until', '<', today)]),
+        ]),
+      );
+    else query = query.where('quote_status', '=', f.quoteStatus);
+  }
   if (f.q !== undefined) {
     const text = searchText(f.q);
     const raw = f.q;

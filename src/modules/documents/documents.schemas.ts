@@ -512,6 +512,12 @@ export const ListDocumentsQuery = Type.Object(
           'Only FINAL invoices (not credit notes): cancelled in full by a Storno, i.e. `cancelledByDocumentId` set (true), or not cancelled (false).',
       }),
     ),
+    quoteStatus: Type.Optional(
+      Type.Enum(QUOTE_STATUSES, {
+        description:
+          'Only FINAL quotes with this `quoteStatus`. A quote past its `validUntil` counts as EXPIRED (not OPEN) here even before the expiry scan marks it, as for answers and conversions.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

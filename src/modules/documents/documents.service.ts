@@ -149,6 +149,7 @@ export class DocumentsService {
       overdue: query.overdue,
       paymentStatus: query.paymentStatus,
       cancelled: query.cancelled,
+      quoteStatus: query.quoteStatus,
     });
     const page = toPage(rows, limit);
     // The conversion chain: which of these were converted into later documents.

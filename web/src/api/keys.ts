@@ -21,6 +21,10 @@ export const keys = {
     link: (token: string) => ['setup', token] as const,
   },
   dashboard: resource('dashboard'),
+  /**
+   * Every document of `/v1/documents`: invoices, and quotes and order confirmations too (their
+   * lists carry `kind: 'quotes'`), so a conversion's one invalidation refreshes both screens.
+   */
   invoices: {
     ...resource('invoices'),
     /** What the API says is still missing before the invoice may become FINAL. */
@@ -30,6 +34,8 @@ export const keys = {
     /** The invoice's payments (their `document` answers the open amount). */
     payments: (id: string) => ['invoices', 'detail', id, 'payments'] as const,
     sendPreview: (id: string) => ['invoices', 'detail', id, 'send-preview'] as const,
+    /** The document's customer links (a FINAL invoice or quote), with their views. */
+    customerLinks: (id: string) => ['invoices', 'detail', id, 'customer-links'] as const,
   },
   taxRates: resource('taxRates'),
   partners: resource('partners'),

@@ -11,6 +11,7 @@ import '../styles/shell.css';
 type NavTo =
   | '/'
   | '/invoices'
+  | '/quotes'
   | '/partners'
   | '/products'
   | '/bank'
@@ -24,6 +25,7 @@ function NavItems({ onNavigate }: { onNavigate: () => void }) {
   const items: { to: NavTo; label: string }[] = [
     { to: '/', label: t('nav.cockpit') },
     { to: '/invoices', label: t('nav.invoices') },
+    { to: '/quotes', label: t('quotes.nav') },
     { to: '/partners', label: t('nav.partners') },
     { to: '/products', label: t('nav.products') },
     { to: '/bank', label: t('nav.bank') },

@@ -28,7 +28,9 @@ import {
   updateBody,
   valuesOf,
   type EditorValues,
+  type SalesType,
 } from './editor-model';
+import { DocumentChain } from './DocumentChain';
 import { FinalizeProblems, type FinalizeProblem } from './FinalizeProblems';
 import { asJson, finalFocus, useInvoiceTitle, type Invoice } from './shared';
 import '../../styles/forms.css';
@@ -254,14 +256,51 @@ function Totals({ invoice, dirty }: { invoice: Invoice | undefined; dirty: boole
   );
 }
 
-function defaultValues(): EditorValues {
+/** The editor's texts that name the kind of document (an invoice, a quote, an order confirmation). */
+function useEditorTexts(documentType: SalesType) {
+  const { t } = useTranslation();
+  if (documentType === 'INVOICE')
+    return {
+      newTitle: t('invoices.editor.newTitle'),
+      defaultName: t('invoices.defaultName'),
+      back: t('invoices.editor.back'),
+      date: t('invoices.editor.date'),
+      note: t('invoices.editor.note'),
+      finalized: t('invoices.editor.finalized'),
+      conflict: t('invoices.editor.conflict'),
+      finalElsewhere: t('invoices.editor.finalElsewhere'),
+      missing: t('invoices.finalize.missing'),
+      finalizeHint: t('invoices.finalize.hint'),
+      finalizeSubmit: t('invoices.finalize.submit'),
+    };
+  const quote = documentType === 'QUOTE';
+  return {
+    newTitle: quote ? t('quotes.editor.newQuote') : t('quotes.editor.newOrderConfirmation'),
+    defaultName: quote ? t('quotes.quoteName') : t('quotes.orderConfirmationName'),
+    back: t('quotes.editor.back'),
+    date: t('quotes.editor.date'),
+    note: t('quotes.editor.note'),
+    finalized: t('quotes.editor.finalized'),
+    conflict: t('quotes.editor.conflict'),
+    finalElsewhere: t('quotes.editor.finalElsewhere'),
+    missing: t('quotes.finalize.missing'),
+    finalizeHint: t('quotes.finalize.hint'),
+    finalizeSubmit: quote
+      ? t('quotes.finalize.submitQuote')
+      : t('quotes.finalize.submitOrderConfirmation'),
+  };
+}
+
+function defaultValues(documentType: SalesType): EditorValues {
   return {
     partnerId: '',
     partnerName: '',
     creationDate: today(),
     dueDate: '',
+    validUntil: '',
     periodKind: 'date',
-    deliveryDate: today(),
+    // An invoice is mostly written after the work; a quote or confirmation before it.
+    deliveryDate: documentType === 'INVOICE' ? today() : '',
     periodFrom: '',
     periodTo: '',
     buyerReference: '',
@@ -271,12 +310,20 @@ function defaultValues(): EditorValues {
   };
 }
 
-function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
+function InvoiceEditor({
+  invoice,
+  documentType,
+}: {
+  invoice: Invoice | undefined;
+  documentType: SalesType;
+}) {
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const title = useInvoiceTitle();
+  const texts = useEditorTexts(documentType);
+  const isInvoice = documentType === 'INVOICE';
   const form = useForm<EditorValues>({
-    defaultValues: invoice ? valuesOf(invoice, i18n.language) : defaultValues(),
+    defaultValues: invoice ? valuesOf(invoice, i18n.language) : defaultValues(documentType),
   });
   const { register, handleSubmit, setError, setValue, getValues, reset, control, formState } = form;
   const lines = useFieldArray({ control, name: 'lines' });
@@ -358,20 +405,20 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
     try {
       if (invoice === undefined) {
         const { data, error } = await api.POST('/v1/documents', {
-          body: createBody(values, t('invoices.defaultName')),
+          body: createBody(values, texts.defaultName, documentType),
         });
         if (error) return showProblem(error);
         written(data);
         focusAfterCreate = true;
         await navigate({
-          to: '/invoices/$documentId',
+          to: isInvoice ? '/invoices/$documentId' : '/quotes/$documentId',
           params: { documentId: data.id },
           replace: true,
         });
         return;
       }
       const body = {
-        ...updateBody(values, version.current),
+        ...updateBody(values, version.current, documentType),
         ...(finalize ? { status: 'FINAL' as const } : {}),
       };
       const { data, error } = await api.PUT('/v1/documents/{documentId}', {
@@ -389,7 +436,7 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
       written(data);
       // What the API answered is the editor's new starting point (its lines, normalised).
       reset(valuesOf(data, i18n.language));
-      setNote(finalize ? t('invoices.editor.finalized') : t('invoices.editor.saved'));
+      setNote(finalize ? texts.finalized : t('invoices.editor.saved'));
     } catch {
       setFormError(t('common.unexpected'));
     } finally {
@@ -412,7 +459,7 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
       },
     });
     if (fresh.status === 'FINAL') {
-      setFormError(t('invoices.editor.finalElsewhere'));
+      setFormError(texts.finalElsewhere);
       return;
     }
     // The stored record, with what this user changed on top: their edits win, everything
@@ -428,15 +475,15 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
     await save(merged);
   };
 
-  const heading = invoice ? title(invoice) : t('invoices.editor.newTitle');
+  const heading = invoice ? title(invoice) : texts.newTitle;
   const problems: FinalizeProblem[] | undefined = incomplete ?? check.data?.problems;
 
   return (
     <section className="screen invoice-editor" aria-labelledby="screen-title">
       <div className="screen-header">
         <h1 id="screen-title">{heading}</h1>
-        <Link to="/invoices" className="button">
-          {t('invoices.editor.back')}
+        <Link to={isInvoice ? '/invoices' : '/quotes'} className="button">
+          {texts.back}
         </Link>
       </div>
       <div className="invoice-editor-grid">
@@ -449,7 +496,7 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
           <FormAlert message={formError} />
           {conflict ? (
             <div className="form-alert" role="alert">
-              <p>{t('invoices.editor.conflict')}</p>
+              <p>{texts.conflict}</p>
               <button type="button" className="button" onClick={() => void reloadAndKeep()}>
                 {t('invoices.editor.reloadKeep')}
               </button>
@@ -469,20 +516,32 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
           />
           <div className="form-row">
             <EditorField
-              label={t('invoices.editor.date')}
+              label={texts.date}
               id="invoice-creationDate"
               type="date"
               registration={register('creationDate', { required: t('common.required') })}
               error={formState.errors.creationDate}
             />
-            <EditorField
-              label={t('invoices.editor.dueDate')}
-              id="invoice-dueDate"
-              type="date"
-              hint={t('invoices.editor.dueDateHint')}
-              registration={register('dueDate')}
-              error={formState.errors.dueDate}
-            />
+            {isInvoice ? (
+              <EditorField
+                label={t('invoices.editor.dueDate')}
+                id="invoice-dueDate"
+                type="date"
+                hint={t('invoices.editor.dueDateHint')}
+                registration={register('dueDate')}
+                error={formState.errors.dueDate}
+              />
+            ) : null}
+            {documentType === 'QUOTE' ? (
+              <EditorField
+                label={t('quotes.editor.validUntil')}
+                id="invoice-validUntil"
+                type="date"
+                hint={t('quotes.editor.validUntilHint')}
+                registration={register('validUntil')}
+                error={formState.errors.validUntil}
+              />
+            ) : null}
           </div>
           <fieldset className="form-group">
             <legend>{t('invoices.editor.supply')}</legend>
@@ -543,7 +602,7 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
           <EditorField
             label={t('invoices.editor.paymentTerms')}
             id="invoice-paymentTerms"
-            hint={t('invoices.editor.paymentTermsHint')}
+            {...(isInvoice ? { hint: t('invoices.editor.paymentTermsHint') } : {})}
             registration={register('paymentTerms')}
             error={formState.errors.paymentTerms}
           />
@@ -554,7 +613,7 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
             error={formState.errors.buyerReference}
           />
           <EditorField
-            label={t('invoices.editor.note')}
+            label={texts.note}
             id="invoice-note"
             registration={register('note')}
             error={formState.errors.note}
@@ -573,25 +632,26 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
         </form>
         <aside className="invoice-side">
           <Totals invoice={invoice} dirty={formState.isDirty} />
+          {invoice !== undefined ? <DocumentChain document={invoice} /> : null}
           {invoice !== undefined ? (
             <section className="invoice-finalize" aria-labelledby="finalize-title">
               <h2 id="finalize-title">{t('invoices.finalize.title')}</h2>
               {problems !== undefined && problems.length > 0 ? (
                 <div role={incomplete ? 'alert' : undefined}>
-                  <p>{t('invoices.finalize.missing')}</p>
+                  <p>{texts.missing}</p>
                   <FinalizeProblems problems={problems} partnerId={partnerId || null} />
                 </div>
               ) : check.data?.finalizable ? (
                 <p>{t('invoices.finalize.ready')}</p>
               ) : null}
-              <p className="muted">{t('invoices.finalize.hint')}</p>
+              <p className="muted">{texts.finalizeHint}</p>
               <button
                 type="button"
                 className="button button-primary"
                 disabled={busy}
                 onClick={() => void handleSubmit((values) => save(values, true))()}
               >
-                {t('invoices.finalize.submit')}
+                {texts.finalizeSubmit}
               </button>
             </section>
           ) : null}
@@ -601,10 +661,20 @@ function InvoiceEditor({ invoice }: { invoice: Invoice | undefined }) {
   );
 }
 
+/** A draft invoice, quote or order confirmation, edited by its type. */
 export function DraftEditor({ invoice }: { invoice: Invoice }) {
-  return <InvoiceEditor key={invoice.id} invoice={invoice} />;
+  const documentType: SalesType =
+    invoice.documentType === 'QUOTE' || invoice.documentType === 'ORDER_CONFIRMATION'
+      ? invoice.documentType
+      : 'INVOICE';
+  return <InvoiceEditor key={invoice.id} invoice={invoice} documentType={documentType} />;
 }
 
 export function NewInvoicePage() {
-  return <InvoiceEditor invoice={undefined} />;
+  return <InvoiceEditor invoice={undefined} documentType="INVOICE" />;
+}
+
+/** A new quote or order confirmation: the same editor with the document type as a parameter. */
+export function NewSalesDocument({ documentType }: { documentType: SalesType }) {
+  return <InvoiceEditor key={documentType} invoice={undefined} documentType={documentType} />;
 }

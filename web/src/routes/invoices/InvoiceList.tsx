@@ -1,13 +1,13 @@
 import type { paths } from '@kontor/client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, getRouteApi, useNavigate } from '@tanstack/react-router';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
-import { useFormats } from '../../api/account';
 import { invoiceTabs, type InvoiceListSearch, type InvoiceTab } from '../../router';
+import { DocumentTable, ListAlert, ListSearchBox } from './DocumentList';
 import { InvoiceBadge, asJson } from './shared';
 import '../../styles/screens.css';
 import '../../styles/invoices.css';
@@ -74,37 +74,9 @@ function Tabs({ current, q }: { current: InvoiceTab | undefined; q: string | und
   );
 }
 
-function SearchBox({ initial }: { initial: string }) {
-  const { t } = useTranslation();
-  const id = useId();
-  const navigate = useNavigate({ from: '/invoices' });
-  const [text, setText] = useState(initial);
-  // The search runs on the server as the user pauses typing; a new search starts at page 1.
-  useEffect(() => {
-    if (text.trim() === initial) return;
-    const timer = setTimeout(() => {
-      const q = text.trim();
-      void navigate({
-        search: (prev) => ({
-          ...(prev.status ? { status: prev.status } : {}),
-          ...(q ? { q } : {}),
-        }),
-        replace: true,
-      });
-    }, 300);
-    return () => clearTimeout(timer);
-  }, [text, initial, navigate]);
-  return (
-    <div className="field invoice-search">
-      <label htmlFor={id}>{t('invoices.list.search')}</label>
-      <input id={id} type="search" value={text} onChange={(event) => setText(event.target.value)} />
-    </div>
-  );
-}
-
 export function InvoiceListPage() {
   const { t } = useTranslation();
-  const format = useFormats();
+  const navigate = useNavigate({ from: '/invoices' });
   const search = route.useSearch();
   // Cursors of the pages before this one, to go back; a shared link starts without them.
   const [previous, setPrevious] = useState<(string | undefined)[]>([]);
@@ -133,6 +105,19 @@ export function InvoiceListPage() {
     performance.mark('kontor:invoices:rows');
   }, [rows]);
 
+  // The search runs on the server as the user pauses typing; a new search starts at page 1.
+  const onSearch = useCallback(
+    (q: string) =>
+      void navigate({
+        search: (prev) => ({
+          ...(prev.status ? { status: prev.status } : {}),
+          ...(q ? { q } : {}),
+        }),
+        replace: true,
+      }),
+    [navigate],
+  );
+
   const pageSearch = (cursor: string | undefined) => ({
     ...(search.status ? { status: search.status } : {}),
     ...(search.source ? { source: search.source } : {}),
@@ -149,54 +134,23 @@ export function InvoiceListPage() {
         </Link>
       </div>
       <Tabs current={search.status} q={search.q} />
-      <SearchBox key={search.status ?? 'all'} initial={search.q ?? ''} />
-      {list.isError ? (
-        <div role="alert" className="form-alert">
-          {list.error.message}
-          <button type="button" className="button button-small" onClick={() => void list.refetch()}>
-            {t('errors.retry')}
-          </button>
-        </div>
-      ) : null}
-      <div className="table-wrap">
-        <table className="data-table" aria-busy={list.isFetching}>
-          <caption className="visually-hidden">
-            {t(`invoices.tabs.${search.status ?? 'all'}`)}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('invoices.columns.number')}</th>
-              <th scope="col">{t('invoices.columns.customer')}</th>
-              <th scope="col">{t('invoices.columns.date')}</th>
-              <th scope="col">{t('invoices.columns.dueDate')}</th>
-              <th scope="col" className="numeric">
-                {t('invoices.columns.gross')}
-              </th>
-              <th scope="col">{t('invoices.columns.state')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows?.map((invoice) => (
-              <tr key={invoice.id}>
-                <th scope="row">
-                  <Link to="/invoices/$documentId" params={{ documentId: invoice.id }}>
-                    {invoice.documentNumber ?? t('invoices.draftTitle')}
-                  </Link>
-                </th>
-                <td>{invoice.partnerName}</td>
-                <td>{format.date(invoice.creationDate)}</td>
-                <td>{format.date(invoice.dueDate)}</td>
-                <td className="numeric">{format.money(invoice.grossTotal, invoice.currency)}</td>
-                <td>
-                  <InvoiceBadge invoice={invoice} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {rows?.length === 0 ? <p className="muted">{t('invoices.list.empty')}</p> : null}
-        {list.isPending ? <p role="status">{t('app.loading')}</p> : null}
-      </div>
+      <ListSearchBox
+        key={search.status ?? 'all'}
+        label={t('invoices.list.search')}
+        initial={search.q ?? ''}
+        onSearch={onSearch}
+      />
+      <ListAlert list={list} />
+      <DocumentTable
+        rows={rows}
+        caption={t(`invoices.tabs.${search.status ?? 'all'}`)}
+        busy={list.isFetching}
+        pending={list.isPending}
+        empty={t('invoices.list.empty')}
+        dateLabel={t('invoices.columns.date')}
+        secondDate={{ label: t('invoices.columns.dueDate'), value: (invoice) => invoice.dueDate }}
+        badge={(invoice) => <InvoiceBadge invoice={invoice} />}
+      />
       <nav className="pager" aria-label={t('invoices.list.paging')}>
         {search.cursor !== undefined ? (
           <Link

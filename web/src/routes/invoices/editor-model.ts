@@ -24,6 +24,8 @@ export interface EditorValues {
   partnerName: string;
   creationDate: string;
   dueDate: string;
+  /** Quotes only: the last day the quote can be accepted (gültig bis). */
+  validUntil: string;
   periodKind: 'date' | 'period';
   deliveryDate: string;
   periodFrom: string;
@@ -35,6 +37,8 @@ export interface EditorValues {
 }
 
 export type DocumentBody = components['schemas']['CreateDocument'];
+/** The documents the editor writes: invoices, quotes and order confirmations. */
+export type SalesType = 'INVOICE' | 'QUOTE' | 'ORDER_CONFIRMATION';
 type UpdateBody = components['schemas']['UpdateDocument'];
 
 export const emptyLine = (taxRateId = ''): LineValues => ({
@@ -81,6 +85,7 @@ export function valuesOf(invoice: Invoice, language: string): EditorValues {
     partnerName: invoice.partnerName ?? '',
     creationDate: invoice.creationDate,
     dueDate: invoice.dueDate ?? '',
+    validUntil: invoice.validUntil ?? '',
     periodKind: invoice.servicePeriod ? 'period' : 'date',
     deliveryDate: invoice.deliveryDate ?? '',
     periodFrom: invoice.servicePeriod?.from ?? '',
@@ -127,14 +132,22 @@ function lineItems(values: EditorValues): NonNullable<UpdateBody['lineItems']> {
   });
 }
 
-/** The PUT body: every field the editor shows, null where cleared. */
-export function updateBody(values: EditorValues, version: number): UpdateBody {
+/**
+ * The PUT body: every field the editor shows, null where cleared. A due date belongs to an
+ * invoice, `validUntil` to a quote: each is sent only for its type.
+ */
+export function updateBody(
+  values: EditorValues,
+  version: number,
+  documentType: SalesType = 'INVOICE',
+): UpdateBody {
   const period = values.periodKind === 'period';
   return {
     version,
     partnerId: values.partnerId || null,
     creationDate: values.creationDate,
-    dueDate: orNull(values.dueDate),
+    ...(documentType === 'INVOICE' ? { dueDate: orNull(values.dueDate) } : {}),
+    ...(documentType === 'QUOTE' ? { validUntil: orNull(values.validUntil) } : {}),
     deliveryDate: period ? null : orNull(values.deliveryDate),
     servicePeriod:
       period && values.periodFrom && values.periodTo
@@ -148,16 +161,21 @@ export function updateBody(values: EditorValues, version: number): UpdateBody {
 }
 
 /** The POST body of a new draft: only what is filled in. */
-export function createBody(values: EditorValues, name: string): DocumentBody {
+export function createBody(
+  values: EditorValues,
+  name: string,
+  documentType: SalesType = 'INVOICE',
+): DocumentBody {
   const period = values.periodKind === 'period';
   const optional = (key: string, text: string) => (text.trim() ? { [key]: text.trim() } : {});
   return {
-    documentType: 'INVOICE',
+    documentType,
     status: 'DRAFT',
     name,
     creationDate: values.creationDate,
     ...(values.partnerId ? { partnerId: values.partnerId } : {}),
-    ...optional('dueDate', values.dueDate),
+    ...(documentType === 'INVOICE' ? optional('dueDate', values.dueDate) : {}),
+    ...(documentType === 'QUOTE' ? optional('validUntil', values.validUntil) : {}),
     ...(period ? {} : optional('deliveryDate', values.deliveryDate)),
     ...(period && values.periodFrom && values.periodTo
       ? { servicePeriod: { from: values.periodFrom, to: values.periodTo } }
@@ -181,6 +199,7 @@ export function editorFieldOf(pointer: string): string | undefined {
     'partnerId',
     'creationDate',
     'dueDate',
+    'validUntil',
     'deliveryDate',
     'buyerReference',
     'paymentTerms',

@@ -43,11 +43,15 @@ export function InvoiceBadge({ invoice }: { invoice: Invoice }) {
   );
 }
 
-/** The invoice's title: its number, or "Draft" while it has none. */
+/** The document's title: its kind and number, or "Draft" while it has none. */
 export function useInvoiceTitle() {
   const { t } = useTranslation();
   return (invoice: Invoice) => {
     if (invoice.documentNumber === null) return t('invoices.draftTitle');
+    if (invoice.documentType === 'QUOTE')
+      return t('quotes.quoteTitle', { number: invoice.documentNumber });
+    if (invoice.documentType === 'ORDER_CONFIRMATION')
+      return t('quotes.orderConfirmationTitle', { number: invoice.documentNumber });
     return invoice.invoiceType === 'CREDIT_NOTE'
       ? t('invoices.creditNoteTitle', { number: invoice.documentNumber })
       : t('invoices.invoiceTitle', { number: invoice.documentNumber });

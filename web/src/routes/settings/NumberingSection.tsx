@@ -1,6 +1,6 @@
 /**
- * How invoices are numbered (`GET/PUT /v1/documents/numbering`): the account's formats for
- * invoices and for cancellations and corrections, and the next numbers as the API computes
+ * How documents are numbered (`GET/PUT /v1/documents/numbering`): the account's formats for
+ * invoices, for cancellations and corrections, for quotes and for order confirmations, and the next numbers as the API computes
  * them. The rules (tokens, counter width, length) are the API's: a refused format comes back
  * on its field in the API's words, and the preview is the API's answer after saving.
  */
@@ -20,13 +20,22 @@ type Numbering = components['schemas']['InvoiceNumbering'];
 interface Values {
   invoiceFormat: string;
   creditNoteFormat: string;
+  quoteFormat: string;
+  orderConfirmationFormat: string;
 }
 
-const FIELDS = ['invoiceFormat', 'creditNoteFormat'] as const;
+const FIELDS = [
+  'invoiceFormat',
+  'creditNoteFormat',
+  'quoteFormat',
+  'orderConfirmationFormat',
+] as const;
 
 const valuesOf = (numbering: Numbering): Values => ({
   invoiceFormat: numbering.invoiceFormat,
   creditNoteFormat: numbering.creditNoteFormat,
+  quoteFormat: numbering.quoteFormat,
+  orderConfirmationFormat: numbering.orderConfirmationFormat,
 });
 
 async function readNumbering(): Promise<Numbering> {
@@ -157,6 +166,22 @@ function NumberingForm({ numbering }: { numbering: Numbering }) {
           error={errors.creditNoteFormat}
         />
       </div>
+      <div className="form-row">
+        <Field
+          label={t('quotes.settings.quoteFormatLabel')}
+          autoComplete="off"
+          spellCheck={false}
+          registration={register('quoteFormat')}
+          error={errors.quoteFormat}
+        />
+        <Field
+          label={t('quotes.settings.orderConfirmationFormatLabel')}
+          autoComplete="off"
+          spellCheck={false}
+          registration={register('orderConfirmationFormat')}
+          error={errors.orderConfirmationFormat}
+        />
+      </div>
       <dl className="facts" aria-live="polite">
         <dt>{t('company.nextInvoiceNumber')}</dt>
         <dd>
@@ -165,6 +190,14 @@ function NumberingForm({ numbering }: { numbering: Numbering }) {
         <dt>{t('company.nextCreditNoteNumber')}</dt>
         <dd>
           <code>{numbering.nextCreditNoteNumber}</code>
+        </dd>
+        <dt>{t('quotes.settings.nextQuoteNumber')}</dt>
+        <dd>
+          <code>{numbering.nextQuoteNumber}</code>
+        </dd>
+        <dt>{t('quotes.settings.nextOrderConfirmationNumber')}</dt>
+        <dd>
+          <code>{numbering.nextOrderConfirmationNumber}</code>
         </dd>
       </dl>
       <div className="form-actions">
