@@ -29,6 +29,7 @@ import * as m0027 from './0027_invoice_numbering.js';
 import * as m0028 from './0028_quotes.js';
 import * as m0029 from './0029_customer_links.js';
 import * as m0030 from './0030_sepa.js';
+import * as m0033 from './0033_sepa_returns.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0028_quotes': m0028,
   '0029_customer_links': m0029,
   '0030_sepa': m0030,
+  '0033_sepa_returns': m0033,
 };
