@@ -7,5 +7,8 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('sepa_run_items').addColumn('returned_on', 'text').execute();
   await db.schema.alterTable('sepa_run_items').addColumn('return_reason', 'text').execute();
-  await db.schema.alterTable('bank_import_transactions').addColumn('return_reason', 'text').execute();
+  await db.schema
+    .alterTable('bank_import_transactions')
+    .addColumn('return_reason', 'text')
+    .execute();
 }

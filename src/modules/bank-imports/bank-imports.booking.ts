@@ -10,6 +10,7 @@ import {
   type PaymentRow,
 } from '../payments/index.js';
 import type { EventContext } from '../documents/index.js';
+import { returnSepaPayment } from '../sepa/index.js';
 import * as repo from './bank-imports.repository.js';
 import type { Suggestion } from './bank-imports.schemas.js';
 import { USE_SCORE } from './suggestions.js';
@@ -54,7 +55,19 @@ export async function bookAcceptedLines(
   for (const { line, suggestions } of parsed) {
     const partner = partnerOf(suggestions, exists);
     let paymentId: string | undefined;
-    const open = best(suggestions, 'PAYMENT');
+    const returned = best(suggestions, 'SEPA_RETURN');
+    if (returned && exists.has(returned.id) && line.end_to_end_id) {
+      // A returned collection or transfer: its payment becomes RETURNED, nothing is booked anew.
+      const done = await returnSepaPayment(ctx, trx, actor, {
+        endToEndId: line.end_to_end_id,
+        reason:
+          line.return_reason === null || line.return_reason === '' ? null : line.return_reason,
+        returnedOn: line.booking_date,
+        importId: imp.id,
+      });
+      if (done) paymentId = returned.id;
+    }
+    const open = paymentId === undefined ? best(suggestions, 'PAYMENT') : undefined;
     if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
       const paid = await markPaymentImported(trx, actor.accountId, open.id, imp.id, at);
       if (paid) {
@@ -189,6 +202,7 @@ async function existing(
     PAYMENT: 'payments',
     INVOICE: 'documents',
     BUDGET_CATEGORY: 'budget_categories',
+    SEPA_RETURN: 'payments',
   } as const;
   const found = new Set<string>();
   for (const [type, ids] of byType)

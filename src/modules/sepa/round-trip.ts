@@ -65,14 +65,13 @@ export async function findRunItemsByEndToEndId(
 export const MANDATE_ENDING_REASONS = new Set(['AC04', 'MD01', 'MD07']);
 
 /**
- * The sequence state a mandate goes back to when the collection with `sequenceType` is
- * returned: the collection did not happen, so a returned FRST leaves the mandate at FIRST
- * (the next collection is FRST again — always accepted, since SDD Core rulebook 9.0 made FRST
- * optional but never wrong), a returned FNAL or OOFF opens the mandate again. A returned RCUR
- * changes nothing.
+ * The sequence state a mandate goes back to when a collection on it is returned: the
+ * collection did not happen. While no collection on the mandate stands any more (every one was
+ * returned), a RECURRING mandate is back at FIRST, so the next collection is FRST again (always
+ * accepted: SDD Core rulebook 9.0 made FRST optional, never wrong); a returned FNAL or OOFF
+ * opens the COMPLETED mandate again for that collection.
  */
 const BACK: Record<string, { from: string; to: string }> = {
-  FRST: { from: 'RECURRING', to: 'FIRST' },
   FNAL: { from: 'COMPLETED', to: 'FINAL' },
   OOFF: { from: 'COMPLETED', to: 'ONE_OFF' },
 };
@@ -123,7 +122,8 @@ export async function returnSepaPayment(
       now,
       { sepaRunId: item.run_id, endToEndId: item.end_to_end_id, returnReason: input.reason },
     );
-  const mandate = item.kind === 'COLLECTION' ? await moveMandateBack(ctx, trx, actor, item, input, at) : null;
+  const mandate =
+    item.kind === 'COLLECTION' ? await moveMandateBack(ctx, trx, actor, item, input, at) : null;
   const kind = item.kind === 'COLLECTION' ? 'collection' : 'transfer';
   const data = {
     runId: item.run_id,
@@ -141,7 +141,12 @@ export async function returnSepaPayment(
   await appendAudit(
     trx,
     actor,
-    { action: `sepa_${kind}.returned`, resourceType: `sepa_${kind}`, resourceId: item.run_id, changes: data },
+    {
+      action: `sepa_${kind}.returned`,
+      resourceType: `sepa_${kind}`,
+      resourceId: item.run_id,
+      changes: data,
+    },
     now,
   );
   await emitEvent(ctx, trx, actor.accountId, `${kind}.returned`, data);
@@ -160,7 +165,9 @@ async function moveMandateBack(
   if (!item.mandate_id) return null;
   const mandate = await repo.findMandate(trx, actor.accountId, item.mandate_id);
   if (!mandate || mandate.revoked_at !== null)
-    return mandate ? { id: mandate.id, sequenceState: mandate.sequence_state, revoked: true } : null;
+    return mandate
+      ? { id: mandate.id, sequenceState: mandate.sequence_state, revoked: true }
+      : null;
   if (input.reason !== null && MANDATE_ENDING_REASONS.has(input.reason)) {
     const after = await repo.updateMandate(trx, actor.accountId, mandate.id, mandate.version, {
       revoked_at: at,
@@ -169,12 +176,13 @@ async function moveMandateBack(
     if (after) await emitEvent(ctx, trx, actor.accountId, 'mandate.revoked', presentMandate(after));
     return { id: mandate.id, sequenceState: mandate.sequence_state, revoked: after !== undefined };
   }
-  const back = item.sequence_type ? BACK[item.sequence_type] : undefined;
-  // Only while no later collection stands on the mandate: then its state is still this one's.
+  const back =
+    (item.sequence_type ? BACK[item.sequence_type] : undefined) ??
+    ({ from: 'RECURRING', to: 'FIRST' } as const);
+  // Only while no other collection stands on the mandate: then nothing moved it since.
   if (
-    back &&
     mandate.sequence_state === back.from &&
-    (await repo.laterItemsOfMandate(trx, actor.accountId, mandate.id, item.id, item.created_at)) === 0
+    (await repo.standingItemsOfMandate(trx, actor.accountId, mandate.id, item.id)) === 0
   ) {
     const after = await repo.updateMandate(trx, actor.accountId, mandate.id, mandate.version, {
       sequence_state: back.to,

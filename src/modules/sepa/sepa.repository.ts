@@ -332,16 +332,12 @@ export async function markItemReturned(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/**
- * How many items of a mandate other than `exceptId`, written with it or later (`since`), still
- * stand (were not returned).
- */
-export async function laterItemsOfMandate(
+/** How many items of a mandate other than `exceptId` still stand (were not returned). */
+export async function standingItemsOfMandate(
   db: Executor,
   accountId: string,
   mandateId: string,
   exceptId: string,
-  since: string,
 ): Promise<number> {
   const row = await db
     .selectFrom('sepa_run_items')
@@ -349,7 +345,6 @@ export async function laterItemsOfMandate(
     .where('account_id', '=', accountId)
     .where('mandate_id', '=', mandateId)
     .where('id', '!=', exceptId)
-    .where('created_at', '>=', since)
     .where('returned_on', 'is', null)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
