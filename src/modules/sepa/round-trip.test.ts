@@ -14,6 +14,7 @@ import {
   type Body,
 } from '../documents/documents.test-support.js';
 import { dunnableInvoices } from '../documents/index.js';
+import { SAMPLES, upload } from '../files/files.test-support.js';
 
 /**
  * The SEPA round trip (docs/sepa-domain.md, "Round trip"): a collection booked by a camt.053
@@ -342,6 +343,98 @@ describe('SEPA round trip', () => {
     const m = await mandate();
     expect(m.revokedAt).not.toBeNull();
     expect(m.active).toBe(false);
+  });
+
+  it('a transfer booked by a camt.053 settles the supplier invoice; its return reopens it and allows a new transfer', async () => {
+    const vendor = (
+      await call<{ id: string }>(t, user, 'POST', '/v1/partners', {
+        name: 'Lieferant AG',
+        type: 'VENDOR',
+      })
+    ).id;
+    await call(t, user, 'PUT', `/v1/partners/${vendor}/bank-account`, {
+      version: 1,
+      holderName: 'Lieferant AG',
+      iban: 'DE02120300000000202051',
+    });
+    const fileId = (await upload(t, user, 'application/pdf', SAMPLES.pdf, 'rechnung.pdf')).ticket
+      .fileId;
+    const bill = (
+      await call<{ id: string }>(t, user, 'POST', '/v1/documents', {
+        documentType: 'INVOICE',
+        source: 'UPLOADED',
+        fileId,
+        name: 'Eingangsrechnung',
+        partnerId: vendor,
+        creationDate: '2026-08-01',
+        dueDate: '2026-09-01',
+        status: 'FINAL',
+        documentNumber: 'ER-RT-1',
+        lineItems: [{ description: 'Material', quantity: 1, unitPrice: 100 }],
+      })
+    ).id;
+    const transfer = async () => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/v1/sepa/transfers',
+        token: user.token,
+        payload: { invoiceIds: [bill], executionDate: '2026-09-01' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json<Run>().items[0]!;
+    };
+    const item = await transfer();
+    const amountMinor = Math.round(item.amount * 100);
+    await book(
+      camt053(
+        [
+          entry({
+            e2e: item.endToEndId,
+            amountMinor,
+            credit: false,
+            date: '2026-09-01',
+            ref: 'T1',
+          }),
+        ],
+        '2026-09-01',
+      ),
+      'application/xml',
+      '2026-09-01',
+      '2026-09-30',
+    );
+    expect(await payment(item.paymentId)).toMatchObject({
+      status: 'MARKED',
+      direction: 'OUTGOING',
+    });
+    expect(await document(bill)).toMatchObject({ paymentStatus: 'PAID' });
+    await book(
+      camt053(
+        [
+          entry({
+            e2e: item.endToEndId,
+            amountMinor,
+            credit: true,
+            date: '2026-09-03',
+            reason: 'AC01',
+            ref: 'T2',
+          }),
+        ],
+        '2026-09-03',
+      ),
+      'application/xml',
+      '2026-09-01',
+      '2026-09-30',
+    );
+    expect(await payment(item.paymentId)).toMatchObject({ status: 'RETURNED' });
+    expect(await document(bill)).toMatchObject({ paymentStatus: 'UNPAID' });
+    const payments = await t.app.ctx.db
+      .selectFrom('payments')
+      .select('id')
+      .where('account_id', '=', user.accountId)
+      .where('document_id', '=', bill)
+      .execute();
+    expect(payments).toHaveLength(1);
+    expect((await transfer()).endToEndId).not.toBe(item.endToEndId);
   });
 
   it.runIf(canValidate())(
