@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../db/records.js';
+import { insertChunked, type Executor } from '../../db/records.js';
 import type {
   SepaBankAccountsTable,
   SepaMandatesTable,
@@ -241,7 +241,8 @@ export async function insertRun(
   items: Insertable<SepaRunItemsTable>[],
 ): Promise<void> {
   await trx.insertInto('sepa_runs').values(run).execute();
-  if (items.length > 0) await trx.insertInto('sepa_run_items').values(items).execute();
+  // In chunks: a run of 10 000 items is more bound parameters than one statement may hold.
+  await insertChunked(trx, 'sepa_run_items', items, 20);
 }
 
 export function findRun(
