@@ -66,6 +66,11 @@ function camt054(entries: string[], date: string): string {
 function mt940Return(e2e: string, amountMinor: number, date: string): string {
   const d = date.slice(2).replace(/-/g, '');
   const amt = cents(amountMinor).replace('.', ',');
+  // ?20–?29 hold 27 characters each (DFÜ-Abkommen); each SEPA key starts a subfield.
+  const pieces = [`EREF+${e2e}`, 'SVWZ+Rueckgabe AC04 Konto erloschen'].flatMap(
+    (key) => key.match(/.{1,27}/g) ?? [],
+  );
+  const details = pieces.map((chunk, i) => `?${20 + i}${chunk}`).join('');
   return (
     [
       ':20:STARTUMSE',
@@ -73,7 +78,7 @@ function mt940Return(e2e: string, amountMinor: number, date: string): string {
       ':28C:00001/001',
       `:60F:C${d}EUR1000,00`,
       `:61:${d}${d.slice(2)}D${amt}NRTINONREF//RT1`,
-      `:86:109?00RUECKLASTSCHRIFT?20EREF+${e2e}?21SVWZ+Rueckgabe AC04 Konto?22erloschen?30COBADEFFXXX?31DE89370400440532013000?32Kunde GmbH`,
+      `:86:109?00RUECKLASTSCHRIFT${details}?30COBADEFFXXX?31DE89370400440532013000?32Kunde GmbH`,
       `:62F:C${d}EUR${cents(100_000 - amountMinor).replace('.', ',')}`,
       '-',
     ].join('\r\n') + '\r\n'
