@@ -651,6 +651,8 @@ export interface BankImportTransactionsTable {
   bank_reference: string | null;
   booking_text: string | null;
   reversal: number;
+  /** Set on a return (R-transaction): its ISO reason code, '' when the file names none (0033). */
+  return_reason: string | null;
   identity: string;
   decision: string | null;
   duplicate_of: string | null;
@@ -805,6 +807,10 @@ export interface SepaRunItemsTable {
   payment_id: string | null;
   skonto: Generated<number>;
   created_at: string;
+  /** The booking date of the statement line that returned the item (migration 0033). */
+  returned_on: string | null;
+  /** The ISO return reason code the bank gave (AC04, MD06, …), when it gave one. */
+  return_reason: string | null;
 }
 
 export interface DB extends FilesTables, DocumentTemplatesTables, CustomerLinksTables {

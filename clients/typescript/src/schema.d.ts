@@ -4419,7 +4419,7 @@ export interface components {
             /** @description Free text. */
             description: string | null;
             /** @description The events delivered here. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
             /** @description Whether events are delivered. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
@@ -4448,7 +4448,7 @@ export interface components {
              */
             url: string;
             /** @description The events delivered to this endpoint, each once. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
             /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
             enabled?: boolean;
             /** @description Free text. */
@@ -4478,7 +4478,7 @@ export interface components {
             /** @description Free text. */
             description: string | null;
             /** @description The events delivered here. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
             /** @description Whether events are delivered. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
@@ -4508,7 +4508,7 @@ export interface components {
              */
             url?: string;
             /** @description The events delivered to this endpoint, each once. */
-            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created")[];
+            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
             /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
             enabled?: boolean;
             /** @description Free text; null clears it. */
@@ -4524,7 +4524,7 @@ export interface components {
              * @description An event type.
              * @enum {unknown}
              */
-            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created";
+            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned";
             /**
              * @description PENDING (waiting for its first or next attempt), SUCCEEDED (answered 2xx) or FAILED (every attempt failed, or the endpoint was disabled).
              * @enum {unknown}
@@ -6199,8 +6199,11 @@ export interface components {
             currency: string;
             /** @description Day of the payment (YYYY-MM-DD). */
             paymentDate: string;
-            /** @enum {unknown} */
-            status: "PENDING" | "MARKED";
+            /**
+             * @description PENDING (expected), MARKED (settled) or RETURNED (a SEPA collection or transfer the bank returned; settles nothing, `failureReason` names the return reason).
+             * @enum {unknown}
+             */
+            status: "PENDING" | "MARKED" | "RETURNED";
             /** @description BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection). */
             paymentMethod: ("BANK_TRANSFER" | "CREDIT_CARD" | "DIRECT_DEBIT") | null;
             /** @description The payment provider’s id. */
@@ -6743,6 +6746,10 @@ export interface components {
                 /** @description Booking text of the bank. */
                 bookingText: string | null;
                 reversal: boolean;
+                /** @description A returned payment (R-transaction): camt `RtrInf`, or an MT940 return GVC (108, 109, 159) or `/RTRN/`. */
+                returned: boolean;
+                /** @description The ISO return reason code of a returned payment (AC04, MD06, …); null when none is named or the line is no return. */
+                returnReason: string | null;
                 /** @description null until decided. */
                 decision: ("ACCEPTED" | "REJECTED") | null;
                 /** @description The already imported line this one repeats. */
@@ -6755,9 +6762,12 @@ export interface components {
                 } | null;
                 /** @description Best first. */
                 suggestions: {
-                    /** @enum {unknown} */
-                    type: "PARTNER" | "PAYMENT" | "INVOICE" | "BUDGET_CATEGORY";
-                    /** @description The suggested partner, payment, invoice or category. */
+                    /**
+                     * @description PARTNER, PAYMENT (an open payment the line confirms), INVOICE, BUDGET_CATEGORY, or SEPA_RETURN (the line returns the SEPA collection or transfer whose payment `id` names: finalize marks that payment RETURNED and reopens its invoice).
+                     * @enum {unknown}
+                     */
+                    type: "PARTNER" | "PAYMENT" | "INVOICE" | "BUDGET_CATEGORY" | "SEPA_RETURN";
+                    /** @description The suggested partner, payment, invoice or category; for SEPA_RETURN the payment. */
                     id: string;
                     /** @description Its name or number. */
                     label: string;
@@ -6768,6 +6778,11 @@ export interface components {
                     score: number;
                     /** @description Why it was suggested. */
                     reasons: string[];
+                    /**
+                     * @description The strongest evidence, when it is a SEPA reference: `end_to_end_id` (the line’s EndToEndId is that of a SEPA run item, so it books that item’s payment) or `sepa_return` (the line is a return of that item).
+                     * @enum {unknown}
+                     */
+                    code?: "end_to_end_id" | "sepa_return";
                 }[];
             }[];
             /** @description Cursor for GET …/{importId}/transactions when not all transactions are inline. */
@@ -6817,6 +6832,10 @@ export interface components {
             /** @description Booking text of the bank. */
             bookingText: string | null;
             reversal: boolean;
+            /** @description A returned payment (R-transaction): camt `RtrInf`, or an MT940 return GVC (108, 109, 159) or `/RTRN/`. */
+            returned: boolean;
+            /** @description The ISO return reason code of a returned payment (AC04, MD06, …); null when none is named or the line is no return. */
+            returnReason: string | null;
             /** @description null until decided. */
             decision: ("ACCEPTED" | "REJECTED") | null;
             /** @description The already imported line this one repeats. */
@@ -6829,9 +6848,12 @@ export interface components {
             } | null;
             /** @description Best first. */
             suggestions: {
-                /** @enum {unknown} */
-                type: "PARTNER" | "PAYMENT" | "INVOICE" | "BUDGET_CATEGORY";
-                /** @description The suggested partner, payment, invoice or category. */
+                /**
+                 * @description PARTNER, PAYMENT (an open payment the line confirms), INVOICE, BUDGET_CATEGORY, or SEPA_RETURN (the line returns the SEPA collection or transfer whose payment `id` names: finalize marks that payment RETURNED and reopens its invoice).
+                 * @enum {unknown}
+                 */
+                type: "PARTNER" | "PAYMENT" | "INVOICE" | "BUDGET_CATEGORY" | "SEPA_RETURN";
+                /** @description The suggested partner, payment, invoice or category; for SEPA_RETURN the payment. */
                 id: string;
                 /** @description Its name or number. */
                 label: string;
@@ -6842,6 +6864,11 @@ export interface components {
                 score: number;
                 /** @description Why it was suggested. */
                 reasons: string[];
+                /**
+                 * @description The strongest evidence, when it is a SEPA reference: `end_to_end_id` (the line’s EndToEndId is that of a SEPA run item, so it books that item’s payment) or `sepa_return` (the line is a return of that item).
+                 * @enum {unknown}
+                 */
+                code?: "end_to_end_id" | "sepa_return";
             }[];
         };
         BankStatementImportTransactionPage: {
@@ -11003,7 +11030,7 @@ export interface operations {
                 /** @description Only deliveries in this status. */
                 status?: "PENDING" | "SUCCEEDED" | "FAILED";
                 /** @description Only deliveries of this event type. */
-                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created";
+                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned";
             };
             header?: never;
             path: {
@@ -13081,7 +13108,7 @@ export interface operations {
                 /** @description Only this way. */
                 direction?: "INCOMING" | "OUTGOING";
                 /** @description Only this status. */
-                status?: "PENDING" | "MARKED";
+                status?: "PENDING" | "MARKED" | "RETURNED";
                 /** @description Only this origin. */
                 source?: "MANUAL" | "PROVIDER" | "IMPORT";
                 /** @description Only this currency. */

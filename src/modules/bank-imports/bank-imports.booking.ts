@@ -10,6 +10,7 @@ import {
   type PaymentRow,
 } from '../payments/index.js';
 import type { EventContext } from '../documents/index.js';
+import { returnSepaPayment } from '../sepa/index.js';
 import * as repo from './bank-imports.repository.js';
 import type { Suggestion } from './bank-imports.schemas.js';
 import { USE_SCORE } from './suggestions.js';
@@ -53,8 +54,8 @@ export async function bookAcceptedLines(
   let marked = 0;
   for (const { line, suggestions } of parsed) {
     const partner = partnerOf(suggestions, exists);
-    let paymentId: string | undefined;
-    const open = best(suggestions, 'PAYMENT');
+    let paymentId = await returnedPayment(ctx, trx, actor, imp.id, line, suggestions, exists);
+    const open = paymentId === undefined ? best(suggestions, 'PAYMENT') : undefined;
     if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
       const paid = await markPaymentImported(trx, actor.accountId, open.id, imp.id, at);
       if (paid) {
@@ -101,6 +102,31 @@ export async function bookAcceptedLines(
     paymentsMarked: marked,
     budgetEntries: entries.length,
   };
+}
+
+/**
+ * A returned SEPA collection or transfer (a `SEPA_RETURN` suggestion): the sepa module marks
+ * its payment RETURNED and undoes the run item; the line books nothing anew. Answers the
+ * payment's id, or undefined when the line is no such return.
+ */
+async function returnedPayment(
+  ctx: EventContext,
+  trx: Transaction<DB>,
+  actor: Actor,
+  importId: string,
+  line: AcceptedLine,
+  suggestions: Suggestion[],
+  exists: Set<string>,
+): Promise<string | undefined> {
+  const returned = best(suggestions, 'SEPA_RETURN');
+  if (!returned || !exists.has(returned.id) || !line.end_to_end_id) return undefined;
+  const done = await returnSepaPayment(ctx, trx, actor, {
+    endToEndId: line.end_to_end_id,
+    reason: line.return_reason === null || line.return_reason === '' ? null : line.return_reason,
+    returnedOn: line.booking_date,
+    importId,
+  });
+  return done ? returned.id : undefined;
 }
 
 /** The partner a line names, when its suggestion is sure enough and the partner still exists. */
@@ -189,6 +215,7 @@ async function existing(
     PAYMENT: 'payments',
     INVOICE: 'documents',
     BUDGET_CATEGORY: 'budget_categories',
+    SEPA_RETURN: 'payments',
   } as const;
   const found = new Set<string>();
   for (const [type, ids] of byType)

@@ -53,6 +53,8 @@ export function presentTransaction(row: TransactionRow): ImportTransaction {
     bankReference: row.bank_reference,
     bookingText: row.booking_text,
     reversal: row.reversal === 1,
+    returned: row.return_reason !== null,
+    returnReason: row.return_reason === null || row.return_reason === '' ? null : row.return_reason,
     decision: row.decision as Decision | null,
     duplicateOf: duplicate,
     suggestions: JSON.parse(row.suggestions) as Suggestion[],

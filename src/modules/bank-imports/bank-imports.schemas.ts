@@ -4,7 +4,15 @@ import { IsoDate, Nullable, RecordMeta, VersionField } from '../../http/schemas.
 
 export const IMPORT_STATUSES = ['ACTIVE', 'FINALIZED', 'DISCARDED'] as const;
 export const DECISIONS = ['ACCEPTED', 'REJECTED'] as const;
-export const SUGGESTION_TYPES = ['PARTNER', 'PAYMENT', 'INVOICE', 'BUDGET_CATEGORY'] as const;
+export const SUGGESTION_TYPES = [
+  'PARTNER',
+  'PAYMENT',
+  'INVOICE',
+  'BUDGET_CATEGORY',
+  'SEPA_RETURN',
+] as const;
+/** Machine-readable kinds of evidence behind a suggestion. */
+export const SUGGESTION_CODES = ['end_to_end_id', 'sepa_return'] as const;
 export type Decision = (typeof DECISIONS)[number];
 export type SuggestionType = (typeof SUGGESTION_TYPES)[number];
 
@@ -13,8 +21,14 @@ export const INLINE_TRANSACTIONS = 1000;
 
 export const SuggestionSchema = Type.Object(
   {
-    type: Type.Enum(SUGGESTION_TYPES),
-    id: Type.String({ description: 'The suggested partner, payment, invoice or category.' }),
+    type: Type.Enum(SUGGESTION_TYPES, {
+      description:
+        'PARTNER, PAYMENT (an open payment the line confirms), INVOICE, BUDGET_CATEGORY, or SEPA_RETURN (the line returns the SEPA collection or transfer whose payment `id` names: finalize marks that payment RETURNED and reopens its invoice).',
+    }),
+    id: Type.String({
+      description:
+        'The suggested partner, payment, invoice or category; for SEPA_RETURN the payment.',
+    }),
     label: Type.String({ description: 'Its name or number.' }),
     score: Type.Integer({
       minimum: 0,
@@ -22,6 +36,12 @@ export const SuggestionSchema = Type.Object(
       description: 'Confidence 0–100; finalize uses suggestions scoring 70 or more.',
     }),
     reasons: Type.Array(Type.String(), { description: 'Why it was suggested.' }),
+    code: Type.Optional(
+      Type.Enum(SUGGESTION_CODES, {
+        description:
+          'The strongest evidence, when it is a SEPA reference: `end_to_end_id` (the line’s EndToEndId is that of a SEPA run item, so it books that item’s payment) or `sepa_return` (the line is a return of that item).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -47,6 +67,14 @@ export const ImportTransactionSchema = Type.Object(
     bankReference: Nullable(Type.String(), 'The bank’s reference of the entry.'),
     bookingText: Nullable(Type.String(), 'Booking text of the bank.'),
     reversal: Type.Boolean(),
+    returned: Type.Boolean({
+      description:
+        'A returned payment (R-transaction): camt `RtrInf`, or an MT940 return GVC (108, 109, 159) or `/RTRN/`.',
+    }),
+    returnReason: Nullable(
+      Type.String(),
+      'The ISO return reason code of a returned payment (AC04, MD06, …); null when none is named or the line is no return.',
+    ),
     decision: Nullable(Type.Enum(DECISIONS), 'null until decided.'),
     duplicateOf: Nullable(
       Type.Object(

@@ -151,6 +151,7 @@ function stagedLine(
     bank_reference: entry.bankReference,
     booking_text: entry.bookingText,
     reversal: entry.reversal ? 1 : 0,
+    return_reason: entry.returnReason === undefined ? null : (entry.returnReason ?? ''),
     identity: line.identity,
     decision: line.decision,
     duplicate_of: duplicate
@@ -243,7 +244,11 @@ export class BankImportsService {
   ) {
     const ids = identities(kept.map((k) => k.entry));
     const booked = await repo.bookedIdentities(this.ctx.db, accountId, ids);
-    const matcher = await Matcher.load(this.ctx.db, accountId);
+    const matcher = await Matcher.load(
+      this.ctx.db,
+      accountId,
+      kept.flatMap((k) => (k.entry.endToEndId ? [k.entry.endToEndId] : [])),
+    );
     let undecided = 0;
     const rows = kept.map(({ entry, statement }, idx) => {
       const duplicate = booked.get(ids[idx]!);

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/records.js';
 import { foldForMatch, matchCategories, type KeywordCategory } from '../budgets/index.js';
+import { findRunItemsByEndToEndId, type SepaRunMatch } from '../sepa/index.js';
 import { matchingCandidates } from './bank-imports.repository.js';
 import type { Suggestion } from './bank-imports.schemas.js';
 import type { ParsedEntry } from './parsers/types.js';
@@ -67,11 +68,14 @@ export class Matcher {
   private readonly paymentsByAmount = new Map<string, OpenPayment[]>();
   private readonly invoices: OpenInvoice[] = [];
   private readonly categories: Category[] = [];
+  private sepaItems = new Map<string, SepaRunMatch>();
 
   private constructor() {}
 
-  static async load(db: Executor, accountId: string): Promise<Matcher> {
+  /** The account's candidates, and the SEPA run items the lines' `endToEndIds` name. */
+  static async load(db: Executor, accountId: string, endToEndIds: string[] = []): Promise<Matcher> {
     const m = new Matcher();
+    m.sepaItems = await findRunItemsByEndToEndId(db, accountId, endToEndIds);
     const { partners, ibans, payments, invoices, categories } = await matchingCandidates(
       db,
       accountId,
@@ -117,12 +121,62 @@ export class Matcher {
     const out: Suggestion[] = [];
     const partner = this.partner(entry);
     if (partner) out.push(partner);
+    const sepa = this.sepa(entry);
+    if (sepa) {
+      out.push(sepa);
+      return out.sort((a, b) => b.score - a.score);
+    }
     const payment = this.payment(entry, partner?.id);
     if (payment) out.push(payment);
     const invoice = entry.amountMinor > 0 ? this.invoice(entry, partner?.id) : undefined;
     if (invoice) out.push(invoice);
     if (entry.amountMinor < 0) out.push(...this.category(entry));
     return out.sort((a, b) => b.score - a.score);
+  }
+
+  /**
+   * The SEPA run item whose EndToEndId the line names (docs/imports.md, "SEPA round trip"):
+   * the booking of a collection (credit) or transfer (debit) confirms the item's payment; a
+   * return (camt `RtrInf`, MT940 return GVC, or a reversal) in the opposite direction returns
+   * it. The strongest evidence there is: score 100 when the amount is the item's as well.
+   */
+  private sepa(entry: ParsedEntry): Suggestion | undefined {
+    const item = entry.endToEndId ? this.sepaItems.get(entry.endToEndId) : undefined;
+    if (!item?.paymentId) return undefined;
+    const booked = item.kind === 'COLLECTION' ? entry.amountMinor > 0 : entry.amountMinor < 0;
+    const what = item.kind === 'COLLECTION' ? 'collection' : 'transfer';
+    const label = item.documentNumber ?? item.documentId;
+    const amountFits = Math.abs(entry.amountMinor) === item.amountMinor;
+    const isReturn = entry.returnReason !== undefined || entry.reversal;
+    if (!booked && isReturn) {
+      if (item.returnedOn !== null) return undefined;
+      const reason = entry.returnReason ? ` with reason ${entry.returnReason}` : '';
+      return {
+        type: 'SEPA_RETURN',
+        id: item.paymentId,
+        label,
+        score: amountFits ? 100 : 80,
+        reasons: [
+          `EndToEndId ${item.endToEndId} of the ${what} of invoice ${label} returned${reason}`,
+          ...(amountFits ? ['amount equals the returned item'] : []),
+        ],
+        code: 'sepa_return',
+      };
+    }
+    if (!booked || item.returnedOn !== null) return undefined;
+    return {
+      type: 'PAYMENT',
+      id: item.paymentId,
+      label,
+      score: amountFits ? 100 : 60,
+      reasons: [
+        `EndToEndId ${item.endToEndId} equals that of the ${what} of invoice ${label}`,
+        amountFits
+          ? 'amount equals the item of the run'
+          : `amount differs from the item of the run (${item.amountMinor / 100})`,
+      ],
+      code: 'end_to_end_id',
+    };
   }
 
   private partner(entry: ParsedEntry): Suggestion | undefined {

@@ -3,6 +3,7 @@ export {
   assertDocumentCurrency,
   bodyPath,
   createPaymentRecord,
+  findPayment,
   findPaymentByProviderId,
   insertImportedPayments,
   markPaymentImported,

@@ -4,13 +4,19 @@ import { IsoDate, Nullable, RecordMeta, Timestamp, VersionField } from '../../ht
 import { CURRENCIES } from '../../shared/money.js';
 
 export const PAYMENT_DIRECTIONS = ['INCOMING', 'OUTGOING'] as const;
+/** What a payment can be written as (POST/PUT). */
 export const PAYMENT_STATUSES = ['PENDING', 'MARKED'] as const;
+/**
+ * What a payment can be: also RETURNED, a SEPA collection or transfer the bank returned (an
+ * R-transaction on a statement); it settles nothing and `failureReason` says why.
+ */
+export const PAYMENT_STATES = ['PENDING', 'MARKED', 'RETURNED'] as const;
 export const PAYMENT_METHODS = ['BANK_TRANSFER', 'CREDIT_CARD', 'DIRECT_DEBIT'] as const;
 export const PAYMENT_SOURCES = ['MANUAL', 'PROVIDER', 'IMPORT'] as const;
 /** An invoice's `paymentStatus` (the documents' enum). */
 export const INVOICE_PAYMENT_STATUSES = ['UNPAID', 'PARTIAL', 'PAID'] as const;
 export type PaymentDirection = (typeof PAYMENT_DIRECTIONS)[number];
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export type PaymentStatus = (typeof PAYMENT_STATES)[number];
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 export type PaymentSource = (typeof PAYMENT_SOURCES)[number];
 
@@ -109,7 +115,10 @@ export const PaymentSchema = Type.Object(
     amount: Type.Number({ description: 'Positive amount in major units of `currency`.' }),
     currency: Type.String({ description: 'ISO 4217 code.' }),
     paymentDate: Type.String({ description: 'Day of the payment (YYYY-MM-DD).' }),
-    status: Type.Enum(PAYMENT_STATUSES),
+    status: Type.Enum(PAYMENT_STATES, {
+      description:
+        'PENDING (expected), MARKED (settled) or RETURNED (a SEPA collection or transfer the bank returned; settles nothing, `failureReason` names the return reason).',
+    }),
     paymentMethod: Nullable(
       Type.Enum(PAYMENT_METHODS),
       'BANK_TRANSFER, CREDIT_CARD or DIRECT_DEBIT (a SEPA collection).',
@@ -202,7 +211,7 @@ export const ListPaymentsQuery = Type.Object(
   {
     ...PageQuery,
     direction: Type.Optional(Type.Enum(PAYMENT_DIRECTIONS, { description: 'Only this way.' })),
-    status: Type.Optional(Type.Enum(PAYMENT_STATUSES, { description: 'Only this status.' })),
+    status: Type.Optional(Type.Enum(PAYMENT_STATES, { description: 'Only this status.' })),
     source: Type.Optional(Type.Enum(PAYMENT_SOURCES, { description: 'Only this origin.' })),
     currency: Type.Optional(Type.Enum(CURRENCIES, { description: 'Only this currency.' })),
     partnerId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this partner.' })),

@@ -1,2 +1,9 @@
 /** The sepa module's face: what the app and other modules may use. */
 export { sepaRoutes } from './sepa.routes.js';
+export {
+  findRunItemsByEndToEndId,
+  MANDATE_ENDING_REASONS,
+  returnSepaPayment,
+  type ReturnInput,
+  type SepaRunMatch,
+} from './round-trip.js';

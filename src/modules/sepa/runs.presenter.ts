@@ -5,7 +5,7 @@ import type { Refusal, RunItem, SepaRun } from './sepa.schemas.js';
 /** A planned item: the stored row's fields before the run exists. */
 export type PlannedItem = Omit<
   RunItemRow,
-  'id' | 'account_id' | 'run_id' | 'created_at' | 'skonto'
+  'id' | 'account_id' | 'run_id' | 'created_at' | 'skonto' | 'returned_on' | 'return_reason'
 > & {
   skonto: boolean;
 };

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../db/records.js';
+import { insertChunked, type Executor } from '../../db/records.js';
 import type {
   SepaBankAccountsTable,
   SepaMandatesTable,
@@ -229,6 +229,8 @@ export async function documentsInRuns(
     .where('i.account_id', '=', accountId)
     .where('r.kind', '=', kind)
     .where('i.document_id', 'in', documentIds)
+    // A returned item no longer holds its invoice: it may be collected again.
+    .where('i.returned_on', 'is', null)
     .execute();
   return new Set(rows.map((r) => r.document_id));
 }
@@ -239,7 +241,8 @@ export async function insertRun(
   items: Insertable<SepaRunItemsTable>[],
 ): Promise<void> {
   await trx.insertInto('sepa_runs').values(run).execute();
-  if (items.length > 0) await trx.insertInto('sepa_run_items').values(items).execute();
+  // In chunks: a run of 10 000 items is more bound parameters than one statement may hold.
+  await insertChunked(trx, 'sepa_run_items', items, 20);
 }
 
 export function findRun(
@@ -284,4 +287,66 @@ export function runItems(db: Executor, accountId: string, runIds: string[]): Pro
     .where('run_id', 'in', runIds)
     .orderBy('id')
     .execute();
+}
+
+/** A run item with its run's kind and message id, as a statement line finds it. */
+export type ItemWithRun = RunItemRow & { kind: string; message_id: string };
+
+/** The run items with these EndToEndIds (chunked, so 10 000 ids stay within bind limits). */
+export async function itemsByEndToEndId(
+  db: Executor,
+  accountId: string,
+  endToEndIds: string[],
+): Promise<ItemWithRun[]> {
+  const ids = [...new Set(endToEndIds)];
+  const out: ItemWithRun[] = [];
+  for (let at = 0; at < ids.length; at += 500) {
+    const rows = await db
+      .selectFrom('sepa_run_items as i')
+      .innerJoin('sepa_runs as r', (join) =>
+        join.onRef('r.id', '=', 'i.run_id').onRef('r.account_id', '=', 'i.account_id'),
+      )
+      .selectAll('i')
+      .select(['r.kind', 'r.message_id'])
+      .where('i.account_id', '=', accountId)
+      .where('i.end_to_end_id', 'in', ids.slice(at, at + 500))
+      .execute();
+    out.push(...rows);
+  }
+  return out;
+}
+
+/** Marks an item returned, once (compare-and-set on `returned_on` still null). */
+export async function markItemReturned(
+  trx: Executor,
+  accountId: string,
+  id: string,
+  values: { returnedOn: string; reason: string | null },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('sepa_run_items')
+    .set({ returned_on: values.returnedOn, return_reason: values.reason })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('returned_on', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** How many items of a mandate other than `exceptId` still stand (were not returned). */
+export async function standingItemsOfMandate(
+  db: Executor,
+  accountId: string,
+  mandateId: string,
+  exceptId: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('sepa_run_items')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('mandate_id', '=', mandateId)
+    .where('id', '!=', exceptId)
+    .where('returned_on', 'is', null)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -26,6 +26,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'mandate.revoked',
   'collection.created',
   'transfer.created',
+  'collection.returned',
+  'transfer.returned',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -14,7 +14,23 @@ export interface EntryDetails {
   counterpartyName: string | null;
   counterpartyIban: string | null;
   counterpartyBic: string | null;
+  /**
+   * Set when the field marks a returned SEPA payment: a return GVC (`RETURN_GVC`) or a
+   * `/RTRN/` key; the ISO reason code when the field names one (`/RTRN/MD06/`), else null.
+   */
+  returnReason?: string | null;
 }
+
+/**
+ * The DK business transaction codes (GVC, the three digits before `?00`) of returned SEPA
+ * payments: 108 SEPA core direct debit return (Rücklastschrift), 109 SEPA B2B direct debit
+ * return, 159 SEPA credit transfer return (Retoure).
+ */
+export const RETURN_GVC = new Set(['108', '109', '159']);
+
+/** The ISO 20022 return reason codes of SEPA R-transactions (EPC guidance on reason codes). */
+const ISO_RETURN_REASON =
+  /\b(AC0[1-6]|AC13|AG0[12]|AM0[1-5]|BE05|CNOR|DNOR|FF0[1-5]|MD0[1-7]|MS0[23]|RC01|RR0[1-4]|SL01|FOCR|DUPL|TECH|FRAD|CUST)\b/;
 
 export interface SepaPurpose {
   purpose: string;
@@ -98,7 +114,12 @@ export function parseEntryDetails(lines: string[], firstLineWidth: number): Entr
     // (wrapped) line continues directly; a short line before plain text was a real break.
     const joined =
       lines.length === 1 ? raw : joinLines(lines, firstLineWidth, 60, SUBFIELD_START[separator]);
-    return parseGermanStructured(joined, separator);
+    const details = parseGermanStructured(joined, separator);
+    const gvc = structured[1];
+    if (gvc === undefined || !RETURN_GVC.has(gvc)) return details;
+    // German banks name the ISO reason in the purpose text of a return, if at all.
+    const named = ISO_RETURN_REASON.exec(`${details.purpose} ${details.bookingText ?? ''}`);
+    return { ...details, returnReason: named?.[1] ?? null };
   }
   if (/^\s*\d{3}\s*$/.test(raw)) return emptyDetails('');
   const text = normaliseSpace(joinLines(lines, firstLineWidth, 65, null));
@@ -265,6 +286,7 @@ function parseSlashKeys(text: string): EntryDetails {
     return v === '' || isNotProvided(v) ? null : v;
   };
   const counterparty = (values.get('CNTP') ?? '').split('/');
+  const rtrn = values.has('RTRN') ? clean(values.get('RTRN')) : undefined;
   const remi = clean(values.get('REMI')?.replace(/^(?:USTD|STRD)\/(?:[A-Z]{3,4}\/)?\/?/, ''));
   return {
     bookingText: clean(values.get('TRTP')),
@@ -274,5 +296,6 @@ function parseSlashKeys(text: string): EntryDetails {
     counterpartyName: clean(values.get('NAME')) ?? clean(counterparty[2]),
     counterpartyIban: asIban(clean(values.get('IBAN')) ?? clean(counterparty[0])),
     counterpartyBic: asBic(clean(values.get('BIC')) ?? clean(counterparty[1])),
+    ...(rtrn !== undefined ? { returnReason: rtrn?.match(/^[A-Z]{2}\d{2}/)?.[0] ?? null } : {}),
   };
 }

@@ -236,5 +236,6 @@ export function completeEntry(draft: EntryDraft): ParsedEntry {
   entry.counterpartyName = details.counterpartyName;
   entry.counterpartyIban = details.counterpartyIban;
   entry.counterpartyBic = details.counterpartyBic;
+  if (details.returnReason !== undefined) entry.returnReason = details.returnReason;
   return entry;
 }

@@ -32,8 +32,9 @@ export interface ParsedEntry {
   /** A reversal (MT940 RC/RD, CAMT RvslInd): the sign of `amountMinor` already accounts for it. */
   reversal: boolean;
   /**
-   * Set on a returned payment (CAMT `RtrInf`): the ISO return reason code (`AC04`, `MD06`, …),
-   * or null when the file gives none. Absent for entries that are not returns.
+   * Set on a returned payment (CAMT `RtrInf`; MT940 return GVC 108/109/159 or `/RTRN/`): the
+   * ISO return reason code (`AC04`, `MD06`, …), or null when the file gives none. Absent for
+   * entries that are not returns.
    */
   returnReason?: string | null;
 }

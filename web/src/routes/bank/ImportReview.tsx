@@ -152,6 +152,8 @@ function SuggestionType({ type }: { type: Suggestion['type'] }) {
       return <>{t('bank.type.partner')}</>;
     case 'BUDGET_CATEGORY':
       return <>{t('bank.type.category')}</>;
+    case 'SEPA_RETURN':
+      return <>{t('sepaRoundTrip.type.return')}</>;
   }
 }
 
