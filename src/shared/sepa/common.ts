@@ -109,6 +109,25 @@ export function creationTimestamp(createdAt: Date, path: string): string {
   return `${createdAt.toISOString().slice(0, 19)}Z`;
 }
 
+/**
+ * The group header both messages open with: message id, creation time, the number of
+ * transactions and their control sum over the whole file, the initiating party.
+ */
+export function writeGroupHeader(
+  xml: SepaXml,
+  file: { messageId: string; createdAt: Date; initiatingPartyName: string },
+  count: number,
+  total: bigint,
+): void {
+  xml.open('GrpHdr');
+  xml.leaf('MsgId', file.messageId);
+  xml.leaf('CreDtTm', creationTimestamp(file.createdAt, '/createdAt'));
+  xml.leaf('NbOfTxs', String(count));
+  xml.leaf('CtrlSum', formatAmount(total));
+  xml.open('InitgPty').leaf('Nm', sepaText(file.initiatingPartyName, MAX_NAME)).close('InitgPty');
+  xml.close('GrpHdr');
+}
+
 /** The unstructured remittance, or undefined when nothing representable is left. */
 export function remittance(value: string): string | undefined {
   const text = sepaText(value, MAX_REMITTANCE);

@@ -11,10 +11,10 @@ import {
   UniqueIds,
   writeAccount,
   writeAgent,
+  writeGroupHeader,
   type CheckedParty,
 } from './common.js';
 import { SepaFileError } from './errors.js';
-import { sepaText } from './text.js';
 import { SepaXml } from './xml.js';
 import type { CreditTransfer, CreditTransferBatch, CreditTransferFile } from './types.js';
 
@@ -79,13 +79,7 @@ export function buildPain001(file: CreditTransferFile): string {
   const count = batches.reduce((n, b) => n + b.transfers.length, 0);
   const xml = new SepaXml();
   xml.open('Document', { xmlns: PAIN_001_NAMESPACE }).open('CstmrCdtTrfInitn');
-  xml.open('GrpHdr');
-  xml.leaf('MsgId', file.messageId);
-  xml.leaf('CreDtTm', creationTimestamp(file.createdAt, '/createdAt'));
-  xml.leaf('NbOfTxs', String(count));
-  xml.leaf('CtrlSum', formatAmount(total));
-  xml.open('InitgPty').leaf('Nm', sepaText(file.initiatingPartyName, MAX_NAME)).close('InitgPty');
-  xml.close('GrpHdr');
+  writeGroupHeader(xml, file, count, total);
   for (const batch of batches) {
     const b = batch.source;
     xml.open('PmtInf');

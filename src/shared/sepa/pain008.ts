@@ -11,12 +11,12 @@ import {
   UniqueIds,
   writeAccount,
   writeAgent,
+  writeGroupHeader,
   type CheckedParty,
 } from './common.js';
 import { SepaFileError } from './errors.js';
 import { creditorIdProblem, normalizeCreditorId, sepaIbanProblem } from './identifiers.js';
 import { normalizeIban } from '../iban.js';
-import { sepaText } from './text.js';
 import { SepaXml } from './xml.js';
 import type { DirectDebit, DirectDebitBatch, DirectDebitFile, MandateAmendment } from './types.js';
 
@@ -216,13 +216,7 @@ export function buildPain008(file: DirectDebitFile): string {
   const count = batches.reduce((n, b) => n + b.debits.length, 0);
   const xml = new SepaXml();
   xml.open('Document', { xmlns: PAIN_008_NAMESPACE }).open('CstmrDrctDbtInitn');
-  xml.open('GrpHdr');
-  xml.leaf('MsgId', file.messageId);
-  xml.leaf('CreDtTm', creationTimestamp(file.createdAt, '/createdAt'));
-  xml.leaf('NbOfTxs', String(count));
-  xml.leaf('CtrlSum', formatAmount(total));
-  xml.open('InitgPty').leaf('Nm', sepaText(file.initiatingPartyName, MAX_NAME)).close('InitgPty');
-  xml.close('GrpHdr');
+  writeGroupHeader(xml, file, count, total);
   for (const batch of batches) {
     const b = batch.source;
     xml.open('PmtInf');
