@@ -1,9 +1,10 @@
 /**
  * Flow 5, products and tax rates: the owner creates a product with a price the API refuses
  * (more decimals than EUR has) and sees the refusal on the price field with everything typed
- * still there, fixes it and finds the product in the list (and through the search); edits it;
- * and creates a tax rate in the settings, which the product form then offers. Every outcome is
- * checked in the API too.
+ * still there, fixes it and finds the product in the list (and through the search); edits it,
+ * also after someone else changed it (reload and keep the edits); and creates a tax rate in the
+ * settings, edits it past another change the same way, and the product form then offers it.
+ * Every outcome is checked in the API too.
  */
 import { expect, test } from '@playwright/test';
 import { expectNoAxeViolations } from './support/axe';
@@ -150,6 +151,38 @@ test('create a product with a wrong price, fix it, edit it; create a tax rate', 
     rate: 0,
     category: 'G',
     exemptionCode: 'VATEX-EU-G',
+  });
+
+  // Someone else renames the rate meanwhile: saving offers to reload and keep the edits.
+  const ausfuhr = created.find((rate) => rate.name === 'Ausfuhr');
+  await page.getByRole('button', { name: 'Bearbeiten: Ausfuhr' }).click();
+  const rateEdit = page.getByRole('form', { name: 'Steuersatz „Ausfuhr“ bearbeiten' });
+  const renamed = await api.PATCH('/v1/tax-rates/{taxRateId}', {
+    params: { path: { taxRateId: ausfuhr?.id ?? '' } },
+    body: { version: ausfuhr?.version ?? 0, name: 'Ausfuhr (Drittland)' },
+  });
+  expect(renamed.error).toBeUndefined();
+  await rateEdit
+    .getByLabel('Befreiungsgrund')
+    .fill('Steuerfreie Ausfuhr in Drittländer (§ 4 Nr. 1a UStG)');
+  await rateEdit.getByRole('button', { name: 'Speichern' }).click();
+  await expect(rateEdit.getByRole('alert')).toContainText('inzwischen geändert');
+  await expect(rateEdit.getByLabel('Befreiungsgrund')).toHaveValue(
+    'Steuerfreie Ausfuhr in Drittländer (§ 4 Nr. 1a UStG)',
+  );
+  await expectNoAxeViolations(page);
+  await rateEdit.getByRole('button', { name: 'Neu laden und meine Änderungen behalten' }).click();
+  await expect(page.getByRole('row', { name: /Ausfuhr \(Drittland\)/ })).toContainText(
+    'Steuerfreie Ausfuhr in Drittländer',
+  );
+  const keptRate = await api.GET('/v1/tax-rates/{taxRateId}', {
+    params: { path: { taxRateId: ausfuhr?.id ?? '' } },
+  });
+  // The reason is the owner's, the name someone else's: both kept.
+  expect(keptRate.data).toMatchObject({
+    name: 'Ausfuhr (Drittland)',
+    exemptionReason: 'Steuerfreie Ausfuhr in Drittländer (§ 4 Nr. 1a UStG)',
+    version: (ausfuhr?.version ?? 0) + 2,
   });
 
   // A rate a product uses cannot go: the API's refusal shows in its row.

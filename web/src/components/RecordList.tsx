@@ -2,12 +2,14 @@
  * What the screens that list records and edit one at a time in a form beside the list
  * (products, tax rates) share: which record the form edits and the note a finished form
  * leaves, the header with its "New" button, the list's loading and failure, a row's two-step
- * delete, and the frame of the form. What each record is, its form and its table stay with its screen.
+ * delete, the frame of the form and the version it saves at with its way out of a version
+ * conflict. What each record is, its form and its table stay with its screen.
  */
 import type { Problem } from '@kontor/client';
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useKeepEditsOnConflict, type Loaded } from '../hooks/useKeepEditsOnConflict';
 import { ConfirmDeleteButton } from './ConfirmDeleteButton';
 import { FormAlert } from './Form';
 
@@ -149,4 +151,51 @@ export function RecordForm(props: {
       </form>
     </section>
   );
+}
+
+/**
+ * The version a record's form saves at, and what its save's problems show. A save refused as
+ * stale (409 `version_conflict`, 412) shows `conflict` and offers `reload` (for `RecordForm`):
+ * it reads the stored record and saves what was typed again on its version, so nothing typed
+ * is lost (the forms send only the fields the owner changed: the other writer's changes to the
+ * rest stay). Any other problem is the form's `fieldProblem` (on its fields, else above them).
+ */
+export function useRecordVersion<T extends { version: number }>(options: {
+  /** The version the form opened (0 for a new record, which cannot be stale). */
+  version: number;
+  /** Reads the stored record. */
+  load: () => Promise<Loaded<T>>;
+  /** Saves the typed values at this version. */
+  resave: (version: number) => Promise<void>;
+  /** Shows the form's message (null: none). */
+  showError: (message: string | null) => void;
+  fieldProblem: (problem: Problem) => string | null;
+  texts: { conflict: string; reload: string };
+}) {
+  const { t } = useTranslation();
+  const [version, setVersion] = useState(options.version);
+  const keepEdits = useKeepEditsOnConflict<T>({
+    load: options.load,
+    keep: async (stored) => {
+      setVersion(stored.version);
+      await options.resave(stored.version);
+    },
+    onProblem: (problem) => showProblem(problem),
+    onUnexpected: () => options.showError(t('common.unexpected')),
+  });
+
+  /** Shows a save's problem: the conflict's way out (the API's words are for developers) or the fields'. */
+  function showProblem(problem: Problem) {
+    options.showError(
+      keepEdits.noteProblem(problem) ? options.texts.conflict : options.fieldProblem(problem),
+    );
+  }
+
+  return {
+    version,
+    showProblem,
+    reload: keepEdits.conflict
+      ? { label: options.texts.reload, onClick: () => void keepEdits.reloadKeepingEdits() }
+      : null,
+  };
 }

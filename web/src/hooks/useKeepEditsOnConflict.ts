@@ -18,7 +18,7 @@ export function isStaleVersion(problem: Problem): boolean {
 }
 
 /** What a read through the generated client answers: the record or the API's problem. */
-type Loaded<T> = { data: T; error?: undefined } | { data?: undefined; error: Problem };
+export type Loaded<T> = { data: T; error?: undefined } | { data?: undefined; error: Problem };
 
 interface Options<T> {
   /** Reads the stored record (the form's GET). */

@@ -7,7 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useForm, type Path } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
-import type { components, Problem } from '@kontor/client';
+import type { components } from '@kontor/client';
 import { changedOnly } from '../../api/changes';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
@@ -15,7 +15,7 @@ import { applyProblem } from '../../api/problems';
 import type { TaxRate } from '../../api/taxRates';
 import { Field } from '../../components/Form';
 import { SelectField, TextAreaField } from '../../components/FormFields';
-import { RecordForm } from '../../components/RecordList';
+import { RecordForm, useRecordVersion } from '../../components/RecordList';
 import { formatDecimalInput, parseDecimal, taxRateLabel, type NumberFormat } from '../../format';
 
 type Product = components['schemas']['Product'];
@@ -68,8 +68,6 @@ export function ProductForm({ editing, rates, currency, format, onDone }: Props)
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
-  const [conflict, setConflict] = useState(false);
-  const [version, setVersion] = useState(editing.kind === 'edit' ? editing.product.version : 0);
   const {
     register,
     handleSubmit,
@@ -86,17 +84,19 @@ export function ProductForm({ editing, rates, currency, format, onDone }: Props)
       setValue('taxRateId', defaultRate);
   }, [editing.kind, defaultRate, getFieldState, setValue]);
 
-  const showProblem = (problem: Problem) => {
-    setConflict(problem.code === 'version_conflict');
-    // The API's words for a conflict are for developers; the owner gets the way out.
-    setFormError(
-      problem.code === 'version_conflict'
-        ? t('products.conflict')
-        : applyProblem(problem, setError, FIELDS),
-    );
-  };
+  const record = useRecordVersion<Product>({
+    version: editing.kind === 'edit' ? editing.product.version : 0,
+    load: () =>
+      api.GET('/v1/products/{productId}', {
+        params: { path: { productId: editing.kind === 'edit' ? editing.product.id : '' } },
+      }),
+    resave: (atVersion) => handleSubmit((values) => save(values, atVersion))(),
+    showError: setFormError,
+    fieldProblem: (problem) => applyProblem(problem, setError, FIELDS),
+    texts: { conflict: t('products.conflict'), reload: t('products.reloadKeep') },
+  });
 
-  const save = async (values: Values, atVersion: number) => {
+  async function save(values: Values, atVersion: number) {
     setFormError(null);
     const unitPrice = parseDecimal(values.unitPrice, format);
     if (unitPrice === null) {
@@ -138,7 +138,7 @@ export function ProductForm({ editing, rates, currency, format, onDone }: Props)
               },
             });
       if (error) {
-        showProblem(error);
+        record.showProblem(error);
         return;
       }
       await queryClient.invalidateQueries({ queryKey: keys.products.all });
@@ -146,20 +146,7 @@ export function ProductForm({ editing, rates, currency, format, onDone }: Props)
     } catch {
       setFormError(t('common.unexpected'));
     }
-  };
-
-  const reloadAndKeep = async () => {
-    if (editing.kind !== 'edit') return;
-    const { data, error } = await api.GET('/v1/products/{productId}', {
-      params: { path: { productId: editing.product.id } },
-    });
-    if (error) {
-      showProblem(error);
-      return;
-    }
-    setVersion(data.version);
-    await handleSubmit((values) => save(values, data.version))();
-  };
+  }
 
   return (
     <RecordForm
@@ -169,12 +156,10 @@ export function ProductForm({ editing, rates, currency, format, onDone }: Props)
           ? t('products.newTitle')
           : t('products.editTitle', { name: editing.product.name })
       }
-      onSubmit={(event) => void handleSubmit((values) => save(values, version))(event)}
+      onSubmit={(event) => void handleSubmit((values) => save(values, record.version))(event)}
       busy={isSubmitting}
       error={formError}
-      reload={
-        conflict ? { label: t('products.reloadKeep'), onClick: () => void reloadAndKeep() } : null
-      }
+      reload={record.reload}
       saveLabel={t('products.save')}
       cancelLabel={t('products.cancel')}
       onCancel={() => onDone('')}

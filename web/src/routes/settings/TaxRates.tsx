@@ -8,7 +8,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm, type Path } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
-import type { Problem } from '@kontor/client';
 import { useAccountSettings } from '../../api/account';
 import { changedOnly } from '../../api/changes';
 import { api } from '../../api/client';
@@ -23,6 +22,7 @@ import {
   RecordListHeader,
   RecordListStatus,
   useRecordEditing,
+  useRecordVersion,
 } from '../../components/RecordList';
 import { formatDecimalInput, formatPercent, parseDecimal, type NumberFormat } from '../../format';
 import '../../styles/forms.css';
@@ -83,8 +83,6 @@ function TaxRateForm({
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
-  const [conflict, setConflict] = useState(false);
-  const [version, setVersion] = useState(editing.kind === 'edit' ? editing.rate.version : 0);
   const {
     register,
     handleSubmit,
@@ -94,17 +92,19 @@ function TaxRateForm({
     defaultValues: editing.kind === 'edit' ? toValues(editing.rate, format) : EMPTY,
   });
 
-  const showProblem = (problem: Problem) => {
-    setConflict(problem.code === 'version_conflict');
-    // The API's words for a conflict are for developers; the owner gets the way out.
-    setFormError(
-      problem.code === 'version_conflict'
-        ? t('taxRates.conflict')
-        : applyProblem(problem, setError, FIELDS),
-    );
-  };
+  const record = useRecordVersion<TaxRate>({
+    version: editing.kind === 'edit' ? editing.rate.version : 0,
+    load: () =>
+      api.GET('/v1/tax-rates/{taxRateId}', {
+        params: { path: { taxRateId: editing.kind === 'edit' ? editing.rate.id : '' } },
+      }),
+    resave: (atVersion) => handleSubmit((values) => save(values, atVersion))(),
+    showError: setFormError,
+    fieldProblem: (problem) => applyProblem(problem, setError, FIELDS),
+    texts: { conflict: t('taxRates.conflict'), reload: t('taxRates.reloadKeep') },
+  });
 
-  const save = async (values: Values, atVersion: number) => {
+  async function save(values: Values, atVersion: number) {
     setFormError(null);
     const rate = parseDecimal(values.rate, format);
     if (rate === null) {
@@ -132,7 +132,7 @@ function TaxRateForm({
               body: { ...changedOnly(body, dirtyFields), version: atVersion },
             });
       if (error) {
-        showProblem(error);
+        record.showProblem(error);
         return;
       }
       // A default moved or a rate appeared: the list, the product picker and the checklist.
@@ -142,20 +142,7 @@ function TaxRateForm({
     } catch {
       setFormError(t('common.unexpected'));
     }
-  };
-
-  const reloadAndKeep = async () => {
-    if (editing.kind !== 'edit') return;
-    const { data, error } = await api.GET('/v1/tax-rates/{taxRateId}', {
-      params: { path: { taxRateId: editing.rate.id } },
-    });
-    if (error) {
-      showProblem(error);
-      return;
-    }
-    setVersion(data.version);
-    await handleSubmit((values) => save(values, data.version))();
-  };
+  }
 
   return (
     <RecordForm
@@ -165,12 +152,10 @@ function TaxRateForm({
           ? t('taxRates.newTitle')
           : t('taxRates.editTitle', { name: editing.rate.name })
       }
-      onSubmit={(event) => void handleSubmit((values) => save(values, version))(event)}
+      onSubmit={(event) => void handleSubmit((values) => save(values, record.version))(event)}
       busy={isSubmitting}
       error={formError}
-      reload={
-        conflict ? { label: t('taxRates.reloadKeep'), onClick: () => void reloadAndKeep() } : null
-      }
+      reload={record.reload}
       saveLabel={t('taxRates.save')}
       cancelLabel={t('taxRates.cancel')}
       onCancel={() => onDone('')}
