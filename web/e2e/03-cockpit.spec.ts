@@ -8,6 +8,7 @@
 import { expect, test } from '@playwright/test';
 import { expectNoAxeViolations } from './support/axe';
 import { kontorPerFile } from './support/kontor';
+import { seedUploadedPdf } from './support/billing-seed';
 import { ownerApi, signInAsOwner, type Api } from './support/owner';
 import { screenshot } from './support/screenshot';
 
@@ -75,25 +76,12 @@ async function finalInvoice(
 
 /** A supplier's bill: an uploaded PDF, FINAL, due `due` (a payable). */
 async function receivedBill(api: Api, partnerId: string, unitPrice: number, due: string) {
-  const pdf = Buffer.from(
-    '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< >>\nendobj\ntrailer\n<< >>\n%%EOF\n',
-    'latin1',
-  );
-  const ticket = await api.POST('/v1/files/upload-url', {
-    body: { fileName: 'lieferant.pdf', contentType: 'application/pdf', size: pdf.length },
-  });
-  if (ticket.error) throw new Error(`upload-url: ${JSON.stringify(ticket.error)}`);
-  const put = await fetch(new URL(ticket.data.uploadUrl, kontor().url), {
-    method: 'PUT',
-    headers: ticket.data.headers,
-    body: pdf,
-  });
-  expect(put.ok).toBe(true);
+  const fileId = await seedUploadedPdf(api, kontor().url, 'lieferant.pdf');
   const { data, error } = await api.POST('/v1/documents', {
     body: {
       documentType: 'INVOICE',
       source: 'UPLOADED',
-      fileId: ticket.data.fileId,
+      fileId,
       name: 'Rechnung Bürobedarf',
       documentNumber: 'L-4711',
       partnerId,

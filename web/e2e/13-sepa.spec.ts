@@ -3,17 +3,26 @@
  * on the field), the pre-notification period, a customer's mandate (a wrong IBAN refused on its
  * field) and a supplier's bank account on the partner page, the collection proposal of the
  * API's dry run with a FINAL invoice of that customer, the run created, its pain.008 downloaded
- * (the name the API gives it, the EndToEndId inside), and the mandate revoked.
+ * (the name the API gives it, the EndToEndId inside), and the mandate revoked. Then the list of
+ * runs made, paged through as the API pages it (26 transfer runs seeded through the API).
  */
 import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { expectNoAxeViolations } from './support/axe';
-import { dayFromToday, seedCompany, seedCustomer, seedFinalInvoice } from './support/billing-seed';
+import {
+  dayFromToday,
+  seedCompany,
+  seedCustomer,
+  seedFinalInvoice,
+  seedUploadedPdf,
+} from './support/billing-seed';
 import { kontorPerFile } from './support/kontor';
 import { ownerApi, signInAsOwner, type Api } from './support/owner';
 import { screenshot } from './support/screenshot';
 
-const kontor = kontorPerFile();
+// The runs' list is seeded through the API (26 runs of a bill each): more requests in a minute
+// than the plan allows, which is not what these flows test.
+const kontor = kontorPerFile({ env: { RATE_LIMITS: 'off' } });
 
 const WRONG_CREDITOR_ID = 'DE00ZZZ09999999999';
 const CREDITOR_ID = 'DE98ZZZ09999999999';
@@ -206,6 +215,70 @@ test('creditor id, a mandate, the collection of its invoice, the pain.008, the r
   });
   expect(revoked.data?.active).toBe(false);
   expect(revoked.data?.revokedAt).not.toBeNull();
+});
+
+test('the list of runs pages through all of them', async ({ page }) => {
+  test.setTimeout(180_000);
+  const api = await ownerApi(kontor());
+  await seedCompany(api);
+  // 26 transfer runs of one uploaded bill each: one more than the list's page.
+  const vendor = await api.POST('/v1/partners', {
+    body: { name: 'Papier Lieferant KG', type: 'VENDOR' },
+  });
+  if (vendor.error) throw new Error(JSON.stringify(vendor.error));
+  const account = await api.PUT('/v1/partners/{partnerId}/bank-account', {
+    params: { path: { partnerId: vendor.data.id } },
+    body: { version: 1, holderName: 'Papier Lieferant KG', iban: IBAN },
+  });
+  if (account.error) throw new Error(JSON.stringify(account.error));
+  const fileId = await seedUploadedPdf(api, kontor().url, 'lieferung.pdf');
+  for (let i = 1; i <= 26; i++) {
+    const bill = await api.POST('/v1/documents', {
+      body: {
+        documentType: 'INVOICE',
+        source: 'UPLOADED',
+        fileId,
+        name: `Lieferung ${i}`,
+        documentNumber: `LF-${i}`,
+        partnerId: vendor.data.id,
+        creationDate: dayFromToday(-1),
+        dueDate: dayFromToday(20),
+        status: 'FINAL',
+        lineItems: [{ description: 'Papier', quantity: 1, unitPrice: 100 + i }],
+      },
+    });
+    if (bill.error) throw new Error(JSON.stringify(bill.error));
+    const run = await api.POST('/v1/sepa/transfers', {
+      body: { invoiceIds: [bill.data.id], useSkonto: false },
+    });
+    if (run.error) throw new Error(JSON.stringify(run.error));
+  }
+  const all = await api.GET('/v1/sepa/transfers', { params: { query: { limit: 100 } } });
+  const runs = typeof all.data === 'string' ? [] : (all.data?.data ?? []);
+  expect(runs).toHaveLength(26);
+  const [newest] = runs;
+  const oldest = runs.at(-1);
+
+  await signInAsOwner(page, kontor(), '/bank/sepa');
+  const table = page.getByRole('table', { name: 'Erstellte Überweisungsläufe' });
+  const pages = page.getByRole('navigation', { name: 'Seiten der Überweisungsläufe' });
+  // Newest first: a page of 25 (and the header row), the oldest run not among them.
+  await expect(table.getByRole('row')).toHaveCount(26);
+  await expect(table.getByRole('row').nth(1)).toContainText(money(newest?.total ?? 0));
+  await expect(table).not.toContainText(money(oldest?.total ?? 0));
+  await expect(pages.getByRole('button', { name: 'Zurück' })).toBeDisabled();
+  await expectNoAxeViolations(page);
+  await pages.getByRole('button', { name: 'Weiter' }).click();
+  await expect(table.getByRole('row')).toHaveCount(2);
+  await expect(table.getByRole('row').nth(1)).toContainText(money(oldest?.total ?? 0));
+  await expect(pages.getByRole('button', { name: 'Weiter' })).toBeDisabled();
+  await pages.getByRole('button', { name: 'Zurück' }).click();
+  await expect(table.getByRole('row')).toHaveCount(26);
+  await expect(table.getByRole('row').nth(1)).toContainText(money(newest?.total ?? 0));
+  // The collections' list has one run: no pages to turn.
+  await expect(page.getByRole('navigation', { name: 'Seiten der Lastschriftläufe' })).toHaveCount(
+    0,
+  );
 });
 
 function escape(text: string): string {

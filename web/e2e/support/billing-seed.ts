@@ -94,3 +94,26 @@ export async function seedFinalInvoice(
   if (documentNumber === null) throw new Error('a FINAL invoice without a number');
   return { id, documentNumber, grossTotal };
 }
+
+/** A small PDF uploaded through the API's upload ticket (a supplier's bill); its file id. */
+export async function seedUploadedPdf(
+  api: Api,
+  baseUrl: string,
+  fileName: string,
+): Promise<string> {
+  const pdf = Buffer.from(
+    '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< >>\nendobj\ntrailer\n<< >>\n%%EOF\n',
+    'latin1',
+  );
+  const ticket = await api.POST('/v1/files/upload-url', {
+    body: { fileName, contentType: 'application/pdf', size: pdf.length },
+  });
+  if (ticket.error) throw new Error(`upload-url: ${JSON.stringify(ticket.error)}`);
+  const put = await fetch(new URL(ticket.data.uploadUrl, baseUrl), {
+    method: 'PUT',
+    headers: ticket.data.headers,
+    body: pdf,
+  });
+  if (!put.ok) throw new Error(`upload: ${put.status}`);
+  return ticket.data.fileId;
+}

@@ -89,6 +89,9 @@ export const keys = {
     bankAccount: (partnerId: string) => ['sepa', 'bankAccount', partnerId] as const,
     settings: () => ['sepa', 'settings'] as const,
     runs: (kind: 'collections' | 'transfers') => ['sepa', 'runs', kind] as const,
+    /** One page of the runs (null: the first). */
+    runsPage: (kind: 'collections' | 'transfers', cursor: string | null) =>
+      ['sepa', 'runs', kind, cursor] as const,
     proposals: () => ['sepa', 'proposal'] as const,
     proposal: (kind: 'collections' | 'transfers', params: Params = {}) =>
       ['sepa', 'proposal', kind, params] as const,

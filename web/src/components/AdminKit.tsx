@@ -51,22 +51,27 @@ export function ErrorAlert({ error }: { error: unknown }) {
   );
 }
 
-/** Cursor paging: the cursors of the pages before this one live in the caller's state. */
+/**
+ * Cursor paging: the cursors of the pages before this one live in the caller's state. `label`
+ * names the pages where a screen has more than one paged list.
+ */
 export function Pager({
   hasPrevious,
   nextCursor,
   onPrevious,
   onNext,
+  label,
 }: {
   hasPrevious: boolean;
   nextCursor: string | null | undefined;
   onPrevious: () => void;
   onNext: (cursor: string) => void;
+  label?: string;
 }) {
   const { t } = useTranslation();
   if (!hasPrevious && !nextCursor) return null;
   return (
-    <nav className="admin-pager" aria-label={t('admin.paging')}>
+    <nav className="admin-pager pager" aria-label={label ?? t('admin.paging')}>
       <button
         type="button"
         className="button button-small"

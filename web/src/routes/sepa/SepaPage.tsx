@@ -3,9 +3,9 @@
  * API's dry run says over the open invoices — what can be collected or paid, with amount,
  * mandate, sequence type and date, and what cannot, with the API's reason — lets the owner
  * untick invoices and ask for a date, creates the run of the chosen ones, and lists the runs
- * made with their file to download for the bank.
+ * made, page by page, with their file to download for the bank.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
@@ -13,6 +13,7 @@ import { useTranslation } from 'react-i18next';
 import { useFormats } from '../../api/account';
 import { keys } from '../../api/keys';
 import { ProblemError, splitProblem } from '../../api/problems';
+import { Pager, useCursorPages } from '../../components/AdminKit';
 import { Field, FormAlert, FormNote } from '../../components/Form';
 import { CheckboxField } from '../../components/FormFields';
 import { LoadingOrError } from '../../components/LoadingOrError';
@@ -58,9 +59,15 @@ function useProposal(kind: RunKind, date: string, useSkonto: boolean) {
   });
 }
 
-function useRuns(kind: RunKind) {
-  return useQuery({ queryKey: keys.sepa.runs(kind), queryFn: () => listRuns(kind) });
+function useRuns(kind: RunKind, cursor: string | undefined) {
+  return useQuery({
+    queryKey: keys.sepa.runsPage(kind, cursor ?? null),
+    placeholderData: keepPreviousData,
+    queryFn: () => listRuns(kind, cursor),
+  });
 }
+
+type RunPages = ReturnType<typeof useCursorPages>;
 
 function ItemRow({
   kind,
@@ -233,63 +240,81 @@ function Refused({
   );
 }
 
-function RunList({ kind, onError }: { kind: RunKind; onError: (message: string) => void }) {
+function RunList({
+  kind,
+  pages,
+  onError,
+}: {
+  kind: RunKind;
+  pages: RunPages;
+  onError: (message: string) => void;
+}) {
   const { t } = useTranslation();
   const formats = useFormats();
-  const runs = useRuns(kind);
+  const runs = useRuns(kind, pages.cursor);
   if (runs.data === undefined) {
     return <LoadingOrError error={runs.error} onRetry={() => void runs.refetch()} />;
   }
-  if (runs.data.length === 0) return <p className="muted">{t(`sepa.${kind}.noRuns`)}</p>;
+  if (runs.data.data.length === 0 && !pages.hasPrevious)
+    return <p className="muted">{t(`sepa.${kind}.noRuns`)}</p>;
   const download = (runId: string) =>
     void downloadRunFile(kind, runId).catch((error: unknown) =>
       onError(error instanceof ProblemError ? error.message : t('common.unexpected')),
     );
   return (
-    <table className="data-table">
-      <caption>{t(`sepa.${kind}.runsCaption`)}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{t('sepa.col.created')}</th>
-          <th scope="col">{t(`sepa.${kind}.date`)}</th>
-          <th scope="col" className="num">
-            {t('sepa.col.count')}
-          </th>
-          <th scope="col" className="num">
-            {t('sepa.col.total')}
-          </th>
-          <th scope="col">{t('sepa.col.file')}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {runs.data.map((run) => {
-          const dates = [...new Set(run.items.map((item) => item.executionDate))].sort();
-          const created = run.createdAt === null ? '' : formats.date(run.createdAt.slice(0, 10));
-          return (
-            <tr key={run.id}>
-              <th scope="row">{created}</th>
-              <td>{dates.map((date) => formats.date(date)).join(', ')}</td>
-              <td className="num">{run.items.length}</td>
-              <td className="num">{formats.money(run.total, run.currency)}</td>
-              <td>
-                {run.id === null ? null : (
-                  <button
-                    type="button"
-                    className="button button-small"
-                    onClick={() => download(run.id ?? '')}
-                  >
-                    <span aria-hidden="true">{t(`sepa.${kind}.download`)}</span>
-                    <span className="visually-hidden">
-                      {t(`sepa.${kind}.downloadOf`, { id: run.messageId ?? run.id })}
-                    </span>
-                  </button>
-                )}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <>
+      <table className="data-table" aria-busy={runs.isFetching}>
+        <caption>{t(`sepa.${kind}.runsCaption`)}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('sepa.col.created')}</th>
+            <th scope="col">{t(`sepa.${kind}.date`)}</th>
+            <th scope="col" className="num">
+              {t('sepa.col.count')}
+            </th>
+            <th scope="col" className="num">
+              {t('sepa.col.total')}
+            </th>
+            <th scope="col">{t('sepa.col.file')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.data.data.map((run) => {
+            const dates = [...new Set(run.items.map((item) => item.executionDate))].sort();
+            const created = run.createdAt === null ? '' : formats.date(run.createdAt.slice(0, 10));
+            return (
+              <tr key={run.id}>
+                <th scope="row">{created}</th>
+                <td>{dates.map((date) => formats.date(date)).join(', ')}</td>
+                <td className="num">{run.items.length}</td>
+                <td className="num">{formats.money(run.total, run.currency)}</td>
+                <td>
+                  {run.id === null ? null : (
+                    <button
+                      type="button"
+                      className="button button-small"
+                      onClick={() => download(run.id ?? '')}
+                    >
+                      <span aria-hidden="true">{t(`sepa.${kind}.download`)}</span>
+                      <span className="visually-hidden">
+                        {t(`sepa.${kind}.downloadOf`, { id: run.messageId ?? run.id })}
+                      </span>
+                    </button>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <Pager
+        label={t(`sepa.${kind}.runsPages`)}
+        hasPrevious={pages.hasPrevious}
+        nextCursor={runs.data.nextCursor}
+        onPrevious={pages.previous}
+        onNext={pages.next}
+      />
+    </>
   );
 }
 
@@ -307,6 +332,7 @@ function RunSection({ kind }: { kind: RunKind }) {
   const [message, setMessage] = useState<string | null>(null);
   const [created, setCreated] = useState<Run | null>(null);
   const [dateError, setDateError] = useState<string | null>(null);
+  const runPages = useCursorPages();
 
   // The dry run's refusal of the date shows on the date field; anything else above the table.
   const proposalProblem =
@@ -343,6 +369,8 @@ function RunSection({ kind }: { kind: RunKind }) {
       });
       setCreated(made);
       setUnchosen(new Set());
+      // The new run is the newest: the list shows its first page.
+      runPages.reset();
     } catch (error) {
       if (error instanceof ProblemError) {
         const split = splitProblem(error.problem, [DATE_FIELD[kind]]);
@@ -427,7 +455,7 @@ function RunSection({ kind }: { kind: RunKind }) {
         </>
       ) : null}
       <h3>{t(`sepa.${kind}.runsTitle`)}</h3>
-      <RunList kind={kind} onError={setMessage} />
+      <RunList kind={kind} pages={runPages} onError={setMessage} />
     </section>
   );
 }

@@ -79,13 +79,18 @@ export async function postRun(kind: RunKind, request: RunRequest): Promise<Run> 
   return result.data;
 }
 
-/** The runs made, newest first (one page: the latest 25). */
-export async function listRuns(kind: RunKind): Promise<Run[]> {
-  const page =
-    kind === 'collections'
-      ? unwrapPage(await api.GET('/v1/sepa/collections', { params: { query: { limit: 25 } } }))
-      : unwrapPage(await api.GET('/v1/sepa/transfers', { params: { query: { limit: 25 } } }));
-  return page.data;
+/** How many runs a page of the list shows. */
+export const RUNS_PAGE = 25;
+
+/** A page of the runs made, newest first, from `cursor` (the first page without one). */
+export async function listRuns(
+  kind: RunKind,
+  cursor: string | undefined,
+): Promise<{ data: Run[]; nextCursor: string | null }> {
+  const query = { limit: RUNS_PAGE, ...(cursor === undefined ? {} : { cursor }) };
+  return kind === 'collections'
+    ? unwrapPage(await api.GET('/v1/sepa/collections', { params: { query } }))
+    : unwrapPage(await api.GET('/v1/sepa/transfers', { params: { query } }));
 }
 
 function fileNameOf(response: Response, fallback: string): string {
