@@ -1,7 +1,7 @@
 /**
  * Flow 12, quotes and order confirmations: the owner writes a quote in the invoice editor (a
  * product line and a free one), finalizes it (number AN-…), creates a customer link (its URL
- * shown once), records the customer's acceptance, converts one of its two lines into an order
+ * shown once), sends it by mail (no mail server: the outbox), records the customer's acceptance, converts one of its two lines into an order
  * confirmation, finalizes that and converts it into an invoice; the chain quote → order
  * confirmation → invoice is visible on the invoice and on the quote.
  */
@@ -12,6 +12,7 @@ import { ownerApi, signInAsOwner, OWNER } from './support/owner';
 import { screenshot } from './support/screenshot';
 
 const kontor = kontorPerFile();
+const CUSTOMER_EMAIL = 'einkauf@example.org';
 
 async function seed(): Promise<void> {
   const api = await ownerApi(kontor());
@@ -27,7 +28,7 @@ async function seed(): Promise<void> {
       registerCourt: null,
       registerNumber: null,
       managingDirectors: ['Olga Owner'],
-      email: 'angebot@werkstatt.example',
+      email: 'angebot@example.org',
       phone: null,
       website: null,
       electronicAddress: null,
@@ -49,7 +50,7 @@ async function seed(): Promise<void> {
           postalCode: '20095',
           city: 'Hamburg',
           country: 'DE',
-          email: 'einkauf@beispiel.example',
+          email: CUSTOMER_EMAIL,
         },
       ],
     },
@@ -123,6 +124,26 @@ test('quote → customer link → accepted → order confirmation (1 of 2 lines)
   await expect(links.getByText(/^Gültig bis /)).toBeVisible();
   await expect(links.getByRole('row')).toHaveCount(2);
   await expect(links.getByRole('button', { name: /^Link vom .* widerrufen$/ })).toBeVisible();
+
+  // Sent by mail: the API's preview first (recipient, Reply-To, no mail server), then the outbox.
+  await page.getByRole('button', { name: 'Per E-Mail senden' }).click();
+  const send = page.getByRole('dialog', { name: 'Angebot per E-Mail senden' });
+  await expect(send.getByText(CUSTOMER_EMAIL)).toBeVisible();
+  await expect(send.getByText('angebot@example.org')).toBeVisible();
+  await expect(send.getByText(/Angebot AN-\d{4}-0001\.pdf/)).toBeVisible();
+  await expect(send.getByText(/kein Mailserver eingerichtet/)).toBeVisible();
+  await expectNoAxeViolations(page);
+  await send.getByRole('button', { name: 'In den Postausgang legen' }).click();
+  await expect(
+    page.getByText(`Die E-Mail an ${CUSTOMER_EMAIL} liegt im Postausgang-Ordner`),
+  ).toBeVisible();
+  // The facts say where it went (the API's sentAt and sentTo).
+  await expect(
+    page.getByRole('definition').filter({ hasText: `an ${CUSTOMER_EMAIL}` }),
+  ).toBeVisible();
+  expect(await kontor().mail(CUSTOMER_EMAIL, /filename="(Angebot AN-\d{4}-0001\.pdf)"/)).toMatch(
+    /^Angebot AN-/,
+  );
 
   // The customer's answer: accepted, by name.
   await page.getByRole('button', { name: 'Annahme erfassen' }).click();

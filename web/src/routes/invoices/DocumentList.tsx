@@ -1,7 +1,8 @@
 /**
- * What the lists of documents share (invoices; quotes and order confirmations): the search
- * box that searches on the server as the user pauses typing, the failure with Retry, and the
- * table of one page of rows. Each list keeps its own tabs, filters and badge.
+ * What the lists of documents share (invoices; quotes and order confirmations): the tab bar,
+ * the search box that searches on the server as the user pauses typing, the failure with
+ * Retry, the table of one page of rows and the pager. Each list keeps its own tabs' filters
+ * and badge.
  */
 import type { UseQueryResult } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
@@ -9,6 +10,94 @@ import { useEffect, useId, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFormats } from '../../api/account';
 import type { Invoice } from './shared';
+
+/** The lists with tabs, search and pages in their URL (`status`, `q`, `cursor`). */
+type ListRoute = '/invoices' | '/quotes';
+
+/**
+ * The tab bar: "all" and each tab, keeping the search. The router marks the active link
+ * (aria-current="page"): only the current tab, whatever page or search it shows, is active.
+ */
+export function DocumentTabs<Tab extends string>({
+  list,
+  tabs,
+  current,
+  q,
+  label,
+  name,
+}: {
+  list: ListRoute;
+  tabs: readonly Tab[];
+  current: Tab | undefined;
+  q: string | undefined;
+  label: string;
+  name: (tab: Tab | undefined) => string;
+}) {
+  const all: (Tab | undefined)[] = [undefined, ...tabs];
+  return (
+    <nav aria-label={label} className="invoice-tabs">
+      <ul>
+        {all.map((tab) => (
+          <li key={tab ?? 'all'}>
+            <Link
+              to={list}
+              search={{ ...(tab === undefined ? {} : { status: tab }), ...(q ? { q } : {}) }}
+              className="invoice-tab"
+              activeOptions={
+                tab === current ? { includeSearch: false } : { exact: true, includeSearch: true }
+              }
+            >
+              {name(tab)}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/**
+ * Previous and next page. The cursors of the pages before this one are kept to go back; a
+ * shared link starts without them. `search` is the list's search for a page's cursor.
+ */
+export function DocumentPager<Search extends object>({
+  list,
+  cursor,
+  nextCursor,
+  search,
+}: {
+  list: ListRoute;
+  cursor: string | undefined;
+  nextCursor: string | null | undefined;
+  search: (cursor: string | undefined) => Search;
+}) {
+  const { t } = useTranslation();
+  const [previous, setPrevious] = useState<(string | undefined)[]>([]);
+  return (
+    <nav className="pager" aria-label={t('invoices.list.paging')}>
+      {cursor !== undefined ? (
+        <Link
+          to={list}
+          search={search(previous.at(-1))}
+          className="button"
+          onClick={() => setPrevious((stack) => stack.slice(0, -1))}
+        >
+          {t('invoices.list.previous')}
+        </Link>
+      ) : null}
+      {nextCursor ? (
+        <Link
+          to={list}
+          search={search(nextCursor)}
+          className="button"
+          onClick={() => setPrevious((stack) => [...stack, cursor])}
+        >
+          {t('invoices.list.next')}
+        </Link>
+      ) : null}
+    </nav>
+  );
+}
 
 /** The search field; `onSearch` runs 300 ms after the last change (a new search starts at page 1). */
 export function ListSearchBox({

@@ -1,7 +1,7 @@
 /**
- * What can happen to a FINAL invoice, each in a dialog: send it, record a payment, credit part
- * of it, cancel it (Storno). Every outcome is the API's answer; every write invalidates the
- * invoices (list and detail) it changed.
+ * What can happen to a FINAL invoice, each in a dialog: send it (the dialog quotes and order
+ * confirmations use too), record a payment, credit part of it, cancel it (Storno). Every
+ * outcome is the API's answer; every write invalidates the invoices (list and detail) it changed.
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
@@ -20,16 +20,32 @@ import { asJson, type Invoice } from './shared';
 
 type Done = (message: string) => void;
 
-export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done }) {
+/**
+ * Mails a FINAL document (invoice, credit note, quote, order confirmation) through the API's
+ * send, after showing what the API's send preview says it would mail. `title` and `sent` name
+ * the document's type (an invoice's by default).
+ */
+export function SendDialog({
+  document,
+  onDone,
+  title,
+  sent,
+}: {
+  document: Invoice;
+  onDone: Done;
+  title?: string;
+  /** The note after a mail handed to the mail server, to `to`. */
+  sent?: (to: string) => string;
+}) {
   const { t } = useTranslation();
   const dialog = useDialogWrite();
   const preview = useQuery({
-    queryKey: keys.invoices.sendPreview(invoice.id),
+    queryKey: keys.invoices.sendPreview(document.id),
     enabled: dialog.open,
     staleTime: 0,
     queryFn: async () => {
       const { data, error: problem } = await api.GET('/v1/documents/{documentId}/send-preview', {
-        params: { path: { documentId: invoice.id } },
+        params: { path: { documentId: document.id } },
       });
       if (problem) throw new ProblemError(problem);
       return data;
@@ -39,15 +55,16 @@ export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done
   const send = async () => {
     const data = await dialog.submit((header) =>
       api.POST('/v1/documents/{documentId}/send', {
-        params: { path: { documentId: invoice.id }, header },
+        params: { path: { documentId: document.id }, header },
       }),
     );
     if (data === undefined) return;
     dialog.close();
+    const to = data.sentTo.join(', ');
     onDone(
       data.delivery === 'outbox'
-        ? t('invoices.send.doneOutbox', { to: data.sentTo.join(', ') })
-        : t('invoices.send.done', { to: data.sentTo.join(', ') }),
+        ? t('invoices.send.doneOutbox', { to })
+        : (sent?.(to) ?? t('invoices.send.done', { to })),
     );
   };
 
@@ -56,7 +73,7 @@ export function SendDialog({ invoice, onDone }: { invoice: Invoice; onDone: Done
     <InvoiceDialog
       open={dialog.open}
       onOpenChange={dialog.onOpenChange}
-      title={t('invoices.send.title')}
+      title={title ?? t('invoices.send.title')}
       trigger={
         <button type="button" className="button">
           {t('invoices.send.open')}

@@ -1,13 +1,19 @@
 import type { paths } from '@kontor/client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, getRouteApi, useNavigate } from '@tanstack/react-router';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
 import { invoiceTabs, type InvoiceListSearch, type InvoiceTab } from '../../router';
-import { DocumentTable, ListAlert, ListSearchBox } from './DocumentList';
+import {
+  DocumentPager,
+  DocumentTable,
+  DocumentTabs,
+  ListAlert,
+  ListSearchBox,
+} from './DocumentList';
 import { InvoiceBadge, asJson } from './shared';
 import '../../styles/screens.css';
 import '../../styles/invoices.css';
@@ -47,39 +53,10 @@ function listQuery(
   }
 }
 
-function Tabs({ current, q }: { current: InvoiceTab | undefined; q: string | undefined }) {
-  const { t } = useTranslation();
-  const tabs: (InvoiceTab | undefined)[] = [undefined, ...invoiceTabs];
-  return (
-    <nav aria-label={t('invoices.list.tabs')} className="invoice-tabs">
-      <ul>
-        {tabs.map((tab) => (
-          <li key={tab ?? 'all'}>
-            <Link
-              to="/invoices"
-              search={{ ...(tab === undefined ? {} : { status: tab }), ...(q ? { q } : {}) }}
-              className="invoice-tab"
-              // The router marks the active link (aria-current="page"): only the current tab,
-              // whatever page or search it shows, is active.
-              activeOptions={
-                tab === current ? { includeSearch: false } : { exact: true, includeSearch: true }
-              }
-            >
-              {t(`invoices.tabs.${tab ?? 'all'}`)}
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  );
-}
-
 export function InvoiceListPage() {
   const { t } = useTranslation();
   const navigate = useNavigate({ from: '/invoices' });
   const search = route.useSearch();
-  // Cursors of the pages before this one, to go back; a shared link starts without them.
-  const [previous, setPrevious] = useState<(string | undefined)[]>([]);
   const params = listQuery(search.status, search.q, search.cursor, search.source);
   const list = useQuery({
     queryKey: keys.invoices.list({
@@ -133,7 +110,14 @@ export function InvoiceListPage() {
           {t('invoices.list.new')}
         </Link>
       </div>
-      <Tabs current={search.status} q={search.q} />
+      <DocumentTabs
+        list="/invoices"
+        tabs={invoiceTabs}
+        current={search.status}
+        q={search.q}
+        label={t('invoices.list.tabs')}
+        name={(tab) => t(`invoices.tabs.${tab ?? 'all'}`)}
+      />
       <ListSearchBox
         key={search.status ?? 'all'}
         label={t('invoices.list.search')}
@@ -151,28 +135,12 @@ export function InvoiceListPage() {
         secondDate={{ label: t('invoices.columns.dueDate'), value: (invoice) => invoice.dueDate }}
         badge={(invoice) => <InvoiceBadge invoice={invoice} />}
       />
-      <nav className="pager" aria-label={t('invoices.list.paging')}>
-        {search.cursor !== undefined ? (
-          <Link
-            to="/invoices"
-            search={pageSearch(previous.at(-1))}
-            className="button"
-            onClick={() => setPrevious((stack) => stack.slice(0, -1))}
-          >
-            {t('invoices.list.previous')}
-          </Link>
-        ) : null}
-        {list.data?.nextCursor ? (
-          <Link
-            to="/invoices"
-            search={pageSearch(list.data.nextCursor)}
-            className="button"
-            onClick={() => setPrevious((stack) => [...stack, search.cursor])}
-          >
-            {t('invoices.list.next')}
-          </Link>
-        ) : null}
-      </nav>
+      <DocumentPager
+        list="/invoices"
+        cursor={search.cursor}
+        nextCursor={list.data?.nextCursor}
+        search={pageSearch}
+      />
     </section>
   );
 }

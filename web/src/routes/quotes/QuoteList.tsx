@@ -6,12 +6,18 @@
 import type { paths } from '@kontor/client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, getRouteApi, useNavigate } from '@tanstack/react-router';
-import { useCallback, useState } from 'react';
+import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ProblemError } from '../../api/problems';
-import { DocumentTable, ListAlert, ListSearchBox } from '../invoices/DocumentList';
+import {
+  DocumentPager,
+  DocumentTable,
+  DocumentTabs,
+  ListAlert,
+  ListSearchBox,
+} from '../invoices/DocumentList';
 import { asJson } from '../invoices/shared';
 import { QuoteBadge } from './QuoteBadge';
 import '../../styles/screens.css';
@@ -65,37 +71,11 @@ function listQuery(tab: QuoteTab | undefined, q: string | undefined, cursor: str
   }
 }
 
-function Tabs({ current, q }: { current: QuoteTab | undefined; q: string | undefined }) {
-  const { t } = useTranslation();
-  const tabs: (QuoteTab | undefined)[] = [undefined, ...quoteTabs];
-  return (
-    <nav aria-label={t('quotes.list.tabs')} className="invoice-tabs">
-      <ul>
-        {tabs.map((tab) => (
-          <li key={tab ?? 'all'}>
-            <Link
-              to="/quotes"
-              search={{ ...(tab === undefined ? {} : { status: tab }), ...(q ? { q } : {}) }}
-              className="invoice-tab"
-              activeOptions={
-                tab === current ? { includeSearch: false } : { exact: true, includeSearch: true }
-              }
-            >
-              {t(`quotes.tabs.${tab ?? 'all'}`)}
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  );
-}
-
 export function QuoteListPage() {
   const { t } = useTranslation();
   const navigate = useNavigate({ from: '/quotes' });
   const search = route.useSearch();
   const tab = tabOf(search.status);
-  const [previous, setPrevious] = useState<(string | undefined)[]>([]);
   const params = listQuery(tab, search.q, search.cursor);
   const list = useQuery({
     queryKey: keys.invoices.list({
@@ -143,7 +123,14 @@ export function QuoteListPage() {
           </Link>
         </div>
       </div>
-      <Tabs current={tab} q={search.q} />
+      <DocumentTabs
+        list="/quotes"
+        tabs={quoteTabs}
+        current={tab}
+        q={search.q}
+        label={t('quotes.list.tabs')}
+        name={(name) => t(`quotes.tabs.${name ?? 'all'}`)}
+      />
       <ListSearchBox
         key={tab ?? 'all'}
         label={t('quotes.list.search')}
@@ -165,28 +152,12 @@ export function QuoteListPage() {
         }
         badge={(document) => <QuoteBadge document={document} />}
       />
-      <nav className="pager" aria-label={t('invoices.list.paging')}>
-        {search.cursor !== undefined ? (
-          <Link
-            to="/quotes"
-            search={pageSearch(previous.at(-1))}
-            className="button"
-            onClick={() => setPrevious((stack) => stack.slice(0, -1))}
-          >
-            {t('invoices.list.previous')}
-          </Link>
-        ) : null}
-        {list.data?.nextCursor ? (
-          <Link
-            to="/quotes"
-            search={pageSearch(list.data.nextCursor)}
-            className="button"
-            onClick={() => setPrevious((stack) => [...stack, search.cursor])}
-          >
-            {t('invoices.list.next')}
-          </Link>
-        ) : null}
-      </nav>
+      <DocumentPager
+        list="/quotes"
+        cursor={search.cursor}
+        nextCursor={list.data?.nextCursor}
+        search={pageSearch}
+      />
     </section>
   );
 }
