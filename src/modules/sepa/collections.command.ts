@@ -227,14 +227,9 @@ async function planCollection(
       continue;
     }
     const invoice = row!;
-    const candidates = mandatesOf.get(invoice.partner_id!) ?? [];
-    const usable = candidates.filter(
-      (m) =>
-        nextSequenceType({ ...m, sequence_state: states.get(m.id) ?? m.sequence_state }) !== null,
-    );
-    const mandate = usable.find((m) => m.scheme === scheme);
-    if (!mandate) {
-      refused.push(refusal(id, usable.length > 0 ? 'other_scheme' : mandateRefusal(candidates)));
+    const mandate = mandateFor(mandatesOf.get(invoice.partner_id!) ?? [], states, scheme);
+    if (typeof mandate === 'string') {
+      refused.push(refusal(id, mandate));
       continue;
     }
     const state = states.get(mandate.id) ?? mandate.sequence_state;
@@ -321,7 +316,9 @@ function amendmentOf(
   const before = openIban(key, oldest.original_iban_sealed);
   const now = openIban(key, mandate.iban_sealed);
   if (before !== now) {
-    if (debtorBankChanged({ iban: before, bic: oldest.original_bic }, { iban: now, bic: mandate.bic }))
+    if (
+      debtorBankChanged({ iban: before, bic: oldest.original_bic }, { iban: now, bic: mandate.bic })
+    )
       out.debtorBankChanged = true;
     else out.originalDebtorIban = before;
   }
@@ -370,6 +367,24 @@ function plannedDebit(
       collectionDate,
     },
   };
+}
+
+/**
+ * The partner's newest mandate the run can collect on (of the run's scheme, with a next
+ * sequence type as the run has moved it so far), else the reason there is none.
+ */
+function mandateFor(
+  candidates: repo.MandateRow[],
+  states: Map<string, string>,
+  scheme: Scheme,
+): repo.MandateRow | Refusal['reason'] {
+  const usable = candidates.filter(
+    (m) =>
+      nextSequenceType({ ...m, sequence_state: states.get(m.id) ?? m.sequence_state }) !== null,
+  );
+  const mandate = usable.find((m) => m.scheme === scheme);
+  if (mandate) return mandate;
+  return usable.length > 0 ? 'other_scheme' : mandateRefusal(candidates);
 }
 
 /** The reason an invoice's partner has no mandate to collect on. */

@@ -79,7 +79,11 @@ export function openIban(key: Buffer, sealed: string): string {
 }
 
 /** The ids among `mandateIds` with a change the next collection has to carry. */
-async function pendingOf(db: Executor, accountId: string, mandateIds: string[]): Promise<Set<string>> {
+async function pendingOf(
+  db: Executor,
+  accountId: string,
+  mandateIds: string[],
+): Promise<Set<string>> {
   return new Set(
     (await repo.pendingAmendments(db, accountId, mandateIds)).map((a) => a.mandate_id),
   );
@@ -104,7 +108,11 @@ function refuseChange(before: repo.MandateRow, input: UpdateMandate): void {
       'The scheme of a mandate collected on cannot change: create a new mandate.',
       {
         errors: [
-          { path: '/body/scheme', message: 'cannot change after a collection', code: 'state_conflict' },
+          {
+            path: '/body/scheme',
+            message: 'cannot change after a collection',
+            code: 'state_conflict',
+          },
         ],
       },
     );

@@ -86,5 +86,7 @@ export function earliestCollectionDate(f: {
 }): string {
   const due = f.dueDate ?? f.invoiceDate;
   const lead = businessDaysAfter(f.today, LEAD_BUSINESS_DAYS[f.scheme ?? 'CORE']);
-  return businessDayOnOrAfter(later(later(due, addDays(f.notifiedOn, f.preNotificationDays)), lead));
+  return businessDayOnOrAfter(
+    later(later(due, addDays(f.notifiedOn, f.preNotificationDays)), lead),
+  );
 }

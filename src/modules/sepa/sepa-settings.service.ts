@@ -42,9 +42,7 @@ export async function putSepaSettings(
           if (v === undefined) return undefined;
           const values = {
             pre_notification_days: input.preNotificationDays,
-            ...(input.autoCollect === undefined
-              ? {}
-              : { auto_collect: input.autoCollect ? 1 : 0 }),
+            ...(input.autoCollect === undefined ? {} : { auto_collect: input.autoCollect ? 1 : 0 }),
             updated_at: now,
           };
           if (await repo.findSettings(trx, actor.accountId))

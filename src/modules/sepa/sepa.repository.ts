@@ -265,7 +265,9 @@ export async function claimAutoCollections(db: Executor, today: string): Promise
     .selectFrom('sepa_settings')
     .select('account_id')
     .where('auto_collect', '=', 1)
-    .where((eb) => eb.or([eb('auto_collected_on', 'is', null), eb('auto_collected_on', '<', today)]))
+    .where((eb) =>
+      eb.or([eb('auto_collected_on', 'is', null), eb('auto_collected_on', '<', today)]),
+    )
     .execute();
   const claimed: string[] = [];
   for (const { account_id } of due) {
