@@ -11,6 +11,7 @@ import { startReminderScheduler } from './modules/notes/index.js';
 import { startUploadExpiry } from './modules/files/index.js';
 import { startDunningSchedule } from './modules/dunning/index.js';
 import { startOverdueSchedule, startQuoteExpirySchedule } from './modules/documents/index.js';
+import { startAutoCollectSchedule } from './modules/sepa/index.js';
 import { startBillingSchedule } from './modules/recurring-invoices/index.js';
 import { startBackupSchedule } from './modules/backups/index.js';
 
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
     startDunningSchedule(app.ctx, config.reminderIntervalMs),
     startOverdueSchedule(app.ctx, config.reminderIntervalMs),
     startQuoteExpirySchedule(app.ctx, config.reminderIntervalMs),
+    startAutoCollectSchedule(app.ctx, config.reminderIntervalMs),
     startBackupSchedule(app.ctx),
   );
 }

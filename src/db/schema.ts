@@ -748,6 +748,27 @@ export interface SepaMandatesTable {
   version: number;
   created_at: string;
   updated_at: string;
+  /** CORE or B2B (migration 0036). */
+  scheme: Generated<string>;
+}
+
+/** A change of a mandate's reference, IBAN or name (migration 0036); `pending`: to be carried. */
+export interface SepaMandateAmendmentsTable {
+  id: string;
+  account_id: string;
+  mandate_id: string;
+  original_reference: string;
+  original_iban_sealed: string;
+  original_iban_masked: string;
+  original_bic: string | null;
+  original_debtor_name: string;
+  reference: string;
+  iban_masked: string;
+  bic: string | null;
+  debtor_name: string;
+  pending: number;
+  carried_end_to_end_id: string | null;
+  created_at: string;
 }
 
 /** A partner's bank account for SEPA transfers (one per partner), sealed and masked. */
@@ -767,6 +788,9 @@ export interface SepaBankAccountsTable {
 export interface SepaSettingsTable {
   account_id: string;
   pre_notification_days: number;
+  /** 1: the daily schedule collects direct-debit contract invoices (migration 0036). */
+  auto_collect: Generated<number>;
+  auto_collected_on: string | null;
   version: number;
   created_at: string;
   updated_at: string;
@@ -787,6 +811,8 @@ export interface SepaRunsTable {
   version: number;
   created_at: string;
   updated_at: string;
+  /** CORE or B2B: a collection file's local instrument (migration 0036). */
+  scheme: Generated<string>;
 }
 
 /** One invoice of a run. */
@@ -858,6 +884,7 @@ export interface DB extends FilesTables, DocumentTemplatesTables, CustomerLinksT
   dunning_settings: DunningSettingsTable;
   dunning_notices: DunningNoticesTable;
   sepa_mandates: SepaMandatesTable;
+  sepa_mandate_amendments: SepaMandateAmendmentsTable;
   sepa_bank_accounts: SepaBankAccountsTable;
   sepa_settings: SepaSettingsTable;
   sepa_runs: SepaRunsTable;

@@ -33,6 +33,7 @@ export const ID_PREFIXES = {
   setupLink: 'stl',
   customerLink: 'cul',
   sepaMandate: 'mdt',
+  sepaMandateAmendment: 'mda',
   sepaRun: 'sep',
   sepaRunItem: 'spi',
 } as const;

@@ -3,7 +3,9 @@
  * on the field), the pre-notification period, a customer's mandate (a wrong IBAN refused on its
  * field) and a supplier's bank account on the partner page, the collection proposal of the
  * API's dry run with a FINAL invoice of that customer, the run created, its pain.008 downloaded
- * (the name the API gives it, the EndToEndId inside), and the mandate revoked. Then the list of
+ * (the name the API gives it, the EndToEndId inside), the mandate changed after its collection
+ * (a wrong IBAN refused on its field with what was typed kept, then an amendment the API marks
+ * pending), the automatic collection switched on, and the mandate revoked. Then the list of
  * runs made, paged through as the API pages it (26 transfer runs seeded through the API).
  */
 import { readFile } from 'node:fs/promises';
@@ -27,6 +29,8 @@ const kontor = kontorPerFile({ env: { RATE_LIMITS: 'off' } });
 const WRONG_CREDITOR_ID = 'DE00ZZZ09999999999';
 const CREDITOR_ID = 'DE98ZZZ09999999999';
 const IBAN = 'DE02120300000000202051';
+/** Another account at the same bank (Bankleitzahl 12030000). */
+const NEW_IBAN = 'DE72120300000000202052';
 
 const money = (amount: number) =>
   new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' }).format(amount);
@@ -204,6 +208,54 @@ test('creditor id, a mandate, the collection of its invoice, the pain.008, the r
   await expect(page.getByText('Es gibt keine offenen Lieferantenrechnungen.')).toBeVisible();
   await expect(page.getByRole('checkbox', { name: 'Skonto nutzen' })).toBeChecked();
   await expectNoAxeViolations(page);
+
+  // The mandate changed after its collection: a wrong IBAN on its field, what was typed kept.
+  await page.goto(`${kontor().url}/partners/${customer}?tab=sepa`);
+  await page.getByRole('button', { name: 'Bearbeiten: Mandat M-HANSA-1' }).click();
+  const edit = page.getByRole('form', { name: 'Mandat M-HANSA-1 bearbeiten' });
+  const holder = edit.getByRole('textbox', { name: 'Kontoinhaber' });
+  await holder.fill('Hansa Handel GmbH & Co. KG');
+  const newIban = edit.getByRole('textbox', { name: 'Neue IBAN' });
+  await newIban.fill('DE02120300000000202099');
+  await edit.getByRole('button', { name: 'Änderungen speichern' }).click();
+  await expect(newIban).toHaveAttribute('aria-invalid', 'true');
+  await expect(holder).toHaveValue('Hansa Handel GmbH & Co. KG');
+  expect(
+    (
+      await api.GET('/v1/sepa/mandates/{mandateId}', {
+        params: { path: { mandateId: mandate.id } },
+      })
+    ).data?.debtorName,
+  ).toBe('Hansa Handel GmbH');
+  await newIban.fill(NEW_IBAN);
+  await edit.getByRole('button', { name: 'Änderungen speichern' }).click();
+  await expect(edit.getByRole('status')).toHaveText('Mandat M-HANSA-1 gespeichert.');
+  const changed = await api.GET('/v1/sepa/mandates/{mandateId}', {
+    params: { path: { mandateId: mandate.id } },
+  });
+  expect(changed.data).toMatchObject({
+    debtorName: 'Hansa Handel GmbH & Co. KG',
+    amendmentPending: true,
+    scheme: 'CORE',
+  });
+  await expect(mandateRow).toContainText(changed.data?.iban ?? 'no iban');
+  await expect(mandateRow).toContainText('Änderung wird mit der nächsten Lastschrift gemeldet');
+  await expectNoAxeViolations(page);
+  await edit.getByRole('button', { name: 'Schließen' }).click();
+
+  // The automatic collection, switched on beside the pre-notification period.
+  await page.goto(`${kontor().url}/settings/company`);
+  const auto = page.getByRole('checkbox', {
+    name: 'Lastschriften aus Verträgen automatisch einziehen',
+  });
+  await expect(auto).not.toBeChecked();
+  await auto.check();
+  await page.getByRole('button', { name: 'SEPA-Einstellungen speichern' }).click();
+  await expect(page.getByText('SEPA-Einstellungen gespeichert.')).toBeVisible();
+  expect((await api.GET('/v1/sepa/settings')).data).toMatchObject({
+    autoCollect: true,
+    preNotificationDays: 5,
+  });
 
   // The mandate revoked, after a confirmation.
   await page.goto(`${kontor().url}/partners/${customer}?tab=sepa`);

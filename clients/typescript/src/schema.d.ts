@@ -4419,7 +4419,7 @@ export interface components {
             /** @description Free text. */
             description: string | null;
             /** @description The events delivered here. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.updated" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
             /** @description Whether events are delivered. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
@@ -4448,7 +4448,7 @@ export interface components {
              */
             url: string;
             /** @description The events delivered to this endpoint, each once. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.updated" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
             /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
             enabled?: boolean;
             /** @description Free text. */
@@ -4478,7 +4478,7 @@ export interface components {
             /** @description Free text. */
             description: string | null;
             /** @description The events delivered here. */
-            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
+            eventTypes: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.updated" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
             /** @description Whether events are delivered. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint after sustained failure; null while enabled or when a user disabled it. */
@@ -4508,7 +4508,7 @@ export interface components {
              */
             url?: string;
             /** @description The events delivered to this endpoint, each once. */
-            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
+            eventTypes?: ("document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.updated" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned")[];
             /** @description Whether events are delivered. Setting it to true again after the service disabled the endpoint clears `disabledReason` and the failure count. */
             enabled?: boolean;
             /** @description Free text; null clears it. */
@@ -4524,7 +4524,7 @@ export interface components {
              * @description An event type.
              * @enum {unknown}
              */
-            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned";
+            eventType: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.updated" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned";
             /**
              * @description PENDING (waiting for its first or next attempt), SUCCEEDED (answered 2xx) or FAILED (every attempt failed, or the endpoint was disabled).
              * @enum {unknown}
@@ -7314,7 +7314,7 @@ export interface components {
              */
             version?: number;
         };
-        /** @description A SEPA Core direct-debit mandate. */
+        /** @description A SEPA direct-debit mandate (CORE or B2B). */
         PartnerMandate: {
             /** @description Type-prefixed, time-ordered id. */
             id: string;
@@ -7345,6 +7345,13 @@ export interface components {
             bic: string | null;
             /** @description Name of the account holder. */
             debtorName: string;
+            /**
+             * @description SEPA direct-debit scheme: CORE (Basislastschrift, default) or B2B (Firmenlastschrift, businesses only, a separate mandate the debtor confirms to its bank). Collections take one scheme per file.
+             * @enum {unknown}
+             */
+            scheme: "CORE" | "B2B";
+            /** @description true: the reference or IBAN changed since the last collection; the next collection carries the amendment (AmdmntInd) and clears it. */
+            amendmentPending: boolean;
             /**
              * @description Which sequence type the next collection uses (FIRST → FRST, RECURRING → RCUR, FINAL → FNAL, ONE_OFF → OOFF); COMPLETED after a final or one-off collection: no further collection.
              * @enum {unknown}
@@ -7387,7 +7394,13 @@ export interface components {
              * @enum {unknown}
              */
             sequenceState?: "FIRST" | "RECURRING" | "FINAL" | "ONE_OFF";
+            /**
+             * @description SEPA direct-debit scheme: CORE (Basislastschrift, default) or B2B (Firmenlastschrift, businesses only, a separate mandate the debtor confirms to its bank). Collections take one scheme per file.
+             * @enum {unknown}
+             */
+            scheme?: "CORE" | "B2B";
         };
+        /** @description Changes what it names. A new reference or debtor IBAN of a mandate collected on before is an amendment: the next collection carries it (AmdmntInd, the original reference, the original IBAN or SMNDA when the debtor changed banks). */
         UpdateMandate: {
             /**
              * Format: int32
@@ -7412,6 +7425,11 @@ export interface components {
              * @enum {unknown}
              */
             sequenceState?: "FIRST" | "RECURRING" | "FINAL" | "ONE_OFF";
+            /**
+             * @description CORE or B2B; changes only while the mandate was never collected on (else 409): a mandate of the other scheme is a new mandate.
+             * @enum {unknown}
+             */
+            scheme?: "CORE" | "B2B";
         };
         /** @description A partner’s bank account for SEPA transfers, answered masked. */
         PartnerBankAccount: {
@@ -7454,6 +7472,8 @@ export interface components {
              * @description Calendar days between the pre-notification (the invoice) and the collection date (Vorabankündigung); default 14. The collection date is never earlier than one TARGET2 business day ahead.
              */
             preNotificationDays: number;
+            /** @description true: once a day the server collects the open invoices of direct-debit contracts not collected yet, as POST /v1/sepa/collections {contractInvoices: true} does (a run per scheme); default false. */
+            autoCollect: boolean;
             /**
              * Format: int64
              * @description Optimistic-locking version.
@@ -7471,6 +7491,8 @@ export interface components {
              * @description Calendar days between the pre-notification (the invoice) and the collection date (Vorabankündigung); default 14. The collection date is never earlier than one TARGET2 business day ahead.
              */
             preNotificationDays: number;
+            /** @description Automatic daily collection (see the settings); omitted: unchanged. */
+            autoCollect?: boolean;
         };
         /** @description A SEPA collection or transfer run. */
         Collection: {
@@ -7483,6 +7505,8 @@ export interface components {
             kind: "COLLECTION" | "TRANSFER";
             /** @description true: nothing was written. */
             dryRun: boolean;
+            /** @description The local instrument of a collection’s file (CORE or B2B); null for transfers. */
+            scheme: ("CORE" | "B2B") | null;
             /** @description MsgId of the file; null in a dry run. */
             messageId: string | null;
             /** @description Always EUR. */
@@ -7524,7 +7548,7 @@ export interface components {
                  * @description Why it is refused.
                  * @enum {unknown}
                  */
-                reason: "not_found" | "not_final" | "not_open" | "not_eur" | "not_an_invoice" | "no_partner" | "no_mandate" | "mandate_revoked" | "mandate_completed" | "already_in_run" | "no_creditor_id" | "no_bank_account" | "not_a_supplier_invoice" | "not_direct_debit" | "date_too_early";
+                reason: "not_found" | "not_final" | "not_open" | "not_eur" | "not_an_invoice" | "no_partner" | "no_mandate" | "mandate_revoked" | "mandate_completed" | "already_in_run" | "no_creditor_id" | "no_bank_account" | "not_a_supplier_invoice" | "not_direct_debit" | "date_too_early" | "other_scheme";
                 /** @description The reason in words. */
                 message: string;
             }[];
@@ -7545,6 +7569,11 @@ export interface components {
             invoiceIds?: string[];
             /** @description true: also take every open FINAL invoice of a contract whose billing plan says paymentMethod DIRECT_DEBIT that has not been collected yet, each on its pre-notified date. */
             contractInvoices?: boolean;
+            /**
+             * @description The scheme of the file (default CORE): only invoices whose partner’s mandate is of this scheme are collected; the others are refused with other_scheme (German banks take CORE and B2B as separate orders).
+             * @enum {unknown}
+             */
+            scheme?: "CORE" | "B2B";
             /**
              * Format: date
              * @description Requested collection date; default: the earliest allowed. An earlier date than allowed answers 422 (YYYY-MM-DD, a real calendar date).
@@ -11030,7 +11059,7 @@ export interface operations {
                 /** @description Only deliveries in this status. */
                 status?: "PENDING" | "SUCCEEDED" | "FAILED";
                 /** @description Only deliveries of this event type. */
-                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned";
+                eventType?: "document.finalized" | "document.sent" | "document.paid" | "document.overdue" | "document.cancelled" | "document.viewed" | "payment.created" | "payment.updated" | "import.finalized" | "partner.created" | "partner.updated" | "contract.invoiced" | "dunning.sent" | "quote.finalized" | "quote.accepted" | "quote.declined" | "quote.expired" | "order_confirmation.finalized" | "mandate.created" | "mandate.updated" | "mandate.revoked" | "collection.created" | "transfer.created" | "collection.returned" | "transfer.returned";
             };
             header?: never;
             path: {
@@ -14310,7 +14339,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A SEPA Core direct-debit mandate. */
+            /** @description A SEPA direct-debit mandate (CORE or B2B). */
             201: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
@@ -14356,7 +14385,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A SEPA Core direct-debit mandate. */
+            /** @description A SEPA direct-debit mandate (CORE or B2B). */
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
@@ -14395,13 +14424,14 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Changes what it names. A new reference or debtor IBAN of a mandate collected on before is an amendment: the next collection carries it (AmdmntInd, the original reference, the original IBAN or SMNDA when the debtor changed banks). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UpdateMandate"];
             };
         };
         responses: {
-            /** @description A SEPA Core direct-debit mandate. */
+            /** @description A SEPA direct-debit mandate (CORE or B2B). */
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */
@@ -14450,7 +14480,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A SEPA Core direct-debit mandate. */
+            /** @description A SEPA direct-debit mandate (CORE or B2B). */
             200: {
                 headers: {
                     /** @description The version as a strong entity tag (`"3"`); send it back in If-Match. */

@@ -5,7 +5,12 @@ import type { DB } from '../../db/schema.js';
 import type { Actor } from '../../shared/audit.js';
 import { isoDate } from '../../shared/dates.js';
 import { AppError } from '../../shared/errors.js';
-import { groupDirectDebits, type PendingDirectDebit } from '../../shared/sepa/index.js';
+import {
+  debtorBankChanged,
+  groupDirectDebits,
+  type MandateAmendment,
+  type PendingDirectDebit,
+} from '../../shared/sepa/index.js';
 import { findAccount, readCompany, type Company } from '../account/index.js';
 import { directDebitContractIds } from '../contracts/index.js';
 import { findInvoices, openMinor, unpaidInvoiceIdsOfContracts } from '../documents/index.js';
@@ -15,7 +20,7 @@ import { endToEndId, refusalsProblem, writeRun, type Planned } from './runs.writ
 import { earliestCollectionDate, isBusinessDay } from './sepa-dates.js';
 import { readSepaSettings } from './sepa-settings.service.js';
 import * as repo from './sepa.repository.js';
-import type { CreateCollection, Refusal, SepaRun } from './sepa.schemas.js';
+import type { CreateCollection, Refusal, Scheme, SepaRun } from './sepa.schemas.js';
 
 type InvoiceRow = Awaited<ReturnType<typeof findInvoices>>[number];
 
@@ -45,6 +50,7 @@ const MESSAGES: Record<Refusal['reason'], string> = {
   no_bank_account: 'No bank account.',
   not_a_supplier_invoice: 'Only uploaded supplier invoices can be paid by transfer.',
   not_direct_debit: 'The invoice is not paid by direct debit.',
+  other_scheme: 'The partner’s mandate is of the other scheme; collect it in a run of that scheme.',
 };
 
 export const refusal = (
@@ -140,12 +146,13 @@ export async function createCollection(
   }
   const plan = (db: Executor) => planCollection(ctx, db, actor.accountId, input, today);
   if (input.dryRun) {
-    const { items, refused } = await plan(ctx.db);
+    const { items, refused, scheme } = await plan(ctx.db);
     return presentRun(
       'COLLECTION',
       null,
       items.map((p) => p.item),
       refused,
+      scheme,
     );
   }
   return ctx.db.transaction().execute(async (trx) => {
@@ -163,6 +170,9 @@ interface CollectionPlan {
   refused: Refusal[];
   /** Mandate id → its state before the run and after it. */
   mandates: Map<string, { from: string; to: string; collectionDate: string }>;
+  scheme: Scheme;
+  /** The pending amendments each carrying item clears, by its EndToEndId. */
+  carried: { endToEndId: string; amendmentIds: string[] }[];
 }
 
 /** The invoices, which of them are in a collection already, and the partners' mandates. */
@@ -202,6 +212,7 @@ async function planCollection(
   ];
   const { invoices, inRuns, mandatesOf } = await loadCollection(db, accountId, ids, today);
   const key = sepaKey(ctx);
+  const scheme = input.scheme ?? 'CORE';
   // Sequence states as the run moves them, mandate by mandate.
   const states = new Map<string, string>();
   const mandates = new Map<string, { from: string; to: string; collectionDate: string }>();
@@ -216,13 +227,9 @@ async function planCollection(
       continue;
     }
     const invoice = row!;
-    const candidates = mandatesOf.get(invoice.partner_id!) ?? [];
-    const mandate = candidates.find(
-      (m) =>
-        nextSequenceType({ ...m, sequence_state: states.get(m.id) ?? m.sequence_state }) !== null,
-    );
-    if (!mandate) {
-      refused.push(refusal(id, mandateRefusal(candidates)));
+    const mandate = mandateFor(mandatesOf.get(invoice.partner_id!) ?? [], states, scheme);
+    if (typeof mandate === 'string') {
+      refused.push(refusal(id, mandate));
       continue;
     }
     const state = states.get(mandate.id) ?? mandate.sequence_state;
@@ -233,6 +240,7 @@ async function planCollection(
       invoiceDate: invoice.creation_date,
       notifiedOn: notifiedOn(invoice, directDebitContracts, today),
       preNotificationDays: settings.preNotificationDays,
+      scheme,
     });
     const collectionDate = input.collectionDate ?? earliest;
     if (collectionDate < earliest) {
@@ -251,7 +259,70 @@ async function planCollection(
     });
     items.push(plannedDebit(invoice, mandate, sequenceType, collectionDate, key));
   }
-  return { creditor, initiatingPartyName: company.legalName, items, refused, mandates };
+  const carried = await attachAmendments(db, accountId, items, mandatesOf, key);
+  return {
+    creditor,
+    initiatingPartyName: company.legalName,
+    items,
+    refused,
+    mandates,
+    scheme,
+    carried,
+  };
+}
+
+/**
+ * The pending amendments of the run's mandates (docs/sepa-domain.md, "Amendments"): each
+ * mandate's earliest item carries what changed since the bank last saw the mandate — the
+ * reference before the oldest pending change as `OrgnlMndtId` when the reference differs now,
+ * the IBAN before it as `OrgnlDbtrAcct` when the account moved within the bank, or `SMNDA`
+ * when the debtor changed banks. The changes are cleared by that item (once written).
+ */
+async function attachAmendments(
+  db: Executor,
+  accountId: string,
+  items: Planned<PendingDirectDebit>[],
+  mandatesOf: Map<string, repo.MandateRow[]>,
+  key: Buffer,
+): Promise<CollectionPlan['carried']> {
+  const first = new Map<string, Planned<PendingDirectDebit>>();
+  for (const planned of items) {
+    const id = planned.item.mandate_id!;
+    const seen = first.get(id);
+    if (!seen || planned.item.execution_date < seen.item.execution_date) first.set(id, planned);
+  }
+  const pending = await repo.pendingAmendments(db, accountId, [...first.keys()]);
+  const mandates = new Map([...mandatesOf.values()].flat().map((m) => [m.id, m]));
+  const carried: CollectionPlan['carried'] = [];
+  for (const [mandateId, planned] of first) {
+    const rows = pending.filter((a) => a.mandate_id === mandateId);
+    if (rows.length === 0) continue;
+    const amendment = amendmentOf(rows[0]!, mandates.get(mandateId)!, key);
+    if (amendment) planned.entry.amendment = amendment;
+    carried.push({ endToEndId: planned.item.end_to_end_id, amendmentIds: rows.map((r) => r.id) });
+  }
+  return carried;
+}
+
+/** What the bank has to learn of, from the oldest pending change; null when nothing differs. */
+function amendmentOf(
+  oldest: repo.AmendmentRow,
+  mandate: repo.MandateRow,
+  key: Buffer,
+): MandateAmendment | null {
+  const out: MandateAmendment = {};
+  if (oldest.original_reference !== mandate.reference)
+    out.originalMandateId = oldest.original_reference;
+  const before = openIban(key, oldest.original_iban_sealed);
+  const now = openIban(key, mandate.iban_sealed);
+  if (before !== now) {
+    if (
+      debtorBankChanged({ iban: before, bic: oldest.original_bic }, { iban: now, bic: mandate.bic })
+    )
+      out.debtorBankChanged = true;
+    else out.originalDebtorIban = before;
+  }
+  return Object.keys(out).length > 0 ? out : null;
 }
 
 /** An invoice's item and its debit in the file. */
@@ -296,6 +367,24 @@ function plannedDebit(
       collectionDate,
     },
   };
+}
+
+/**
+ * The partner's newest mandate the run can collect on (of the run's scheme, with a next
+ * sequence type as the run has moved it so far), else the reason there is none.
+ */
+function mandateFor(
+  candidates: repo.MandateRow[],
+  states: Map<string, string>,
+  scheme: Scheme,
+): repo.MandateRow | Refusal['reason'] {
+  const usable = candidates.filter(
+    (m) =>
+      nextSequenceType({ ...m, sequence_state: states.get(m.id) ?? m.sequence_state }) !== null,
+  );
+  const mandate = usable.find((m) => m.scheme === scheme);
+  if (mandate) return mandate;
+  return usable.length > 0 ? 'other_scheme' : mandateRefusal(candidates);
 }
 
 /** The reason an invoice's partner has no mandate to collect on. */
@@ -354,6 +443,14 @@ async function writeCollection(
         'A mandate of the run was changed meanwhile; run it again.',
       );
   }
+  for (const { endToEndId, amendmentIds } of plan.carried) {
+    const cleared = await repo.carryAmendments(trx, actor.accountId, amendmentIds, endToEndId);
+    if (cleared !== amendmentIds.length)
+      throw new AppError(
+        'state_conflict',
+        'A mandate amendment of the run was carried by another run meanwhile; run it again.',
+      );
+  }
   return writeRun(ctx, trx, actor, {
     kind: 'COLLECTION',
     items: plan.items,
@@ -369,9 +466,11 @@ async function writeCollection(
         batches: groupDirectDebits(
           plan.items.map((p) => p.entry),
           messageId,
+          plan.scheme,
         ),
       },
     }),
     refused: plan.refused,
+    scheme: plan.scheme,
   });
 }

@@ -7,3 +7,4 @@ export {
   type ReturnInput,
   type SepaRunMatch,
 } from './round-trip.js';
+export { autoCollect, startAutoCollectSchedule } from './auto-collect.job.js';

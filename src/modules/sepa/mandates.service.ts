@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
+import type { Executor } from '../../db/records.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { compareAndSet, versionConflict, type IfMatch } from '../../shared/concurrency.js';
@@ -16,6 +17,7 @@ import type {
   Mandate,
   PartnerBankAccount,
   PutBankAccount,
+  Scheme,
   SequenceState,
   UpdateMandate,
 } from './sepa.schemas.js';
@@ -34,7 +36,7 @@ export function nextSequenceType(row: repo.MandateRow): 'FRST' | 'RCUR' | 'FNAL'
   return state === 'COMPLETED' ? null : NEXT_SEQUENCE[state];
 }
 
-export function presentMandate(row: repo.MandateRow): Mandate {
+export function presentMandate(row: repo.MandateRow, amendmentPending = false): Mandate {
   const next = nextSequenceType(row);
   return {
     id: row.id,
@@ -44,6 +46,8 @@ export function presentMandate(row: repo.MandateRow): Mandate {
     iban: row.iban_masked,
     bic: row.bic,
     debtorName: row.debtor_name,
+    scheme: row.scheme as Scheme,
+    amendmentPending,
     sequenceState: row.sequence_state as SequenceState,
     nextSequenceType: next,
     active: next !== null,
@@ -72,6 +76,46 @@ export function sepaKey(ctx: AppContext): Buffer {
 
 export function openIban(key: Buffer, sealed: string): string {
   return unseal(key, sealed);
+}
+
+/** The ids among `mandateIds` with a change the next collection has to carry. */
+async function pendingOf(
+  db: Executor,
+  accountId: string,
+  mandateIds: string[],
+): Promise<Set<string>> {
+  return new Set(
+    (await repo.pendingAmendments(db, accountId, mandateIds)).map((a) => a.mandate_id),
+  );
+}
+
+/** 409 for a change a mandate cannot take: revoked, completed, or a scheme after collections. */
+function refuseChange(before: repo.MandateRow, input: UpdateMandate): void {
+  if (before.revoked_at)
+    throw new AppError('state_conflict', 'A revoked mandate cannot be changed.');
+  if (before.sequence_state === 'COMPLETED')
+    throw new AppError(
+      'state_conflict',
+      'A completed mandate (its final or one-off collection was made) cannot be changed.',
+    );
+  if (
+    input.scheme !== undefined &&
+    input.scheme !== before.scheme &&
+    before.last_collection_date !== null
+  )
+    throw new AppError(
+      'state_conflict',
+      'The scheme of a mandate collected on cannot change: create a new mandate.',
+      {
+        errors: [
+          {
+            path: '/body/scheme',
+            message: 'cannot change after a collection',
+            code: 'state_conflict',
+          },
+        ],
+      },
+    );
 }
 
 const duplicateReference = () =>
@@ -109,6 +153,7 @@ export class MandatesService {
       bic: input.bic == null ? null : input.bic.toUpperCase(),
       debtor_name: input.debtorName,
       sequence_state: input.sequenceState ?? 'FIRST',
+      scheme: input.scheme ?? 'CORE',
       revoked_at: null,
       last_collection_date: null,
       version: 1,
@@ -152,33 +197,37 @@ export class MandatesService {
       active: query.active,
     });
     const page = toPage(rows, limit);
-    return { data: page.rows.map(presentMandate), nextCursor: page.nextCursor };
+    const pending = await pendingOf(
+      this.ctx.db,
+      accountId,
+      page.rows.map((r) => r.id),
+    );
+    return {
+      data: page.rows.map((r) => presentMandate(r, pending.has(r.id))),
+      nextCursor: page.nextCursor,
+    };
   }
 
   async get(accountId: string, id: string): Promise<Mandate> {
     const row = await repo.findMandate(this.ctx.db, accountId, id);
     if (!row) throw notFound('Mandate');
-    return presentMandate(row);
+    return presentMandate(row, (await pendingOf(this.ctx.db, accountId, [id])).has(id));
   }
 
+  /**
+   * Changes a mandate (docs/sepa-domain.md, "Amendments"). A new reference, debtor IBAN or
+   * debtor name is recorded with the values before; on a mandate collected on before, a new
+   * reference or IBAN is pending until the next collection carries it (`AmdmntInd`). A revoked
+   * or completed mandate answers 409; so does a new scheme on a mandate collected on before.
+   */
   async update(actor: Actor, id: string, input: UpdateMandate, ifMatch: IfMatch): Promise<Mandate> {
     const now = this.ctx.clock.now().toISOString();
-    const values: Partial<repo.MandateRow> = { updated_at: now };
-    if (input.reference !== undefined) values.reference = input.reference;
-    if (input.signedOn !== undefined) values.signed_on = input.signedOn;
-    if (input.iban !== undefined) {
-      const iban = checkedIban(input.iban, '/body/iban');
-      values.iban_sealed = seal(this.key, iban);
-      values.iban_masked = maskIban(iban);
-    }
-    if (input.bic !== undefined) values.bic = input.bic === null ? null : input.bic.toUpperCase();
-    if (input.debtorName !== undefined) values.debtor_name = input.debtorName;
-    if (input.sequenceState !== undefined) values.sequence_state = input.sequenceState;
+    const iban = input.iban === undefined ? undefined : checkedIban(input.iban, '/body/iban');
     try {
       return await this.ctx.db.transaction().execute(async (trx) => {
         const before = await repo.findMandate(trx, actor.accountId, id);
-        if (before?.revoked_at)
-          throw new AppError('state_conflict', 'A revoked mandate cannot be changed.');
+        if (before) refuseChange(before, input);
+        const values = before ? this.changes(before, input, iban, now) : {};
         const after = await compareAndSet({
           expected: input.version,
           ifMatch,
@@ -189,7 +238,9 @@ export class MandatesService {
               : repo.updateMandate(trx, actor.accountId, id, v, values, true),
           current: () => repo.mandateVersion(trx, actor.accountId, id),
         });
-        const mandate = presentMandate(after);
+        const amendment = await this.recordAmendment(trx, actor, before!, after, now);
+        const pending = (await pendingOf(trx, actor.accountId, [id])).has(id);
+        const mandate = presentMandate(after, pending);
         await appendAudit(
           trx,
           actor,
@@ -197,16 +248,82 @@ export class MandatesService {
             action: 'sepa_mandate.updated',
             resourceType: 'sepa_mandate',
             resourceId: id,
-            changes: diff(presentMandate(before!), mandate),
+            changes: {
+              ...diff(presentMandate(before!, mandate.amendmentPending), mandate),
+              ...(amendment ? { amendment } : {}),
+            },
           },
           new Date(now),
         );
+        await emitEvent(this.ctx, trx, actor.accountId, 'mandate.updated', mandate);
         return mandate;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateReference();
       throw err;
     }
+  }
+
+  private changes(
+    before: repo.MandateRow,
+    input: UpdateMandate,
+    iban: string | undefined,
+    now: string,
+  ): Partial<repo.MandateRow> {
+    const values: Partial<repo.MandateRow> = { updated_at: now };
+    if (input.reference !== undefined) values.reference = input.reference;
+    if (input.signedOn !== undefined) values.signed_on = input.signedOn;
+    if (iban !== undefined && iban !== openIban(this.key, before.iban_sealed)) {
+      values.iban_sealed = seal(this.key, iban);
+      values.iban_masked = maskIban(iban);
+    }
+    if (input.bic !== undefined) values.bic = input.bic === null ? null : input.bic.toUpperCase();
+    if (input.debtorName !== undefined) values.debtor_name = input.debtorName;
+    if (input.sequenceState !== undefined) values.sequence_state = input.sequenceState;
+    if (input.scheme !== undefined) values.scheme = input.scheme;
+    return values;
+  }
+
+  /**
+   * The change of reference, IBAN or name as a row with the values before (none when none of
+   * them changed); pending when the mandate was collected on and the reference or IBAN moved.
+   */
+  private async recordAmendment(
+    trx: Executor,
+    actor: Actor,
+    before: repo.MandateRow,
+    after: repo.MandateRow,
+    now: string,
+  ): Promise<Record<string, unknown> | undefined> {
+    const reference = before.reference !== after.reference;
+    const iban = before.iban_sealed !== after.iban_sealed;
+    if (!reference && !iban && before.debtor_name === after.debtor_name) return undefined;
+    const pending = before.last_collection_date !== null && (reference || iban);
+    const row: repo.AmendmentRow = {
+      id: newId('sepaMandateAmendment'),
+      account_id: actor.accountId,
+      mandate_id: before.id,
+      original_reference: before.reference,
+      original_iban_sealed: before.iban_sealed,
+      original_iban_masked: before.iban_masked,
+      original_bic: before.bic,
+      original_debtor_name: before.debtor_name,
+      reference: after.reference,
+      iban_masked: after.iban_masked,
+      bic: after.bic,
+      debtor_name: after.debtor_name,
+      pending: pending ? 1 : 0,
+      carried_end_to_end_id: null,
+      created_at: now,
+    };
+    await repo.insertAmendment(trx, row);
+    return {
+      id: row.id,
+      pending,
+      originalReference: row.original_reference,
+      originalIban: row.original_iban_masked,
+      originalDebtorName: row.original_debtor_name,
+    };
   }
 
   /** Revokes a mandate (once: a revoked one answers 409 state_conflict). */

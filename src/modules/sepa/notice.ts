@@ -39,6 +39,7 @@ export function directDebitNoticeSource(): DirectDebitNoticeSource {
         invoiceDate: invoice.creation_date,
         notifiedOn,
         preNotificationDays: settings.preNotificationDays,
+        scheme: mandate.scheme as 'CORE' | 'B2B',
       }),
     };
   };

@@ -163,6 +163,8 @@ async function moveMandateBack(
   at: string,
 ): Promise<{ id: string; sequenceState: string; revoked: boolean } | null> {
   if (!item.mandate_id) return null;
+  // The debtor's bank never took the collection: a change it carried is to be carried again.
+  await repo.reopenAmendments(trx, actor.accountId, item.end_to_end_id);
   const mandate = await repo.findMandate(trx, actor.accountId, item.mandate_id);
   if (!mandate || mandate.revoked_at !== null)
     return mandate

@@ -39,12 +39,14 @@ export function presentRun(
   run: Pick<RunRow, 'id' | 'message_id' | 'created_at'> | null,
   items: PlannedItem[],
   refused: Refusal[],
+  scheme: SepaRun['scheme'] = null,
 ): SepaRun {
   const total = items.reduce((sum, i) => sum + Number(i.amount_minor), 0);
   return {
     id: run?.id ?? null,
     kind,
     dryRun: run === null,
+    scheme: kind === 'COLLECTION' ? scheme : null,
     messageId: run?.message_id ?? null,
     currency: 'EUR',
     total: toMajor(total, 'EUR'),

@@ -7,6 +7,8 @@ import type { SepaRun } from './sepa.schemas.js';
 
 export type RunKind = 'COLLECTION' | 'TRANSFER';
 
+const schemeOf = (run: repo.RunRow) => run.scheme as 'CORE' | 'B2B';
+
 const what = (kind: RunKind) => (kind === 'COLLECTION' ? 'Collection' : 'Transfer');
 
 /** Reads of stored runs: one, a page, and the file. Stored runs answer no refusals. */
@@ -17,7 +19,7 @@ export class RunsService {
     const run = await repo.findRun(this.ctx.db, accountId, kind, id);
     if (!run) throw notFound(what(kind));
     const items = await repo.runItems(this.ctx.db, accountId, [id]);
-    return presentRun(kind, run, items.map(plannedOf), []);
+    return presentRun(kind, run, items.map(plannedOf), [], schemeOf(run));
   }
 
   async list(
@@ -38,7 +40,13 @@ export class RunsService {
     );
     return {
       data: page.rows.map((run) =>
-        presentRun(kind, run, items.filter((i) => i.run_id === run.id).map(plannedOf), []),
+        presentRun(
+          kind,
+          run,
+          items.filter((i) => i.run_id === run.id).map(plannedOf),
+          [],
+          schemeOf(run),
+        ),
       ),
       nextCursor: page.nextCursor,
     };

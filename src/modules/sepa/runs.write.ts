@@ -154,6 +154,8 @@ export async function writeRun(
     paymentMethod: 'DIRECT_DEBIT' | 'BANK_TRANSFER';
     file: (messageId: string, createdAt: Date) => FileSpec;
     refused: Refusal[];
+    /** A collection's local instrument. */
+    scheme?: 'CORE' | 'B2B';
   },
 ): Promise<SepaRun> {
   const now = ctx.clock.now();
@@ -176,6 +178,7 @@ export async function writeRun(
       total_minor: total,
       item_count: items.length,
       file_xml: xml,
+      scheme: run.scheme ?? 'CORE',
       version: 1,
       created_at: at,
       updated_at: at,
@@ -194,6 +197,7 @@ export async function writeRun(
     { id, message_id: messageId, created_at: at },
     items,
     run.refused,
+    run.scheme ?? null,
   );
   const kind = run.kind === 'COLLECTION' ? 'collection' : 'transfer';
   await appendAudit(

@@ -56,10 +56,25 @@ export function businessDayOnOrBefore(date: string): string {
 const later = (a: string, b: string) => (a > b ? a : b);
 
 /**
+ * TARGET2 business days a file reaches the bank before its collection date, per scheme: the
+ * EPC SDD B2B rulebook asks D-1 for every collection; the SDD Core rulebook asked D-5 (first)
+ * and D-2 (recurrent) until November 2016 and D-1 since (rulebook 9.0, which German banks
+ * apply). Both are D-1 today; the map keeps the rule per scheme where it is applied.
+ */
+export const LEAD_BUSINESS_DAYS: Record<'CORE' | 'B2B', number> = { CORE: 1, B2B: 1 };
+
+/** The `days`-th business day after `date`. */
+export function businessDaysAfter(date: string, days: number): string {
+  let day = date;
+  for (let i = 0; i < days; i++) day = nextBusinessDay(day);
+  return day;
+}
+
+/**
  * The earliest collection date of an invoice (docs/sepa.md, "Collection date"): not before its
  * due date (or its date when it has none), not before the pre-notification period has passed
- * since the debtor was notified, and — SEPA Core, D-1 — at least one business day after the
- * day the file is made; rolled forward to a business day.
+ * since the debtor was notified, and at least the scheme's lead time (D-1) in business days
+ * after the day the file is made; rolled forward to a business day.
  */
 export function earliestCollectionDate(f: {
   today: string;
@@ -67,9 +82,11 @@ export function earliestCollectionDate(f: {
   invoiceDate: string;
   notifiedOn: string;
   preNotificationDays: number;
+  scheme?: 'CORE' | 'B2B';
 }): string {
   const due = f.dueDate ?? f.invoiceDate;
+  const lead = businessDaysAfter(f.today, LEAD_BUSINESS_DAYS[f.scheme ?? 'CORE']);
   return businessDayOnOrAfter(
-    later(later(due, addDays(f.notifiedOn, f.preNotificationDays)), nextBusinessDay(f.today)),
+    later(later(due, addDays(f.notifiedOn, f.preNotificationDays)), lead),
   );
 }

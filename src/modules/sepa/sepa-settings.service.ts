@@ -11,9 +11,15 @@ export const DEFAULT_PRE_NOTIFICATION_DAYS = 14;
 
 /** The account's SEPA settings, the defaults where none are stored (version 1). */
 export async function readSepaSettings(db: Executor, accountId: string): Promise<SepaSettings> {
-  const row = await repo.findSettings(db, accountId);
+  return presentSettings(await repo.findSettings(db, accountId));
+}
+
+function presentSettings(
+  row: Pick<repo.SettingsRow, 'pre_notification_days' | 'auto_collect' | 'version'> | undefined,
+): SepaSettings {
   return {
     preNotificationDays: row?.pre_notification_days ?? DEFAULT_PRE_NOTIFICATION_DAYS,
+    autoCollect: row?.auto_collect === 1,
     version: row?.version ?? 1,
   };
 }
@@ -34,11 +40,22 @@ export async function putSepaSettings(
         what: 'SEPA settings',
         run: async (v) => {
           if (v === undefined) return undefined;
-          const values = { pre_notification_days: input.preNotificationDays, updated_at: now };
+          const values = {
+            pre_notification_days: input.preNotificationDays,
+            ...(input.autoCollect === undefined ? {} : { auto_collect: input.autoCollect ? 1 : 0 }),
+            updated_at: now,
+          };
           if (await repo.findSettings(trx, actor.accountId))
             return repo.updateSettings(trx, actor.accountId, v, values);
           if (v !== 1) return undefined;
-          const inserted = { account_id: actor.accountId, ...values, version: 2, created_at: now };
+          const inserted = {
+            account_id: actor.accountId,
+            auto_collect: 0,
+            auto_collected_on: null,
+            ...values,
+            version: 2,
+            created_at: now,
+          };
           await repo.insertSettings(trx, inserted);
           return inserted;
         },
@@ -51,11 +68,14 @@ export async function putSepaSettings(
           action: 'sepa_settings.changed',
           resourceType: 'sepa_settings',
           resourceId: actor.accountId,
-          changes: { preNotificationDays: row.pre_notification_days },
+          changes: {
+            preNotificationDays: row.pre_notification_days,
+            autoCollect: row.auto_collect === 1,
+          },
         },
         new Date(now),
       );
-      return { preNotificationDays: row.pre_notification_days, version: row.version };
+      return presentSettings(row);
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw versionConflict('SEPA settings', 2);

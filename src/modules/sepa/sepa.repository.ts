@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import { insertChunked, type Executor } from '../../db/records.js';
 import type {
   SepaBankAccountsTable,
+  SepaMandateAmendmentsTable,
   SepaMandatesTable,
   SepaRunItemsTable,
   SepaRunsTable,
@@ -9,6 +10,7 @@ import type {
 } from '../../db/schema.js';
 
 export type MandateRow = Selectable<SepaMandatesTable>;
+export type AmendmentRow = Selectable<SepaMandateAmendmentsTable>;
 export type BankAccountRow = Selectable<SepaBankAccountsTable>;
 export type SettingsRow = Selectable<SepaSettingsTable>;
 export type RunRow = Selectable<SepaRunsTable>;
@@ -124,6 +126,75 @@ export async function advanceMandate(
   return Number(result.numUpdatedRows) === 1;
 }
 
+export async function insertAmendment(trx: Executor, row: AmendmentRow): Promise<void> {
+  await trx.insertInto('sepa_mandate_amendments').values(row).execute();
+}
+
+/** The changes of these mandates not yet carried by a collection, oldest first. */
+export function pendingAmendments(
+  db: Executor,
+  accountId: string,
+  mandateIds: string[],
+): Promise<AmendmentRow[]> {
+  if (mandateIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('sepa_mandate_amendments')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('mandate_id', 'in', [...new Set(mandateIds)])
+    .where('pending', '=', 1)
+    .where('carried_end_to_end_id', 'is', null)
+    .orderBy('id')
+    .execute();
+}
+
+/** A mandate's recorded changes, newest first. */
+export function amendmentsOf(
+  db: Executor,
+  accountId: string,
+  mandateId: string,
+): Promise<AmendmentRow[]> {
+  return db
+    .selectFrom('sepa_mandate_amendments')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('mandate_id', '=', mandateId)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Marks pending changes carried by the collection item with this EndToEndId (once). */
+export async function carryAmendments(
+  trx: Executor,
+  accountId: string,
+  ids: string[],
+  endToEndId: string,
+): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await trx
+    .updateTable('sepa_mandate_amendments')
+    .set({ carried_end_to_end_id: endToEndId })
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('carried_end_to_end_id', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** A returned collection carried nothing to the debtor's bank: its changes are pending again. */
+export async function reopenAmendments(
+  trx: Executor,
+  accountId: string,
+  endToEndId: string,
+): Promise<void> {
+  await trx
+    .updateTable('sepa_mandate_amendments')
+    .set({ carried_end_to_end_id: null })
+    .where('account_id', '=', accountId)
+    .where('carried_end_to_end_id', '=', endToEndId)
+    .execute();
+}
+
 export function findBankAccount(
   db: Executor,
   accountId: string,
@@ -183,6 +254,35 @@ export function deleteBankAccount(
     .where('partner_id', '=', partnerId)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * The accounts whose automatic collection is due today, each claimed for today by a
+ * compare-and-set on `auto_collected_on` (so one replica runs it once a day).
+ */
+export async function claimAutoCollections(db: Executor, today: string): Promise<string[]> {
+  const due = await db
+    .selectFrom('sepa_settings')
+    .select('account_id')
+    .where('auto_collect', '=', 1)
+    .where((eb) =>
+      eb.or([eb('auto_collected_on', 'is', null), eb('auto_collected_on', '<', today)]),
+    )
+    .execute();
+  const claimed: string[] = [];
+  for (const { account_id } of due) {
+    const result = await db
+      .updateTable('sepa_settings')
+      .set({ auto_collected_on: today })
+      .where('account_id', '=', account_id)
+      .where('auto_collect', '=', 1)
+      .where((eb) =>
+        eb.or([eb('auto_collected_on', 'is', null), eb('auto_collected_on', '<', today)]),
+      )
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 1) claimed.push(account_id);
+  }
+  return claimed;
 }
 
 export function findSettings(db: Executor, accountId: string): Promise<SettingsRow | undefined> {

@@ -8,6 +8,14 @@ export type SequenceState = (typeof SEQUENCE_STATES)[number];
 /** What a client may set: COMPLETED is the server's, after a final or one-off collection. */
 const WRITABLE_STATES = ['FIRST', 'RECURRING', 'FINAL', 'ONE_OFF'] as const;
 
+/** The SEPA direct-debit scheme of a mandate: CORE (Basis) or B2B (Firmen). */
+export const SCHEMES = ['CORE', 'B2B'] as const;
+export type Scheme = (typeof SCHEMES)[number];
+const SchemeField = Type.Enum(SCHEMES, {
+  description:
+    'SEPA direct-debit scheme: CORE (Basislastschrift, default) or B2B (Firmenlastschrift, businesses only, a separate mandate the debtor confirms to its bank). Collections take one scheme per file.',
+});
+
 const SEPA_TEXT = "^[A-Za-z0-9+?/:().,' -]+$";
 
 const Iban = Type.String({
@@ -41,6 +49,7 @@ const mandateFields = {
     description:
       'Which sequence type the next collection uses: FIRST → FRST, RECURRING → RCUR, FINAL → FNAL (the last collection), ONE_OFF → OOFF. Default FIRST; the first collection moves FIRST to RECURRING.',
   }),
+  scheme: SchemeField,
 };
 
 export const CreateMandateBody = Type.Object(
@@ -51,6 +60,7 @@ export const CreateMandateBody = Type.Object(
     bic: Type.Optional(mandateFields.bic),
     debtorName: mandateFields.debtorName,
     sequenceState: Type.Optional(mandateFields.sequenceState),
+    scheme: Type.Optional(mandateFields.scheme),
   },
   { additionalProperties: false },
 );
@@ -65,8 +75,18 @@ export const UpdateMandateBody = Type.Object(
     bic: Type.Optional(mandateFields.bic),
     debtorName: Type.Optional(mandateFields.debtorName),
     sequenceState: Type.Optional(mandateFields.sequenceState),
+    scheme: Type.Optional(
+      Type.Enum(SCHEMES, {
+        description:
+          'CORE or B2B; changes only while the mandate was never collected on (else 409): a mandate of the other scheme is a new mandate.',
+      }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'Changes what it names. A new reference or debtor IBAN of a mandate collected on before is an amendment: the next collection carries it (AmdmntInd, the original reference, the original IBAN or SMNDA when the debtor changed banks).',
+  },
 );
 export type UpdateMandate = Static<typeof UpdateMandateBody>;
 
@@ -86,6 +106,11 @@ export const MandateSchema = Type.Object(
     }),
     bic: Nullable(Type.String(), 'BIC of the debtor’s bank; null: none.'),
     debtorName: Type.String({ description: 'Name of the account holder.' }),
+    scheme: SchemeField,
+    amendmentPending: Type.Boolean({
+      description:
+        'true: the reference or IBAN changed since the last collection; the next collection carries the amendment (AmdmntInd) and clears it.',
+    }),
     sequenceState: Type.Enum(SEQUENCE_STATES, {
       description:
         'Which sequence type the next collection uses (FIRST → FRST, RECURRING → RCUR, FINAL → FNAL, ONE_OFF → OOFF); COMPLETED after a final or one-off collection: no further collection.',
@@ -103,7 +128,7 @@ export const MandateSchema = Type.Object(
       'The collection date of the last collection on this mandate; null: never collected.',
     ),
   },
-  { additionalProperties: false, description: 'A SEPA Core direct-debit mandate.' },
+  { additionalProperties: false, description: 'A SEPA direct-debit mandate (CORE or B2B).' },
 );
 export type Mandate = Static<typeof MandateSchema>;
 
@@ -165,6 +190,10 @@ export const SepaSettingsSchema = Type.Object(
       description:
         'Calendar days between the pre-notification (the invoice) and the collection date (Vorabankündigung); default 14. The collection date is never earlier than one TARGET2 business day ahead.',
     }),
+    autoCollect: Type.Boolean({
+      description:
+        'true: once a day the server collects the open invoices of direct-debit contracts not collected yet, as POST /v1/sepa/collections {contractInvoices: true} does (a run per scheme); default false.',
+    }),
     version: Type.Integer({ minimum: 1, description: 'Optimistic-locking version.' }),
   },
   { additionalProperties: false, description: 'The account’s SEPA settings.' },
@@ -175,6 +204,11 @@ export const PutSepaSettingsBody = Type.Object(
   {
     version: VersionField,
     preNotificationDays: SepaSettingsSchema.properties.preNotificationDays,
+    autoCollect: Type.Optional(
+      Type.Boolean({
+        description: 'Automatic daily collection (see the settings); omitted: unchanged.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -192,6 +226,12 @@ export const CreateCollectionBody = Type.Object(
       Type.Boolean({
         description:
           'true: also take every open FINAL invoice of a contract whose billing plan says paymentMethod DIRECT_DEBIT that has not been collected yet, each on its pre-notified date.',
+      }),
+    ),
+    scheme: Type.Optional(
+      Type.Enum(SCHEMES, {
+        description:
+          'The scheme of the file (default CORE): only invoices whose partner’s mandate is of this scheme are collected; the others are refused with other_scheme (German banks take CORE and B2B as separate orders).',
       }),
     ),
     collectionDate: Type.Optional(
@@ -245,6 +285,7 @@ export const REFUSAL_REASONS = [
   'not_a_supplier_invoice',
   'not_direct_debit',
   'date_too_early',
+  'other_scheme',
 ] as const;
 
 const RunItemSchema = Type.Object(
@@ -293,6 +334,10 @@ export const SepaRunSchema = Type.Object(
       description: 'COLLECTION (pain.008 direct debits) or TRANSFER (pain.001 credit transfers).',
     }),
     dryRun: Type.Boolean({ description: 'true: nothing was written.' }),
+    scheme: Nullable(
+      Type.Enum(SCHEMES),
+      'The local instrument of a collection’s file (CORE or B2B); null for transfers.',
+    ),
     messageId: Nullable(Type.String(), 'MsgId of the file; null in a dry run.'),
     currency: Type.String({ description: 'Always EUR.' }),
     total: Type.Number({ description: 'Sum of the items, major units.' }),

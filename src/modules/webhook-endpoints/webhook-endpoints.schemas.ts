@@ -23,6 +23,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'quote.expired',
   'order_confirmation.finalized',
   'mandate.created',
+  'mandate.updated',
   'mandate.revoked',
   'collection.created',
   'transfer.created',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   creditorIdProblem,
+  debtorBankChanged,
   isValidBic,
   isValidCreditorId,
   normalizeCreditorId,
@@ -52,5 +53,26 @@ describe('BIC', () => {
     expect(isValidBic('C0BADEFF')).toBe(false);
     expect(isValidBic('COBADE1F')).toBe(false);
     expect(isValidBic('COBADEFO')).toBe(false);
+  });
+});
+
+describe('debtor bank changed (SMNDA)', () => {
+  it('compares the national bank code where the IBAN fixes one', () => {
+    const before = { iban: 'DE89 3704 0044 0532 0130 00' };
+    // Same Bankleitzahl 37040044, another account.
+    expect(debtorBankChanged(before, { iban: 'DE62370400440532013001' })).toBe(false);
+    // Another Bankleitzahl.
+    expect(debtorBankChanged(before, { iban: 'DE44500105175407324931' })).toBe(true);
+    // Another country is another bank.
+    expect(debtorBankChanged(before, { iban: 'FR1420041010050500013M02606' })).toBe(true);
+  });
+
+  it('compares the BICs where the country fixes no bank code, else counts it as changed', () => {
+    const before = { iban: 'FI2112345600000785', bic: 'NDEAFIHH' };
+    expect(debtorBankChanged(before, { iban: 'FI7279345600000785', bic: 'ndeafihhxxx' })).toBe(
+      false,
+    );
+    expect(debtorBankChanged(before, { iban: 'FI7279345600000785', bic: 'OKOYFIHH' })).toBe(true);
+    expect(debtorBankChanged(before, { iban: 'FI7279345600000785' })).toBe(true);
   });
 });

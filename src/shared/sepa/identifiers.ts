@@ -88,3 +88,52 @@ export function creditorIdProblem(id: string): string | undefined {
 export function isValidCreditorId(id: string): boolean {
   return creditorIdProblem(id) === undefined;
 }
+
+/**
+ * Where an IBAN's BBAN holds the national bank code (offset, length), for the countries whose
+ * IBAN structure fixes one (SWIFT IBAN registry): DE Bankleitzahl, AT Bankleitzahl, CH/LI
+ * IID, NL/GB/IE bank letters, BE, LU, FR/MC code banque, ES entidad, IT/SM ABI (after the CIN
+ * check letter), PT, PL.
+ */
+const BANK_CODE: Record<string, [number, number]> = {
+  DE: [0, 8],
+  AT: [0, 5],
+  CH: [0, 5],
+  LI: [0, 5],
+  NL: [0, 4],
+  GB: [0, 4],
+  IE: [0, 4],
+  BE: [0, 3],
+  LU: [0, 3],
+  FR: [0, 5],
+  MC: [0, 5],
+  ES: [0, 4],
+  IT: [1, 5],
+  SM: [1, 5],
+  PT: [0, 4],
+  PL: [0, 3],
+};
+
+/**
+ * Whether a debtor who moved from `before` to `after` changed banks — the case a mandate
+ * amendment writes as `SMNDA` rather than the original IBAN. Another country is another bank;
+ * where the country fixes a bank code in the IBAN the codes are compared; elsewhere the BICs
+ * (their first 8 characters, the institution) when both are known, else it counts as another
+ * bank (SMNDA is the safe reading when nothing tells).
+ */
+export function debtorBankChanged(
+  before: { iban: string; bic?: string | null },
+  after: { iban: string; bic?: string | null },
+): boolean {
+  const a = normalizeIban(before.iban);
+  const b = normalizeIban(after.iban);
+  if (a.slice(0, 2) !== b.slice(0, 2)) return true;
+  const code = BANK_CODE[a.slice(0, 2)];
+  if (code !== undefined) {
+    const [at, length] = code;
+    return a.slice(4 + at, 4 + at + length) !== b.slice(4 + at, 4 + at + length);
+  }
+  if (before.bic && after.bic)
+    return normalizeBic(before.bic).slice(0, 8) !== normalizeBic(after.bic).slice(0, 8);
+  return true;
+}

@@ -17,6 +17,7 @@ export {
 } from './group.js';
 export {
   creditorIdProblem,
+  debtorBankChanged,
   isValidBic,
   isValidCreditorId,
   normalizeBic,

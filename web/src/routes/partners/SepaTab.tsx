@@ -1,13 +1,14 @@
 /**
  * A partner's SEPA data: its direct-debit mandates (`/v1/partners/{id}/mandates`: the list,
- * a new one, revoking one) and the bank account its invoices are paid to by transfer
- * (`/v1/partners/{id}/bank-account`). The API checks every field (IBAN, reference, dates) and
- * answers IBANs only masked; its refusals show on their fields and what was typed stays.
+ * a new one, changing one with `PUT /v1/sepa/mandates/{id}`, revoking one) and the bank
+ * account its invoices are paid to by transfer (`/v1/partners/{id}/bank-account`). The API
+ * checks every field (IBAN, reference, dates) and answers IBANs only masked; its refusals show
+ * on their fields and what was typed stays, also when a change meets a newer version.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '@kontor/client';
 import { useId, useState } from 'react';
-import { useForm } from 'react-hook-form';
+import { useForm, type FieldError, type UseFormRegisterReturn } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { useFormats } from '../../api/account';
 import { api } from '../../api/client';
@@ -17,13 +18,92 @@ import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton';
 import { Field, FormAlert, FormNote } from '../../components/Form';
 import { SelectField } from '../../components/FormFields';
 import { LoadingOrError } from '../../components/LoadingOrError';
+import { useKeepEditsOnConflict } from '../../hooks/useKeepEditsOnConflict';
 import { unwrapPage } from './pages';
 import '../../styles/sepa.css';
 
 type Mandate = components['schemas']['PartnerMandate'];
 type SequenceState = NonNullable<components['schemas']['CreatePartnerMandate']['sequenceState']>;
+type Scheme = Mandate['scheme'];
 
 const SEQUENCE_STATES: SequenceState[] = ['FIRST', 'RECURRING', 'FINAL', 'ONE_OFF'];
+const SCHEMES: Scheme[] = ['CORE', 'B2B'];
+
+/** An optional text the API takes as null when empty (a BIC). */
+const orNull = (text: string) => (text.trim() === '' ? null : text.trim());
+
+/** A form's message and saved note, and its save wrapped so an unexpected failure shows. */
+function useFormMessages() {
+  const { t } = useTranslation();
+  const [message, setMessage] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const run = async (save: () => Promise<void>) => {
+    setMessage(null);
+    setSaved(null);
+    try {
+      await save();
+    } catch {
+      setMessage(t('common.unexpected'));
+    }
+  };
+  return { message, setMessage, saved, setSaved, run };
+}
+
+interface Registered {
+  registration: UseFormRegisterReturn;
+  error: FieldError | undefined;
+}
+
+/** The account holder, IBAN and BIC: one piece for the mandate forms and the bank account. */
+function AccountFields({
+  labels,
+  name,
+  iban,
+  bic,
+}: {
+  labels: { name: string; iban: string; ibanHint?: string; bic: string };
+  name: Registered;
+  iban: Registered;
+  bic: Registered;
+}) {
+  return (
+    <>
+      <Field label={labels.name} registration={name.registration} error={name.error} />
+      <Field
+        label={labels.iban}
+        autoComplete="off"
+        {...(labels.ibanHint === undefined ? {} : { hint: labels.ibanHint })}
+        registration={iban.registration}
+        error={iban.error}
+      />
+      <Field
+        label={labels.bic}
+        autoComplete="off"
+        registration={bic.registration}
+        error={bic.error}
+      />
+    </>
+  );
+}
+
+/** The scheme select (CORE or B2B) of the mandate forms. */
+function SchemeField({ registration, error }: Registered) {
+  const { t } = useTranslation();
+  return (
+    <SelectField
+      label={t('sepa.mandates.scheme')}
+      hint={t('sepa.mandates.schemeHint')}
+      registration={registration}
+      error={error}
+    >
+      {SCHEMES.map((scheme) => (
+        <option key={scheme} value={scheme}>
+          {t(`sepa.schemes.${scheme}`)}
+        </option>
+      ))}
+    </SelectField>
+  );
+}
 
 function useMandates(partnerId: string) {
   return useQuery({
@@ -46,7 +126,17 @@ function MandateState({ mandate }: { mandate: Mandate }) {
     );
   }
   if (!mandate.active) return <>{t('sepa.mandates.completed')}</>;
-  return <>{t('sepa.mandates.active')}</>;
+  return (
+    <>
+      {t('sepa.mandates.active')}
+      {mandate.amendmentPending ? (
+        <>
+          <br />
+          <span className="muted">{t('sepa.mandates.amendmentPending')}</span>
+        </>
+      ) : null}
+    </>
+  );
 }
 
 function MandateList({ partnerId }: { partnerId: string }) {
@@ -54,6 +144,7 @@ function MandateList({ partnerId }: { partnerId: string }) {
   const formats = useFormats();
   const queryClient = useQueryClient();
   const mandates = useMandates(partnerId);
+  const [editing, setEditing] = useState<string | null>(null);
   if (mandates.data === undefined) {
     return <LoadingOrError error={mandates.error} onRetry={() => void mandates.refetch()} />;
   }
@@ -73,65 +164,226 @@ function MandateList({ partnerId }: { partnerId: string }) {
     return error ? (error.detail ?? error.title) : null;
   };
 
+  const edited = mandates.data.find((m) => m.id === editing && m.active);
+
   return (
-    <div className="table-scroll">
-      <table className="data-table">
-        <caption className="visually-hidden">{t('sepa.mandates.title')}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('sepa.mandates.reference')}</th>
-            <th scope="col">{t('sepa.mandates.signedOn')}</th>
-            <th scope="col">{t('sepa.mandates.debtorName')}</th>
-            <th scope="col">{t('sepa.mandates.iban')}</th>
-            <th scope="col">{t('sepa.mandates.sequenceState')}</th>
-            <th scope="col">{t('sepa.mandates.state')}</th>
-            <th scope="col">{t('sepa.mandates.actions')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {mandates.data.map((mandate) => (
-            <tr key={mandate.id}>
-              <th scope="row">{mandate.reference}</th>
-              <td>{formats.date(mandate.signedOn)}</td>
-              <td>{mandate.debtorName}</td>
-              <td>{mandate.iban}</td>
-              <td>
-                {t(`sepa.sequenceStates.${mandate.sequenceState}`)}
-                {mandate.nextSequenceType === null ? null : (
-                  <span className="muted"> ({mandate.nextSequenceType})</span>
-                )}
-                {mandate.lastCollectionDate === null ? null : (
-                  <>
-                    <br />
-                    <span className="muted">
-                      {t('sepa.mandates.lastCollection', {
-                        date: formats.date(mandate.lastCollectionDate),
-                      })}
-                    </span>
-                  </>
-                )}
-              </td>
-              <td>
-                <MandateState mandate={mandate} />
-              </td>
-              <td>
-                {mandate.revokedAt === null ? (
-                  <ConfirmDeleteButton
-                    labels={{
-                      delete: t('sepa.mandates.revoke'),
-                      deleteNamed: t('sepa.mandates.revokeNamed', { reference: mandate.reference }),
-                      confirm: t('sepa.mandates.revokeConfirm', { reference: mandate.reference }),
-                      cancel: t('sepa.mandates.revokeCancel'),
-                    }}
-                    onDelete={() => revoke(mandate)}
-                  />
-                ) : null}
-              </td>
+    <>
+      <div className="table-scroll">
+        <table className="data-table">
+          <caption className="visually-hidden">{t('sepa.mandates.title')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('sepa.mandates.reference')}</th>
+              <th scope="col">{t('sepa.mandates.signedOn')}</th>
+              <th scope="col">{t('sepa.mandates.debtorName')}</th>
+              <th scope="col">{t('sepa.mandates.iban')}</th>
+              <th scope="col">{t('sepa.mandates.scheme')}</th>
+              <th scope="col">{t('sepa.mandates.sequenceState')}</th>
+              <th scope="col">{t('sepa.mandates.state')}</th>
+              <th scope="col">{t('sepa.mandates.actions')}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+          </thead>
+          <tbody>
+            {mandates.data.map((mandate) => (
+              <tr key={mandate.id}>
+                <th scope="row">{mandate.reference}</th>
+                <td>{formats.date(mandate.signedOn)}</td>
+                <td>{mandate.debtorName}</td>
+                <td>{mandate.iban}</td>
+                <td>{mandate.scheme}</td>
+                <td>
+                  {t(`sepa.sequenceStates.${mandate.sequenceState}`)}
+                  {mandate.nextSequenceType === null ? null : (
+                    <span className="muted"> ({mandate.nextSequenceType})</span>
+                  )}
+                  {mandate.lastCollectionDate === null ? null : (
+                    <>
+                      <br />
+                      <span className="muted">
+                        {t('sepa.mandates.lastCollection', {
+                          date: formats.date(mandate.lastCollectionDate),
+                        })}
+                      </span>
+                    </>
+                  )}
+                </td>
+                <td>
+                  <MandateState mandate={mandate} />
+                </td>
+                <td>
+                  {mandate.active ? (
+                    <button
+                      type="button"
+                      className="button"
+                      aria-label={t('sepa.mandates.editNamed', { reference: mandate.reference })}
+                      aria-expanded={editing === mandate.id}
+                      onClick={() => setEditing(editing === mandate.id ? null : mandate.id)}
+                    >
+                      {t('sepa.mandates.edit')}
+                    </button>
+                  ) : null}
+                  {mandate.revokedAt === null ? (
+                    <ConfirmDeleteButton
+                      labels={{
+                        delete: t('sepa.mandates.revoke'),
+                        deleteNamed: t('sepa.mandates.revokeNamed', {
+                          reference: mandate.reference,
+                        }),
+                        confirm: t('sepa.mandates.revokeConfirm', { reference: mandate.reference }),
+                        cancel: t('sepa.mandates.revokeCancel'),
+                      }}
+                      onDelete={() => revoke(mandate)}
+                    />
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {edited === undefined ? null : (
+        <MandateEditForm
+          key={edited.id}
+          partnerId={partnerId}
+          mandate={edited}
+          onClose={() => setEditing(null)}
+        />
+      )}
+    </>
+  );
+}
+
+interface EditValues {
+  reference: string;
+  debtorName: string;
+  iban: string;
+  bic: string;
+  scheme: Scheme;
+}
+
+const EDIT_FIELDS = ['reference', 'debtorName', 'iban', 'bic', 'scheme'] as const;
+
+const editValues = (mandate: Mandate): EditValues => ({
+  reference: mandate.reference,
+  debtorName: mandate.debtorName,
+  iban: '',
+  bic: mandate.bic ?? '',
+  scheme: mandate.scheme,
+});
+
+/**
+ * Changes a mandate: reference, debtor name, IBAN (empty keeps the stored one, which is only
+ * answered masked), BIC and scheme. The API decides what is an amendment; a save that meets a
+ * newer version offers to reload it and save what was typed here again.
+ */
+function MandateEditForm({
+  partnerId,
+  mandate,
+  onClose,
+}: {
+  partnerId: string;
+  mandate: Mandate;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation();
+  const id = useId();
+  const queryClient = useQueryClient();
+  const [base, setBase] = useState(mandate);
+  const { register, handleSubmit, setError, reset, formState } = useForm<EditValues>({
+    defaultValues: editValues(mandate),
+  });
+  const errors = formState.errors;
+  const messages = useFormMessages();
+
+  const keepEdits = useKeepEditsOnConflict<Mandate>({
+    load: () =>
+      api.GET('/v1/sepa/mandates/{mandateId}', { params: { path: { mandateId: mandate.id } } }),
+    keep: async (stored) => {
+      setBase(stored);
+      await handleSubmit((values) => save(values, stored))();
+    },
+    onProblem: (problem) => messages.setMessage(problem.detail ?? problem.title),
+    onUnexpected: () => messages.setMessage(t('common.unexpected')),
+  });
+
+  const save = (values: EditValues, read: Mandate) =>
+    messages.run(async () => {
+      const { data, error } = await api.PUT('/v1/sepa/mandates/{mandateId}', {
+        params: { path: { mandateId: mandate.id } },
+        body: {
+          version: read.version,
+          reference: values.reference.trim(),
+          debtorName: values.debtorName.trim(),
+          ...(values.iban.trim() === '' ? {} : { iban: values.iban.trim() }),
+          bic: orNull(values.bic),
+          scheme: values.scheme,
+        },
+      });
+      if (error) {
+        messages.setMessage(
+          keepEdits.noteProblem(error)
+            ? t('sepa.mandates.conflict')
+            : applyProblem(error, setError, EDIT_FIELDS),
+        );
+        return;
+      }
+      keepEdits.noteProblem(null);
+      setBase(data);
+      reset(editValues(data));
+      // The list shows the change; the proposals name the reference and the IBAN.
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: keys.sepa.mandates(partnerId) }),
+        queryClient.invalidateQueries({ queryKey: keys.sepa.proposals() }),
+      ]);
+      messages.setSaved(t('sepa.mandates.saved', { reference: data.reference }));
+    });
+
+  return (
+    <form
+      className="form-group"
+      aria-labelledby={`${id}-title`}
+      noValidate
+      onSubmit={(event) => void handleSubmit((values) => save(values, base))(event)}
+    >
+      <h3 id={`${id}-title`}>{t('sepa.mandates.editTitle', { reference: mandate.reference })}</h3>
+      <FormAlert message={messages.message} />
+      {keepEdits.conflict ? (
+        <button
+          type="button"
+          className="button"
+          onClick={() => void keepEdits.reloadKeepingEdits()}
+        >
+          {t('sepa.mandates.reloadKeep')}
+        </button>
+      ) : null}
+      <FormNote message={messages.saved} />
+      <Field
+        label={t('sepa.mandates.reference')}
+        hint={t('sepa.mandates.referenceEditHint')}
+        registration={register('reference')}
+        error={errors.reference}
+      />
+      <AccountFields
+        labels={{
+          name: t('sepa.mandates.debtorName'),
+          iban: t('sepa.mandates.newIban'),
+          ibanHint: t('sepa.mandates.newIbanHint', { iban: base.iban }),
+          bic: t('sepa.mandates.bic'),
+        }}
+        name={{ registration: register('debtorName'), error: errors.debtorName }}
+        iban={{ registration: register('iban'), error: errors.iban }}
+        bic={{ registration: register('bic'), error: errors.bic }}
+      />
+      <SchemeField registration={register('scheme')} error={errors.scheme} />
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={formState.isSubmitting}>
+          {t('sepa.mandates.save')}
+        </button>
+        <button type="button" className="button" onClick={onClose}>
+          {t('sepa.mandates.close')}
+        </button>
+      </div>
+    </form>
   );
 }
 
@@ -142,6 +394,7 @@ interface MandateValues {
   bic: string;
   debtorName: string;
   sequenceState: SequenceState;
+  scheme: Scheme;
 }
 
 const MANDATE_FIELDS = [
@@ -151,6 +404,7 @@ const MANDATE_FIELDS = [
   'bic',
   'debtorName',
   'sequenceState',
+  'scheme',
 ] as const;
 
 function MandateForm({ partnerId, partnerName }: { partnerId: string; partnerName: string }) {
@@ -164,27 +418,26 @@ function MandateForm({ partnerId, partnerName }: { partnerId: string; partnerNam
     bic: '',
     debtorName: partnerName,
     sequenceState: 'FIRST',
+    scheme: 'CORE',
   };
   const { register, handleSubmit, setError, reset, formState } = useForm<MandateValues>({
     defaultValues: empty,
   });
   const errors = formState.errors;
-  const [message, setMessage] = useState<string | null>(null);
-  const [saved, setSaved] = useState<string | null>(null);
+  const { message, setMessage, saved, setSaved, run } = useFormMessages();
 
-  const submit = handleSubmit(async (values) => {
-    setMessage(null);
-    setSaved(null);
-    try {
+  const submit = handleSubmit((values) =>
+    run(async () => {
       const { data, error } = await api.POST('/v1/partners/{partnerId}/mandates', {
         params: { path: { partnerId } },
         body: {
           reference: values.reference.trim(),
           signedOn: values.signedOn,
           iban: values.iban.trim(),
-          bic: values.bic.trim() === '' ? null : values.bic.trim(),
+          bic: orNull(values.bic),
           debtorName: values.debtorName.trim(),
           sequenceState: values.sequenceState,
+          scheme: values.scheme,
         },
       });
       if (error) {
@@ -198,10 +451,8 @@ function MandateForm({ partnerId, partnerName }: { partnerId: string; partnerNam
       ]);
       reset(empty);
       setSaved(t('sepa.mandates.created', { reference: data.reference }));
-    } catch {
-      setMessage(t('common.unexpected'));
-    }
-  });
+    }),
+  );
 
   return (
     <form
@@ -225,23 +476,17 @@ function MandateForm({ partnerId, partnerName }: { partnerId: string; partnerNam
         registration={register('signedOn')}
         error={errors.signedOn}
       />
-      <Field
-        label={t('sepa.mandates.debtorName')}
-        registration={register('debtorName')}
-        error={errors.debtorName}
+      <AccountFields
+        labels={{
+          name: t('sepa.mandates.debtorName'),
+          iban: t('sepa.mandates.iban'),
+          bic: t('sepa.mandates.bic'),
+        }}
+        name={{ registration: register('debtorName'), error: errors.debtorName }}
+        iban={{ registration: register('iban'), error: errors.iban }}
+        bic={{ registration: register('bic'), error: errors.bic }}
       />
-      <Field
-        label={t('sepa.mandates.iban')}
-        autoComplete="off"
-        registration={register('iban')}
-        error={errors.iban}
-      />
-      <Field
-        label={t('sepa.mandates.bic')}
-        autoComplete="off"
-        registration={register('bic')}
-        error={errors.bic}
-      />
+      <SchemeField registration={register('scheme')} error={errors.scheme} />
       <SelectField
         label={t('sepa.mandates.sequenceState')}
         hint={t('sepa.mandates.sequenceStateHint')}
@@ -295,13 +540,10 @@ function BankAccountSection({
     defaultValues: { holderName: partnerName, iban: '', bic: '' },
   });
   const errors = formState.errors;
-  const [message, setMessage] = useState<string | null>(null);
-  const [saved, setSaved] = useState<string | null>(null);
+  const { message, setMessage, saved, setSaved, run } = useFormMessages();
 
-  const submit = handleSubmit(async (values) => {
-    setMessage(null);
-    setSaved(null);
-    try {
+  const submit = handleSubmit((values) =>
+    run(async () => {
       // The version read now: a bank account set elsewhere meanwhile is replaced knowingly.
       const read = account.data ?? (await account.refetch()).data;
       if (read === undefined) throw new Error('no bank account read');
@@ -311,7 +553,7 @@ function BankAccountSection({
           version: read.version,
           holderName: values.holderName.trim(),
           iban: values.iban.trim(),
-          bic: values.bic.trim() === '' ? null : values.bic.trim(),
+          bic: orNull(values.bic),
         },
       });
       if (error) {
@@ -326,10 +568,8 @@ function BankAccountSection({
       await queryClient.invalidateQueries({ queryKey: keys.sepa.proposals() });
       reset({ holderName: data.holderName ?? '', iban: '', bic: '' });
       setSaved(t('sepa.bankAccount.saved'));
-    } catch {
-      setMessage(t('common.unexpected'));
-    }
-  });
+    }),
+  );
 
   return (
     <section className="sepa-section" aria-labelledby={`${id}-title`}>
@@ -359,22 +599,15 @@ function BankAccountSection({
         </h3>
         <FormAlert message={message} />
         <FormNote message={saved} />
-        <Field
-          label={t('sepa.bankAccount.holderName')}
-          registration={register('holderName')}
-          error={errors.holderName}
-        />
-        <Field
-          label={t('sepa.bankAccount.iban')}
-          autoComplete="off"
-          registration={register('iban')}
-          error={errors.iban}
-        />
-        <Field
-          label={t('sepa.bankAccount.bic')}
-          autoComplete="off"
-          registration={register('bic')}
-          error={errors.bic}
+        <AccountFields
+          labels={{
+            name: t('sepa.bankAccount.holderName'),
+            iban: t('sepa.bankAccount.iban'),
+            bic: t('sepa.bankAccount.bic'),
+          }}
+          name={{ registration: register('holderName'), error: errors.holderName }}
+          iban={{ registration: register('iban'), error: errors.iban }}
+          bic={{ registration: register('bic'), error: errors.bic }}
         />
         <div>
           <button type="submit" className="button button-primary" disabled={formState.isSubmitting}>

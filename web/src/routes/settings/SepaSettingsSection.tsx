@@ -1,6 +1,7 @@
 /**
  * The SEPA settings (`/v1/sepa/settings`): how many calendar days the pre-notification comes
- * before a direct debit. The API checks the number (1–60) and that only admins change it; its
+ * before a direct debit, and whether the server collects direct-debit contract invoices by
+ * itself once a day. The API checks the number (1–60) and that only admins change them; its
  * refusal shows on the field. A save that meets a newer version offers to reload it and save
  * the number typed here again.
  */
@@ -13,6 +14,7 @@ import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import { applyProblem, ProblemError } from '../../api/problems';
 import { Field, FormAlert, FormNote } from '../../components/Form';
+import { CheckboxField } from '../../components/FormFields';
 import { LoadingOrError } from '../../components/LoadingOrError';
 import { useKeepEditsOnConflict } from '../../hooks/useKeepEditsOnConflict';
 
@@ -20,7 +22,13 @@ type SepaSettings = components['schemas']['SepaSettings'];
 
 interface Values {
   preNotificationDays: string;
+  autoCollect: boolean;
 }
+
+const valuesOf = (settings: SepaSettings): Values => ({
+  preNotificationDays: String(settings.preNotificationDays),
+  autoCollect: settings.autoCollect,
+});
 
 /** A number the API can judge: the typed whole number, else NaN (the API refuses it). */
 function days(text: string): number {
@@ -40,7 +48,7 @@ function SettingsForm({ settings }: { settings: SepaSettings }) {
     reset,
     formState: { errors, isSubmitting },
   } = useForm<Values>({
-    defaultValues: { preNotificationDays: String(settings.preNotificationDays) },
+    defaultValues: valuesOf(settings),
   });
 
   const latest = () => queryClient.getQueryData<SepaSettings>(keys.sepa.settings()) ?? settings;
@@ -60,13 +68,17 @@ function SettingsForm({ settings }: { settings: SepaSettings }) {
     setSaved(false);
     try {
       const { data, error } = await api.PUT('/v1/sepa/settings', {
-        body: { version: latest().version, preNotificationDays: days(values.preNotificationDays) },
+        body: {
+          version: latest().version,
+          preNotificationDays: days(values.preNotificationDays),
+          autoCollect: values.autoCollect,
+        },
       });
       if (error) {
         setFormError(
           keepEdits.noteProblem(error)
             ? t('company.conflict')
-            : applyProblem(error, setError, ['preNotificationDays']),
+            : applyProblem(error, setError, ['preNotificationDays', 'autoCollect']),
         );
         return;
       }
@@ -74,7 +86,7 @@ function SettingsForm({ settings }: { settings: SepaSettings }) {
       queryClient.setQueryData(keys.sepa.settings(), data);
       // The collection dates the proposals offer depend on it.
       await queryClient.invalidateQueries({ queryKey: keys.sepa.proposals() });
-      reset({ preNotificationDays: String(data.preNotificationDays) });
+      reset(valuesOf(data));
       setSaved(true);
     } catch {
       setFormError(t('common.unexpected'));
@@ -104,6 +116,12 @@ function SettingsForm({ settings }: { settings: SepaSettings }) {
         hint={t('sepa.settings.preNotificationDaysHint')}
         registration={register('preNotificationDays')}
         error={errors.preNotificationDays}
+      />
+      <CheckboxField
+        label={t('sepa.settings.autoCollect')}
+        hint={t('sepa.settings.autoCollectHint')}
+        registration={register('autoCollect')}
+        error={errors.autoCollect}
       />
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={isSubmitting}>
