@@ -79,7 +79,11 @@ interface LegacyFinal {
 }
 
 interface Legacy {
-  documents: LegacyFinal & { billing_role: string | null; invoice_type: string | null; status: string };
+  documents: LegacyFinal & {
+    billing_role: string | null;
+    invoice_type: string | null;
+    status: string;
+  };
   document_deductions: {
     account_id: string;
     final_document_id: string;

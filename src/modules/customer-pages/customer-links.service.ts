@@ -154,8 +154,7 @@ export class CustomerLinksService {
     printed: boolean,
     reserved?: ReservedLink,
   ): { row: repo.CustomerLinkRow; url: string } {
-    const { token, url } =
-      reserved && TOKEN_PATTERN.test(reserved.token) ? reserved : this.draw();
+    const { token, url } = reserved && TOKEN_PATTERN.test(reserved.token) ? reserved : this.draw();
     const row: repo.CustomerLinkRow = {
       id: newId('customerLink'),
       account_id: actor.accountId,

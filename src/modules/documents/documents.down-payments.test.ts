@@ -37,8 +37,7 @@ const downPayment = (user: TestUser, orderId: string, body: Body) =>
   steps.downPayment(user, orderId, body);
 const pay = (user: TestUser, documentId: string, amount: number) =>
   steps.pay(user, documentId, amount);
-const einvoice = (user: TestUser, id: string, format: string) =>
-  steps.einvoice(user, id, format);
+const einvoice = (user: TestUser, id: string, format: string) => steps.einvoice(user, id, format);
 
 describe('down payments: the shares per VAT rate', () => {
   const taxes = [

@@ -220,11 +220,11 @@ export class DocumentLifecycle {
             : isQuoteOrConfirmation(row.document_type)
               ? await completeSalesValues(this.ctx.db, row)
               : {};
-      const number =
-        row.document_number ??
-        (NUMBERED_TYPES.includes(row.document_type)
-          ? await provisionalNumber(this.ctx.db, row)
-          : null);
+        const number =
+          row.document_number ??
+          (NUMBERED_TYPES.includes(row.document_type)
+            ? await provisionalNumber(this.ctx.db, row)
+            : null);
         return {
           ...row,
           ...lawful,
