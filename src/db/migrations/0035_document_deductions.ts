@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 /**
  * What a FINAL final invoice deducts, as rows (docs/invoicing.md, "Down payments and final
@@ -33,63 +33,35 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 /**
- * The rows of the FINAL final invoices' stored deductions (not of their credit notes, which copy
- * the column) (the JSON parsed here, so on both
- * dialects alike); rows already there are kept (idempotent).
+ * The rows of the FINAL final invoices' stored deductions, not of their credit notes (which
+ * copy the column). The JSON is parsed here, so both dialects fill alike; rows already there
+ * are kept (idempotent).
  */
 export async function backfillDeductions(db: Kysely<unknown>): Promise<void> {
-  const finals = (await (db as Kysely<Legacy>)
-    .selectFrom('documents')
-    .select(['id', 'account_id', 'down_payment_deductions', 'finalized_at', 'created_at'])
-    .where('billing_role', '=', 'FINAL')
-    // A credit note of a final invoice copies its columns; it deducts nothing.
-    .where('invoice_type', '=', 'INVOICE')
-    .where('status', '=', 'FINAL')
-    .where('down_payment_deductions', 'is not', null)
-    .execute()) as LegacyFinal[];
+  const { rows: finals } = await sql<LegacyFinal>`
+    select id, account_id, down_payment_deductions, finalized_at, created_at from documents
+    where billing_role = 'FINAL' and invoice_type = 'INVOICE' and status = 'FINAL'
+      and down_payment_deductions is not null`.execute(db);
   for (const f of finals) {
     const deductions = JSON.parse(f.down_payment_deductions) as {
       documentId: string;
       grossMinor: number;
     }[];
-    if (deductions.length === 0) continue;
-    await (db as Kysely<Legacy>)
-      .insertInto('document_deductions')
-      .values(
-        deductions.map((d, position) => ({
-          account_id: f.account_id,
-          final_document_id: f.id,
-          down_payment_document_id: d.documentId,
-          position,
-          gross_minor: d.grossMinor,
-          created_at: f.finalized_at ?? f.created_at,
-        })),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    for (const [position, d] of deductions.entries())
+      await sql`
+        insert into document_deductions (account_id, final_document_id, down_payment_document_id,
+          position, gross_minor, created_at)
+        values (${f.account_id}, ${f.id}, ${d.documentId}, ${position}, ${d.grossMinor},
+          ${f.finalized_at ?? f.created_at})
+        on conflict do nothing`.execute(db);
   }
 }
 
+/** A FINAL final invoice as the backfill reads it. */
 interface LegacyFinal {
   id: string;
   account_id: string;
   down_payment_deductions: string;
   finalized_at: string | null;
   created_at: string;
-}
-
-interface Legacy {
-  documents: LegacyFinal & {
-    billing_role: string | null;
-    invoice_type: string | null;
-    status: string;
-  };
-  document_deductions: {
-    account_id: string;
-    final_document_id: string;
-    down_payment_document_id: string;
-    position: number;
-    gross_minor: number;
-    created_at: string;
-  };
 }
