@@ -816,6 +816,18 @@ export interface SepaRunsTable {
 }
 
 /** One invoice of a run. */
+/** A down payment a FINAL final invoice deducts (migration 0035), written by documents. */
+export interface DocumentDeductionsTable {
+  account_id: string;
+  final_document_id: string;
+  down_payment_document_id: string;
+  /** Its place among the final invoice's deductions (0 first). */
+  position: number;
+  /** The down payment's gross the final invoice takes off, in minor units. */
+  gross_minor: number;
+  created_at: string;
+}
+
 export interface SepaRunItemsTable {
   id: string;
   account_id: string;
@@ -873,6 +885,7 @@ export interface DB extends FilesTables, DocumentTemplatesTables, CustomerLinksT
   budget_entries: BudgetEntriesTable;
   documents: DocumentsTable;
   document_sequences: DocumentSequencesTable;
+  document_deductions: DocumentDeductionsTable;
   invoice_numbering: InvoiceNumberingTable;
   jobs: JobsTable;
   payments: PaymentsTable;

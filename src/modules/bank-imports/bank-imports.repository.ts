@@ -258,6 +258,14 @@ export async function matchingCandidates(db: Executor, accountId: string) {
             .where('p.status', '=', 'MARKED')
             .where('p.direction', '=', 'INCOMING')
             .as('paid'),
+        // A final invoice asks for its gross total less the down payments it deducts.
+        (eb) =>
+          eb
+            .selectFrom('document_deductions as dd')
+            .select(sql<number | string>`coalesce(sum(dd.gross_minor), 0)`.as('prepaid'))
+            .whereRef('dd.final_document_id', '=', 'd.id')
+            .where('dd.account_id', '=', accountId)
+            .as('prepaid'),
       ])
       .where('d.account_id', '=', accountId)
       .where('d.document_type', '=', 'INVOICE')

@@ -96,7 +96,7 @@ export class Matcher {
       m.paymentsByAmount.set(key, list);
     }
     for (const d of invoices) {
-      const open = d.gross_total - Number(d.paid ?? 0);
+      const open = d.gross_total - Number(d.prepaid ?? 0) - Number(d.paid ?? 0);
       if (open > 0 && d.document_number)
         m.invoices.push({
           id: d.id,

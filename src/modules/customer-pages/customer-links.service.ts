@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { CustomerViews } from '../../shared/customer-links.js';
+import type { CustomerViews, ReservedLink } from '../../shared/customer-links.js';
 import { deriveKey, randomBase62, seal, sha256, unseal } from '../../shared/secrets.js';
 import { customerDocument, findDocument, type CustomerDocument } from '../documents/index.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
@@ -136,16 +136,25 @@ export class CustomerLinksService {
     return { ...link, url };
   }
 
-  /** A new link's row and URL; a printed link keeps its URL sealed. */
+  /** A fresh token and its page's URL. */
+  private draw(): ReservedLink {
+    const token = randomBase62(TOKEN_LENGTH);
+    return { token, url: pageUrl(this.ctx, token) };
+  }
+
+  /**
+   * A new link's row and URL (of the `reserved` token when given, else a fresh one); a printed
+   * link keeps its URL sealed.
+   */
   private newLink(
     actor: Actor,
     documentId: string,
     expiresAt: string,
     now: Date,
     printed: boolean,
+    reserved?: ReservedLink,
   ): { row: repo.CustomerLinkRow; url: string } {
-    const token = randomBase62(TOKEN_LENGTH);
-    const url = pageUrl(this.ctx, token);
+    const { token, url } = reserved && TOKEN_PATTERN.test(reserved.token) ? reserved : this.draw();
     const row: repo.CustomerLinkRow = {
       id: newId('customerLink'),
       account_id: actor.accountId,
@@ -185,21 +194,34 @@ export class CustomerLinksService {
   }
 
   /**
+   * Before a finalize renders the PDF (its trial render): the token of the printed link drawn
+   * now, when the account enables links and the type has a page, so the one render prints its
+   * URL. Nothing is stored: `atFinalize` writes the link with this token in the finalizing
+   * transaction, or the token is forgotten with the failed finalize.
+   */
+  async reserve(accountId: string, documentType: string): Promise<ReservedLink | undefined> {
+    if (!PAGE_TYPES.has(documentType)) return undefined;
+    const settings = await repo.findSettings(this.ctx.db, accountId);
+    return settings?.enabled === 1 ? this.draw() : undefined;
+  }
+
+  /**
    * In the transaction that makes a document FINAL: its printed link, when the account enables
-   * links and the type has a page. Its URL goes into the PDF's first render.
+   * links and the type has a page, with the token `reserve` drew for the render when given.
    */
   async atFinalize(
     trx: Transaction<DB>,
     actor: Actor,
     documentId: string,
     documentType: string,
+    reserved?: ReservedLink,
   ): Promise<string | undefined> {
     if (!PAGE_TYPES.has(documentType)) return undefined;
     const settings = await repo.findSettings(trx, actor.accountId);
     if (settings?.enabled !== 1) return undefined;
     const now = this.ctx.clock.now();
     const expiresAt = new Date(now.getTime() + settings.valid_days * DAY_MS).toISOString();
-    const { row, url } = this.newLink(actor, documentId, expiresAt, now, true);
+    const { row, url } = this.newLink(actor, documentId, expiresAt, now, true, reserved);
     await this.write(trx, actor, row, now);
     return url;
   }

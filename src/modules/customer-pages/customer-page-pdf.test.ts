@@ -1,6 +1,6 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import jsqr from 'jsqr';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   buildTestApp,
   createUser,
@@ -11,6 +11,7 @@ import {
 import { ManualClock } from '../../shared/clock.js';
 import { pageTexts } from '../../shared/pdf/pdf.test-support.js';
 import { rasterizePdf } from '../../shared/pdf/rasterize.js';
+import { sha256 } from '../../shared/secrets.js';
 import {
   billingAddress,
   call,
@@ -23,7 +24,7 @@ import {
  * The customer page's link on the PDF (docs/customer-page.md, "On the PDF"): made when the
  * document becomes FINAL while the account enables links, printed with its QR code in the first
  * render, reused by a later send; none while links are off. Its URL is kept sealed, never in
- * clear text in the database.
+ * clear text in the database. A finalize renders the PDF once, with links or without.
  */
 
 const jsQR = jsqr.default;
@@ -142,5 +143,50 @@ describe('the customer page on the PDF', () => {
       `/v1/documents/${doc.id}/customer-links`,
     );
     expect(links.data).toHaveLength(0);
+  });
+
+  it('renders the PDF once per finalize, with links and without, the link already printed', async () => {
+    const render = vi.spyOn(t.app.ctx.renderer, 'render');
+    try {
+      for (const enabled of [true, false]) {
+        const { user, partnerId } = await seller(enabled);
+        // Created FINAL, and a draft made FINAL by PUT: one render each, before the commit.
+        render.mockClear();
+        const created = await finalInvoice<Doc>(t, user, partnerId, '2026-06-30');
+        expect(render, `created, links ${enabled}`).toHaveBeenCalledTimes(1);
+        const draft = await finalInvoice<Doc & { version: number }>(
+          t,
+          user,
+          partnerId,
+          '2026-06-30',
+          { status: 'DRAFT' },
+        );
+        render.mockClear();
+        const put = await call<Doc>(t, user, 'PUT', `/v1/documents/${draft.id}`, {
+          version: draft.version,
+          status: 'FINAL',
+        });
+        expect(render, `PUT, links ${enabled}`).toHaveBeenCalledTimes(1);
+        for (const doc of [created, put]) {
+          // The PDF was attached in the request, and prints the link the transaction wrote.
+          expect(doc.fileId).not.toBeNull();
+          const url = URL_PATTERN.exec(await textOf(await download(t, user, doc.fileId!)))?.[0];
+          const rows = await t.app.ctx.db
+            .selectFrom('customer_links')
+            .select(['token_hash', 'url_sealed'])
+            .where('document_id', '=', doc.id)
+            .execute();
+          if (!enabled) {
+            expect([url, rows]).toEqual([undefined, []]);
+            continue;
+          }
+          expect(rows).toHaveLength(1);
+          expect(rows[0]!.token_hash).toBe(sha256(url!.slice(-32)));
+          expect(rows[0]!.url_sealed).not.toContain(url!.slice(-32));
+        }
+      }
+    } finally {
+      render.mockRestore();
+    }
   });
 });

@@ -10,7 +10,9 @@ export { customerPageRoutes } from './customer-page.routes.js';
 export function customerLinkIssuer(ctx: AppContext): CustomerLinkIssuer {
   const service = new CustomerLinksService(ctx);
   return {
-    atFinalize: (trx, actor, documentId, type) => service.atFinalize(trx, actor, documentId, type),
+    reserve: (accountId, type) => service.reserve(accountId, type),
+    atFinalize: (trx, actor, documentId, type, reserved) =>
+      service.atFinalize(trx, actor, documentId, type, reserved),
     printedUrl: (accountId, documentId) => service.printedUrl(accountId, documentId),
     forMail: (actor, documentId) => service.forMail(actor, documentId),
     views: (accountId, documentId) => service.views(accountId, documentId),

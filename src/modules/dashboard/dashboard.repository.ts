@@ -162,7 +162,8 @@ export interface OpenInvoiceTotals {
 /**
  * The open amounts of the FINAL invoices in `currency` that are neither paid nor cancelled
  * (the open items of `GET /v1/documents?open=true`), per kind and whether they are past their
- * due date on `today`. An invoice's open amount is its gross total less its settled (MARKED)
+ * due date on `today`. An invoice's open amount is its `openAmount`: its gross total less the
+ * down payments it deducts (a final invoice, `document_deductions`), less its settled (MARKED)
  * payments in its currency — counted like its `paymentStatus`, whichever way they went — and
  * less its FINAL credit notes; only invoices with something left count. One aggregate over
  * correlated sums, indexed by account and document on both tables. The payments' status and
@@ -184,6 +185,8 @@ export async function openInvoiceTotals(
         'overdue',
       ),
       sql<number | string>`d.gross_total
+        - (select coalesce(sum(dd.gross_minor), 0) from document_deductions dd
+             where dd.account_id = d.account_id and dd.final_document_id = d.id)
         - (select coalesce(sum(c.gross_total), 0) from documents c
              where c.account_id = d.account_id and c.preceding_document_id = d.id
                and c.invoice_type = 'CREDIT_NOTE' and c.status = 'FINAL')

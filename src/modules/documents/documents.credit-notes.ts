@@ -25,6 +25,7 @@ export interface CreditNoteDeps {
     trx: Transaction<DB>,
     actor: Actor,
     row: repo.DocumentRow,
+    trial?: TrialRender,
   ) => Promise<repo.DocumentRow>;
   /** Renders the credit note as it will be FINAL, before anything is written (422 if it can't). */
   trialFinal: (row: repo.DocumentRow) => Promise<TrialRender | undefined>;
@@ -134,7 +135,7 @@ export class CreditNotes {
           },
           now,
         );
-        const row = await this.deps.finalizeInTransaction(trx, actor, draft);
+        const row = await this.deps.finalizeInTransaction(trx, actor, draft, trial);
         if (spec.full) await this.markCancelled(trx, actor, invoice, row.id, now);
         return row;
       });

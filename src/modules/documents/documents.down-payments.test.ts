@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
+import { buildTestApp, type TestApp, type TestUser } from '../../../test/helpers.js';
 import { ManualClock } from '../../shared/clock.js';
 import {
   canValidate,
@@ -8,7 +8,8 @@ import {
 } from '../../shared/einvoice/validator.test-support.js';
 import { pageTexts } from '../../shared/pdf/pdf.test-support.js';
 import { downPaymentShares } from './documents.down-payments.js';
-import { billingAddress, call, download, type Body } from './documents.test-support.js';
+import { downPaymentSteps, type Doc } from './documents.down-payments.test-support.js';
+import { call, download, type Body } from './documents.test-support.js';
 
 /**
  * Down payments and final invoices (docs/invoicing.md, "Down payments and final invoices"):
@@ -20,100 +21,23 @@ import { billingAddress, call, download, type Body } from './documents.test-supp
 
 const TODAY = '2026-06-01';
 let t: TestApp;
-
-type Doc = Body & {
-  id: string;
-  version: number;
-  status: string;
-  invoiceType: string | null;
-  documentNumber: string | null;
-  originDocumentId: string | null;
-  convertedToDocumentIds: string[];
-  finalInvoice: boolean;
-  prepaidAmount: number | null;
-  downPaymentDeductions: {
-    documentId: string;
-    documentNumber: string;
-    gross: number;
-    taxes: { rate: number; net: number; tax: number }[];
-  }[];
-  lineItems: { description: string; unitPrice: number; taxRate: number }[];
-  netTotal: number;
-  taxTotal: number;
-  grossTotal: number;
-  openAmount: number | null;
-  paymentStatus: string | null;
-  fileId: string | null;
-};
+let steps: ReturnType<typeof downPaymentSteps>;
 
 beforeAll(async () => {
   t = await buildTestApp({ clock: new ManualClock(new Date(`${TODAY}T08:00:00Z`)) });
+  steps = downPaymentSteps(t, TODAY);
 });
 afterAll(async () => {
   await t.close();
 });
 
-/** An account with a FINAL order confirmation over 1,000 net at 19 % and 500 net at 7 %. */
-async function order(): Promise<{ user: TestUser; order: Doc }> {
-  const user = await createUser(t);
-  const partner = await call<{ id: string }>(t, user, 'POST', '/v1/partners', {
-    name: 'Kunde GmbH',
-    addresses: [billingAddress('einkauf@kunde.example')],
-  });
-  const rates = await call<{ data: { id: string; rate: number }[] }>(
-    t,
-    user,
-    'GET',
-    '/v1/tax-rates',
-  );
-  const r7 = rates.data.find((r) => r.rate === 7)!;
-  const r19 = rates.data.find((r) => r.rate === 19)!;
-  const oc = await call<Doc>(t, user, 'POST', '/v1/documents', {
-    documentType: 'ORDER_CONFIRMATION',
-    name: 'Umbau',
-    partnerId: partner.id,
-    creationDate: TODAY,
-    deliveryDate: TODAY,
-    status: 'FINAL',
-    lineItems: [
-      { description: 'Planung', quantity: 1, unitPrice: 1000, taxRateId: r19.id },
-      { description: 'Material', quantity: 1, unitPrice: 500, taxRateId: r7.id },
-    ],
-  });
-  return { user, order: oc };
-}
-
-const finalize = (user: TestUser, doc: Doc, extra: Body = {}) =>
-  call<Doc>(t, user, 'PUT', `/v1/documents/${doc.id}`, {
-    version: doc.version,
-    status: 'FINAL',
-    ...extra,
-  });
-
-const downPayment = async (user: TestUser, orderId: string, body: Body) => {
-  const draft = await call<Doc>(t, user, 'POST', `/v1/documents/${orderId}/down-payments`, body);
-  return finalize(user, draft);
-};
-
+const order = () => steps.order();
+const finalize = (user: TestUser, doc: Doc) => steps.finalize(user, doc);
+const downPayment = (user: TestUser, orderId: string, body: Body) =>
+  steps.downPayment(user, orderId, body);
 const pay = (user: TestUser, documentId: string, amount: number) =>
-  call(t, user, 'POST', '/v1/payments', {
-    direction: 'INCOMING',
-    documentId,
-    amount,
-    currency: 'EUR',
-    paymentDate: TODAY,
-    status: 'MARKED',
-  });
-
-async function einvoice(user: TestUser, id: string, format: string): Promise<Buffer> {
-  const res = await t.request({
-    method: 'GET',
-    url: `/v1/documents/${id}/einvoice?format=${format}`,
-    token: user.token,
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.rawPayload;
-}
+  steps.pay(user, documentId, amount);
+const einvoice = (user: TestUser, id: string, format: string) => steps.einvoice(user, id, format);
 
 describe('down payments: the shares per VAT rate', () => {
   const taxes = [

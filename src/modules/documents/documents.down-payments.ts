@@ -274,16 +274,72 @@ export async function finalInvoiceValues(
   };
 }
 
+/** Whether a row is a final invoice still in DRAFT (its deductions are computed when read). */
+const isDraftFinal = (row: repo.DocumentRow) =>
+  row.billing_role === 'FINAL' &&
+  row.invoice_type !== 'CREDIT_NOTE' &&
+  row.status === 'DRAFT' &&
+  row.origin_document_id !== null;
+
 /**
- * A down payment that a FINAL final invoice deducts cannot be cancelled or credited: 409
- * `state_conflict` naming the final invoice (number and id). Other invoices pass.
+ * Rows as reads answer them: a DRAFT final invoice deducts what it would deduct if it became
+ * FINAL now (every down payment of the job FINAL, not cancelled and PAID today), so a down
+ * payment paid or cancelled after the draft was made shows at once; what it stored at its
+ * conversion is not read. Other rows are answered as they are.
+ */
+export async function withCurrentDeductions<R extends repo.DocumentRow>(
+  db: Executor,
+  rows: R[],
+  today: string,
+): Promise<R[]> {
+  return Promise.all(
+    rows.map(async (r) =>
+      isDraftFinal(r)
+        ? {
+            ...r,
+            down_payment_deductions: await deductionsFor(
+              db,
+              r.account_id,
+              r.origin_document_id!,
+              today,
+            ),
+          }
+        : r,
+    ),
+  );
+}
+
+/** `withCurrentDeductions` of one row. */
+export async function withCurrentDeduction<R extends repo.DocumentRow>(
+  db: Executor,
+  row: R,
+  today: string,
+): Promise<R> {
+  return (await withCurrentDeductions(db, [row], today))[0]!;
+}
+
+/**
+ * Writes the rows of what a final invoice that has just become FINAL deducts
+ * (`document_deductions`, in its transaction), from the deductions it was frozen with.
+ */
+export async function recordDeductions(
+  trx: Executor,
+  row: repo.DocumentRow,
+  now: Date,
+): Promise<void> {
+  // A credit note of a final invoice copies its columns, but deducts nothing.
+  if (row.billing_role !== 'FINAL' || row.invoice_type === 'CREDIT_NOTE') return;
+  await repo.insertDeductions(trx, row.account_id, row.id, deductionsOf(row), now.toISOString());
+}
+
+/**
+ * A down payment that a FINAL final invoice deducts (and no Storno cancelled since) cannot be
+ * cancelled or credited: 409 `state_conflict` naming the final invoice (number and id), found
+ * through `document_deductions`. Other invoices pass.
  */
 export async function assertNotDeducted(db: Executor, invoice: repo.DocumentRow): Promise<void> {
   if (invoice.billing_role !== 'DOWN_PAYMENT') return;
-  const finals = (await repo.finalInvoicesDeducting(db, invoice.account_id, invoice.id)).filter(
-    (f) => deductionsOf(f).some((d) => d.documentId === invoice.id),
-  );
-  const final = finals[0];
+  const [final] = await repo.finalInvoicesDeducting(db, invoice.account_id, invoice.id);
   if (!final) return;
   const number = final.document_number ?? final.id;
   throw new AppError(

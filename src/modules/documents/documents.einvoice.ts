@@ -16,6 +16,7 @@ import {
 import { toCii, toUbl } from '../../shared/einvoice/index.js';
 import { embedFacturX } from '../../shared/einvoice/facturx-pdf.js';
 import type { DocumentWithFigures, StoredLine, StoredTaxLine } from './documents.repository.js';
+import { divRoundHalfUp } from './totals.js';
 import { xrechnungProblems, type FrozenBuyer, type FrozenParties } from './invoice-rules.js';
 
 /**
@@ -66,7 +67,12 @@ function electronicAddress(
   return given ?? (email ? { scheme: 'EM', value: email } : undefined);
 }
 
-/** The German payment-terms text, with the XRechnung Skonto line (BR-DE-18) when agreed. */
+/**
+ * The German payment-terms text, with the XRechnung Skonto line (BR-DE-18) when agreed. A final
+ * invoice grants its Skonto on the remaining amount it asks for (gross total less the deducted
+ * down payments, BT-115), which the text names with the Skonto amount, and the XRechnung line
+ * as its `BASISBETRAG`.
+ */
 function paymentTerms(row: DocumentWithFigures, spec: Specification): string | undefined {
   const parts: string[] = [];
   if (row.payment_terms) parts.push(row.payment_terms);
@@ -75,11 +81,22 @@ function paymentTerms(row: DocumentWithFigures, spec: Specification): string | u
     parts.push(`Zahlbar ohne Abzug bis ${formatDate(row.due_date, 'DD.MM.YYYY')}.`);
   if (row.skonto_bp !== null && row.skonto_days !== null) {
     const percent = (Number(row.skonto_bp) / 100).toFixed(2);
+    const prepaid = row.invoice_type === 'CREDIT_NOTE' ? 0 : prepaidMinor(row);
+    const digits = minorDigits(row.currency);
+    const base = Number(row.gross_total) - prepaid;
+    const money = (minor: number) =>
+      `${formatMinor(minor, digits).replace('.', ',')} ${row.currency}`;
+    const discount = Number(divRoundHalfUp(BigInt(base) * BigInt(row.skonto_bp), 10_000n));
+    const onRemaining = `auf den verbleibenden Rechnungsbetrag von ${money(base)}: ${money(discount)}, Zahlbetrag ${money(base - discount)}`;
     if (!row.payment_terms)
       parts.push(
-        `${percent.replace('.', ',')} % Skonto bei Zahlung innerhalb von ${row.skonto_days} Tagen.`,
+        `${percent.replace('.', ',')} % Skonto bei Zahlung innerhalb von ${row.skonto_days} Tagen${prepaid > 0 ? ` ${onRemaining}` : ''}.`,
       );
-    if (spec === 'XRECHNUNG') parts.push(`#SKONTO#TAGE=${row.skonto_days}#PROZENT=${percent}#\n`);
+    else if (prepaid > 0) parts.push(`Skonto ${percent.replace('.', ',')} % ${onRemaining}.`);
+    if (spec === 'XRECHNUNG')
+      parts.push(
+        `#SKONTO#TAGE=${row.skonto_days}#PROZENT=${percent}#${prepaid > 0 ? `BASISBETRAG=${formatMinor(base, digits)}#` : ''}\n`,
+      );
   }
   return parts.length > 0 ? parts.join('\n') : undefined;
 }

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import { finalInvoiceValues } from './documents.down-payments.js';
+import { finalInvoiceValues, recordDeductions } from './documents.down-payments.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
@@ -51,7 +51,7 @@ export class DocumentLifecycle {
     try {
       const row = await this.ctx.db
         .transaction()
-        .execute((trx) => this.finalizeInTransaction(trx, actor, draft));
+        .execute((trx) => this.finalizeInTransaction(trx, actor, draft, trial));
       this.ctx.jobs.kick();
       return row.source === 'GENERATED' ? this.output.renderFinalQuietly(row, trial) : row;
     } catch (err) {
@@ -62,12 +62,14 @@ export class DocumentLifecycle {
 
   /**
    * Turns a DRAFT FINAL in the caller's transaction (compare-and-set on `version` and status),
-   * with its number, and queues the render as a safety net. Answers the FINAL row.
+   * with its number, and queues the render as a safety net. Answers the FINAL row. `trial` is
+   * the render made before (its reserved customer link is the one written now).
    */
   async finalizeInTransaction(
     trx: Transaction<DB>,
     actor: Actor,
     row: repo.DocumentRow,
+    trial?: TrialRender,
   ): Promise<repo.DocumentRow> {
     const now = this.ctx.clock.now();
     const values: Partial<repo.DocumentRow> = {
@@ -99,24 +101,33 @@ export class DocumentLifecycle {
       },
       now,
     );
-    return this.announceFinal(trx, actor, after, { settle: true });
+    return this.announceFinal(trx, actor, after, { settle: true, trial });
   }
 
   /**
    * The one place a document's becoming FINAL is announced (`document.finalized`), in its
    * transaction. A DRAFT that payments settled already (`settle`) is judged paid now, which may
    * move its version: answers the row as it stands. A document Kontor renders gets its
-   * customer page's link here when the account enables links, so its first PDF prints it.
+   * customer page's link here when the account enables links, with the token reserved for the
+   * `trial` render, so the PDF rendered before the commit already prints it. A final invoice
+   * writes the rows of what it deducts.
    */
   async announceFinal(
     trx: Transaction<DB>,
     actor: Actor,
     row: repo.DocumentRow,
-    opts: { settle: boolean },
+    opts: { settle: boolean; trial?: TrialRender | undefined },
   ): Promise<repo.DocumentRow> {
     const { accountId } = actor;
+    await recordDeductions(trx, row, this.ctx.clock.now());
     if (row.source === 'GENERATED')
-      await this.ctx.customerLinks?.atFinalize(trx, actor, row.id, row.document_type);
+      await this.ctx.customerLinks?.atFinalize(
+        trx,
+        actor,
+        row.id,
+        row.document_type,
+        opts.trial?.link,
+      );
     await emitEvent(this.ctx, trx, accountId, 'document.finalized', presentDocument(row));
     // Quotes and order confirmations are announced by their own events as well.
     if (row.document_type === 'QUOTE')
@@ -197,26 +208,35 @@ export class DocumentLifecycle {
     template?: TemplateRow,
   ): Promise<TrialRender | undefined> {
     if (row.source !== 'GENERATED') return undefined;
-    return this.output.trialFinal(row, template, async () => {
-      const lawful =
-        row.document_type === 'INVOICE'
-          ? await this.lawfulInvoiceValues(this.ctx.db, row)
-          : isQuoteOrConfirmation(row.document_type)
-            ? await completeSalesValues(this.ctx.db, row)
-            : {};
-      const number =
-        row.document_number ??
-        (NUMBERED_TYPES.includes(row.document_type)
-          ? await provisionalNumber(this.ctx.db, row)
-          : null);
-      return {
-        ...row,
-        ...lawful,
-        status: 'FINAL',
-        document_number: number,
-        finalized_at: this.ctx.clock.now().toISOString(),
-      };
-    });
+    // The customer page's token is drawn now, so the one render prints its URL.
+    const link = await this.ctx.customerLinks?.reserve(row.account_id, row.document_type);
+    return this.output.trialFinal(
+      row,
+      template,
+      async () => {
+        const lawful =
+          row.document_type === 'INVOICE'
+            ? await this.lawfulInvoiceValues(this.ctx.db, row)
+            : isQuoteOrConfirmation(row.document_type)
+              ? await completeSalesValues(this.ctx.db, row)
+              : {};
+        const number =
+          row.document_number ??
+          (NUMBERED_TYPES.includes(row.document_type)
+            ? await provisionalNumber(this.ctx.db, row)
+            : null);
+        return {
+          ...row,
+          ...lawful,
+          // A final invoice deducts what is received by now, as finalizing will compute it.
+          ...(await finalInvoiceValues(this.ctx.db, row, isoDate(this.ctx.clock.now()))),
+          status: 'FINAL',
+          document_number: number,
+          finalized_at: this.ctx.clock.now().toISOString(),
+        };
+      },
+      link,
+    );
   }
 
   /** The SHA-256 of an UPLOADED document's file, locked for the finalizing transaction. */

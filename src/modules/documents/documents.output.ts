@@ -6,6 +6,7 @@ import type { EInvoice } from '../../shared/einvoice/index.js';
 import { readEInvoiceXml } from '../../shared/pdf/einvoice-off-thread.js';
 import type { LetterInput, LogoPosition, Visibility } from '../../shared/pdf/layout.js';
 import type { RenderResult } from '../../shared/pdf/renderer.js';
+import type { ReservedLink } from '../../shared/customer-links.js';
 import {
   buildRenderContext,
   giroCodeRequest,
@@ -37,6 +38,7 @@ import { invoiceTableHtml, templateShowsLines } from './invoice-table.js';
 import type { FrozenBuyer, FrozenParties } from './invoice-rules.js';
 import { zugferdPdf } from './documents.einvoice.js';
 import { eInvoiceProblem, intakeValues } from './documents.intake.js';
+import { withCurrentDeduction } from './documents.down-payments.js';
 
 /** What an UPLOADED document may be: a PDF, an e-invoice XML, or a scan. */
 export const DOCUMENT_FILE_TYPES: readonly string[] = [
@@ -95,12 +97,17 @@ function frozenBuyer(buyer: FrozenBuyer): PartnerData {
   };
 }
 
-/** A PDF rendered before the document became FINAL, and the number it printed. */
+/** A PDF rendered before the document became FINAL, and what it printed that may change. */
 export interface TrialRender {
   number: string | null;
   result: RenderResult;
-  /** The customer page's URL it printed (none: a trial runs before the link exists). */
-  pageUrl?: string;
+  /** The deductions it printed (a final invoice's, as stored JSON; null for other documents). */
+  deductions: string | null;
+  /**
+   * The customer page's link it printed: drawn before the render (`reserve`), written with
+   * this token by the finalizing transaction. Memory only.
+   */
+  link?: ReservedLink;
 }
 
 /** A stored template as the renderer takes it. */
@@ -256,7 +263,9 @@ export class DocumentOutput {
    * standard table of lines, VAT and totals after the content; the account's logo when the
    * template has `showLogo` and the account has one (none set: no logo, no error).
    */
-  async letter(row: repo.DocumentRow, pageUrl?: string): Promise<LetterInput> {
+  async letter(stored: repo.DocumentRow, pageUrl?: string): Promise<LetterInput> {
+    // A draft final invoice's preview prints what it would deduct today.
+    const row = await withCurrentDeduction(this.ctx.db, stored, isoDate(this.ctx.clock.now()));
     if (!row.template_id) throw new Error(`document ${row.id} has no template`);
     const template = await findTemplate(this.ctx.db, row.account_id, row.template_id);
     if (!template) throw new Error(`template ${row.template_id} is gone`);
@@ -308,10 +317,15 @@ export class DocumentOutput {
     const pageUrl = final
       ? await this.ctx.customerLinks?.printedUrl(row.account_id, row.id)
       : undefined;
-    // The trial render before FINAL is the PDF when it printed the number the document got
-    // (and the link it has: a trial runs before the link exists, so with one it renders again).
+    // The trial render before FINAL is the PDF when it printed what the document got: its
+    // number, its link (the token reserved for the trial is the one the transaction wrote) and
+    // a final invoice's deductions (a down payment paid in between changes them).
     const result =
-      final && trial && trial.number === row.document_number && trial.pageUrl === pageUrl
+      final &&
+      trial &&
+      trial.number === row.document_number &&
+      trial.link?.url === pageUrl &&
+      trial.deductions === row.down_payment_deductions
         ? trial.result
         : await this.ctx.renderer.render(await this.letter(row, pageUrl));
     // The PDF of a FINAL invoice Kontor issued IS its ZUGFeRD e-invoice (PDF/A-3 + XML).
@@ -356,10 +370,12 @@ export class DocumentOutput {
    * Renders a document as it will be when FINAL, before it is: the renderer's 422 (page cap,
    * time limit) or 503 reaches the caller while nothing is written yet.
    */
-  async trialRender(row: repo.DocumentRow): Promise<TrialRender> {
+  async trialRender(row: repo.DocumentRow, link?: ReservedLink): Promise<TrialRender> {
     return {
       number: row.document_number,
-      result: await this.ctx.renderer.render(await this.letter(row)),
+      result: await this.ctx.renderer.render(await this.letter(row, link?.url)),
+      deductions: row.down_payment_deductions,
+      ...(link ? { link } : {}),
     };
   }
 
@@ -367,15 +383,17 @@ export class DocumentOutput {
    * The one visit to rendering before a GENERATED document becomes FINAL: `template`, when
    * given, is checked against the draft's data first (422 `template_invalid`); then `final`
    * gives the row as it will be when FINAL (it may refuse with the finalize 422) and that row
-   * is rendered (the renderer's 422 or 503 reaches the caller while nothing is written).
+   * is rendered (the renderer's 422 or 503 reaches the caller while nothing is written), with
+   * the customer page's `link` reserved for it when the account prints links.
    */
   async trialFinal(
     draft: repo.DocumentRow,
     template: TemplateRow | undefined,
     final: () => Promise<repo.DocumentRow>,
+    link?: ReservedLink,
   ): Promise<TrialRender> {
     if (template) await this.checkRenders(draft, template);
-    return this.trialRender(await final());
+    return this.trialRender(await final(), link);
   }
 
   /** The in-request render of a FINAL document; a failure is left to the `document.render` job. */

@@ -401,12 +401,22 @@ const settledMagnitude = sql<number>`abs(coalesce((select sum(case when p.direct
   from payments p where p.account_id = documents.account_id and p.document_id = documents.id
     and p.status = 'MARKED' and p.currency = documents.currency), 0))`;
 
+/**
+ * What a FINAL final invoice deducts (its `prepaidAmount`, minor units; 0 for every other
+ * document): a correlated sum over `document_deductions` by its primary key.
+ */
+const prepaidOf = (ref: string) =>
+  sql<number>`(select coalesce(sum(dd.gross_minor), 0) from document_deductions dd
+    where dd.account_id = ${sql.ref(`${ref}.account_id`)} and dd.final_document_id = ${sql.ref(`${ref}.id`)})`;
+
 /** `paymentStatus` as the presenter derives it (`paymentState`), as a condition. */
 function paymentStatusIs(status: 'UNPAID' | 'PARTIAL' | 'PAID') {
-  if (status === 'UNPAID') return sql<boolean>`${settledMagnitude} = 0`;
+  // A final invoice asks for its gross total less what it deducts.
+  const asked = sql<number>`(abs(documents.gross_total) - ${prepaidOf('documents')})`;
+  if (status === 'UNPAID') return sql<boolean>`(${settledMagnitude} = 0 and ${asked} > 0)`;
   if (status === 'PARTIAL')
-    return sql<boolean>`(${settledMagnitude} > 0 and ${settledMagnitude} < abs(documents.gross_total))`;
-  return sql<boolean>`(${settledMagnitude} > 0 and ${settledMagnitude} >= abs(documents.gross_total))`;
+    return sql<boolean>`(${settledMagnitude} > 0 and ${settledMagnitude} < ${asked})`;
+  return sql<boolean>`${settledMagnitude} >= ${asked}`;
 }
 
 /** Documents of the account that reference a file, by status. */
@@ -864,19 +874,52 @@ export async function downPaymentsOf(
   return withPaymentFigures(db, accountId, rows, today);
 }
 
-/** The FINAL final invoices that deduct the down-payment invoice `downPaymentId`. */
+/**
+ * Writes the rows of what a final invoice deducts (`document_deductions`), in the transaction
+ * that makes it FINAL: one per down payment, in its order, with the gross it takes off.
+ */
+export async function insertDeductions(
+  trx: Executor,
+  accountId: string,
+  finalDocumentId: string,
+  deductions: readonly { documentId: string; grossMinor: number }[],
+  now: string,
+): Promise<void> {
+  if (deductions.length === 0) return;
+  await trx
+    .insertInto('document_deductions')
+    .values(
+      deductions.map((d, position) => ({
+        account_id: accountId,
+        final_document_id: finalDocumentId,
+        down_payment_document_id: d.documentId,
+        position,
+        gross_minor: d.grossMinor,
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+/**
+ * The FINAL, not cancelled final invoices that deduct the down-payment invoice
+ * `downPaymentId`, oldest first: by the index on the down payment.
+ */
 export function finalInvoicesDeducting(
   db: Executor,
   accountId: string,
   downPaymentId: string,
-): Promise<Pick<DocumentRow, 'id' | 'document_number' | 'down_payment_deductions'>[]> {
+): Promise<Pick<DocumentRow, 'id' | 'document_number'>[]> {
   return db
-    .selectFrom('documents')
-    .select(['id', 'document_number', 'down_payment_deductions'])
-    .where('account_id', '=', accountId)
-    .where('billing_role', '=', 'FINAL')
-    .where('status', '=', 'FINAL')
-    .where('down_payment_deductions', 'like', `%"${downPaymentId}"%`)
-    .orderBy('created_at')
+    .selectFrom('document_deductions as dd')
+    .innerJoin('documents as d', (j) =>
+      j.onRef('d.account_id', '=', 'dd.account_id').onRef('d.id', '=', 'dd.final_document_id'),
+    )
+    .select(['d.id', 'd.document_number'])
+    .where('dd.account_id', '=', accountId)
+    .where('dd.down_payment_document_id', '=', downPaymentId)
+    .where('d.status', '=', 'FINAL')
+    .where('d.cancelled_by_document_id', 'is', null)
+    .orderBy('d.created_at')
     .execute();
 }

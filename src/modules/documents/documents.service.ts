@@ -54,7 +54,11 @@ import {
   type NewDocumentFile,
   type Origin,
 } from './documents.rows.js';
-import { createDownPayment } from './documents.down-payments.js';
+import {
+  createDownPayment,
+  withCurrentDeduction,
+  withCurrentDeductions,
+} from './documents.down-payments.js';
 import { DocumentLifecycle, duplicateNumber } from './documents.lifecycle.js';
 import { einvoiceParties, xrechnungFile, type EInvoiceFile } from './documents.einvoice.js';
 import { DocumentOutput, DOCUMENT_FILE_TYPES, pdfFileName } from './documents.output.js';
@@ -109,8 +113,8 @@ export class DocumentsService {
     this.output = new DocumentOutput(ctx);
     this.lifecycle = new DocumentLifecycle(ctx, this.output);
     this.creditNotes = new CreditNotes(ctx, {
-      finalizeInTransaction: (trx, actor, row) =>
-        this.lifecycle.finalizeInTransaction(trx, actor, row),
+      finalizeInTransaction: (trx, actor, row, trial) =>
+        this.lifecycle.finalizeInTransaction(trx, actor, row, trial),
       trialFinal: (row) => this.lifecycle.trialFinal(row),
       renderFinalQuietly: (row, trial) => this.output.renderFinalQuietly(row, trial),
     });
@@ -119,8 +123,11 @@ export class DocumentsService {
   // ---- reads -------------------------------------------------------------------------------
 
   async get(accountId: string, id: string): Promise<DocumentView> {
-    const row = await repo.findDocument(this.ctx.db, accountId, id, isoDate(this.ctx.clock.now()));
-    if (!row) throw notFound('Document');
+    const today = isoDate(this.ctx.clock.now());
+    const stored = await repo.findDocument(this.ctx.db, accountId, id, today);
+    if (!stored) throw notFound('Document');
+    // A draft final invoice answers what it would deduct today.
+    const row = await withCurrentDeduction(this.ctx.db, stored, today);
     const view = await withChain(this.ctx, accountId, row);
     // The customer's views of its page: one aggregate over its links, on this read only.
     const views =
@@ -152,6 +159,12 @@ export class DocumentsService {
       quoteStatus: query.quoteStatus,
     });
     const page = toPage(rows, limit);
+    // Draft final invoices answer what they would deduct today.
+    const current = await withCurrentDeductions(
+      this.ctx.db,
+      page.rows,
+      isoDate(this.ctx.clock.now()),
+    );
     // The conversion chain: which of these were converted into later documents.
     const chain = await repo.convertedFrom(
       this.ctx.db,
@@ -159,7 +172,7 @@ export class DocumentsService {
       page.rows.filter((r) => isQuoteOrConfirmation(r.document_type)).map((r) => r.id),
     );
     return {
-      data: page.rows.map((r) => presentDocument({ ...r, converted_to: chain.get(r.id) ?? [] })),
+      data: current.map((r) => presentDocument({ ...r, converted_to: chain.get(r.id) ?? [] })),
       nextCursor: page.nextCursor,
     };
   }
@@ -289,7 +302,7 @@ export class DocumentsService {
           },
           now,
         );
-        if (final) await this.lifecycle.announceFinal(trx, actor, row, { settle: false });
+        if (final) await this.lifecycle.announceFinal(trx, actor, row, { settle: false, trial });
         return row;
       });
     } catch (err) {
@@ -373,7 +386,7 @@ export class DocumentsService {
           now,
         );
         return final
-          ? this.lifecycle.announceFinal(trx, actor, updated, { settle: true })
+          ? this.lifecycle.announceFinal(trx, actor, updated, { settle: true, trial })
           : updated;
       });
     } catch (err) {
@@ -384,7 +397,8 @@ export class DocumentsService {
       this.ctx.jobs.kick();
       if (after.source === 'GENERATED') after = await this.output.renderFinalQuietly(after, trial);
     }
-    return presentDocument(after);
+    // A draft final invoice answers what it would deduct today.
+    return presentDocument(await withCurrentDeduction(db, after, isoDate(now)));
   }
 
   /** The contract and partner columns when the update names either of them anew. */

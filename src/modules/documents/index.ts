@@ -12,6 +12,7 @@ export {
 export type { DunnableInvoiceRow } from './documents.repository.js';
 export { documentRoutes } from './documents.routes.js';
 export { openMinor, payeeIbanOf } from './documents.presenter.js';
+export { prepaidMinor } from './documents.deductions.js';
 export { createDocument, sendDocumentToPartner } from './documents.service.js';
 export {
   invoiceStandings,

@@ -2,7 +2,11 @@ import type { AppContext } from '../../context.js';
 import type { DirectDebitNotice } from '../../shared/templating/index.js';
 import { findAccount, readCompany } from '../account/index.js';
 import { billingOf, findContract } from '../contracts/index.js';
-import { useDirectDebitNotices, type DirectDebitNoticeSource } from '../documents/index.js';
+import {
+  prepaidMinor,
+  useDirectDebitNotices,
+  type DirectDebitNoticeSource,
+} from '../documents/index.js';
 import { nextSequenceType } from './mandates.service.js';
 import { earliestCollectionDate } from './sepa-dates.js';
 import { readSepaSettings } from './sepa-settings.service.js';
@@ -11,8 +15,9 @@ import * as repo from './sepa.repository.js';
 /**
  * The pre-notification of an invoice paid by direct debit (docs/sepa.md, "Pre-notification"):
  * an invoice in EUR of a contract whose billing plan says DIRECT_DEBIT, whose partner has an
- * active mandate, in an account with a creditor identifier. It names the gross total, the
- * mandate reference, the creditor id and the collection date: the earliest one the collection
+ * active mandate, in an account with a creditor identifier. It names the amount asked (the
+ * gross total, less the down payments a final invoice deducts), the mandate reference, the
+ * creditor id and the collection date: the earliest one the collection
  * rule allows, counted from the day the invoice becomes FINAL (which is when the debtor is
  * notified) — the same date a collection of contract invoices later uses.
  */
@@ -30,7 +35,8 @@ export function directDebitNoticeSource(): DirectDebitNoticeSource {
     if (!mandate) return null;
     const settings = await readSepaSettings(db, invoice.account_id);
     return {
-      amount: Number(invoice.gross_total),
+      // A final invoice collects its gross total less the down payments it deducts.
+      amount: Number(invoice.gross_total) - prepaidMinor(invoice),
       mandateReference: mandate.reference,
       creditorId,
       collectionDate: earliestCollectionDate({

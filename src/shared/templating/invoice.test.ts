@@ -156,6 +156,15 @@ describe('render context: invoice', () => {
     expect(overpaid.dueAmount).toBe(0);
   });
 
+  it('takes a final invoice’s Skonto of the remaining amount, not of the whole job', () => {
+    // 1,725.00 gross less 850.84 of down payments: 874.16 remain; 2 % of it is 17.48.
+    const final = context({
+      document: { ...invoice, grossTotal: 1725, prepaidAmount: 850.84 },
+    }).invoice!;
+    expect(final.dueAmount).toBe(87416);
+    expect(final.skonto).toMatchObject({ amount: 1748, payable: 85668 });
+  });
+
   it('writes the statutory tax notes that apply, each once', () => {
     const notes = (taxes: DocumentData['taxes'], c: CompanyData = company, language = 'de') =>
       context({

@@ -159,13 +159,18 @@ function percentOf(minor: number, percent: number): number {
   return Number(((abs + 5_000n) / 10_000n) * sign);
 }
 
+/**
+ * The Skonto of an invoice: a percentage of what the invoice asks for — its gross total, and
+ * on a final invoice its gross total less the down payments it deducts (the remaining amount
+ * the customer pays; the down payments were paid without it).
+ */
 function skontoOf(document: DocumentView, due: number | null): SkontoView | null {
   const { skontoPercent: percent, skontoDays: days, creationDate, grossTotal } = document;
   if (percent === null || days === null || creationDate === null || grossTotal === null)
     return null;
   if (!isIsoDate(creationDate)) return null;
   const until = addDays(creationDate, days);
-  const amount = percentOf(grossTotal, percent);
+  const amount = percentOf(grossTotal - (document.prepaidAmount ?? 0), percent);
   return { percent, days, until, amount, payable: (due ?? grossTotal) - amount };
 }
 
