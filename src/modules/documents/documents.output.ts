@@ -503,21 +503,31 @@ export class DocumentOutput {
  * code of the URL and the URL itself, in the buyer's language (German by default).
  */
 async function pageLinkHtml(row: repo.DocumentRow, url: string): Promise<string> {
-  const language = row.einvoice_parties
-    ? (JSON.parse(row.einvoice_parties) as FrozenParties).buyer.language
-    : 'de';
-  const en = language.toLowerCase().startsWith('en');
-  const label = en
-    ? row.document_type === 'QUOTE'
-      ? 'View and accept online:'
-      : 'View, download and pay online:'
-    : row.document_type === 'QUOTE'
-      ? 'Online ansehen und annehmen:'
-      : 'Online ansehen, herunterladen und bezahlen:';
+  const label = pageLinkLabel(row);
   const qr = await urlQrDataUri(url);
   const esc = (text: string) =>
     text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   return `<div class="customer-page-link" style="break-inside:avoid;display:flex;align-items:center;gap:4mm;margin-top:6mm;font-size:9pt"><img src="${qr}" alt="QR" style="width:22mm;height:22mm"><div><div>${esc(label)}</div><div>${esc(url)}</div></div></div>`;
+}
+
+/**
+ * The words before the customer page's link (on the PDF and in the mail), in the buyer's
+ * language (German by default): a quote is accepted there, an order confirmation only read,
+ * an invoice paid.
+ */
+export function pageLinkLabel(row: repo.DocumentRow): string {
+  const language = row.einvoice_parties
+    ? (JSON.parse(row.einvoice_parties) as FrozenParties).buyer.language
+    : 'de';
+  const en = language.toLowerCase().startsWith('en');
+  switch (row.document_type) {
+    case 'QUOTE':
+      return en ? 'View and accept online:' : 'Online ansehen und annehmen:';
+    case 'ORDER_CONFIRMATION':
+      return en ? 'View and download online:' : 'Online ansehen und herunterladen:';
+    default:
+      return en ? 'View, download and pay online:' : 'Online ansehen, herunterladen und bezahlen:';
+  }
 }
 
 /** The name a document's file is mailed under: its title and number, by its content type. */

@@ -13,7 +13,7 @@ import type { DocumentView, SendDocument } from './documents.schemas.js';
 import type { SendPreview, SendPreviewInput } from './documents.checks.schemas.js';
 import { invoiceAtFinalize } from './documents.checks.js';
 import { xrechnungFile } from './documents.einvoice.js';
-import { attachmentName, pdfFileName } from './documents.output.js';
+import { attachmentName, pageLinkLabel, pdfFileName } from './documents.output.js';
 import { requireUploadedFile } from '../files/index.js';
 import type { FrozenParties } from './invoice-rules.js';
 import { provisionalNumber } from './numbering.js';
@@ -103,7 +103,7 @@ export async function sendDocument(
   const mail = await mailContent(ctx, accountId, attachment.filename, input);
   // The account's customer page: a new link to this document at the end of the mail.
   const link = await ctx.customerLinks?.forMail(actor, row.id);
-  if (link) mail.text = `${mail.text.replace(/\n*$/, '')}\n\n${pageLinkLine(row)}\n${link}\n`;
+  if (link) mail.text = `${mail.text.replace(/\n*$/, '')}\n\n${pageLinkLabel(row)}\n${link}\n`;
   await ctx.mailer.send({
     to: to.join(', '),
     ...(cc.length > 0 ? { cc: cc.join(', ') } : {}),
@@ -121,16 +121,6 @@ export async function sendDocument(
   await countMail(ctx.counters, accountId, now);
   const sent = { to, cc, delivery: ctx.mailer.delivery };
   return presentDocument(await recordSent(ctx, actor, row, sent, now));
-}
-
-/** The line before the page's link in a mail, in the buyer's language (German by default). */
-function pageLinkLine(row: repo.DocumentRow): string {
-  const language = row.einvoice_parties
-    ? (JSON.parse(row.einvoice_parties) as FrozenParties).buyer.language
-    : 'de';
-  return language.toLowerCase().startsWith('en')
-    ? 'View, download and pay online:'
-    : 'Online ansehen, herunterladen und bezahlen:';
 }
 
 /** Where a send's input came from, for the JSON pointers of its problems. */
