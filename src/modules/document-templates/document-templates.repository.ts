@@ -66,15 +66,18 @@ export function findTemplates(
 /**
  * Replaces a system template's sources with a newer system layout: applied only while the
  * row still has the version and source hash it was read with (compare-and-set, so of two
- * processes one upgrades and an edit in between wins).
+ * processes one upgrades and an edit in between wins), and never to a row that already has
+ * the new layout's hash. On PostgreSQL a concurrent UPDATE of the row waits for this one's
+ * transaction and then re-checks the WHERE against the committed row (READ COMMITTED).
  */
 export function upgradeSystemTemplate(
   db: Executor,
   accountId: string,
   id: string,
   expected: { version: number; systemSourceHash: string },
-  values: Partial<TemplateRow>,
+  values: Partial<TemplateRow> & { system_source_hash: string },
 ): Promise<TemplateRow | undefined> {
+  if (expected.systemSourceHash === values.system_source_hash) return Promise.resolve(undefined);
   return db
     .updateTable('document_templates')
     .set((eb) => ({ ...values, version: eb('version', '+', 1) }))

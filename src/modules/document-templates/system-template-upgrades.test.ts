@@ -1,3 +1,4 @@
+import { sql, type Kysely, type KyselyPlugin, type RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auditCount,
@@ -10,6 +11,8 @@ import {
   backfillSystemSourceHashes,
   systemSourceHash,
 } from '../../db/migrations/0034_system_template_sources.js';
+import { isPostgres } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
 import { settleAudit } from '../../shared/audit.js';
 import type { TemplateRow } from './document-templates.repository.js';
 import {
@@ -78,12 +81,16 @@ describe('system template upgrades', () => {
     await settleAudit(db);
     const before = await auditCount(t, owner.accountId);
 
-    // Two renders at once: the compare-and-set on version and hash lets one upgrade win.
-    const [a, b] = await Promise.all([
-      ensureSystemTemplates(db, owner.accountId, new Date('2026-11-28T10:00:00Z')),
-      ensureSystemTemplates(db, owner.accountId, new Date('2026-11-28T10:00:00Z')),
-    ]);
-    expect([...a, ...b].map((r) => r.id)).toEqual([old.id]);
+    // Ten renders at once, starting a little apart (so some read after others have written):
+    // one upgrade wins. The interleavings that matter are pinned down one by one below.
+    const written = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        new Promise((resolve) => setTimeout(resolve, i * 3)).then(() =>
+          ensureSystemTemplates(db, owner.accountId, new Date('2026-11-28T10:00:00Z')),
+        ),
+      ),
+    );
+    expect(written.flat().map((r) => r.id)).toEqual([old.id]);
 
     const row = await ensureSystemTemplate(db, owner.accountId, 'INVOICE');
     expect(row).toMatchObject({
@@ -158,6 +165,154 @@ describe('system template upgrades', () => {
       content_source: OLD_CONTENT,
       version: old.version,
     });
+  });
+});
+
+/**
+ * `db` for a call that pauses right after the first statement `where` picks has answered,
+ * until `resume()`: another call runs in between, an interleaving of two processes pinned
+ * down instead of left to timing. `paused` settles once the call is there.
+ */
+function pausingAfter(db: Kysely<DB>, where: (node: RootOperationNode, index: number) => boolean) {
+  let statements = 0;
+  let picked: string | undefined;
+  let reached!: () => void;
+  let resume!: () => void;
+  const paused = new Promise<void>((r) => (reached = r));
+  const resumed = new Promise<void>((r) => (resume = r));
+  const plugin: KyselyPlugin = {
+    transformQuery({ node, queryId }) {
+      if (picked === undefined && where(node, statements)) picked = queryId.queryId;
+      statements += 1;
+      return node;
+    },
+    async transformResult({ result, queryId }) {
+      if (queryId.queryId === picked) {
+        reached();
+        await resumed;
+      }
+      return result;
+    },
+  };
+  const pausing = db.withPlugin(plugin);
+  // `withPlugin` answers a plain Kysely: keep the class of `db` (its after-commit hooks).
+  Object.setPrototypeOf(pausing, Object.getPrototypeOf(db) as object);
+  return { db: pausing, paused, resume };
+}
+
+/** Runs `call` until it pauses; fails if it finishes first. */
+async function untilPaused<T>(call: Promise<T>, paused: Promise<void>): Promise<void> {
+  await Promise.race([
+    paused,
+    call.then(() => {
+      throw new Error('the call finished without reaching its pause');
+    }),
+  ]);
+}
+
+/** PostgreSQL: waits until a session waits on a row lock for its upgrade of a template. */
+async function untilUpgradeWaitsOnLock(db: Kysely<DB>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const { rows } = await sql<{ n: string }>`
+      select count(*) as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'
+        and query like 'update "document_templates"%' and query like '%system_source_hash%'`.execute(
+      db,
+    );
+    if (Number(rows[0]!.n) > 0) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error('no upgrade waited on the row lock');
+}
+
+describe('system template upgrades, two processes interleaved', () => {
+  const at = new Date('2026-11-28T10:00:00Z');
+
+  /** The row's upgrade events, once the seals of `db` and of the pausing `others` are done. */
+  async function upgradeEvents(id: string, ...others: Kysely<DB>[]): Promise<number> {
+    for (const db of [t.app.ctx.db, ...others]) await settleAudit(db);
+    const rows = await t.app.ctx.db
+      .selectFrom('audit_events')
+      .select('id')
+      .where('resource_id', '=', id)
+      .where('action', '=', 'document_template.updated')
+      .execute();
+    return rows.length;
+  }
+
+  /**
+   * An account whose INVOICE holds an older layout, and a call B of `ensureSystemTemplates`
+   * started on it and paused after the statement `where` picks.
+   */
+  async function pausedCall(where: (node: RootOperationNode, index: number) => boolean) {
+    const owner = await createUser(t);
+    const old = await seededWithOlderLayout(owner, 'INVOICE');
+    const b = pausingAfter(t.app.ctx.db, where);
+    const call = ensureSystemTemplates(b.db, owner.accountId, at);
+    await untilPaused(call, b.paused);
+    return { owner, old, b, call };
+  }
+
+  it('a call whose first read predates another upgrade does not upgrade the row again', async () => {
+    // B reads the hashes (the old one), then A upgrades and commits, then B goes on: its
+    // full read finds the upgraded row, unedited as well, with the current hash.
+    const { owner, old, b, call: second } = await pausedCall((_node, i) => i === 0);
+    const first = await ensureSystemTemplates(t.app.ctx.db, owner.accountId, at);
+    expect(first.map((r) => [r.id, r.version])).toEqual([[old.id, old.version + 1]]);
+    b.resume();
+    expect(await second).toEqual([]);
+
+    expect(await rowOf(owner, 'INVOICE')).toMatchObject({
+      version: old.version + 1,
+      system_source_hash: currentSystemSourceHash(system('INVOICE')),
+    });
+    expect(await upgradeEvents(old.id, b.db)).toBe(1);
+  });
+
+  it('a call that read the old row loses the compare-and-set to an upgrade committed since', async () => {
+    // B has read the old row in full (statement 2) and is about to write it.
+    const { owner, old, b, call: second } = await pausedCall((_node, i) => i === 1);
+    expect(await ensureSystemTemplates(t.app.ctx.db, owner.accountId, at)).toHaveLength(1);
+    b.resume();
+    expect(await second).toEqual([]);
+    expect((await rowOf(owner, 'INVOICE')).version).toBe(old.version + 1);
+    expect(await upgradeEvents(old.id, b.db)).toBe(1);
+  });
+
+  it('an edit saved between the read and the upgrade wins', async () => {
+    const { owner, old, b, call: upgrade } = await pausedCall((_node, i) => i === 1);
+    const mine = `${system('INVOICE').contentSource}<p>Unsere eigene Zeile</p>`;
+    const edited = await put(owner, old.id, { version: old.version, contentSource: mine });
+    expect(edited.statusCode, edited.body).toBe(200);
+    b.resume();
+    expect(await upgrade).toEqual([]);
+    expect(await rowOf(owner, 'INVOICE')).toMatchObject({
+      version: old.version + 1,
+      content_source: mine,
+      system_source_hash: old.system_source_hash,
+    });
+    expect(await upgradeEvents(old.id, b.db)).toBe(1);
+  });
+
+  it('of two upgrades of the same old row at once, the one that commits second writes nothing', async () => {
+    // B has upgraded the row in its transaction, not yet committed. A reads the old row and
+    // tries the same upgrade: on PostgreSQL its UPDATE waits for B's row lock, then re-checks
+    // its WHERE against B's committed row; on SQLite it waits for B's transaction to end.
+    const {
+      owner,
+      old,
+      b,
+      call: second,
+    } = await pausedCall((node) => node.kind === 'UpdateQueryNode');
+    const db = t.app.ctx.db;
+    const first = ensureSystemTemplates(db, owner.accountId, at);
+    if (isPostgres(db)) await untilUpgradeWaitsOnLock(db);
+    b.resume();
+    const written = [...(await second), ...(await first)];
+    expect(written.map((r) => [r.id, r.version])).toEqual([[old.id, old.version + 1]]);
+    expect((await rowOf(owner, 'INVOICE')).version).toBe(old.version + 1);
+    expect(await upgradeEvents(old.id, b.db)).toBe(1);
   });
 });
 

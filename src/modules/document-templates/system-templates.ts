@@ -398,6 +398,11 @@ const unedited = (row: TemplateRow) =>
 /**
  * The account's system templates to upgrade: unedited, with a hash other than the current
  * layout's. Reads nothing when every stored hash is current (or null, or known edited).
+ *
+ * Both conditions are judged on the full row, the one whose version and hash the upgrade's
+ * compare-and-set expects: the index read before it may predate another process's upgrade,
+ * and that upgraded row is unedited too (it hashes to its new hash). Judged on the index
+ * read, it would be upgraded a second time, to the layout it already has.
  */
 async function upgradesDue(
   db: Kysely<DB>,
@@ -421,7 +426,8 @@ async function upgradesDue(
   );
   return stale.flatMap(({ t, s }) => {
     const row = rows.find((r) => r.id === s.id);
-    if (row === undefined) return [];
+    // Gone, or upgraded meanwhile by another process.
+    if (row === undefined || row.system_source_hash === currentSystemSourceHash(t)) return [];
     if (unedited(row)) return [{ t, before: row }];
     if (row.version === s.version) {
       if (knownEdited.size >= KNOWN_EDITED_MAX) knownEdited.clear();
@@ -443,7 +449,8 @@ async function upgradesDue(
  * One transaction for all writes. Cheap when nothing is to do: one indexed read, the stored
  * hashes compared with the current ones held in memory. Safe under concurrency: the unique
  * (account, systemKey) index lets only one insert win, and an upgrade is a compare-and-set on
- * version and hash; the loser writes and audits nothing. Answers the rows it wrote.
+ * the version and hash of the row as read in full, never applied to a row that already has
+ * the new hash; the loser writes and audits nothing. Answers the rows it wrote.
  *
  * Documents already FINAL keep their stored PDF (GoBD); only documents rendered afterwards
  * use the upgraded layout.
