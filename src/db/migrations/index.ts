@@ -32,6 +32,7 @@ import * as m0030 from './0030_sepa.js';
 import * as m0031 from './0031_down_payments.js';
 import * as m0032 from './0032_printed_customer_links.js';
 import * as m0033 from './0033_sepa_returns.js';
+import * as m0034 from './0034_system_template_sources.js';
 import * as m0035 from './0035_document_deductions.js';
 import * as m0036 from './0036_sepa_mandate_amendments.js';
 
@@ -70,6 +71,7 @@ export const migrations: Record<string, Migration> = {
   '0031_down_payments': m0031,
   '0032_printed_customer_links': m0032,
   '0033_sepa_returns': m0033,
+  '0034_system_template_sources': m0034,
   '0035_document_deductions': m0035,
   '0036_sepa_mandate_amendments': m0036,
 };

@@ -25,6 +25,13 @@ export interface DocumentTemplatesTable {
   compiled_header_html: string | null;
   compiled_content_html: string;
   compiled_footer_html: string | null;
+  /**
+   * On a system template, the SHA-256 of the sources it was seeded or last upgraded from
+   * (migration 0034): while its sources still hash to it, the account has not edited it and
+   * a newer system layout replaces it. Null on the account's own templates and on system
+   * templates that count as edited.
+   */
+  system_source_hash: string | null;
   version: number;
   created_at: string;
   updated_at: string;

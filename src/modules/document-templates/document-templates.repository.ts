@@ -26,15 +26,68 @@ export async function insertSystemTemplate(db: Executor, row: TemplateRow): Prom
   return inserted !== undefined;
 }
 
-/** The system keys the account's templates carry. */
-export async function systemKeysOf(db: Executor, accountId: string): Promise<string[]> {
+/** What `ensureSystemTemplates` needs to know of an account's system template. */
+export interface SystemTemplateState {
+  id: string;
+  system_key: string;
+  version: number;
+  system_source_hash: string | null;
+}
+
+/** The account's system templates, key, version and source hash only (one indexed read). */
+export async function systemTemplateStates(
+  db: Executor,
+  accountId: string,
+): Promise<SystemTemplateState[]> {
   const rows = await db
     .selectFrom('document_templates')
-    .select('system_key')
+    .select(['id', 'system_key', 'version', 'system_source_hash'])
     .where('account_id', '=', accountId)
     .where('system_key', 'is not', null)
     .execute();
-  return rows.flatMap((r) => (r.system_key === null ? [] : [r.system_key]));
+  return rows.flatMap((r) => (r.system_key === null ? [] : [{ ...r, system_key: r.system_key }]));
+}
+
+/** The account's templates with these ids. */
+export function findTemplates(
+  db: Executor,
+  accountId: string,
+  ids: string[],
+): Promise<TemplateRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('document_templates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/**
+ * Replaces a system template's sources with a newer system layout: applied only while the
+ * row still has the version and source hash it was read with (compare-and-set, so of two
+ * processes one upgrades and an edit in between wins), and never to a row that already has
+ * the new layout's hash. On PostgreSQL a concurrent UPDATE of the row waits for this one's
+ * transaction and then re-checks the WHERE against the committed row (READ COMMITTED).
+ */
+export function upgradeSystemTemplate(
+  db: Executor,
+  accountId: string,
+  id: string,
+  expected: { version: number; systemSourceHash: string },
+  values: Partial<TemplateRow> & { system_source_hash: string },
+): Promise<TemplateRow | undefined> {
+  if (expected.systemSourceHash === values.system_source_hash) return Promise.resolve(undefined);
+  return db
+    .updateTable('document_templates')
+    .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('system_key', 'is not', null)
+    .where('version', '=', expected.version)
+    .where('system_source_hash', '=', expected.systemSourceHash)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export function findSystemTemplate(

@@ -84,6 +84,8 @@ export class DocumentTemplatesService {
       id: newId('documentTemplate'),
       account_id: actor.accountId,
       ...rowValues(state, compiled),
+      // The account's own template: no system layout to follow.
+      system_source_hash: null,
       version: 1,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),

@@ -7,12 +7,14 @@
  * § 14 (2) Satz 2 UStG keeps for self-billing; migration 0023 renamed the template of
  * accounts seeded before). Accounts may edit them; they cannot delete them or
  * change their `systemKey`. Accounts made before a system template existed get it on first
- * use (`ensureSystemTemplates`).
+ * use (`ensureSystemTemplates`), and system templates the account never edited follow the
+ * system's newest layout (`system_source_hash`, migration 0034; docs/rendering.md).
  */
 import type { Kysely, Transaction } from 'kysely';
+import { systemSourceHash } from '../../db/migrations/0034_system_template_sources.js';
 import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
-import { appendAudit, type Actor } from '../../shared/audit.js';
+import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { compileTemplate, type TemplateField } from '../../shared/templating/index.js';
 import { searchText } from '../../http/pagination.js';
@@ -20,9 +22,12 @@ import { findAccount, type AccountRow, readCompany } from '../account/index.js';
 import { accountRenderData, auditedTemplate } from './document-templates.presenter.js';
 import {
   findSystemTemplate,
+  findTemplates,
   insertSystemTemplate,
   insertTemplates,
-  systemKeysOf,
+  systemTemplateStates,
+  upgradeSystemTemplate,
+  type SystemTemplateState,
   type TemplateRow,
 } from './document-templates.repository.js';
 import type { DocumentTemplate, SystemKey } from './document-templates.schemas.js';
@@ -257,8 +262,38 @@ export const SYSTEM_TEMPLATES: readonly SystemTemplate[] = [
   },
 ];
 
-/** The row of one system template for an account, compiled against its settings. */
-function systemTemplateRow(t: SystemTemplate, account: AccountRow, now: string): TemplateRow {
+/** The sources a system template seeds (and upgrades) a row with. */
+function systemSources(t: SystemTemplate) {
+  return {
+    name: t.name,
+    search_name: searchText(t.name),
+    document_type: t.documentType,
+    content_source: t.contentSource,
+    fields: JSON.stringify(t.fields),
+    header_source: null,
+    header_visibility: 'ALL_PAGES',
+    footer_source: t.footerSource,
+    footer_visibility: 'ALL_PAGES',
+    show_logo: 0,
+    logo_position: 'TOP_RIGHT',
+    status: 'PUBLISHED',
+  };
+}
+
+const currentHashes = new Map<SystemKey, string>();
+
+/** The hash of the system's current sources of `t` (computed once per process). */
+export function currentSystemSourceHash(t: SystemTemplate): string {
+  let hash = currentHashes.get(t.systemKey);
+  if (hash === undefined) {
+    hash = systemSourceHash(systemSources(t));
+    currentHashes.set(t.systemKey, hash);
+  }
+  return hash;
+}
+
+/** A system template's sources and their compilation against the account's settings. */
+function systemTemplateValues(t: SystemTemplate, account: AccountRow, now: string) {
   const compiled = compileTemplate(
     { contentSource: t.contentSource, footerSource: t.footerSource, fields: t.fields },
     {
@@ -275,27 +310,24 @@ function systemTemplateRow(t: SystemTemplate, account: AccountRow, now: string):
       `System template ${t.systemKey} does not compile: ${compiled.problems[0]!.message}`,
     );
   return {
-    id: newId('documentTemplate'),
-    account_id: account.id,
-    name: t.name,
-    search_name: searchText(t.name),
-    document_type: t.documentType,
-    content_source: t.contentSource,
-    fields: JSON.stringify(t.fields),
-    header_source: null,
-    header_visibility: 'ALL_PAGES',
-    footer_source: t.footerSource,
-    footer_visibility: 'ALL_PAGES',
-    show_logo: 0,
-    logo_position: 'TOP_RIGHT',
-    status: 'PUBLISHED',
+    ...systemSources(t),
     system_key: t.systemKey,
     compiled_header_html: compiled.compiledHeaderHtml,
     compiled_content_html: compiled.compiledContentHtml,
     compiled_footer_html: compiled.compiledFooterHtml,
+    system_source_hash: currentSystemSourceHash(t),
+    updated_at: now,
+  };
+}
+
+/** The row of one system template for an account, compiled against its settings. */
+function systemTemplateRow(t: SystemTemplate, account: AccountRow, now: string): TemplateRow {
+  return {
+    id: newId('documentTemplate'),
+    account_id: account.id,
+    ...systemTemplateValues(t, account, now),
     version: 1,
     created_at: now,
-    updated_at: now,
   };
 }
 
@@ -352,28 +384,101 @@ const SYSTEM = (accountId: string): Actor => ({
 });
 
 /**
- * Gives an account the system templates it lacks (those added after it was made), each
- * inserted and audited (as the system) in one transaction. Cheap when nothing is missing: one
- * indexed read. Safe under concurrency: the unique (account, systemKey) index lets only one
- * insert win; the loser inserts and audits nothing. Answers the rows it inserted.
+ * Rows known to be edited by their account (id, version and stored hash), so that a stale
+ * hash on an edited row costs its full read once per process, not on every render.
+ */
+const knownEdited = new Set<string>();
+const KNOWN_EDITED_MAX = 10_000;
+const editedKey = (s: SystemTemplateState) => `${s.id}:${s.version}:${s.system_source_hash}`;
+
+/** True while the row's sources are the ones it was seeded or last upgraded from. */
+const unedited = (row: TemplateRow) =>
+  row.system_source_hash !== null && systemSourceHash(row) === row.system_source_hash;
+
+/**
+ * The account's system templates to upgrade: unedited, with a hash other than the current
+ * layout's. Reads nothing when every stored hash is current (or null, or known edited).
+ *
+ * Both conditions are judged on the full row, the one whose version and hash the upgrade's
+ * compare-and-set expects: the index read before it may predate another process's upgrade,
+ * and that upgraded row is unedited too (it hashes to its new hash). Judged on the index
+ * read, it would be upgraded a second time, to the layout it already has.
+ */
+async function upgradesDue(
+  db: Kysely<DB>,
+  accountId: string,
+  byKey: Map<string, SystemTemplateState>,
+): Promise<{ t: SystemTemplate; before: TemplateRow }[]> {
+  const stale = SYSTEM_TEMPLATES.flatMap((t) => {
+    const s = byKey.get(t.systemKey);
+    return s !== undefined &&
+      s.system_source_hash !== null &&
+      s.system_source_hash !== currentSystemSourceHash(t) &&
+      !knownEdited.has(editedKey(s))
+      ? [{ t, s }]
+      : [];
+  });
+  if (stale.length === 0) return [];
+  const rows = await findTemplates(
+    db,
+    accountId,
+    stale.map(({ s }) => s.id),
+  );
+  return stale.flatMap(({ t, s }) => {
+    const row = rows.find((r) => r.id === s.id);
+    // Gone, or upgraded meanwhile by another process.
+    if (row === undefined || row.system_source_hash === currentSystemSourceHash(t)) return [];
+    if (unedited(row)) return [{ t, before: row }];
+    if (row.version === s.version) {
+      if (knownEdited.size >= KNOWN_EDITED_MAX) knownEdited.clear();
+      knownEdited.add(editedKey(s));
+    }
+    return [];
+  });
+}
+
+/**
+ * Brings the account's system templates up to the system's current ones, as the system:
+ *
+ * - inserts those it lacks (added after it was made), audited `document_template.created`;
+ * - replaces those it never edited (its sources still hash to `system_source_hash`) whose
+ *   hash differs from the current layout's: sources and compiled HTML as seeding writes them,
+ *   `version` + 1, the new hash, audited `document_template.updated`. A row the account edited
+ *   (or whose edit state is unknown: no hash) stays as it is.
+ *
+ * One transaction for all writes. Cheap when nothing is to do: one indexed read, the stored
+ * hashes compared with the current ones held in memory. Safe under concurrency: the unique
+ * (account, systemKey) index lets only one insert win, and an upgrade is a compare-and-set on
+ * the version and hash of the row as read in full, never applied to a row that already has
+ * the new hash; the loser writes and audits nothing. Answers the rows it wrote.
+ *
+ * Documents already FINAL keep their stored PDF (GoBD); only documents rendered afterwards
+ * use the upgraded layout.
  */
 export async function ensureSystemTemplates(
   db: Kysely<DB>,
   accountId: string,
   now: Date = new Date(),
 ): Promise<TemplateRow[]> {
-  const present = new Set(await systemKeysOf(db, accountId));
-  const missing = SYSTEM_TEMPLATES.filter((t) => !present.has(t.systemKey));
-  if (missing.length === 0) return [];
+  const states = await systemTemplateStates(db, accountId);
+  const byKey = new Map(states.map((s) => [s.system_key, s]));
+  const missing = SYSTEM_TEMPLATES.filter((t) => !byKey.has(t.systemKey));
+  const upgrades = await upgradesDue(db, accountId, byKey);
+  if (missing.length === 0 && upgrades.length === 0) return [];
   const account = await findAccount(db, accountId);
   if (!account) return [];
   // Compiling is CPU work: done before the transaction.
-  const rows = missing.map((t) => systemTemplateRow(t, account, now.toISOString()));
+  const at = now.toISOString();
+  const inserts = missing.map((t) => systemTemplateRow(t, account, at));
+  const updates = upgrades.map(({ t, before }) => ({
+    before,
+    values: systemTemplateValues(t, account, at),
+  }));
   return db.transaction().execute(async (trx) => {
-    const inserted: TemplateRow[] = [];
-    for (const row of rows) {
+    const written: TemplateRow[] = [];
+    for (const row of inserts) {
       if (!(await insertSystemTemplate(trx, row))) continue;
-      inserted.push(row);
+      written.push(row);
       await appendAudit(
         trx,
         SYSTEM(accountId),
@@ -386,7 +491,29 @@ export async function ensureSystemTemplates(
         now,
       );
     }
-    return inserted;
+    for (const { before, values } of updates) {
+      const after = await upgradeSystemTemplate(
+        trx,
+        accountId,
+        before.id,
+        { version: before.version, systemSourceHash: before.system_source_hash! },
+        values,
+      );
+      if (after === undefined) continue;
+      written.push(after);
+      await appendAudit(
+        trx,
+        SYSTEM(accountId),
+        {
+          action: 'document_template.updated',
+          resourceType: 'document_template',
+          resourceId: after.id,
+          changes: diff(auditedTemplate(before), auditedTemplate(after)),
+        },
+        now,
+      );
+    }
+    return written;
   });
 }
 
