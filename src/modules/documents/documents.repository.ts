@@ -156,6 +156,15 @@ export async function insertDocument(trx: Executor, row: DocumentRow): Promise<v
   await trx.insertInto('documents').values(row).execute();
 }
 
+/** Many new rows, a couple of hundred per statement (within the bound-parameter limits). */
+export async function insertDocuments(trx: Executor, rows: readonly DocumentRow[]): Promise<void> {
+  for (let from = 0; from < rows.length; from += 200)
+    await trx
+      .insertInto('documents')
+      .values(rows.slice(from, from + 200))
+      .execute();
+}
+
 /** The document with its payment figures; `today` (YYYY-MM-DD) judges `overdue`. */
 export async function findDocument(
   db: Executor,
@@ -607,6 +616,136 @@ export async function recordDunning(
     .where('dunning_level', '=', step.from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** `recordDunning` for many invoices standing at `step.from`: answers the ids it moved. */
+export async function recordDunnings(
+  trx: Executor,
+  accountId: string,
+  ids: readonly string[],
+  step: { from: number; to: number; on: string; at: string },
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await trx
+    .updateTable('documents')
+    .set((eb) => ({
+      dunning_level: step.to,
+      last_dunned_at: step.on,
+      version: eb('version', '+', 1),
+      updated_at: step.at,
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('dunning_level', '=', step.from)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** A FINAL invoice locked for a dunning letter, with what its re-check needs. */
+export interface LockedForDunning extends DocumentRow {
+  /** Settled MARKED payments in the invoice's currency, minor units. */
+  settled_minor: number;
+  /** FINAL credit notes correcting it, minor units. */
+  credited_minor: number;
+  partner_blocked: boolean;
+  /** A PENDING incoming direct debit: a SEPA collection under way. */
+  collecting: boolean;
+}
+
+/**
+ * The re-check of a dunning run's chunk, in its transaction: takes the write lock of each of
+ * these FINAL invoices (`lockFinalDocument`'s no-op update, in id order), then reads for all of
+ * them in one query what `openFigures` reads for one, and whether a SEPA collection is under
+ * way. Invoices that are gone or not FINAL are not in the answer.
+ */
+export async function lockForDunning(
+  trx: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<LockedForDunning[]> {
+  if (ids.length === 0) return [];
+  const sorted = [...ids].sort();
+  const locked = await trx
+    .updateTable('documents')
+    .set((eb) => ({ version: eb.ref('version') }))
+    .where('account_id', '=', accountId)
+    .where('id', 'in', sorted)
+    .where('status', '=', 'FINAL')
+    .returningAll()
+    .execute();
+  if (locked.length === 0) return [];
+  const figures = await trx
+    .selectFrom('documents as d')
+    .select((eb) => [
+      'd.id',
+      eb
+        .selectFrom('payments as p')
+        .select(
+          sql<
+            number | string
+          >`coalesce(sum(case when p.direction = 'INCOMING' then p.amount else -p.amount end), 0)`.as(
+            's',
+          ),
+        )
+        .whereRef('p.account_id', '=', 'd.account_id')
+        .whereRef('p.document_id', '=', 'd.id')
+        .where('p.status', '=', 'MARKED')
+        .whereRef('p.currency', '=', 'd.currency')
+        .as('settled'),
+      eb
+        .selectFrom('documents as c')
+        .select(sql<number | string>`coalesce(sum(c.gross_total), 0)`.as('c'))
+        .whereRef('c.account_id', '=', 'd.account_id')
+        .whereRef('c.preceding_document_id', '=', 'd.id')
+        .where('c.invoice_type', '=', 'CREDIT_NOTE')
+        .where('c.status', '=', 'FINAL')
+        .as('credited'),
+      eb
+        .selectFrom('partners as pt')
+        .select('pt.dunning_blocked')
+        .whereRef('pt.account_id', '=', 'd.account_id')
+        .whereRef('pt.id', '=', 'd.partner_id')
+        .as('partner_blocked'),
+      eb
+        .case()
+        .when(
+          eb.exists(
+            eb
+              .selectFrom('payments as pm')
+              .select('pm.id')
+              .whereRef('pm.account_id', '=', 'd.account_id')
+              .whereRef('pm.document_id', '=', 'd.id')
+              .where('pm.status', '=', 'PENDING')
+              .where('pm.direction', '=', 'INCOMING')
+              .where('pm.payment_method', '=', 'DIRECT_DEBIT'),
+          ),
+        )
+        .then(1)
+        .else(0)
+        .end()
+        .as('collecting'),
+    ])
+    .where('d.account_id', '=', accountId)
+    .where(
+      'd.id',
+      'in',
+      locked.map((r) => r.id),
+    )
+    .execute();
+  const byId = new Map(figures.map((f) => [f.id, f]));
+  return locked
+    .map((row) => {
+      const f = byId.get(row.id)!;
+      return {
+        ...row,
+        settled_minor: Number(f.settled ?? 0),
+        credited_minor: Number(f.credited ?? 0),
+        partner_blocked: Number(f.partner_blocked ?? 0) === 1,
+        collecting: Number(f.collecting) === 1,
+      };
+    })
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Sets or clears when an invoice became paid, moving `version` like every derived field. */
