@@ -16,6 +16,7 @@ import { recordSettlement } from './documents.settlement.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type { DocumentOutput, TrialRender } from './documents.output.js';
+import type { DocumentView } from './documents.schemas.js';
 import { NUMBERED_TYPES, provisionalNumber, takeNumber } from './numbering.js';
 import { completeSalesValues, isQuoteOrConfirmation } from './documents.quotes.js';
 import { assertFinalizable } from './invoice-rules.js';
@@ -143,6 +144,7 @@ export class DocumentLifecycle {
     trx: Transaction<DB>,
     actor: Actor,
     rows: readonly repo.DocumentRow[],
+    views: readonly DocumentView[],
   ): Promise<void> {
     const { accountId } = actor;
     for (const row of rows) {
@@ -151,13 +153,7 @@ export class DocumentLifecycle {
       if (row.source === 'GENERATED')
         await this.ctx.customerLinks?.atFinalize(trx, actor, row.id, row.document_type);
     }
-    await emitEvents(
-      this.ctx,
-      trx,
-      accountId,
-      'document.finalized',
-      rows.map((row) => presentDocument(row)),
-    );
+    await emitEvents(this.ctx, trx, accountId, 'document.finalized', views);
   }
 
   /** The values a DRAFT gets when it becomes FINAL: number, timestamps, a fresh PDF slot. */

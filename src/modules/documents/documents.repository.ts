@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { recordQueries, type Executor, type Guard } from '../../db/records.js';
 import type { DocumentsTable, InvoiceNumberingTable } from '../../db/schema.js';
-import { containsText } from '../../db/dialect.js';
+import { containsText, isPostgres } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 import { systemClock } from '../../shared/clock.js';
 import { isoDate } from '../../shared/dates.js';
@@ -655,7 +655,7 @@ export interface LockedForDunning extends DocumentRow {
 
 /**
  * The re-check of a dunning run's chunk, in its transaction: takes the write lock of each of
- * these FINAL invoices (`lockFinalDocument`'s no-op update, in id order), then reads for all of
+ * these FINAL invoices (in id order), then reads for all of
  * them in one query what `openFigures` reads for one, and whether a SEPA collection is under
  * way. Invoices that are gone or not FINAL are not in the answer.
  */
@@ -666,14 +666,26 @@ export async function lockForDunning(
 ): Promise<LockedForDunning[]> {
   if (ids.length === 0) return [];
   const sorted = [...ids].sort();
-  const locked = await trx
-    .updateTable('documents')
-    .set((eb) => ({ version: eb.ref('version') }))
-    .where('account_id', '=', accountId)
-    .where('id', 'in', sorted)
-    .where('status', '=', 'FINAL')
-    .returningAll()
-    .execute();
+  // PostgreSQL: row locks without writing a new version of each row; SQLite: the no-op update
+  // takes the database's write lock before the reads (it has no row locks).
+  const locked = isPostgres(trx)
+    ? await trx
+        .selectFrom('documents')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('id', 'in', sorted)
+        .where('status', '=', 'FINAL')
+        .orderBy('id')
+        .forUpdate()
+        .execute()
+    : await trx
+        .updateTable('documents')
+        .set((eb) => ({ version: eb.ref('version') }))
+        .where('account_id', '=', accountId)
+        .where('id', 'in', sorted)
+        .where('status', '=', 'FINAL')
+        .returningAll()
+        .execute();
   if (locked.length === 0) return [];
   const lockedIds = locked.map((r) => r.id);
   // Every payment of these invoices, summed per kind: by (account, document) only, so the

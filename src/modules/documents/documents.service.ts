@@ -386,19 +386,21 @@ export class DocumentsService {
   /**
    * The transaction part of `create` for rows of `prepareFinals`, in the caller's transaction
    * and in a few statements: FINAL values, the rows, their render jobs, the `document.created`
-   * audit events and the `document.finalized` announcements. Answers the stored rows.
+   * audit events and the `document.finalized` announcements. Answers the stored documents.
    */
   async insertFinals(
     trx: Transaction<DB>,
     actor: Actor,
     rows: readonly repo.DocumentRow[],
-  ): Promise<repo.DocumentRow[]> {
+  ): Promise<DocumentView[]> {
     if (rows.length === 0) return [];
     const now = this.ctx.clock.now();
     const stored: repo.DocumentRow[] = [];
     for (const row of rows)
       stored.push({ ...row, ...(await this.lifecycle.finalValues(trx, row, null)) });
     await repo.insertDocuments(trx, stored);
+    // Presented once: the audit events' changes and the events' data are the same view.
+    const views = stored.map((row) => presentDocument(row));
     await this.ctx.jobs.enqueueMany(
       trx,
       'document.render',
@@ -407,16 +409,16 @@ export class DocumentsService {
     await appendAudits(
       trx,
       actor,
-      stored.map((row) => ({
+      stored.map((row, i) => ({
         action: 'document.created',
         resourceType: 'document',
         resourceId: row.id,
-        changes: presentDocument(row),
+        changes: views[i]!,
       })),
       now,
     );
-    await this.lifecycle.announceFinals(trx, actor, stored);
-    return stored;
+    await this.lifecycle.announceFinals(trx, actor, stored, views);
+    return views;
   }
 
   // ---- update ------------------------------------------------------------------------------
@@ -755,7 +757,7 @@ export async function insertFinalDocuments(
   actor: Actor,
   prepared: readonly PreparedDocument[],
 ): Promise<DocumentView[]> {
-  return (await new DocumentsService(ctx).insertFinals(trx, actor, prepared)).map(presentDocument);
+  return new DocumentsService(ctx).insertFinals(trx, actor, prepared);
 }
 
 /** A document `prepareFinalDocuments` built, for `insertFinalDocuments`. */
