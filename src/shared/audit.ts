@@ -153,6 +153,60 @@ export async function appendAudit(
   await chain(trx, actor.accountId, head, event);
 }
 
+/** Rows per multi-row audit insert (13–15 parameters each: within both databases' limits). */
+const AUDIT_ROWS_PER_INSERT = 500;
+
+/**
+ * `appendAudit` for many events of one actor's write at once (a batch of the same kind of
+ * change, in one transaction): the same rows in the same order, in a few multi-row statements
+ * instead of three statements per event.
+ */
+export async function appendAudits(
+  trx: Transaction<DB>,
+  actor: Actor,
+  inputs: readonly AuditInput[],
+  at: Date,
+): Promise<void> {
+  if (inputs.length === 0) return;
+  const events = inputs.map((input) => pendingEvent(actor, input, at));
+  if (sealsAfterCommit(trx, actor.accountId)) {
+    for (let from = 0; from < events.length; from += AUDIT_ROWS_PER_INSERT) {
+      const part = events.slice(from, from + AUDIT_ROWS_PER_INSERT);
+      await deferStatement(
+        trx,
+        CompiledQuery.raw(
+          multiRowInsert('audit_pending', PENDING_COLUMNS, part.length),
+          part.flatMap((e) => PENDING_COLUMNS.map((c) => e[c])),
+        ),
+      );
+    }
+    return;
+  }
+  if (isPostgres(trx)) await lockChain(trx, actor.accountId);
+  const head = await bumpHead(trx, actor.accountId, events.length);
+  const rows = link(head, events);
+  for (let from = 0; from < rows.length; from += AUDIT_ROWS_PER_INSERT) {
+    const part = rows.slice(from, from + AUDIT_ROWS_PER_INSERT);
+    await trx.executeQuery(
+      raw(
+        trx,
+        multiRowInsert('audit_events', EVENT_COLUMNS, part.length),
+        part.flatMap((r) => EVENT_COLUMNS.map((c) => r[c])),
+      ),
+    );
+  }
+  await trx.executeQuery(raw(trx, HEAD_MOVE, [rows[rows.length - 1]!.hash, actor.accountId]));
+}
+
+/** `insert into table (columns) values ($1, …), (…)` for `count` rows, numbered placeholders. */
+function multiRowInsert(table: string, columns: readonly string[], count: number): string {
+  const rows = Array.from(
+    { length: count },
+    (_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`,
+  );
+  return `insert into ${table} (${columns.join(', ')}) values ${rows.join(', ')}`;
+}
+
 /**
  * PostgreSQL, in a transaction opened through `KontorKysely`: seals the account's pending
  * events after the commit and answers true; else false (the caller chains inline).
@@ -214,16 +268,20 @@ async function lockChain(trx: Transaction<DB>, accountId: string): Promise<void>
 async function bumpHead(
   trx: Transaction<DB>,
   accountId: string,
+  count = 1,
 ): Promise<{ seq: number; hash: string }> {
   const bump = async () =>
-    (await trx.executeQuery<{ seq: number; hash: string }>(raw(trx, HEAD_BUMP, [accountId])))
-      .rows[0];
+    (
+      await trx.executeQuery<{ seq: number; hash: string }>(
+        count === 1 ? raw(trx, HEAD_BUMP, [accountId]) : raw(trx, HEAD_BUMP_BY, [count, accountId]),
+      )
+    ).rows[0];
   let head = await bump();
   if (!head) {
     await trx.executeQuery(raw(trx, HEAD_CREATE, [accountId, GENESIS]));
     head = (await bump())!;
   }
-  return { seq: head.seq - 1, hash: head.hash };
+  return { seq: head.seq - count, hash: head.hash };
 }
 
 /** `events` linked after `head`: their sequence numbers, links and hashes. */
@@ -391,6 +449,8 @@ const PENDING_INSERT = `insert into audit_pending (${PENDING_COLUMNS.join(', ')}
 const EVENT_COLUMNS = [...PENDING_COLUMNS, 'seq', 'prev_hash', 'hash'] as const;
 const EVENT_INSERT = `insert into audit_events (${EVENT_COLUMNS.join(', ')}) values (${EVENT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 const HEAD_BUMP = 'update audit_heads set seq = seq + 1 where account_id = $1 returning seq, hash';
+const HEAD_BUMP_BY =
+  'update audit_heads set seq = seq + $1 where account_id = $2 returning seq, hash';
 const HEAD_CREATE =
   'insert into audit_heads (account_id, seq, hash) values ($1, 0, $2) on conflict (account_id) do nothing';
 const HEAD_MOVE = 'update audit_heads set hash = $1 where account_id = $2';

@@ -121,6 +121,24 @@ export class PgBossJobQueue implements JobQueue {
     return id;
   }
 
+  async enqueueMany(
+    trx: Executor,
+    kind: string,
+    jobs: readonly { payload: Record<string, unknown>; accountId?: string }[],
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.ensureQueue(kind);
+    // pg-boss's `insert`: one statement for the whole batch (its rows as one JSON parameter),
+    // where `send` takes a statement per job. The queue's retry policy applies as with `send`.
+    await this.boss.insert(
+      queueName(kind),
+      jobs.map((job) => ({
+        data: { ...job.payload, ...(job.accountId ? { __accountId: job.accountId } : {}) },
+      })),
+      { db: adapter(trx) },
+    );
+  }
+
   kick(): void {
     if (this.closed || this.o.pollMs === 0) return;
     if (this.scanning) {

@@ -9,13 +9,14 @@ import { isoDate } from '../../shared/dates.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { searchText } from '../../http/pagination.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
-import { emitEvent } from '../webhook-endpoints/index.js';
+import { emitEvent, emitEvents } from '../webhook-endpoints/index.js';
 import type { TemplateRow } from '../document-templates/index.js';
 import { lockUploadedFile } from '../files/index.js';
 import { recordSettlement } from './documents.settlement.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type { DocumentOutput, TrialRender } from './documents.output.js';
+import type { DocumentView } from './documents.schemas.js';
 import { NUMBERED_TYPES, provisionalNumber, takeNumber } from './numbering.js';
 import { completeSalesValues, isQuoteOrConfirmation } from './documents.quotes.js';
 import { assertFinalizable } from './invoice-rules.js';
@@ -144,6 +145,26 @@ export class DocumentLifecycle {
     if (!opts.settle || (await recordSettlement(this.ctx, trx, accountId, [row.id])).length === 0)
       return row;
     return (await repo.findDocument(trx, accountId, row.id)) ?? row;
+  }
+
+  /**
+   * `announceFinal` for many GENERATED documents made FINAL at once (settled by no payment):
+   * their links and one `document.finalized` per document, the endpoints read once.
+   */
+  async announceFinals(
+    trx: Transaction<DB>,
+    actor: Actor,
+    rows: readonly repo.DocumentRow[],
+    views: readonly DocumentView[],
+  ): Promise<void> {
+    const { accountId } = actor;
+    for (const row of rows) {
+      if (isQuoteOrConfirmation(row.document_type))
+        throw new Error('announceFinals: quotes and order confirmations have events of their own');
+      if (row.source === 'GENERATED')
+        await this.ctx.customerLinks?.atFinalize(trx, actor, row.id, row.document_type);
+    }
+    await emitEvents(this.ctx, trx, accountId, 'document.finalized', views);
   }
 
   /** The values a DRAFT gets when it becomes FINAL: number, timestamps, a fresh PDF slot. */

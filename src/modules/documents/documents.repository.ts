@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { recordQueries, type Executor, type Guard } from '../../db/records.js';
 import type { DocumentsTable, InvoiceNumberingTable } from '../../db/schema.js';
-import { containsText } from '../../db/dialect.js';
+import { containsText, isPostgres } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 import { systemClock } from '../../shared/clock.js';
 import { isoDate } from '../../shared/dates.js';
@@ -154,6 +154,15 @@ export interface StoredTaxLine {
 
 export async function insertDocument(trx: Executor, row: DocumentRow): Promise<void> {
   await trx.insertInto('documents').values(row).execute();
+}
+
+/** Many new rows, a couple of hundred per statement (within the bound-parameter limits). */
+export async function insertDocuments(trx: Executor, rows: readonly DocumentRow[]): Promise<void> {
+  for (let from = 0; from < rows.length; from += 200)
+    await trx
+      .insertInto('documents')
+      .values(rows.slice(from, from + 200))
+      .execute();
 }
 
 /** The document with its payment figures; `today` (YYYY-MM-DD) judges `overdue`. */
@@ -617,6 +626,134 @@ export async function recordDunning(
     .where('dunning_level', '=', step.from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** `recordDunning` for many invoices standing at `step.from`: answers the ids it moved. */
+export async function recordDunnings(
+  trx: Executor,
+  accountId: string,
+  ids: readonly string[],
+  step: { from: number; to: number; on: string; at: string },
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await trx
+    .updateTable('documents')
+    .set((eb) => ({
+      dunning_level: step.to,
+      last_dunned_at: step.on,
+      version: eb('version', '+', 1),
+      updated_at: step.at,
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('dunning_level', '=', step.from)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** A FINAL invoice locked for a dunning letter, with what its re-check needs. */
+export interface LockedForDunning extends DocumentRow {
+  /** Settled MARKED payments in the invoice's currency, minor units. */
+  settled_minor: number;
+  /** FINAL credit notes correcting it, minor units. */
+  credited_minor: number;
+  partner_blocked: boolean;
+  /** A PENDING incoming direct debit: a SEPA collection under way. */
+  collecting: boolean;
+}
+
+/**
+ * The re-check of a dunning run's chunk, in its transaction: takes the write lock of each of
+ * these FINAL invoices (in id order), then reads for all of
+ * them in one query what `openFigures` reads for one, and whether a SEPA collection is under
+ * way. Invoices that are gone or not FINAL are not in the answer.
+ */
+export async function lockForDunning(
+  trx: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<LockedForDunning[]> {
+  if (ids.length === 0) return [];
+  const sorted = [...ids].sort();
+  // PostgreSQL: row locks without writing a new version of each row; SQLite: the no-op update
+  // takes the database's write lock before the reads (it has no row locks).
+  const locked = isPostgres(trx)
+    ? await trx
+        .selectFrom('documents')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('id', 'in', sorted)
+        .where('status', '=', 'FINAL')
+        .orderBy('id')
+        .forUpdate()
+        .execute()
+    : await trx
+        .updateTable('documents')
+        .set((eb) => ({ version: eb.ref('version') }))
+        .where('account_id', '=', accountId)
+        .where('id', 'in', sorted)
+        .where('status', '=', 'FINAL')
+        .returningAll()
+        .execute();
+  if (locked.length === 0) return [];
+  const lockedIds = locked.map((r) => r.id);
+  // Every payment of these invoices, summed per kind: by (account, document) only, so the
+  // planner takes that index (a status or currency term makes SQLite prefer the dashboard's
+  // index, which scans all the account's MARKED payments for each invoice).
+  const payments = await trx
+    .selectFrom('payments')
+    .select([
+      'document_id',
+      'currency',
+      'status',
+      'direction',
+      'payment_method',
+      sql<number | string>`sum(amount)`.as('amount'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('document_id', 'in', lockedIds)
+    .groupBy(['document_id', 'currency', 'status', 'direction', 'payment_method'])
+    .execute();
+  const credited = await creditedTotals(trx, accountId, lockedIds);
+  const partnerIds = [
+    ...new Set(locked.map((r) => r.partner_id).filter((id): id is string => id !== null)),
+  ];
+  const blocked = new Set(
+    partnerIds.length === 0
+      ? []
+      : (
+          await trx
+            .selectFrom('partners')
+            .select('id')
+            .where('account_id', '=', accountId)
+            .where('id', 'in', partnerIds)
+            .where('dunning_blocked', '=', 1)
+            .execute()
+        ).map((r) => r.id),
+  );
+  const currencyOf = new Map(locked.map((r) => [r.id, r.currency]));
+  const settled = new Map<string, number>();
+  const collecting = new Set<string>();
+  for (const p of payments) {
+    const id = p.document_id!;
+    if (p.status === 'MARKED' && p.currency === currencyOf.get(id))
+      settled.set(
+        id,
+        (settled.get(id) ?? 0) + (p.direction === 'INCOMING' ? 1 : -1) * Number(p.amount),
+      );
+    if (p.status === 'PENDING' && p.direction === 'INCOMING' && p.payment_method === 'DIRECT_DEBIT')
+      collecting.add(id);
+  }
+  return locked
+    .map((row) => ({
+      ...row,
+      settled_minor: settled.get(row.id) ?? 0,
+      credited_minor: credited.get(row.id) ?? 0,
+      partner_blocked: row.partner_id !== null && blocked.has(row.partner_id),
+      collecting: collecting.has(row.id),
+    }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Sets or clears when an invoice became paid, moving `version` like every derived field. */

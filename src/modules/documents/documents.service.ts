@@ -6,7 +6,7 @@ import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
 import { AppError, notFound, referenceNotFound } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
-import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { appendAudit, appendAudits, diff, type Actor } from '../../shared/audit.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { registerReference } from '../../shared/references.js';
 import { findAccount } from '../account/index.js';
@@ -313,6 +313,125 @@ export class DocumentsService {
     if (renderNow && source === 'GENERATED')
       stored = await this.output.renderFinalQuietly(stored, trial);
     return presentDocument(stored);
+  }
+
+  // ---- many FINAL documents at once (a dunning run's letters) ------------------------------
+
+  /**
+   * What `create` checks and builds before its transaction, for many GENERATED FINAL
+   * documents from PUBLISHED templates (no lines, PDFs left to the `document.render` job): the
+   * account, each template and each partner or contract read once for the batch, and each
+   * template's render checked once (the documents of a batch are made by one caller with one
+   * shape of fields; the render job renders each). Answers, per input, the row to insert or
+   * the problem (4xx) that refuses it.
+   */
+  async prepareFinals(
+    actor: Actor,
+    inputs: readonly CreateDocument[],
+  ): Promise<(repo.DocumentRow | AppError)[]> {
+    const { accountId } = actor;
+    const db = this.ctx.db;
+    const account = await findAccount(db, accountId);
+    if (!account) throw notFound('Account');
+    const templates = new Map<string, Promise<TemplateRow>>();
+    const links = new Map<string, Promise<Links>>();
+    const checked = new Set<string>();
+    const now = this.ctx.clock.now();
+    const out: (repo.DocumentRow | AppError)[] = [];
+    for (const input of inputs) {
+      try {
+        const templateId = input.templateId;
+        if (
+          sourceOf(input) !== 'GENERATED' ||
+          input.status !== 'FINAL' ||
+          templateId === undefined ||
+          (input.lineItems?.length ?? 0) > 0
+        )
+          throw new Error('prepareFinals: GENERATED FINAL documents from a template, no lines');
+        assertDocumentDate(input.creationDate, now);
+        const invoice = invoiceValues(input, input.documentType);
+        let template = templates.get(templateId);
+        if (!template)
+          templates.set(templateId, (template = this.publishedTemplate(accountId, templateId)));
+        const key = JSON.stringify([
+          input.contractId,
+          input.contractName,
+          input.partnerId,
+          input.partnerName,
+        ]);
+        let linked = links.get(key);
+        if (!linked)
+          links.set(
+            key,
+            (linked = this.resolveLinks(accountId, {
+              contractId: input.contractId,
+              contractName: input.contractName,
+              partnerId: input.partnerId,
+              partnerName: input.partnerName,
+            })),
+          );
+        const currency = input.currency ?? account.currency;
+        const row = newDocumentRow(input, {
+          accountId,
+          source: 'GENERATED',
+          template: await template,
+          file: undefined,
+          links: await linked,
+          currency,
+          priced: await priceLines(db, accountId, currency, []),
+          invoice,
+          processing: false,
+          now,
+        });
+        if (!checked.has(templateId)) {
+          await this.output.checkRenders(row, await template);
+          checked.add(templateId);
+        }
+        out.push(row);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        out.push(err);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The transaction part of `create` for rows of `prepareFinals`, in the caller's transaction
+   * and in a few statements: FINAL values, the rows, their render jobs, the `document.created`
+   * audit events and the `document.finalized` announcements. Answers the stored documents.
+   */
+  async insertFinals(
+    trx: Transaction<DB>,
+    actor: Actor,
+    rows: readonly repo.DocumentRow[],
+  ): Promise<DocumentView[]> {
+    if (rows.length === 0) return [];
+    const now = this.ctx.clock.now();
+    const stored: repo.DocumentRow[] = [];
+    for (const row of rows)
+      stored.push({ ...row, ...(await this.lifecycle.finalValues(trx, row, null)) });
+    await repo.insertDocuments(trx, stored);
+    // Presented once: the audit events' changes and the events' data are the same view.
+    const views = stored.map((row) => presentDocument(row));
+    await this.ctx.jobs.enqueueMany(
+      trx,
+      'document.render',
+      stored.map((row) => ({ payload: { documentId: row.id }, accountId: actor.accountId })),
+    );
+    await appendAudits(
+      trx,
+      actor,
+      stored.map((row, i) => ({
+        action: 'document.created',
+        resourceType: 'document',
+        resourceId: row.id,
+        changes: views[i]!,
+      })),
+      now,
+    );
+    await this.lifecycle.announceFinals(trx, actor, stored, views);
+    return views;
   }
 
   // ---- update ------------------------------------------------------------------------------
@@ -635,6 +754,28 @@ export function createDocument(
 ): Promise<DocumentView> {
   return new DocumentsService(ctx).create(actor, input, opts);
 }
+
+/** For other modules: many GENERATED FINAL documents at once (`DocumentsService.prepareFinals`). */
+export function prepareFinalDocuments(
+  ctx: AppContext,
+  actor: Actor,
+  inputs: readonly CreateDocument[],
+): Promise<(PreparedDocument | AppError)[]> {
+  return new DocumentsService(ctx).prepareFinals(actor, inputs);
+}
+
+/** For other modules: stores prepared documents in the caller's transaction (`insertFinals`). */
+export async function insertFinalDocuments(
+  ctx: AppContext,
+  trx: Transaction<DB>,
+  actor: Actor,
+  prepared: readonly PreparedDocument[],
+): Promise<DocumentView[]> {
+  return new DocumentsService(ctx).insertFinals(trx, actor, prepared);
+}
+
+/** A document `prepareFinalDocuments` built, for `insertFinalDocuments`. */
+export type PreparedDocument = repo.DocumentRow;
 
 /** For other modules: `POST /v1/documents/{id}/send` with its defaults (the BILLING address). */
 export function sendDocumentToPartner(

@@ -5,15 +5,23 @@ export {
   findInvoices,
   unpaidInvoiceIdsOfContracts,
   lockFinalDocument,
+  lockForDunning,
   openFigures,
   recordDunning,
+  recordDunnings,
   withPaymentFigures,
 } from './documents.repository.js';
-export type { DunnableInvoiceRow } from './documents.repository.js';
+export type { DunnableInvoiceRow, LockedForDunning } from './documents.repository.js';
 export { documentRoutes } from './documents.routes.js';
 export { openMinor, payeeIbanOf } from './documents.presenter.js';
 export { prepaidMinor } from './documents.deductions.js';
-export { createDocument, sendDocumentToPartner } from './documents.service.js';
+export {
+  createDocument,
+  insertFinalDocuments,
+  prepareFinalDocuments,
+  sendDocumentToPartner,
+  type PreparedDocument,
+} from './documents.service.js';
 export {
   invoiceStandings,
   recordSettlement,

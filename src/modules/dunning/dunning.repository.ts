@@ -80,6 +80,25 @@ export async function claimNotice(trx: Executor, row: DunningNoticesTable): Prom
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
+/** `claimNotice` for many letters: answers the invoices whose level it recorded. */
+export async function claimNotices(
+  trx: Executor,
+  rows: readonly DunningNoticesTable[],
+): Promise<Set<string>> {
+  const claimed = new Set<string>();
+  // 13 parameters a row: within both databases' bound-parameter limits.
+  for (let from = 0; from < rows.length; from += 500) {
+    const inserted = await trx
+      .insertInto('dunning_notices')
+      .values(rows.slice(from, from + 500))
+      .onConflict((oc) => oc.columns(['invoice_id', 'level']).doNothing())
+      .returning('invoice_id')
+      .execute();
+    for (const r of inserted) claimed.add(r.invoice_id);
+  }
+  return claimed;
+}
+
 export interface NoticeHistory {
   invoice_id: string;
   fees: number;

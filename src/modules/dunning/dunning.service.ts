@@ -1,40 +1,35 @@
-import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { DB } from '../../db/schema.js';
-import { appendAudit, systemActor, type Actor } from '../../shared/audit.js';
+import { appendAudits, systemActor, type Actor } from '../../shared/audit.js';
 import { addDays, isoDate } from '../../shared/dates.js';
 import { AppError } from '../../shared/errors.js';
 import { toMajor, toMinor } from '../../shared/money.js';
 import { ensureSystemTemplate, type TemplateRow } from '../document-templates/index.js';
 import {
-  createDocument,
   dunnableInvoices,
-  lockFinalDocument,
-  openFigures,
+  insertFinalDocuments,
+  lockForDunning,
   openMinor,
-  recordDunning,
+  prepareFinalDocuments,
+  recordDunnings,
   withPaymentFigures,
   type CreateDocument,
   type DunnableInvoiceRow,
+  type LockedForDunning,
+  type PreparedDocument,
 } from '../documents/index.js';
-import { emitEvent } from '../webhook-endpoints/index.js';
+import { emitEvents } from '../webhook-endpoints/index.js';
 import { baseRates, type BaseRates } from './base-rates.js';
 import { daysBetween, nextClaim, type Claim, type Level } from './claim.js';
 import * as repo from './dunning.repository.js';
 import type { DunningRunResult, LetterView } from './dunning.schemas.js';
 import { settingsOf, type Settings } from './dunning-settings.service.js';
 
-/** Invoices read per page of a run. */
-const PAGE = 200;
-/** Letters made at the same time (their commits share SQLite's flush, or run side by side). */
-const PARALLEL = 4;
-export const SEND_JOB = 'dunning.letter.send';
-
 /**
- * Thrown inside the creating transaction when the invoice is no longer due for the letter (the
- * level reached already, paid, credited or blocked meanwhile): rolls it back.
+ * Invoices read, re-checked and written per transaction: a few statements per chunk instead of
+ * a transaction of a dozen per letter, with the chunk's rows locked for less than a second.
  */
-class LevelTaken extends Error {}
+const CHUNK = 500;
+export const SEND_JOB = 'dunning.letter.send';
 
 interface Run {
   accountId: string;
@@ -59,9 +54,19 @@ interface Prepared {
  */
 export class DunningRuns {
   private readonly rates: BaseRates;
+  private readonly chunk: number;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly opts: {
+      /** Invoices read, re-checked and written per transaction (default CHUNK). */
+      chunk?: number;
+      /** Tests: called with a chunk's invoice ids after they were read, before their transaction. */
+      beforeWrite?: (invoiceIds: string[]) => Promise<void>;
+    } = {},
+  ) {
     this.rates = baseRates(ctx.config.dunningBaseRates);
+    this.chunk = opts.chunk ?? CHUNK;
   }
 
   /** `POST /v1/dunning/runs`: the caller's account, as of `date` (default today). */
@@ -137,20 +142,13 @@ export class DunningRuns {
         asOf: run.asOf,
         maxLevel: prepared.settings.levels.length,
         afterId,
-        limit: PAGE,
+        limit: this.chunk,
         ids: run.invoiceIds,
       });
       if (page.length === 0) return result;
       const due = await this.claims(run, prepared.settings, page);
-      let next = 0;
-      const worker = async () => {
-        while (next < due.length) {
-          const item = due[next++]!;
-          await this.dun(run, prepared, item.invoice, item.claim, result);
-        }
-      };
-      await Promise.all(Array.from({ length: PARALLEL }, worker));
-      if (page.length < PAGE) return result;
+      if (due.length > 0) await this.dunChunk(run, prepared, due, result);
+      if (page.length < this.chunk) return result;
       afterId = page[page.length - 1]!.id;
     }
   }
@@ -204,127 +202,145 @@ export class DunningRuns {
   }
 
   /**
-   * In the letter's transaction, with the invoice's row locked: the invoice is still due for
-   * exactly this letter (not paid, credited, blocked or dunned meanwhile by anyone).
+   * A chunk's letters: proposed (dry run), or made in ONE transaction that first locks the
+   * chunk's invoices and re-checks each (`stillDue`), then writes the letters that are still
+   * due — FINAL documents, levels, notices, audit events, webhook events and send jobs — in a
+   * few multi-row statements. An invoice paid, credited, blocked, put under a SEPA collection
+   * or dunned by someone else since it was read is left out (the next run sees it anew).
    */
-  private async stillDue(
-    trx: Transaction<DB>,
-    invoice: DunnableInvoiceRow,
-    claim: Claim,
-  ): Promise<boolean> {
-    const locked = await lockFinalDocument(trx, invoice.account_id, invoice.id);
-    if (
-      !locked ||
-      locked.dunning_level !== claim.level - 1 ||
-      locked.dunning_blocked !== 0 ||
-      locked.cancelled_by_document_id !== null
-    )
-      return false;
-    const now = await openFigures(trx, locked);
-    // The same level, fees and history: the same open amount means the same letter.
-    const open = openMinor({
-      ...locked,
-      settled_minor: now.settledMinor,
-      credited_minor: now.creditedMinor,
-    });
-    return !now.partnerBlocked && open === claim.openMinor;
-  }
-
-  /** One letter: proposed (dry run) or made, recorded and queued for mailing. */
-  private async dun(
+  private async dunChunk(
     run: Run,
     prepared: Prepared,
-    invoice: DunnableInvoiceRow,
-    claim: Claim,
+    due: { invoice: DunnableInvoiceRow; claim: Claim }[],
     result: DunningRunResult,
   ): Promise<void> {
     const payBy = addDays(run.asOf, prepared.settings.paymentDays);
-    const letter = letterView(invoice, claim, run.asOf, payBy);
+    const letters = due.map((d) => ({
+      ...d,
+      letter: letterView(d.invoice, d.claim, run.asOf, payBy),
+    }));
     if (run.dryRun) {
-      result.letters.push(letter);
+      for (const l of letters) result.letters.push(l.letter);
       return;
     }
-    const template = prepared.templates[claim.kind]!;
-    const within = (trx: Transaction<DB>, documentId: string) =>
-      this.recordLetter(trx, run, invoice, claim, letter, documentId);
-    try {
-      const doc = await createDocument(
-        this.ctx,
-        run.actor,
-        letterInput(invoice, claim, template, run.asOf, payBy),
-        { within, renderLater: true },
-      );
-      result.letters.push({ ...letter, documentId: doc.id, sendQueued: true });
-      this.ctx.jobs.kick();
-    } catch (err) {
-      if (err instanceof LevelTaken) return;
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      result.problems.push({ invoiceId: invoice.id, code: err.code, detail: err.message });
-    }
-  }
-  /**
-   * Inside the letter's own transaction: claims the level (or gives way with LevelTaken when
-   * another run took it or the figures moved), records it on the invoice, and queues the mail.
-   */
-  private async recordLetter(
-    trx: Transaction<DB>,
-    run: Run,
-    invoice: DunnableInvoiceRow,
-    claim: Claim,
-    letter: ReturnType<typeof letterView>,
-    documentId: string,
-  ): Promise<void> {
-    if (!(await this.stillDue(trx, invoice, claim))) throw new LevelTaken();
-    const now = this.ctx.clock.now();
-    const claimed = await repo.claimNotice(trx, {
-      invoice_id: invoice.id,
-      level: claim.level,
-      account_id: invoice.account_id,
-      document_id: documentId,
-      kind: claim.kind,
-      as_of: run.asOf,
-      currency: invoice.currency,
-      open_minor: claim.openMinor,
-      fee_minor: claim.feeMinor,
-      interest_minor: claim.interestMinor,
-      flat_fee_minor: claim.flatFeeMinor,
-      created_at: now.toISOString(),
-    });
-    const recorded =
-      claimed &&
-      (await recordDunning(trx, invoice.account_id, invoice.id, {
-        from: claim.level - 1,
-        to: claim.level,
-        on: run.asOf,
-        at: now.toISOString(),
-      }));
-    if (!recorded) throw new LevelTaken();
-    await appendAudit(
-      trx,
+    const docs = await prepareFinalDocuments(
+      this.ctx,
       run.actor,
-      {
-        action: 'document.dunned',
-        resourceType: 'document',
-        resourceId: invoice.id,
-        changes: {
-          dunningLevel: { from: claim.level - 1, to: claim.level },
-          letterId: documentId,
-        },
-      },
-      now,
+      letters.map((l) =>
+        letterInput(l.invoice, l.claim, prepared.templates[l.claim.kind]!, run.asOf, payBy),
+      ),
     );
-    await emitEvent(this.ctx, trx, invoice.account_id, 'dunning.sent', {
-      ...letter,
-      documentId,
-      sendQueued: true,
+    const ready: ((typeof letters)[number] & { doc: PreparedDocument })[] = [];
+    letters.forEach((l, i) => {
+      const doc = docs[i]!;
+      if (doc instanceof AppError)
+        result.problems.push({ invoiceId: l.invoice.id, code: doc.code, detail: doc.message });
+      else ready.push({ ...l, doc });
     });
-    await this.ctx.jobs.enqueue(
-      trx,
-      SEND_JOB,
-      { documentId, accountId: invoice.account_id },
-      invoice.account_id,
-    );
+    if (ready.length === 0) return;
+    await this.opts.beforeWrite?.(ready.map((r) => r.invoice.id));
+    const { accountId } = run;
+    const made = await this.ctx.db.transaction().execute(async (trx) => {
+      const locked = new Map(
+        (
+          await lockForDunning(
+            trx,
+            accountId,
+            ready.map((r) => r.invoice.id),
+          )
+        ).map((row) => [row.id, row]),
+      );
+      const still = ready.filter((r) => stillDue(locked.get(r.invoice.id), r.claim));
+      if (still.length === 0) return [];
+      const now = this.ctx.clock.now();
+      const at = now.toISOString();
+      // The level's compare-and-set, per previous level (one statement for a usual chunk).
+      const moved = new Set<string>();
+      for (const from of new Set(still.map((r) => r.claim.level - 1)))
+        for (const id of await recordDunnings(
+          trx,
+          accountId,
+          still.filter((r) => r.claim.level - 1 === from).map((r) => r.invoice.id),
+          { from, to: from + 1, on: run.asOf, at },
+        ))
+          moved.add(id);
+      const kept = still.filter((r) => moved.has(r.invoice.id));
+      await insertFinalDocuments(
+        this.ctx,
+        trx,
+        run.actor,
+        kept.map((r) => r.doc),
+      );
+      const claimed = await repo.claimNotices(
+        trx,
+        kept.map((r) => ({
+          invoice_id: r.invoice.id,
+          level: r.claim.level,
+          account_id: accountId,
+          document_id: r.doc.id,
+          kind: r.claim.kind,
+          as_of: run.asOf,
+          currency: r.invoice.currency,
+          open_minor: r.claim.openMinor,
+          fee_minor: r.claim.feeMinor,
+          interest_minor: r.claim.interestMinor,
+          flat_fee_minor: r.claim.flatFeeMinor,
+          created_at: at,
+        })),
+      );
+      // The invoice's level was free under its lock, so its notice is: anything else is a
+      // broken record, and the chunk rolls back rather than send a letter twice.
+      if (claimed.size !== kept.length)
+        throw new Error('dunning: a notice exists for a level the invoice had not reached');
+      await appendAudits(
+        trx,
+        run.actor,
+        kept.map((r) => ({
+          action: 'document.dunned',
+          resourceType: 'document',
+          resourceId: r.invoice.id,
+          changes: {
+            dunningLevel: { from: r.claim.level - 1, to: r.claim.level },
+            letterId: r.doc.id,
+          },
+        })),
+        now,
+      );
+      await emitEvents(
+        this.ctx,
+        trx,
+        accountId,
+        'dunning.sent',
+        kept.map((r) => ({ ...r.letter, documentId: r.doc.id, sendQueued: true })),
+      );
+      await this.ctx.jobs.enqueueMany(
+        trx,
+        SEND_JOB,
+        kept.map((r) => ({ payload: { documentId: r.doc.id, accountId }, accountId })),
+      );
+      return kept;
+    });
+    for (const r of made)
+      result.letters.push({ ...r.letter, documentId: r.doc.id, sendQueued: true });
+    if (made.length > 0) this.ctx.jobs.kick();
   }
+}
+
+/**
+ * The re-check under lock: the invoice is still due for exactly this letter — FINAL, at the
+ * level before it, neither it nor its partner blocked, not cancelled, no SEPA collection under
+ * way, and the same open amount (the same level, fees and history: the same letter).
+ */
+function stillDue(locked: LockedForDunning | undefined, claim: Claim): boolean {
+  return (
+    locked !== undefined &&
+    locked.dunning_level === claim.level - 1 &&
+    locked.dunning_blocked === 0 &&
+    locked.cancelled_by_document_id === null &&
+    !locked.partner_blocked &&
+    !locked.collecting &&
+    openMinor(locked) === claim.openMinor
+  );
 }
 
 /** The levels with their fees in minor units of `currency` (settings keep them in cents). */

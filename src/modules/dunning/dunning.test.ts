@@ -468,6 +468,73 @@ describe('dunning runs', () => {
     }
   });
 
+  it('writes a run in chunks, each re-checked under lock: one paid meanwhile is skipped', async () => {
+    const other = await createUser(t);
+    const p = (
+      await call<{ id: string }>(t, other, 'POST', '/v1/partners', {
+        name: 'Stückweise GmbH',
+        addresses: [billingAddress('stueck@schuldner.example')],
+      })
+    ).id;
+    const invoices: Doc[] = [];
+    for (let i = 0; i < 5; i++) invoices.push(await finalInvoice<Doc>(t, other, p, '2026-06-01'));
+    const { DunningRuns } = await import('./dunning.service.js');
+    const chunks: string[][] = [];
+    let paid: string | undefined;
+    // Chunks of 2: three transactions. In the second, after its invoices were read and their
+    // letters computed, one of them is paid in full before the chunk's transaction.
+    const runs = new DunningRuns(t.app.ctx, {
+      chunk: 2,
+      beforeWrite: async (ids) => {
+        chunks.push(ids);
+        if (chunks.length !== 2) return;
+        paid = ids[1]!;
+        await call(t, other, 'POST', '/v1/payments', {
+          direction: 'INCOMING',
+          documentId: paid,
+          amount: 1190,
+          currency: 'EUR',
+          paymentDate: TODAY,
+          status: 'MARKED',
+        });
+      },
+    });
+    const actor = {
+      accountId: other.accountId,
+      userId: other.userId,
+      tokenId: null,
+      type: 'user' as const,
+      requestId: null,
+      ip: null,
+    };
+    const result = await runs.runFor(actor, {});
+    expect(chunks.map((c) => c.length)).toEqual([2, 2, 1]);
+    expect(chunks.flat().sort()).toEqual(invoices.map((i) => i.id).sort());
+    expect(result.problems).toEqual([]);
+    expect(result.letters.map((l) => l.invoiceId).sort()).toEqual(
+      invoices
+        .map((i) => i.id)
+        .filter((id) => id !== paid)
+        .sort(),
+    );
+    for (const inv of invoices) {
+      const doc = await call<Doc>(t, other, 'GET', `/v1/documents/${inv.id}`);
+      expect(doc.dunningLevel).toBe(inv.id === paid ? 0 : 1);
+    }
+    for (const letter of result.letters) {
+      const made = await call<Doc & { status: string; documentType: string }>(
+        t,
+        other,
+        'GET',
+        `/v1/documents/${letter.documentId}`,
+      );
+      expect([made.status, made.documentType]).toEqual(['FINAL', 'DUNNING']);
+    }
+    // Run again the same day, chunked the same way: every level is taken, nothing is made.
+    const again = await runs.runFor(actor, {});
+    expect(again.letters).toEqual([]);
+  });
+
   it('runs by itself once a day when the account enables it', async () => {
     const other = await createUser(t);
     const p = (

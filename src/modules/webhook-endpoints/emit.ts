@@ -122,3 +122,52 @@ export async function emitEvent(
   afterCommit(trx, () => Promise.resolve(ctx.jobs.kick()));
   return endpoints.length;
 }
+
+/**
+ * `emitEvent` for many events of one type at once (a batch write): the account's endpoints
+ * read once, every delivery of every event in a few multi-row inserts, and one turn of the
+ * account for them all. Answers how many deliveries were queued.
+ */
+export async function emitEvents(
+  ctx: Pick<AppContext, 'clock' | 'jobs'>,
+  trx: Transaction<DB>,
+  accountId: string,
+  type: WebhookEventType,
+  data: readonly Record<string, unknown>[],
+): Promise<number> {
+  if (data.length === 0) return 0;
+  const early = prefetched.get(trx)?.get(accountId);
+  const endpoints = (await (early ? early() : repo.enabledEndpoints(trx, accountId))).filter((e) =>
+    (JSON.parse(e.event_types) as string[]).includes(type),
+  );
+  if (endpoints.length === 0) return 0;
+  if (withEndpoints.size >= 10_000) withEndpoints.clear();
+  withEndpoints.set(hintKey(accountId, type), Date.now());
+  const at = ctx.clock.now().toISOString();
+  const rows = data.flatMap((d) => {
+    const payload = JSON.stringify({ type, timestamp: at, data: d });
+    return endpoints.map((endpoint) => ({
+      id: newId('webhookDelivery'),
+      account_id: accountId,
+      endpoint_id: endpoint.id,
+      event_type: type,
+      payload,
+      status: 'PENDING',
+      attempts: 0,
+      next_attempt_at: at,
+      last_attempt_at: null,
+      last_status_code: null,
+      last_latency_ms: null,
+      last_error: null,
+      response_excerpt: null,
+      sending_until: null,
+      created_at: at,
+      updated_at: at,
+    }));
+  });
+  await repo.insertDeliveries(trx, rows);
+  const job: DeliverJob = { accountId, dueAt: at };
+  await ctx.jobs.enqueue(trx, DELIVER_JOB, { ...job }, accountId);
+  afterCommit(trx, () => Promise.resolve(ctx.jobs.kick()));
+  return rows.length;
+}

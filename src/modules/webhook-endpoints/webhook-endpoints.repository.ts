@@ -149,6 +149,18 @@ export async function insertDelivery(trx: Executor, row: WebhookDeliveryRow): Pr
   await trx.insertInto('webhook_deliveries').values(row).execute();
 }
 
+/** Many deliveries, a few hundred rows per statement (16 parameters each). */
+export async function insertDeliveries(
+  trx: Executor,
+  rows: readonly WebhookDeliveryRow[],
+): Promise<void> {
+  for (let from = 0; from < rows.length; from += 500)
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(from, from + 500))
+      .execute();
+}
+
 export async function findDelivery(
   db: Executor,
   accountId: string,
