@@ -87,8 +87,9 @@ export function fiscalYearOf(date: string, startMonth: number): { start: string;
  * `GET /v1/exports/datev`: the period's bookings as a DATEV Buchungsstapel plus the invoice
  * images and their `document.xml`, as one ZIP (docs/datev.md). Everything that can refuse
  * the export (dates, settings, unmapped tax rates) is checked before the first byte; the
- * bookings are planned page by page into a compact list, and the ZIP then streams: the PDFs
- * are read from storage one at a time while the client downloads.
+ * bookings are planned page by page into a compact list, and the ZIP then streams: the stored
+ * PDFs (never rendered again: the archived file is the document) are read a few ahead, in
+ * order, while the client downloads.
  */
 export class DatevExportService {
   private readonly chunks: ExportChunks;
@@ -409,11 +410,9 @@ export class DatevExportService {
    */
   private async fetch(image: Image): Promise<Fetched> {
     try {
-      const stream = await this.ctx.storage.open(image.key);
-      if (image.size > WHOLE_FILE_MAX) return { image, body: stream };
-      const body: Uint8Array[] = [];
-      for await (const chunk of stream) body.push(chunk as Uint8Array);
-      return { image, body };
+      if (image.size > WHOLE_FILE_MAX)
+        return { image, body: await this.ctx.storage.open(image.key) };
+      return { image, body: [await this.ctx.storage.read(image.key)] };
     } catch (err) {
       this.ctx.logger.warn({ err, key: image.key }, 'DATEV export: invoice PDF not readable');
       return null;

@@ -514,6 +514,8 @@ describe('GET /v1/exports/datev: the package as it streams', () => {
     const failing = Object.create(storage) as typeof storage;
     failing.open = (key: string) =>
       key === lost ? Promise.reject(new Error('gone')) : storage.open(key);
+    failing.read = (key: string) =>
+      key === lost ? Promise.reject(new Error('gone')) : storage.read(key);
     const zip = await packageOf({ readAhead: 3 }, { ...t.app.ctx, storage: failing });
     const names = zipMethods(zip).map((e) => e.name);
     const whole = zipMethods(await packageOf({})).map((e) => e.name);
