@@ -6,13 +6,16 @@
  * copies of its row and its PDF bytes under new ids and numbers (rendering thousands of PDFs
  * would time Chromium, not the export). Then `GET /v1/exports/datev` for the month,
  * over HTTP on loopback, streamed to a temp file: time, ZIP size, CSV size, rows, PDFs and the
- * peak growth of the process's RSS while streaming.
+ * peak growth of the process's RSS and JS heap while streaming. BENCH_ROUNDS (1) repeats the
+ * export in the same process; BENCH_CPU_PROFILE=file.cpuprofile writes the CPU profile of the
+ * last round's export (`node bench/profile-summary.mjs file.cpuprofile`).
  * Embedded SQLite on a temp DATA_DIR, or the PostgreSQL of DATABASE_URL (a fresh database).
  * Prints wall-clock milliseconds; not a test.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import path from 'node:path';
-import { unzipSync } from 'fflate';
 import { storeGeneratedFile } from '../src/modules/files/index.js';
 import { systemActor } from '../src/shared/audit.js';
 import { newId } from '../src/shared/ids.js';
@@ -22,6 +25,36 @@ const BOOKINGS = Number(process.env.BENCH_BOOKINGS ?? 10_000);
 const INVOICES = Math.round(BOOKINGS * 0.4);
 const PAYMENTS = BOOKINGS - 2 * INVOICES;
 const MONTH = '2026-10';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+/** A path: the CPU profile of the last round's export alone (not the seeding or the check). */
+const PROFILE = process.env.BENCH_CPU_PROFILE;
+
+/**
+ * The client (a child process): streams the answer to OUT, then answers when the request
+ * started and the last byte was written (epoch ms, so both processes' clocks agree), the
+ * ZIP's size and what it holds.
+ */
+const CLIENT = `
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { unzipSync } from 'fflate';
+const startedAt = performance.timeOrigin + performance.now();
+const res = await fetch(process.env.URL, { headers: JSON.parse(process.env.HEADERS) });
+if (res.status !== 200 || !res.body) throw new Error('export: ' + res.status);
+await pipeline(Readable.fromWeb(res.body), fs.createWriteStream(process.env.OUT));
+const doneAt = performance.timeOrigin + performance.now();
+const files = unzipSync(new Uint8Array(fs.readFileSync(process.env.OUT)));
+const csv = files['EXTF_Buchungsstapel.csv'];
+process.stdout.write(JSON.stringify({
+  startedAt,
+  doneAt,
+  zipBytes: fs.statSync(process.env.OUT).size,
+  csvBytes: csv.length,
+  lines: Buffer.from(csv).toString('latin1').split('\\r\\n').length - 3,
+  pdfs: Object.keys(files).filter((f) => f.endsWith('.pdf')).length,
+}));
+`;
 
 const bench = await inProcessApp('datev', { JOB_POLL_INTERVAL_MS: '0' });
 try {
@@ -64,7 +97,7 @@ try {
   for await (const chunk of await ctx.storage.open(fileRow.key)) chunks.push(chunk as Buffer);
   const pdf = Buffer.concat(chunks);
 
-  let started = performance.now();
+  const started = performance.now();
   const actor = systemActor(user.accountId);
   const ids: string[] = [model.id];
   for (let i = 1; i < INVOICES; i++) {
@@ -101,37 +134,70 @@ try {
     `seeded ${INVOICES} invoices (PDF ${(pdf.length / 1024).toFixed(1)} KiB each) and ${PAYMENTS} payments in ${Math.round(performance.now() - started)} ms`,
   );
 
-  // Over real HTTP on loopback, read as a stream and written to a temp file, so the
-  // server's memory shows what streaming holds (inject would buffer the whole answer).
+  // Over real HTTP on loopback, read as a stream by another process and written to a temp
+  // file there: the RSS and CPU measured here are the server's alone (inject would buffer the
+  // whole answer; a client in this process would add its own buffers and garbage).
+  // BENCH_ROUNDS exports the same month again (the first round is the figure of a cold start).
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  const rssBefore = process.memoryUsage().rss;
-  let rssPeak = rssBefore;
-  const sampler = setInterval(() => {
-    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-  }, 20);
-  started = performance.now();
-  const res = await fetch(`${address}/v1/exports/datev?from=${MONTH}-01&to=${MONTH}-31`, {
-    headers,
-  });
-  if (res.status !== 200 || !res.body) throw new Error(`export: ${res.status}`);
   const zipPath = path.join(dataDir, 'export.zip');
-  const out = fs.createWriteStream(zipPath);
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
-    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
-  await new Promise<void>((r) => out.end(() => r()));
-  const ms = performance.now() - started;
-  clearInterval(sampler);
-  const zipBytes = fs.statSync(zipPath).size;
-  const files = unzipSync(new Uint8Array(fs.readFileSync(zipPath)));
-  const csv = files['EXTF_Buchungsstapel.csv']!;
-  const lines = Buffer.from(csv).toString('latin1').split('\r\n').length - 3;
-  const pdfs = Object.keys(files).filter((f) => f.endsWith('.pdf')).length;
-  say(
-    `DATEV export of ${lines} bookings (${pdfs} PDFs): ${Math.round(ms)} ms, ZIP ${(zipBytes / 1024 / 1024).toFixed(1)} MiB, ` +
-      `CSV ${(csv.length / 1024 / 1024).toFixed(2)} MiB, peak RSS +${Math.round((rssPeak - rssBefore) / 1024 / 1024)} MiB while streaming ` +
-      `(${ctx.config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'}, HTTP on loopback)`,
-  );
-  if (lines !== BOOKINGS) throw new Error(`expected ${BOOKINGS} bookings, got ${lines}`);
+  const download = (url: string) =>
+    new Promise<{
+      startedAt: number;
+      doneAt: number;
+      zipBytes: number;
+      csvBytes: number;
+      lines: number;
+      pdfs: number;
+    }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENT], {
+        env: { ...process.env, URL: url, HEADERS: JSON.stringify(headers), OUT: zipPath },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) =>
+        code === 0
+          ? resolve(JSON.parse(stdout) as never)
+          : reject(new Error(`download: exit ${code}`)),
+      );
+    });
+  for (let round = 1; round <= ROUNDS; round++) {
+    const rssBefore = process.memoryUsage().rss;
+    const heapBefore = process.memoryUsage().heapUsed;
+    let rssPeak = rssBefore;
+    let heapPeak = heapBefore;
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      rssPeak = Math.max(rssPeak, m.rss);
+      heapPeak = Math.max(heapPeak, m.heapUsed);
+    }, 20);
+    const profiler = PROFILE && round === ROUNDS ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
+    const cpuBefore = process.cpuUsage();
+    const got = await download(`${address}/v1/exports/datev?from=${MONTH}-01&to=${MONTH}-31`);
+    const ms = got.doneAt - got.startedAt;
+    const cpu = process.cpuUsage(cpuBefore);
+    clearInterval(sampler);
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      fs.writeFileSync(PROFILE!, JSON.stringify(profile));
+      profiler.disconnect();
+    }
+    const { zipBytes, csvBytes, lines, pdfs } = got;
+    const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+    say(
+      `${ROUNDS > 1 ? `round ${round}: ` : ''}DATEV export of ${lines} bookings (${pdfs} PDFs): ${Math.round(ms)} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms), ZIP ${(zipBytes / 1024 / 1024).toFixed(1)} MiB, ` +
+        `CSV ${(csvBytes / 1024 / 1024).toFixed(2)} MiB, peak RSS +${mib(rssPeak - rssBefore)} MiB, ` +
+        `peak heap +${mib(heapPeak - heapBefore)} MiB while streaming ` +
+        `(${ctx.config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'}, HTTP on loopback)`,
+    );
+    if (lines !== BOOKINGS) throw new Error(`expected ${BOOKINGS} bookings, got ${lines}`);
+  }
 } finally {
   await bench.close();
 }

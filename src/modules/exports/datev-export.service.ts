@@ -23,6 +23,24 @@ import { zipStream, type ZipEntry } from './zip-stream.js';
 export const CSV_NAME = 'EXTF_Buchungsstapel.csv';
 /** Booking lines encoded per chunk of the CSV entry. */
 const LINES_PER_CHUNK = 500;
+/**
+ * The PDFs are read ahead of the ZIP writer, in package order: at most this many files in
+ * flight, holding at most READ_AHEAD_BYTES between them (one larger file alone may pass the
+ * limit). One at a time, every file cost its open, reads and close in turn while nothing else
+ * moved.
+ */
+const READ_AHEAD = 12;
+const READ_AHEAD_BYTES = 16 * 1024 * 1024;
+/** A PDF above this size is opened ahead but streamed when its turn comes, not held whole. */
+const WHOLE_FILE_MAX = 4 * 1024 * 1024;
+
+/** The export's chunk sizes (the defaults above; tests make them small to cross borders). */
+export interface ExportChunks {
+  /** Rows per query of the keyset-paged reads. */
+  pageSize: number;
+  readAhead: number;
+  readAheadBytes: number;
+}
 
 /** A tax line of a stored invoice, as `documents.tax_breakdown` holds it. */
 interface TaxLine {
@@ -35,7 +53,12 @@ interface TaxLine {
 
 interface Image extends DocumentImage {
   key: string;
+  /** Stored size in bytes (bounds the read-ahead). */
+  size: number;
 }
+
+/** A PDF as read ahead: held whole (small), or opened to stream (large); null if unreadable. */
+type Fetched = { image: Image; body: Uint8Array[] | Readable } | null;
 
 export interface DatevPackage {
   fileName: string;
@@ -64,11 +87,24 @@ export function fiscalYearOf(date: string, startMonth: number): { start: string;
  * `GET /v1/exports/datev`: the period's bookings as a DATEV Buchungsstapel plus the invoice
  * images and their `document.xml`, as one ZIP (docs/datev.md). Everything that can refuse
  * the export (dates, settings, unmapped tax rates) is checked before the first byte; the
- * bookings are planned page by page into a compact list, and the ZIP then streams: the PDFs
- * are read from storage one at a time while the client downloads.
+ * bookings are planned page by page into a compact list, and the ZIP then streams: the stored
+ * PDFs (never rendered again: the archived file is the document) are read a few ahead, in
+ * order, while the client downloads.
  */
 export class DatevExportService {
-  constructor(private readonly ctx: AppContext) {}
+  private readonly chunks: ExportChunks;
+
+  constructor(
+    private readonly ctx: AppContext,
+    chunks: Partial<ExportChunks> = {},
+  ) {
+    this.chunks = {
+      pageSize: repo.PAGE,
+      readAhead: READ_AHEAD,
+      readAheadBytes: READ_AHEAD_BYTES,
+      ...chunks,
+    };
+  }
 
   async export(accountId: string, query: DatevExportQueryT): Promise<DatevPackage> {
     const { from, to } = query;
@@ -178,11 +214,13 @@ export class DatevExportService {
 
     let after: [string, string] | null = null;
     for (;;) {
-      const page = await repo.issuedDocuments(db, accountId, from, to, after);
+      const page = await repo.issuedDocuments(db, accountId, from, to, after, this.chunks.pageSize);
       for (const doc of page) {
         const credit = doc.invoice_type === 'CREDIT_NOTE';
         const number = doc.document_number ?? doc.id;
-        const image = doc.file_key ? imageOf(doc.id, doc.file_key, number, names) : undefined;
+        const image = doc.file_key
+          ? imageOf(doc.id, doc.file_key, Number(doc.file_size ?? 0), number, names)
+          : undefined;
         if (image) images.push(image);
         const guid = image?.guid ?? null;
         const buyer = buyerOf(doc.einvoice_parties);
@@ -226,7 +264,7 @@ export class DatevExportService {
           });
         }
       }
-      if (page.length < repo.PAGE) break;
+      if (page.length < this.chunks.pageSize) break;
       const last = page.at(-1)!;
       after = [last.creation_date, last.id];
     }
@@ -253,7 +291,14 @@ export class DatevExportService {
     const out: Booking[] = [];
     let paymentsAfter: [string, string] | null = null;
     for (;;) {
-      const page = await repo.debtorPayments(this.ctx.db, accountId, from, to, paymentsAfter);
+      const page = await repo.debtorPayments(
+        this.ctx.db,
+        accountId,
+        from,
+        to,
+        paymentsAfter,
+        this.chunks.pageSize,
+      );
       for (const p of page)
         // Money in: the bank is debited, the debtor credited; a refund the other way round.
         out.push({
@@ -269,7 +314,7 @@ export class DatevExportService {
           documentGuid: null,
           euVatId: null,
         });
-      if (page.length < repo.PAGE) break;
+      if (page.length < this.chunks.pageSize) break;
       const last = page.at(-1)!;
       paymentsAfter = [last.payment_date, last.id];
     }
@@ -300,23 +345,17 @@ export class DatevExportService {
       },
     };
     const packed: DocumentImage[] = [];
-    for (const image of images) {
-      let stream: Readable;
-      try {
-        stream = await this.ctx.storage.open(image.key);
-      } catch (err) {
-        // A lost file must not break the whole hand-off: the booking keeps its link, the
-        // index leaves the image out, and the log says which one.
-        this.ctx.logger.warn({ err, key: image.key }, 'DATEV export: invoice PDF not readable');
-        continue;
-      }
+    for await (const fetched of this.readAhead(images)) {
+      if (!fetched) continue;
+      const { image, body } = fetched;
       packed.push(image);
       yield {
         name: image.fileName,
         deflate: false,
         mtime: createdAt,
         chunks: async function* () {
-          for await (const chunk of stream) yield chunk as Uint8Array;
+          if (Array.isArray(body)) yield* body;
+          else for await (const chunk of body) yield chunk as Uint8Array;
         },
       };
     }
@@ -329,6 +368,55 @@ export class DatevExportService {
         await Promise.resolve();
       },
     };
+  }
+
+  /**
+   * `images` read from storage with bounded read-ahead (`readAhead` files, `readAheadBytes`),
+   * answered in their order. Streams opened ahead but never taken (the client went away) are
+   * closed.
+   */
+  private async *readAhead(images: Image[]): AsyncGenerator<Fetched> {
+    const { readAhead, readAheadBytes } = this.chunks;
+    const window: { fetched: Promise<Fetched>; bytes: number }[] = [];
+    let held = 0;
+    let next = 0;
+    try {
+      for (;;) {
+        while (next < images.length && window.length < readAhead) {
+          const image = images[next]!;
+          const bytes = image.size <= WHOLE_FILE_MAX ? image.size : 0;
+          if (window.length > 0 && held + bytes > readAheadBytes) break;
+          window.push({ fetched: this.fetch(image), bytes });
+          held += bytes;
+          next++;
+        }
+        const first = window.shift();
+        if (!first) return;
+        held -= first.bytes;
+        yield await first.fetched;
+      }
+    } finally {
+      for (const { fetched } of window)
+        void fetched.then((f) => {
+          if (f && !Array.isArray(f.body)) f.body.destroy();
+        });
+    }
+  }
+
+  /**
+   * One PDF: read whole when small, opened for streaming when large. A lost or unreadable
+   * file must not break the whole hand-off: the booking keeps its link, the index leaves the
+   * image out, and the log says which one.
+   */
+  private async fetch(image: Image): Promise<Fetched> {
+    try {
+      if (image.size > WHOLE_FILE_MAX)
+        return { image, body: await this.ctx.storage.open(image.key) };
+      return { image, body: [await this.ctx.storage.read(image.key)] };
+    } catch (err) {
+      this.ctx.logger.warn({ err, key: image.key }, 'DATEV export: invoice PDF not readable');
+      return null;
+    }
   }
 }
 
@@ -357,9 +445,9 @@ function debtorAccount(settings: DatevSettings, number: string | null): number {
 }
 
 /** A document's PDF in the package, under a file name no other image of the package has. */
-function imageOf(id: string, key: string, number: string, names: Set<string>): Image {
+function imageOf(id: string, key: string, size: number, number: string, names: Set<string>): Image {
   let name = `${reference(number)}.pdf`;
   for (let n = 2; names.has(name); n++) name = `${reference(number)}_${n}.pdf`;
   names.add(name);
-  return { guid: documentGuid(id), fileName: name, keywords: number, key };
+  return { guid: documentGuid(id), fileName: name, keywords: number, key, size };
 }

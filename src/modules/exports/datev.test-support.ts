@@ -115,3 +115,32 @@ export function balances(pkg: Package): Map<string, number> {
   }
   return out;
 }
+
+/**
+ * Each entry's compression method as the ZIP's central directory records it (0 stored,
+ * 8 deflated), in the archive's order: read from the bytes, not through an unzip library.
+ */
+export function zipMethods(zip: Buffer): { name: string; method: number }[] {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  expect(end).toBeGreaterThan(0);
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const out: { name: string; method: number }[] = [];
+  for (let i = 0; i < count; i++) {
+    expect(zip.readUInt32LE(at)).toBe(0x02014b50);
+    const nameLength = zip.readUInt16LE(at + 28);
+    out.push({
+      method: zip.readUInt16LE(at + 10),
+      name: zip.toString('utf8', at + 46, at + 46 + nameLength),
+    });
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return out;
+}
+
+/** A stream's bytes. */
+export async function bytesOf(stream: AsyncIterable<unknown>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}

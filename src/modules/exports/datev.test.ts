@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
+import type { AppContext } from '../../context.js';
+import { ManualClock } from '../../shared/clock.js';
+import { DatevExportService, type ExportChunks } from './datev-export.service.js';
 import { COLUMNS } from './datev-extf.js';
 import {
   balances,
   billing,
+  bytesOf,
   call,
   rateId,
   ratesOf,
   unpack,
   unquote,
+  zipMethods,
   type Body,
   type Package,
   type Rate,
@@ -459,5 +464,64 @@ describe('GET /v1/exports/datev: nothing left out, nothing run', () => {
     expect((await exportOf(own, 'from=2026-02-01&to=2026-02-28')).statusCode).toBe(422);
     // … the one from July 2026 is not held up by it.
     expect((await exportOf(own, 'from=2026-08-01&to=2026-08-31')).statusCode).toBe(200);
+  });
+});
+
+describe('GET /v1/exports/datev: the package as it streams', () => {
+  const period = { from: '2026-10-01', to: '2026-10-31' };
+  /** The package made by the service directly, at a fixed time, with the given chunk sizes. */
+  async function packageOf(chunks: Partial<ExportChunks>, ctx?: AppContext): Promise<Buffer> {
+    const base = ctx ?? t.app.ctx;
+    const fixed = { ...base, clock: new ManualClock(new Date('2026-11-02T08:00:00.000Z')) };
+    const pkg = await new DatevExportService(fixed, chunks).export(user.accountId, period);
+    return bytesOf(pkg.stream);
+  }
+
+  it('stores the PDFs as they are (method 0) and deflates the CSV and the index', async () => {
+    const res = await exportOf(user, 'from=2026-10-01&to=2026-10-31');
+    expect(res.statusCode, res.body).toBe(200);
+    const entries = zipMethods(res.rawPayload);
+    const pdfs = entries.filter((e) => e.name.endsWith('.pdf'));
+    expect(pdfs).toHaveLength(5);
+    expect(pdfs.every((e) => e.method === 0)).toBe(true);
+    expect(entries.filter((e) => !e.name.endsWith('.pdf'))).toEqual([
+      { name: 'EXTF_Buchungsstapel.csv', method: 8 },
+      { name: 'document.xml', method: 8 },
+    ]);
+    // Stored means the very bytes of the archived file (GoBD: the stored PDF is the document).
+    const files = unpack(res.rawPayload).files;
+    const stored = await bytesOf(
+      await t.app.ctx.storage.open(`${user.accountId}/${docs.big!.fileId}`),
+    );
+    const big = pdfs.find((e) => e.name === `${docs.big!.documentNumber}.pdf`)!;
+    expect(Buffer.from(files[big.name]!).equals(stored)).toBe(true);
+  });
+
+  it('is the same package byte for byte across query pages and read-ahead windows', async () => {
+    const whole = await packageOf({});
+    // Two rows per query: the 5 invoices take three pages, the 3 payments two; one PDF read
+    // ahead at a time (the byte budget lets only one in flight).
+    const paged = await packageOf({ pageSize: 2, readAhead: 2, readAheadBytes: 1 });
+    const pkg = unpack(paged);
+    expect(pkg.rows).toHaveLength(9); // 6 lines of 5 invoices and credit notes, 3 payments
+    expect(zipMethods(paged).map((e) => e.name)).toEqual(zipMethods(whole).map((e) => e.name));
+    expect(paged.equals(whole)).toBe(true);
+  });
+
+  it('leaves an unreadable PDF out of the package and its index, keeping the rest in order', async () => {
+    const storage = t.app.ctx.storage;
+    const lost = `${user.accountId}/${docs.mixed!.fileId}`;
+    const failing = Object.create(storage) as typeof storage;
+    failing.open = (key: string) =>
+      key === lost ? Promise.reject(new Error('gone')) : storage.open(key);
+    failing.read = (key: string) =>
+      key === lost ? Promise.reject(new Error('gone')) : storage.read(key);
+    const zip = await packageOf({ readAhead: 3 }, { ...t.app.ctx, storage: failing });
+    const names = zipMethods(zip).map((e) => e.name);
+    const whole = zipMethods(await packageOf({})).map((e) => e.name);
+    expect(names).toEqual(whole.filter((n) => n !== `${docs.mixed!.documentNumber}.pdf`));
+    const xml = Buffer.from(unpack(zip).files['document.xml']!).toString('utf8');
+    expect(xml).not.toContain(`name="${docs.mixed!.documentNumber}.pdf"`);
+    expect(xml).toContain(`name="${docs.big!.documentNumber}.pdf"`);
   });
 });

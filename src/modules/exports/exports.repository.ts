@@ -88,6 +88,8 @@ export interface ExportDocumentRow {
   einvoice_parties: string | null;
   /** The stored PDF's storage key, when the PDF exists. */
   file_key: string | null;
+  /** Its size in bytes (what the export reads ahead is bounded by it). */
+  file_size: number | null;
 }
 
 /** Rows per query of the paged reads: bounded memory per step, few round trips. */
@@ -126,6 +128,7 @@ export function issuedDocuments(
   from: string,
   to: string,
   after: [string, string] | null,
+  limit = PAGE,
 ): Promise<ExportDocumentRow[]> {
   let q = bookedDocuments(db, accountId)
     .leftJoin('files as f', (j) =>
@@ -143,6 +146,7 @@ export function issuedDocuments(
       'd.gross_total',
       'd.einvoice_parties',
       'f.key as file_key',
+      'f.size as file_size',
     ])
     .where('d.creation_date', '>=', from)
     .where('d.creation_date', '<=', to);
@@ -155,7 +159,7 @@ export function issuedDocuments(
       ]),
     );
   }
-  return q.orderBy('d.creation_date').orderBy('d.id').limit(PAGE).execute();
+  return q.orderBy('d.creation_date').orderBy('d.id').limit(limit).execute();
 }
 
 /** What a booking needs of a payment. */
@@ -182,6 +186,7 @@ export function debtorPayments(
   from: string,
   to: string,
   after: [string, string] | null,
+  limit = PAGE,
 ): Promise<ExportPaymentRow[]> {
   let q = bookedPayments(db, accountId)
     .select([
@@ -205,7 +210,7 @@ export function debtorPayments(
       ]),
     );
   }
-  return q.orderBy('p.payment_date').orderBy('p.id').limit(PAGE).execute();
+  return q.orderBy('p.payment_date').orderBy('p.id').limit(limit).execute();
 }
 
 /** A booking's record whose stored date may be no calendar date (the export checks it). */

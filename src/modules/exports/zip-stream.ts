@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 
 /** One file of a ZIP: its name, whether to deflate it, and its bytes as they come. */
@@ -9,6 +10,22 @@ export interface ZipEntry {
   /** Local time the entry shows (ZIP stores DOS time without a zone). */
   mtime: Date;
   chunks: () => AsyncIterable<Uint8Array>;
+}
+
+/**
+ * A stored (method 0) entry whose CRC-32 is Node's native one (`zlib.crc32`) instead of
+ * fflate's table loop in JavaScript: on a package of PDFs that loop was a tenth of the CPU
+ * time. The bytes pass through unchanged, as `ZipPassThrough` passes them.
+ */
+class StoredEntry extends ZipPassThrough {
+  private sum = 0;
+
+  override push(chunk: Uint8Array, final = false): void {
+    this.sum = crc32(chunk, this.sum);
+    this.size += chunk.length;
+    if (final) this.crc = this.sum;
+    this.process(chunk as Uint8Array<ArrayBuffer>, final);
+  }
 }
 
 /**
@@ -31,7 +48,7 @@ export function zipStream(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>)
     for await (const entry of entries) {
       const file = entry.deflate
         ? new ZipDeflate(entry.name, { level: 6 })
-        : new ZipPassThrough(entry.name);
+        : new StoredEntry(entry.name);
       file.mtime = entry.mtime;
       zip.add(file);
       for await (const chunk of entry.chunks()) {

@@ -207,6 +207,8 @@ describe('S3 storage', () => {
     expect(await exists(file.key)).toBe(true);
     const got = await requireUploadedFile(t.app.ctx, user.accountId, file.id);
     expect((await got.read()).equals(SAMPLES.png)).toBe(true);
+    // Whole, as the DATEV export reads its PDFs.
+    expect((await t.app.ctx.storage.read(file.key)).equals(SAMPLES.png)).toBe(true);
   });
 
   it('has no use for the embedded signed routes', async () => {

@@ -115,6 +115,12 @@ export class S3FileStorage implements FileStorage {
     return object.Body;
   }
 
+  async read(key: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.open(key)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
   private async head(key: string): Promise<{ size: number; contentType?: string } | undefined> {
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));

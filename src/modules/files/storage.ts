@@ -44,6 +44,11 @@ export interface FileStorage {
   write(key: string, bytes: Buffer, contentType: string): Promise<void>;
   /** The stored bytes of an accepted file. */
   open(key: string): Promise<Readable>;
+  /**
+   * The stored bytes of an accepted file, whole: one buffer of the file's size (a stream of
+   * a small file costs a read buffer per chunk and a copy; the DATEV export reads thousands).
+   */
+  read(key: string): Promise<Buffer>;
   /** Removes the object (and any upload leftovers); a missing object is not an error. */
   remove(key: string): Promise<void>;
   close(): Promise<void>;
@@ -212,6 +217,10 @@ export class LocalFileStorage implements FileStorage {
   async open(key: string): Promise<Readable> {
     const handle = await fs.promises.open(this.pathOf(key), 'r');
     return handle.createReadStream();
+  }
+
+  read(key: string): Promise<Buffer> {
+    return fs.promises.readFile(this.pathOf(key));
   }
 
   /** Whether the key holds a file (tests and consistency checks). */
