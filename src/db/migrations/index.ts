@@ -32,6 +32,7 @@ import * as m0030 from './0030_sepa.js';
 import * as m0031 from './0031_down_payments.js';
 import * as m0032 from './0032_printed_customer_links.js';
 import * as m0033 from './0033_sepa_returns.js';
+import * as m0037 from './0037_payment_settlement_index.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '0031_down_payments': m0031,
   '0032_printed_customer_links': m0032,
   '0033_sepa_returns': m0033,
+  '0037_payment_settlement_index': m0037,
 };

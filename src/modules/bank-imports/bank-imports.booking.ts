@@ -5,7 +5,7 @@ import { newId } from '../../shared/ids.js';
 import { insertBudgetEntries } from '../budgets/index.js';
 import {
   insertImportedPayments,
-  markPaymentImported,
+  markPaymentsImported,
   newPaymentRow,
   type PaymentRow,
 } from '../payments/index.js';
@@ -52,19 +52,11 @@ export async function bookAcceptedLines(
   const usedPayments = new Set<string>();
   const markedDocuments: (string | null)[] = [];
   let marked = 0;
-  for (const { line, suggestions } of parsed) {
+
+  /** The line booked onto `paymentId`, or onto a new MARKED payment when that is undefined. */
+  const book = (line: AcceptedLine, suggestions: Suggestion[], found: string | undefined) => {
     const partner = partnerOf(suggestions, exists);
-    let paymentId = await returnedPayment(ctx, trx, actor, imp.id, line, suggestions, exists);
-    const open = paymentId === undefined ? best(suggestions, 'PAYMENT') : undefined;
-    if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
-      const paid = await markPaymentImported(trx, actor.accountId, open.id, imp.id, at);
-      if (paid) {
-        markedDocuments.push(paid.documentId);
-        paymentId = open.id;
-        usedPayments.add(open.id);
-        marked++;
-      }
-    }
+    let paymentId = found;
     if (paymentId === undefined) {
       const row = importedPayment(
         actor.accountId,
@@ -93,7 +85,42 @@ export async function bookAcceptedLines(
       counterparty_iban: line.counterparty_iban?.replace(/\s+/g, '').toUpperCase() ?? null,
       created_at: at,
     });
+  };
+
+  // Lines that may mark an open payment wait here and are marked together (one UPDATE per 500
+  // payments); a return (rare) books them first, as it would see them had they come one by one.
+  let waiting: { line: AcceptedLine; suggestions: Suggestion[]; open?: Suggestion }[] = [];
+  const markWaiting = async () => {
+    // Each payment is offered to the first waiting line that suggests it and not yet marked.
+    const offered = waiting.flatMap((w) =>
+      w.open && !usedPayments.has(w.open.id) ? [w.open.id] : [],
+    );
+    const paid = await markPaymentsImported(trx, actor.accountId, offered, imp.id, at);
+    for (const { line, suggestions, open } of waiting) {
+      let paymentId: string | undefined;
+      if (open && paid.has(open.id) && !usedPayments.has(open.id)) {
+        markedDocuments.push(paid.get(open.id)!);
+        paymentId = open.id;
+        usedPayments.add(open.id);
+        marked++;
+      }
+      book(line, suggestions, paymentId);
+    }
+    waiting = [];
+  };
+  for (const { line, suggestions } of parsed) {
+    if (isReturn(line, suggestions, exists)) {
+      await markWaiting();
+      const paymentId = await returnedPayment(ctx, trx, actor, imp.id, line, suggestions, exists);
+      if (paymentId !== undefined) {
+        book(line, suggestions, paymentId);
+        continue;
+      }
+    }
+    const open = best(suggestions, 'PAYMENT');
+    waiting.push({ line, suggestions, open: open && exists.has(open.id) ? open : undefined });
   }
+  await markWaiting();
   await insertImportedPayments(ctx, trx, actor.accountId, payments, markedDocuments);
   await insertBudgetEntries(trx, entries);
   await repo.insertLedger(trx, ledger);
@@ -104,10 +131,16 @@ export async function bookAcceptedLines(
   };
 }
 
+/** Whether the line returns a SEPA collection or transfer (a usable `SEPA_RETURN` suggestion). */
+function isReturn(line: AcceptedLine, suggestions: Suggestion[], exists: Set<string>): boolean {
+  const returned = best(suggestions, 'SEPA_RETURN');
+  return !!returned && exists.has(returned.id) && !!line.end_to_end_id;
+}
+
 /**
- * A returned SEPA collection or transfer (a `SEPA_RETURN` suggestion): the sepa module marks
- * its payment RETURNED and undoes the run item; the line books nothing anew. Answers the
- * payment's id, or undefined when the line is no such return.
+ * A returned SEPA collection or transfer (`isReturn`): the sepa module marks its payment
+ * RETURNED and undoes the run item; the line books nothing anew. Answers the payment's id, or
+ * undefined when the item is unknown or returned already.
  */
 async function returnedPayment(
   ctx: EventContext,

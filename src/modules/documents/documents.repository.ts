@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { recordQueries, type Executor, type Guard } from '../../db/records.js';
 import type { DocumentsTable, InvoiceNumberingTable } from '../../db/schema.js';
-import { containsText } from '../../db/dialect.js';
+import { containsText, isPostgres } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 import { systemClock } from '../../shared/clock.js';
 import { isoDate } from '../../shared/dates.js';
@@ -444,6 +444,29 @@ export async function lockFinalDocument(
     .executeTakeFirst();
 }
 
+/**
+ * `lockFinalDocument` for many documents at once (at most a few hundred ids: one statement),
+ * answering the FINAL ones in id order. On PostgreSQL the rows are locked in id order
+ * (`FOR NO KEY UPDATE`, the lock the no-op UPDATE takes: payments referencing them can still
+ * be inserted), so writers locking ascending runs never wait on each other crosswise; SQLite
+ * serialises writers anyway.
+ */
+export async function lockFinalDocuments(
+  trx: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<DocumentRow[]> {
+  if (ids.length === 0) return [];
+  const query = trx
+    .selectFrom('documents')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('status', '=', 'FINAL')
+    .orderBy('id');
+  return (isPostgres(trx) ? query.forNoKeyUpdate() : query).execute();
+}
+
 /** The gross totals of the FINAL credit notes of these invoices, per invoice, in minor units. */
 export async function creditedTotals(
   db: Executor,
@@ -609,14 +632,18 @@ export async function recordDunning(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Sets or clears when an invoice became paid, moving `version` like every derived field. */
-export async function setPaidAt(
+/**
+ * Sets or clears when invoices became paid, moving `version` like every derived field (at most
+ * a few hundred ids: one statement). Answers the rows after the update, in no particular order.
+ */
+export async function setPaidAtMany(
   trx: Executor,
   accountId: string,
-  id: string,
+  ids: readonly string[],
   paidAt: string | null,
   now: Date,
-): Promise<DocumentRow | undefined> {
+): Promise<DocumentRow[]> {
+  if (ids.length === 0) return [];
   return trx
     .updateTable('documents')
     .set((eb) => ({
@@ -625,9 +652,9 @@ export async function setPaidAt(
       updated_at: now.toISOString(),
     }))
     .where('account_id', '=', accountId)
-    .where('id', '=', id)
+    .where('id', 'in', ids)
     .returningAll()
-    .executeTakeFirst();
+    .execute();
 }
 
 /**
