@@ -634,7 +634,7 @@ export async function recordDunning(
 
 /**
  * Sets or clears when invoices became paid, moving `version` like every derived field (at most
- * a few hundred ids: one statement). Answers the rows after the update, in no particular order.
+ * a few hundred ids: one statement). Answers the ids updated.
  */
 export async function setPaidAtMany(
   trx: Executor,
@@ -642,9 +642,9 @@ export async function setPaidAtMany(
   ids: readonly string[],
   paidAt: string | null,
   now: Date,
-): Promise<DocumentRow[]> {
+): Promise<string[]> {
   if (ids.length === 0) return [];
-  return trx
+  const rows = await trx
     .updateTable('documents')
     .set((eb) => ({
       paid_at: paidAt,
@@ -653,8 +653,9 @@ export async function setPaidAtMany(
     }))
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
-    .returningAll()
+    .returning('id')
     .execute();
+  return rows.map((r) => r.id);
 }
 
 /**

@@ -6,6 +6,7 @@ import { isoDate } from '../../shared/dates.js';
 import { emitEvents } from '../webhook-endpoints/index.js';
 import { isPaid, openMinor, paymentState, presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
+import type { DocumentRow } from './documents.repository.js';
 
 /** What announcing an event needs: the clock and the job queue of the webhook outbox. */
 export type EventContext = Pick<AppContext, 'clock' | 'jobs'>;
@@ -42,7 +43,8 @@ export async function recordSettlement(
     const invoices = locked.filter(
       (row) => row.document_type === 'INVOICE' && row.invoice_type === 'INVOICE',
     );
-    const paid: string[] = [];
+    const byId = new Map(invoices.map((row) => [row.id, row]));
+    const paid: DocumentRow[] = [];
     const unpaid: string[] = [];
     const settled = new Map<string, number>();
     for (const row of await repo.withPaymentFigures(trx, accountId, invoices, today)) {
@@ -50,16 +52,20 @@ export async function recordSettlement(
       const isNowPaid =
         Number(row.gross_total) !== 0 && row.cancelled_by_document_id === null && isPaid(row);
       if (isNowPaid === (row.paid_at !== null)) continue;
-      (isNowPaid ? paid : unpaid).push(row.id);
+      if (isNowPaid) paid.push(byId.get(row.id)!);
+      else unpaid.push(row.id);
       settled.set(row.id, row.settled_minor);
     }
-    const after = new Map(
-      [
-        ...(await repo.setPaidAtMany(trx, accountId, paid, now.toISOString(), now)),
-        ...(await repo.setPaidAtMany(trx, accountId, unpaid, null, now)),
-      ].map((row) => [row.id, row]),
-    );
-    const newlyPaid = paid.flatMap((id) => after.get(id) ?? []);
+    const at = now.toISOString();
+    const paidIds = paid.map((row) => row.id);
+    const after = new Set([
+      ...(await repo.setPaidAtMany(trx, accountId, paidIds, at, now)),
+      ...(await repo.setPaidAtMany(trx, accountId, unpaid, null, now)),
+    ]);
+    // Locked since they were read: as updated, they are those rows with the update applied.
+    const newlyPaid = paid
+      .filter((row) => after.has(row.id))
+      .map((row) => ({ ...row, paid_at: at, version: row.version + 1, updated_at: at }));
     await emitEvents(ctx, trx, accountId, 'document.paid', newlyPaid, (row) =>
       presentDocument({ ...row, settled_minor: settled.get(row.id)!, as_of: today }),
     );
