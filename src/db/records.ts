@@ -590,7 +590,7 @@ const CHUNK = 500;
 export async function insertChunked<T extends keyof DB>(
   trx: Executor,
   table: T,
-  rows: Insertable<DB[T]>[],
+  rows: readonly Insertable<DB[T]>[],
   columns: number,
 ): Promise<void> {
   const size = Math.max(1, Math.floor((CHUNK * 20) / columns));

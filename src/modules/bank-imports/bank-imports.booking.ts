@@ -5,7 +5,7 @@ import { newId } from '../../shared/ids.js';
 import { insertBudgetEntries } from '../budgets/index.js';
 import {
   insertImportedPayments,
-  markPaymentImported,
+  markPaymentsImported,
   newPaymentRow,
   type PaymentRow,
 } from '../payments/index.js';
@@ -44,49 +44,110 @@ export async function bookAcceptedLines(
     actor.accountId,
     parsed.flatMap((p) => p.suggestions),
   );
-
-  const bookedAt = new Date(at);
-  const payments: PaymentRow[] = [];
-  const entries: Insertable<DB['budget_entries']>[] = [];
-  const ledger: Insertable<DB['imported_transactions']>[] = [];
-  const usedPayments = new Set<string>();
-  const markedDocuments: (string | null)[] = [];
-  let marked = 0;
+  const booking = new Booking(actor.accountId, imp.id, exists, at);
+  // Lines that may mark an open payment wait and are marked together (one UPDATE per 500
+  // payments); a return (rare) books those before it, as it would see them one by one.
+  let waiting: Waiting[] = [];
   for (const { line, suggestions } of parsed) {
-    const partner = partnerOf(suggestions, exists);
-    let paymentId = await returnedPayment(ctx, trx, actor, imp.id, line, suggestions, exists);
-    const open = paymentId === undefined ? best(suggestions, 'PAYMENT') : undefined;
-    if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
-      const paid = await markPaymentImported(trx, actor.accountId, open.id, imp.id, at);
-      if (paid) {
-        markedDocuments.push(paid.documentId);
-        paymentId = open.id;
-        usedPayments.add(open.id);
-        marked++;
+    if (isReturn(line, suggestions, exists)) {
+      await booking.markOpen(trx, waiting);
+      waiting = [];
+      const paymentId = await returnedPayment(ctx, trx, actor, imp.id, line, suggestions, exists);
+      if (paymentId !== undefined) {
+        booking.book(line, suggestions, paymentId);
+        continue;
       }
     }
+    const open = best(suggestions, 'PAYMENT');
+    waiting.push({ line, suggestions, open: open && exists.has(open.id) ? open : undefined });
+  }
+  await booking.markOpen(trx, waiting);
+  await insertImportedPayments(
+    ctx,
+    trx,
+    actor.accountId,
+    booking.payments,
+    booking.markedDocuments,
+  );
+  await insertBudgetEntries(trx, booking.entries);
+  await repo.insertLedger(trx, booking.ledger);
+  return {
+    paymentsCreated: booking.payments.length,
+    paymentsMarked: booking.markedDocuments.length,
+    budgetEntries: booking.entries.length,
+  };
+}
+
+/** A line that may mark the open payment it suggests (`open`, still existing). */
+interface Waiting {
+  line: AcceptedLine;
+  suggestions: Suggestion[];
+  open?: Suggestion;
+}
+
+/** What finalize writes, collected line by line in the statement's order. */
+class Booking {
+  readonly payments: PaymentRow[] = [];
+  readonly entries: Insertable<DB['budget_entries']>[] = [];
+  readonly ledger: Insertable<DB['imported_transactions']>[] = [];
+  /** The invoices of the open payments marked (null: a payment of none), one per payment. */
+  readonly markedDocuments: (string | null)[] = [];
+  private readonly usedPayments = new Set<string>();
+  private readonly bookedAt: Date;
+
+  constructor(
+    private readonly accountId: string,
+    private readonly importId: string,
+    private readonly exists: Set<string>,
+    private readonly at: string,
+  ) {
+    this.bookedAt = new Date(at);
+  }
+
+  /**
+   * Marks the open payments the waiting lines suggest, together, and books the lines: each
+   * payment onto the first line suggesting it that is still open, every other line anew.
+   */
+  async markOpen(trx: Transaction<DB>, waiting: Waiting[]): Promise<void> {
+    const offered = waiting.flatMap((w) =>
+      w.open && !this.usedPayments.has(w.open.id) ? [w.open.id] : [],
+    );
+    const paid = await markPaymentsImported(trx, this.accountId, offered, this.importId, this.at);
+    for (const { line, suggestions, open } of waiting) {
+      let paymentId: string | undefined;
+      if (open && paid.has(open.id) && !this.usedPayments.has(open.id)) {
+        this.markedDocuments.push(paid.get(open.id)!);
+        this.usedPayments.add(open.id);
+        paymentId = open.id;
+      }
+      this.book(line, suggestions, paymentId);
+    }
+  }
+
+  /** The line booked onto `paymentId`, or onto a new MARKED payment when that is undefined. */
+  book(line: AcceptedLine, suggestions: Suggestion[], paymentId: string | undefined): void {
+    const { accountId, importId, exists, at } = this;
+    const partner = partnerOf(suggestions, exists);
     if (paymentId === undefined) {
       const row = importedPayment(
-        actor.accountId,
-        imp.id,
+        accountId,
+        importId,
         line,
         partner,
         suggestions,
         exists,
-        bookedAt,
+        this.bookedAt,
       );
       paymentId = row.id;
-      payments.push(row);
+      this.payments.push(row);
     }
     const entry =
-      line.amount < 0
-        ? budgetEntry(actor.accountId, imp.id, line, suggestions, exists, at)
-        : undefined;
-    if (entry) entries.push(entry);
-    ledger.push({
-      account_id: actor.accountId,
+      line.amount < 0 ? budgetEntry(accountId, importId, line, suggestions, exists, at) : undefined;
+    if (entry) this.entries.push(entry);
+    this.ledger.push({
+      account_id: accountId,
       identity: line.identity,
-      import_id: imp.id,
+      import_id: importId,
       idx: line.idx,
       payment_id: paymentId,
       partner_id: partner?.id ?? null,
@@ -94,20 +155,18 @@ export async function bookAcceptedLines(
       created_at: at,
     });
   }
-  await insertImportedPayments(ctx, trx, actor.accountId, payments, markedDocuments);
-  await insertBudgetEntries(trx, entries);
-  await repo.insertLedger(trx, ledger);
-  return {
-    paymentsCreated: payments.length,
-    paymentsMarked: marked,
-    budgetEntries: entries.length,
-  };
+}
+
+/** Whether the line returns a SEPA collection or transfer (a usable `SEPA_RETURN` suggestion). */
+function isReturn(line: AcceptedLine, suggestions: Suggestion[], exists: Set<string>): boolean {
+  const returned = best(suggestions, 'SEPA_RETURN');
+  return !!returned && exists.has(returned.id) && !!line.end_to_end_id;
 }
 
 /**
- * A returned SEPA collection or transfer (a `SEPA_RETURN` suggestion): the sepa module marks
- * its payment RETURNED and undoes the run item; the line books nothing anew. Answers the
- * payment's id, or undefined when the line is no such return.
+ * A returned SEPA collection or transfer (`isReturn`): the sepa module marks its payment
+ * RETURNED and undoes the run item; the line books nothing anew. Answers the payment's id, or
+ * undefined when the item is unknown or returned already.
  */
 async function returnedPayment(
   ctx: EventContext,

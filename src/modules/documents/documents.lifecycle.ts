@@ -164,7 +164,7 @@ export class DocumentLifecycle {
       if (row.source === 'GENERATED')
         await this.ctx.customerLinks?.atFinalize(trx, actor, row.id, row.document_type);
     }
-    await emitEvents(this.ctx, trx, accountId, 'document.finalized', views);
+    await emitEvents(this.ctx, trx, accountId, 'document.finalized', views, (v) => v);
   }
 
   /** The values a DRAFT gets when it becomes FINAL: number, timestamps, a fresh PDF slot. */

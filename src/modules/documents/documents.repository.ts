@@ -463,6 +463,29 @@ export async function lockFinalDocument(
     .executeTakeFirst();
 }
 
+/**
+ * `lockFinalDocument` for many documents at once (at most a few hundred ids: one statement),
+ * answering the FINAL ones in id order. On PostgreSQL the rows are locked in id order
+ * (`FOR NO KEY UPDATE`, the lock the no-op UPDATE takes: payments referencing them can still
+ * be inserted), so writers locking ascending runs never wait on each other crosswise; SQLite
+ * serialises writers anyway.
+ */
+export async function lockFinalDocuments(
+  trx: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<DocumentRow[]> {
+  if (ids.length === 0) return [];
+  const query = trx
+    .selectFrom('documents')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('status', '=', 'FINAL')
+    .orderBy('id');
+  return (isPostgres(trx) ? query.forNoKeyUpdate() : query).execute();
+}
+
 /** The gross totals of the FINAL credit notes of these invoices, per invoice, in minor units. */
 export async function creditedTotals(
   db: Executor,
@@ -652,6 +675,26 @@ export async function recordDunnings(
   return rows.map((r) => r.id);
 }
 
+/** Of the partners of `rows`, those whose dunning is blocked. */
+async function blockedPartners(
+  trx: Executor,
+  accountId: string,
+  rows: readonly DocumentRow[],
+): Promise<Set<string>> {
+  const partnerIds = [
+    ...new Set(rows.map((r) => r.partner_id).filter((id): id is string => id !== null)),
+  ];
+  if (partnerIds.length === 0) return new Set();
+  const blocked = await trx
+    .selectFrom('partners')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', partnerIds)
+    .where('dunning_blocked', '=', 1)
+    .execute();
+  return new Set(blocked.map((r) => r.id));
+}
+
 /** A FINAL invoice locked for a dunning letter, with what its re-check needs. */
 export interface LockedForDunning extends DocumentRow {
   /** Settled MARKED payments in the invoice's currency, minor units. */
@@ -716,22 +759,7 @@ export async function lockForDunning(
     .groupBy(['document_id', 'currency', 'status', 'direction', 'payment_method'])
     .execute();
   const credited = await creditedTotals(trx, accountId, lockedIds);
-  const partnerIds = [
-    ...new Set(locked.map((r) => r.partner_id).filter((id): id is string => id !== null)),
-  ];
-  const blocked = new Set(
-    partnerIds.length === 0
-      ? []
-      : (
-          await trx
-            .selectFrom('partners')
-            .select('id')
-            .where('account_id', '=', accountId)
-            .where('id', 'in', partnerIds)
-            .where('dunning_blocked', '=', 1)
-            .execute()
-        ).map((r) => r.id),
-  );
+  const blocked = await blockedPartners(trx, accountId, locked);
   const currencyOf = new Map(locked.map((r) => [r.id, r.currency]));
   const settled = new Map<string, number>();
   const collecting = new Set<string>();
@@ -756,15 +784,19 @@ export async function lockForDunning(
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** Sets or clears when an invoice became paid, moving `version` like every derived field. */
-export async function setPaidAt(
+/**
+ * Sets or clears when invoices became paid, moving `version` like every derived field (at most
+ * a few hundred ids: one statement). Answers the ids updated.
+ */
+export async function setPaidAtMany(
   trx: Executor,
   accountId: string,
-  id: string,
+  ids: readonly string[],
   paidAt: string | null,
   now: Date,
-): Promise<DocumentRow | undefined> {
-  return trx
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await trx
     .updateTable('documents')
     .set((eb) => ({
       paid_at: paidAt,
@@ -772,9 +804,10 @@ export async function setPaidAt(
       updated_at: now.toISOString(),
     }))
     .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+    .where('id', 'in', ids)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /**

@@ -3,21 +3,30 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { isoDate } from '../../shared/dates.js';
-import { emitEvent } from '../webhook-endpoints/index.js';
+import { emitEvents } from '../webhook-endpoints/index.js';
 import { isPaid, openMinor, paymentState, presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
+import type { DocumentRow } from './documents.repository.js';
 
 /** What announcing an event needs: the clock and the job queue of the webhook outbox. */
 export type EventContext = Pick<AppContext, 'clock' | 'jobs'>;
 
+/** Invoices judged per round of statements: well inside SQLite's and PostgreSQL's limits. */
+const CHUNK = 500;
+
 /**
  * Called in the transaction of every payment write with the invoices it touched: an invoice
  * whose settled payments now cover its gross total gets `paidAt` and `document.paid`, once;
- * one that no longer is paid (a payment undone) loses `paidAt`. Each invoice's row is locked
+ * one that no longer is paid (a payment undone) loses `paidAt`. The invoices' rows are locked
  * first (in id order, so two writers never wait on each other crosswise), so concurrent
  * payments of one invoice are judged one after the other and the one that completes it sees
  * the others. A DRAFT is judged when it becomes FINAL. Answers the invoices whose `paidAt`
- * changed.
+ * changed, in id order.
+ *
+ * Set-based, so a bank statement settling thousands of invoices costs a handful of statements
+ * per 500 of them, not a few per invoice: lock the chunk, read its settled sums and credit
+ * notes in one go (`withPaymentFigures`), judge in memory, set or clear `paidAt` with one
+ * UPDATE each, and write the chunk's `document.paid` events together.
  */
 export async function recordSettlement(
   ctx: EventContext,
@@ -28,24 +37,39 @@ export async function recordSettlement(
   const changed: string[] = [];
   const ids = [...new Set(documentIds.filter((id): id is string => !!id))].sort();
   const now = ctx.clock.now();
-  for (const id of ids) {
-    const row = await repo.lockFinalDocument(trx, accountId, id);
-    if (!row || row.document_type !== 'INVOICE' || row.invoice_type !== 'INVOICE') continue;
-    const [figures] = await repo.withPaymentFigures(trx, accountId, [row], isoDate(now));
-    // The presenter's rule: a vendor invoice paid by outgoing payments is paid as well.
-    const paid =
-      Number(row.gross_total) !== 0 && row.cancelled_by_document_id === null && isPaid(figures!);
-    if (paid === (row.paid_at !== null)) continue;
-    const after = await repo.setPaidAt(trx, accountId, id, paid ? now.toISOString() : null, now);
-    if (after) changed.push(id);
-    if (paid && after)
-      await emitEvent(
-        ctx,
-        trx,
-        accountId,
-        'document.paid',
-        presentDocument({ ...after, settled_minor: figures!.settled_minor, as_of: isoDate(now) }),
-      );
+  const today = isoDate(now);
+  for (let from = 0; from < ids.length; from += CHUNK) {
+    const locked = await repo.lockFinalDocuments(trx, accountId, ids.slice(from, from + CHUNK));
+    const invoices = locked.filter(
+      (row) => row.document_type === 'INVOICE' && row.invoice_type === 'INVOICE',
+    );
+    const byId = new Map(invoices.map((row) => [row.id, row]));
+    const paid: DocumentRow[] = [];
+    const unpaid: string[] = [];
+    const settled = new Map<string, number>();
+    for (const row of await repo.withPaymentFigures(trx, accountId, invoices, today)) {
+      // The presenter's rule: a vendor invoice paid by outgoing payments is paid as well.
+      const isNowPaid =
+        Number(row.gross_total) !== 0 && row.cancelled_by_document_id === null && isPaid(row);
+      if (isNowPaid === (row.paid_at !== null)) continue;
+      if (isNowPaid) paid.push(byId.get(row.id)!);
+      else unpaid.push(row.id);
+      settled.set(row.id, row.settled_minor);
+    }
+    const at = now.toISOString();
+    const paidIds = paid.map((row) => row.id);
+    const after = new Set([
+      ...(await repo.setPaidAtMany(trx, accountId, paidIds, at, now)),
+      ...(await repo.setPaidAtMany(trx, accountId, unpaid, null, now)),
+    ]);
+    // Locked since they were read: as updated, they are those rows with the update applied.
+    const newlyPaid = paid
+      .filter((row) => after.has(row.id))
+      .map((row) => ({ ...row, paid_at: at, version: row.version + 1, updated_at: at }));
+    await emitEvents(ctx, trx, accountId, 'document.paid', newlyPaid, (row) =>
+      presentDocument({ ...row, settled_minor: settled.get(row.id)!, as_of: today }),
+    );
+    for (const row of locked) if (after.has(row.id)) changed.push(row.id);
   }
   return changed;
 }

@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/schema.js';
 import { appendAudits, systemActor, type Actor } from '../../shared/audit.js';
 import { addDays, isoDate } from '../../shared/dates.js';
 import { AppError } from '../../shared/errors.js';
@@ -38,6 +40,14 @@ interface Run {
   actor: Actor;
   /** Only these invoices (the letters chosen from a dry run); every invoice when left out. */
   invoiceIds?: readonly string[];
+}
+
+/** A letter prepared outside the transaction, ready to be written if still due. */
+interface Ready {
+  invoice: DunnableInvoiceRow;
+  claim: Claim;
+  letter: LetterView;
+  doc: PreparedDocument;
 }
 
 /** What the run needs per account: its settings and the letters' templates. */
@@ -230,7 +240,7 @@ export class DunningRuns {
         letterInput(l.invoice, l.claim, prepared.templates[l.claim.kind]!, run.asOf, payBy),
       ),
     );
-    const ready: ((typeof letters)[number] & { doc: PreparedDocument })[] = [];
+    const ready: ((typeof letters)[number] & Ready)[] = [];
     letters.forEach((l, i) => {
       const doc = docs[i]!;
       if (doc instanceof AppError)
@@ -239,90 +249,101 @@ export class DunningRuns {
     });
     if (ready.length === 0) return;
     await this.opts.beforeWrite?.(ready.map((r) => r.invoice.id));
-    const { accountId } = run;
-    const made = await this.ctx.db.transaction().execute(async (trx) => {
-      const locked = new Map(
-        (
-          await lockForDunning(
-            trx,
-            accountId,
-            ready.map((r) => r.invoice.id),
-          )
-        ).map((row) => [row.id, row]),
-      );
-      const still = ready.filter((r) => stillDue(locked.get(r.invoice.id), r.claim));
-      if (still.length === 0) return [];
-      const now = this.ctx.clock.now();
-      const at = now.toISOString();
-      // The level's compare-and-set, per previous level (one statement for a usual chunk).
-      const moved = new Set<string>();
-      for (const from of new Set(still.map((r) => r.claim.level - 1)))
-        for (const id of await recordDunnings(
-          trx,
-          accountId,
-          still.filter((r) => r.claim.level - 1 === from).map((r) => r.invoice.id),
-          { from, to: from + 1, on: run.asOf, at },
-        ))
-          moved.add(id);
-      const kept = still.filter((r) => moved.has(r.invoice.id));
-      await insertFinalDocuments(
-        this.ctx,
-        trx,
-        run.actor,
-        kept.map((r) => r.doc),
-      );
-      const claimed = await repo.claimNotices(
-        trx,
-        kept.map((r) => ({
-          invoice_id: r.invoice.id,
-          level: r.claim.level,
-          account_id: accountId,
-          document_id: r.doc.id,
-          kind: r.claim.kind,
-          as_of: run.asOf,
-          currency: r.invoice.currency,
-          open_minor: r.claim.openMinor,
-          fee_minor: r.claim.feeMinor,
-          interest_minor: r.claim.interestMinor,
-          flat_fee_minor: r.claim.flatFeeMinor,
-          created_at: at,
-        })),
-      );
-      // The invoice's level was free under its lock, so its notice is: anything else is a
-      // broken record, and the chunk rolls back rather than send a letter twice.
-      if (claimed.size !== kept.length)
-        throw new Error('dunning: a notice exists for a level the invoice had not reached');
-      await appendAudits(
-        trx,
-        run.actor,
-        kept.map((r) => ({
-          action: 'document.dunned',
-          resourceType: 'document',
-          resourceId: r.invoice.id,
-          changes: {
-            dunningLevel: { from: r.claim.level - 1, to: r.claim.level },
-            letterId: r.doc.id,
-          },
-        })),
-        now,
-      );
-      await emitEvents(
-        this.ctx,
-        trx,
-        accountId,
-        'dunning.sent',
-        kept.map((r) => ({ ...r.letter, documentId: r.doc.id, sendQueued: true })),
-      );
-      await this.ctx.jobs.enqueueMany(
-        trx,
-        SEND_JOB,
-        kept.map((r) => ({ payload: { documentId: r.doc.id, accountId }, accountId })),
-      );
-      return kept;
-    });
+    const made = await this.ctx.db
+      .transaction()
+      .execute((trx) => this.writeLetters(trx, run, ready));
     for (const r of made)
       result.letters.push({ ...r.letter, documentId: r.doc.id, sendQueued: true });
     if (made.length > 0) this.ctx.jobs.kick();
+  }
+
+  /**
+   * The write of a chunk, in its transaction: locks and re-checks the invoices, then the
+   * levels' compare-and-set, the letters, notices, audit events, webhook events and send jobs
+   * of those still due. Answers the letters made.
+   */
+  private async writeLetters<T extends Ready>(
+    trx: Transaction<DB>,
+    run: Run,
+    ready: readonly T[],
+  ): Promise<T[]> {
+    const { accountId } = run;
+    const locked = new Map(
+      (
+        await lockForDunning(
+          trx,
+          accountId,
+          ready.map((r) => r.invoice.id),
+        )
+      ).map((row) => [row.id, row]),
+    );
+    const still = ready.filter((r) => stillDue(locked.get(r.invoice.id), r.claim));
+    if (still.length === 0) return [];
+    const now = this.ctx.clock.now();
+    const at = now.toISOString();
+    // The level's compare-and-set, per previous level (one statement for a usual chunk).
+    const moved = new Set<string>();
+    for (const from of new Set(still.map((r) => r.claim.level - 1)))
+      for (const id of await recordDunnings(
+        trx,
+        accountId,
+        still.filter((r) => r.claim.level - 1 === from).map((r) => r.invoice.id),
+        { from, to: from + 1, on: run.asOf, at },
+      ))
+        moved.add(id);
+    const kept = still.filter((r) => moved.has(r.invoice.id));
+    await insertFinalDocuments(
+      this.ctx,
+      trx,
+      run.actor,
+      kept.map((r) => r.doc),
+    );
+    const claimed = await repo.claimNotices(
+      trx,
+      kept.map((r) => ({
+        invoice_id: r.invoice.id,
+        level: r.claim.level,
+        account_id: accountId,
+        document_id: r.doc.id,
+        kind: r.claim.kind,
+        as_of: run.asOf,
+        currency: r.invoice.currency,
+        open_minor: r.claim.openMinor,
+        fee_minor: r.claim.feeMinor,
+        interest_minor: r.claim.interestMinor,
+        flat_fee_minor: r.claim.flatFeeMinor,
+        created_at: at,
+      })),
+    );
+    // The invoice's level was free under its lock, so its notice is: anything else is a
+    // broken record, and the chunk rolls back rather than send a letter twice.
+    if (claimed.size !== kept.length)
+      throw new Error('dunning: a notice exists for a level the invoice had not reached');
+    await appendAudits(
+      trx,
+      run.actor,
+      kept.map((r) => ({
+        action: 'document.dunned',
+        resourceType: 'document',
+        resourceId: r.invoice.id,
+        changes: {
+          dunningLevel: { from: r.claim.level - 1, to: r.claim.level },
+          letterId: r.doc.id,
+        },
+      })),
+      now,
+    );
+    await emitEvents(this.ctx, trx, accountId, 'dunning.sent', kept, (r) => ({
+      ...r.letter,
+      documentId: r.doc.id,
+      sendQueued: true,
+    }));
+    await this.ctx.jobs.enqueueMany(
+      trx,
+      SEND_JOB,
+      kept.map((r) => ({ payload: { documentId: r.doc.id, accountId }, accountId })),
+    );
+    return kept;
   }
 }
 

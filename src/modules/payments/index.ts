@@ -6,7 +6,7 @@ export {
   findPayment,
   findPaymentByProviderId,
   insertImportedPayments,
-  markPaymentImported,
+  markPaymentsImported,
   newPaymentRow,
   paymentSearchText,
   resolveLinks,

@@ -168,17 +168,31 @@ export async function insertImportedPayments(
   ]);
 }
 
+/** Payments booked per UPDATE: well inside SQLite's and PostgreSQL's parameter limits. */
+const CHUNK = 500;
+
 /**
- * An imported line pays an open payment: PENDING → MARKED. Answers the invoice it pays (null:
- * none), for `insertImportedPayments` to judge; undefined when the payment is no longer open.
+ * Imported lines pay open payments: PENDING (or MARKED by hand, unconfirmed) → MARKED, a few
+ * hundred per statement. Answers the payments booked, each with the invoice it pays (null:
+ * none), for `insertImportedPayments` to judge; one no longer open is left out.
  */
-export async function markPaymentImported(
+export async function markPaymentsImported(
   trx: Transaction<DB>,
   accountId: string,
-  paymentId: string,
+  paymentIds: readonly string[],
   importId: string,
   at: string,
-): Promise<{ documentId: string | null } | undefined> {
-  const marked = await repo.markImported(trx, accountId, paymentId, importId, at);
-  return marked && { documentId: marked.document_id };
+): Promise<Map<string, string | null>> {
+  const marked = new Map<string, string | null>();
+  const ids = [...new Set(paymentIds)];
+  for (let from = 0; from < ids.length; from += CHUNK)
+    for (const row of await repo.markImported(
+      trx,
+      accountId,
+      ids.slice(from, from + CHUNK),
+      importId,
+      at,
+    ))
+      marked.set(row.id, row.document_id);
+  return marked;
 }

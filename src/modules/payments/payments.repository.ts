@@ -52,17 +52,19 @@ function awaitsStatement(eb: ExpressionBuilder<PaymentsDB, 'payments'>) {
 }
 
 /**
- * Books an imported line onto a payment that awaits a statement (`awaitsStatement`): MARKED,
- * with the import's id; one already MARKED by hand keeps its `markedAt`. Answers its invoice;
- * undefined when it no longer awaits one.
+ * Books imported lines onto payments that await a statement (`awaitsStatement`): MARKED, with
+ * the import's id; one already MARKED by hand keeps its `markedAt`. At most a few hundred ids
+ * (one statement). Answers the payments it booked with their invoices; one that no longer
+ * awaits a statement is left out.
  */
 export async function markImported(
   trx: Executor,
   accountId: string,
-  id: string,
+  ids: readonly string[],
   importId: string,
   at: string,
-): Promise<{ document_id: string | null } | undefined> {
+): Promise<{ id: string; document_id: string | null }[]> {
+  if (ids.length === 0) return [];
   return typed(trx)
     .updateTable('payments')
     .set((eb) => ({
@@ -73,10 +75,10 @@ export async function markImported(
       version: eb('version', '+', 1),
     }))
     .where('account_id', '=', accountId)
-    .where('id', '=', id)
+    .where('id', 'in', ids)
     .where(awaitsStatement)
-    .returning('document_id')
-    .executeTakeFirst();
+    .returning(['id', 'document_id'])
+    .execute();
 }
 
 export const findPayment = (db: Executor, accountId: string, id: string) =>

@@ -5,6 +5,7 @@ import type { SqlCondition } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { newId } from '../../shared/ids.js';
 import * as repo from './webhook-endpoints.repository.js';
+import type { WebhookDeliveryRow } from './webhook-endpoints.repository.js';
 import type { WebhookEventType } from './webhook-endpoints.schemas.js';
 
 /** The job that makes one attempt of one delivery (`delivery.job.ts`). */
@@ -83,59 +84,26 @@ export async function emitEvent(
   type: WebhookEventType,
   data: Record<string, unknown>,
 ): Promise<number> {
-  const early = prefetched.get(trx)?.get(accountId);
-  const endpoints = (await (early ? early() : repo.enabledEndpoints(trx, accountId))).filter((e) =>
-    (JSON.parse(e.event_types) as string[]).includes(type),
-  );
-  if (endpoints.length === 0) return 0;
-  if (withEndpoints.size >= 10_000) withEndpoints.clear();
-  withEndpoints.set(hintKey(accountId, type), Date.now());
-  const at = ctx.clock.now().toISOString();
-  const payload = JSON.stringify({ type, timestamp: at, data });
-  for (const endpoint of endpoints) {
-    const id = newId('webhookDelivery');
-    await repo.insertDelivery(trx, {
-      id,
-      account_id: accountId,
-      endpoint_id: endpoint.id,
-      event_type: type,
-      payload,
-      status: 'PENDING',
-      attempts: 0,
-      next_attempt_at: at,
-      last_attempt_at: null,
-      last_status_code: null,
-      last_latency_ms: null,
-      last_error: null,
-      response_excerpt: null,
-      sending_until: null,
-      created_at: at,
-      updated_at: at,
-    });
-  }
-  // One turn for the event, not one per endpoint: the account's turns hand on to each other
-  // while it has deliveries due (delivery.job.ts), so an account with many endpoints does not
-  // queue many jobs ahead of other accounts' turns.
-  const job: DeliverJob = { accountId, dueAt: at };
-  await ctx.jobs.enqueue(trx, DELIVER_JOB, { ...job }, accountId);
-  // Start sending soon after the commit rather than at the next poll.
-  afterCommit(trx, () => Promise.resolve(ctx.jobs.kick()));
-  return endpoints.length;
+  return emitEvents(ctx, trx, accountId, type, [data], (d) => d);
 }
 
 /**
- * `emitEvent` for many events of one type at once (a batch write): the account's endpoints
- * read once, every delivery of every event in a few multi-row inserts, and one turn of the
- * account for them all. Answers how many deliveries were queued.
+ * `emitEvent` for many events of one type at once (a statement settling many invoices): the
+ * endpoints are read once, `data` is only called when an endpoint wants the events, the
+ * delivery rows (in the order of `items`) go in multi-row inserts, and one turn of the
+ * account is queued for them all — turns hand on to each other while deliveries are due, so
+ * a batch does not queue thousands of jobs ahead of other accounts' turns. Answers how many
+ * deliveries were queued.
  */
-export async function emitEvents(
+export async function emitEvents<T>(
   ctx: Pick<AppContext, 'clock' | 'jobs'>,
   trx: Transaction<DB>,
   accountId: string,
   type: WebhookEventType,
-  data: readonly Record<string, unknown>[],
+  items: readonly T[],
+  data: (item: T) => Record<string, unknown>,
 ): Promise<number> {
-  if (data.length === 0) return 0;
+  if (items.length === 0) return 0;
   const early = prefetched.get(trx)?.get(accountId);
   const endpoints = (await (early ? early() : repo.enabledEndpoints(trx, accountId))).filter((e) =>
     (JSON.parse(e.event_types) as string[]).includes(type),
@@ -144,30 +112,36 @@ export async function emitEvents(
   if (withEndpoints.size >= 10_000) withEndpoints.clear();
   withEndpoints.set(hintKey(accountId, type), Date.now());
   const at = ctx.clock.now().toISOString();
-  const rows = data.flatMap((d) => {
-    const payload = JSON.stringify({ type, timestamp: at, data: d });
-    return endpoints.map((endpoint) => ({
-      id: newId('webhookDelivery'),
-      account_id: accountId,
-      endpoint_id: endpoint.id,
-      event_type: type,
-      payload,
-      status: 'PENDING',
-      attempts: 0,
-      next_attempt_at: at,
-      last_attempt_at: null,
-      last_status_code: null,
-      last_latency_ms: null,
-      last_error: null,
-      response_excerpt: null,
-      sending_until: null,
-      created_at: at,
-      updated_at: at,
-    }));
-  });
+  const rows: WebhookDeliveryRow[] = [];
+  for (const item of items) {
+    const payload = JSON.stringify({ type, timestamp: at, data: data(item) });
+    for (const endpoint of endpoints)
+      rows.push({
+        id: newId('webhookDelivery'),
+        account_id: accountId,
+        endpoint_id: endpoint.id,
+        event_type: type,
+        payload,
+        status: 'PENDING',
+        attempts: 0,
+        next_attempt_at: at,
+        last_attempt_at: null,
+        last_status_code: null,
+        last_latency_ms: null,
+        last_error: null,
+        response_excerpt: null,
+        sending_until: null,
+        created_at: at,
+        updated_at: at,
+      });
+  }
   await repo.insertDeliveries(trx, rows);
+  // One turn for the events, not one per endpoint or event: the account's turns hand on to
+  // each other while it has deliveries due (delivery.job.ts), so an account with many
+  // endpoints does not queue many jobs ahead of other accounts' turns.
   const job: DeliverJob = { accountId, dueAt: at };
   await ctx.jobs.enqueue(trx, DELIVER_JOB, { ...job }, accountId);
+  // Start sending soon after the commit rather than at the next poll.
   afterCommit(trx, () => Promise.resolve(ctx.jobs.kick()));
   return rows.length;
 }

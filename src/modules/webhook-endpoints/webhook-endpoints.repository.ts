@@ -1,5 +1,11 @@
 import { sql, type Compilable, type Selectable } from 'kysely';
-import { compiledOnce, recordQueries, type Executor, type SqlCondition } from '../../db/records.js';
+import {
+  compiledOnce,
+  insertChunked,
+  recordQueries,
+  type Executor,
+  type SqlCondition,
+} from '../../db/records.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
@@ -145,20 +151,12 @@ export async function disableEndpoint(
     .executeTakeFirst();
 }
 
-export async function insertDelivery(trx: Executor, row: WebhookDeliveryRow): Promise<void> {
-  await trx.insertInto('webhook_deliveries').values(row).execute();
-}
-
-/** Many deliveries, a few hundred rows per statement (16 parameters each). */
+/** New deliveries (one event's, or a batch of events'), as multi-row inserts. */
 export async function insertDeliveries(
   trx: Executor,
   rows: readonly WebhookDeliveryRow[],
 ): Promise<void> {
-  for (let from = 0; from < rows.length; from += 500)
-    await trx
-      .insertInto('webhook_deliveries')
-      .values(rows.slice(from, from + 500))
-      .execute();
+  await insertChunked(trx, 'webhook_deliveries', rows, 16);
 }
 
 export async function findDelivery(
