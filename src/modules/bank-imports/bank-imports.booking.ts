@@ -4,13 +4,14 @@ import type { Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { insertBudgetEntries } from '../budgets/index.js';
 import {
+  findPayment,
   insertImportedPayments,
   markPaymentImported,
   newPaymentRow,
   type PaymentRow,
 } from '../payments/index.js';
 import type { EventContext } from '../documents/index.js';
-import { returnSepaPayment } from '../sepa/index.js';
+import { findSepaBatches, returnSepaPayment } from '../sepa/index.js';
 import * as repo from './bank-imports.repository.js';
 import type { Suggestion } from './bank-imports.schemas.js';
 import { USE_SCORE } from './suggestions.js';
@@ -18,8 +19,10 @@ import { USE_SCORE } from './suggestions.js';
 /**
  * The booking half of finalize (decisions §11), run inside its transaction: every ACCEPTED
  * line becomes a MARKED payment or marks the payment it matched (score ≥ 70, still PENDING, or
- * recorded by hand as settled and not yet on a statement: then it is only linked), categorised debits become budget entries, and every line enters the ledger of
- * imported lines. Suggested records deleted since staging are not used.
+ * recorded by hand as settled and not yet on a statement: then it is only linked; a SEPA batch
+ * booking marks the payments of all its items), categorised debits become budget entries, and
+ * every line enters the ledger of imported lines. Suggested records deleted since staging are
+ * not used.
  */
 
 type AcceptedLine = Awaited<ReturnType<typeof repo.acceptedLines>>[number];
@@ -55,6 +58,17 @@ export async function bookAcceptedLines(
   for (const { line, suggestions } of parsed) {
     const partner = partnerOf(suggestions, exists);
     let paymentId = await returnedPayment(ctx, trx, actor, imp.id, line, suggestions, exists);
+    if (paymentId === undefined) {
+      const batch = await batchPayments(trx, actor.accountId, line, suggestions, exists, usedPayments);
+      for (const id of batch) {
+        const paid = await markPaymentImported(trx, actor.accountId, id, imp.id, at);
+        if (!paid) continue;
+        markedDocuments.push(paid.documentId);
+        usedPayments.add(id);
+        paymentId ??= id;
+        marked++;
+      }
+    }
     const open = paymentId === undefined ? best(suggestions, 'PAYMENT') : undefined;
     if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
       const paid = await markPaymentImported(trx, actor.accountId, open.id, imp.id, at);
@@ -125,8 +139,40 @@ async function returnedPayment(
     reason: line.return_reason === null || line.return_reason === '' ? null : line.return_reason,
     returnedOn: line.booking_date,
     importId,
+    text: [line.booking_text, line.purpose].filter((t) => t !== null && t !== '').join(': '),
   });
   return done ? returned.id : undefined;
+}
+
+/**
+ * The payments a batch booking confirms (a `SEPA_BATCH` suggestion): those of the run block's
+ * items not returned, read again now — only when they still add up to the line's amount and
+ * every one still awaits a statement (else none: the line is booked like any other).
+ */
+async function batchPayments(
+  trx: Transaction<DB>,
+  accountId: string,
+  line: AcceptedLine,
+  suggestions: Suggestion[],
+  exists: Set<string>,
+  used: Set<string>,
+): Promise<string[]> {
+  const suggested = best(suggestions, 'SEPA_BATCH');
+  if (!suggested || !exists.has(suggested.id)) return [];
+  const batch = (await findSepaBatches(trx, accountId, [suggested.label])).get(suggested.label);
+  if (!batch || batch.runId !== suggested.id) return [];
+  const standing = batch.items.filter((i) => i.returnedOn === null && i.paymentId !== null);
+  const total = standing.reduce((sum, i) => sum + i.amountMinor, 0);
+  if (standing.length === 0 || total !== Math.abs(line.amount)) return [];
+  const ids = standing.map((i) => i.paymentId!);
+  for (const id of ids) {
+    const payment = used.has(id) ? undefined : await findPayment(trx, accountId, id);
+    const awaits =
+      payment?.status === 'PENDING' ||
+      (payment?.status === 'MARKED' && payment.source === 'MANUAL' && payment.import_id === null);
+    if (!awaits) return [];
+  }
+  return ids;
 }
 
 /** The partner a line names, when its suggestion is sure enough and the partner still exists. */
@@ -216,6 +262,7 @@ async function existing(
     INVOICE: 'documents',
     BUDGET_CATEGORY: 'budget_categories',
     SEPA_RETURN: 'payments',
+    SEPA_BATCH: 'sepa_runs',
   } as const;
   const found = new Set<string>();
   for (const [type, ids] of byType)

@@ -2,8 +2,10 @@
 export { sepaRoutes } from './sepa.routes.js';
 export {
   findRunItemsByEndToEndId,
+  findSepaBatches,
   MANDATE_ENDING_REASONS,
   returnSepaPayment,
   type ReturnInput,
+  type SepaBatchMatch,
   type SepaRunMatch,
 } from './round-trip.js';
