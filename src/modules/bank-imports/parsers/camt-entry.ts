@@ -239,7 +239,8 @@ function bookingDateOf(
 /**
  * A batch booking's facts (`NtryDtls/Btch`: `MsgId`, `PmtInfId`, `NbOfTxs`; the transactions'
  * `Refs/PmtInfId` and `MsgId`, and their EndToEndIds), for an entry kept as one booking; undefined
- * for an entry that is no batch (no `Btch`, at most one transaction, and no `PmtInfId`).
+ * for an entry that is no batch (no `Btch`, at most one transaction and no `PmtInfId`; or one
+ * transaction with its EndToEndId).
  */
 function batchOf(ntry: XmlElement, transactions: XmlElement[]): BatchInfo | undefined {
   const batches = children(ntry, 'NtryDtls')
@@ -260,6 +261,8 @@ function batchOf(ntry: XmlElement, transactions: XmlElement[]): BatchInfo | unde
   const endToEndIds = transactions
     .map((tx) => optionalReference(txRef(tx, 'EndToEndId')))
     .filter((id): id is string => id !== null);
+  // One transaction naming its EndToEndId is a single booking, whatever `Btch` says of one.
+  if (transactions.length === 1 && endToEndIds.length === 1 && (count ?? 1) <= 1) return undefined;
   return { references: [...new Set(references)], count, endToEndIds };
 }
 

@@ -151,8 +151,8 @@ function keyValues(text: string): { values: Map<string, string>; first: number }
  *
  * A reference is at most 35 characters: one that runs longer swallowed what follows it — a key
  * glued to its end (`EREF+KTR…XSVWZ+…`, split there) or the text after a subfield the bank did
- * not fill (a `HARD_BREAK` from `joinSepaPieces`: the reference ends there and the rest is
- * remittance text).
+ * not fill (a `HARD_BREAK` from `joinSepaPieces`: the reference ends there), or else at the
+ * last word that fits; the rest is remittance text.
  */
 export function splitSepaPurpose(text: string): SepaPurpose {
   let marked = text.replace(/[^\S\n]+/g, ' ').replace(/ ?\n ?/g, HARD_BREAK).trim();
@@ -181,10 +181,17 @@ export function splitSepaPurpose(text: string): SepaPurpose {
     const value = parsed.values.get(key);
     if (value === undefined) return null;
     const whole = normaliseSpace(value);
-    const cut = value.indexOf(HARD_BREAK);
-    if (whole.length <= MAX_REFERENCE || cut < 0) return usable(whole);
-    rest.push(normaliseSpace(value.slice(cut)));
-    return usable(normaliseSpace(value.slice(0, cut)));
+    if (whole.length <= MAX_REFERENCE) return usable(whole);
+    // Up to the first subfield the bank did not fill, and then to the last word that fits.
+    const hard = value.indexOf(HARD_BREAK);
+    let head = normaliseSpace(hard < 0 ? value : value.slice(0, hard));
+    if (head.length > MAX_REFERENCE) {
+      const space = head.lastIndexOf(' ', MAX_REFERENCE);
+      if (space <= 0) return usable(whole);
+      head = head.slice(0, space);
+    }
+    rest.push(normaliseSpace(whole.slice(head.length)));
+    return usable(head);
   };
   const endToEndId = reference('EREF');
   const mandateReference = reference('MREF');
@@ -421,7 +428,7 @@ function idLikeWords(text: string): string[] {
   return text
     .split(/[\s,;]+/)
     .map((w) => w.replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, ''))
-    .filter((w) => w.length >= 8 && w.length <= MAX_REFERENCE && /\d/.test(w))
+    .filter((w) => w.length >= 8 && w.length <= MAX_REFERENCE && /\d/.test(w) && !w.includes('+'))
     .slice(0, 20);
 }
 
@@ -443,7 +450,7 @@ function batchOf(
     (customerReference !== null && details.endToEndId === null);
   if (!batch) return undefined;
   const references = [
-    ...(customerReference !== null ? [customerReference.replace(/\s+/g, '')] : []),
+    ...(customerReference !== null ? [customerReference] : []),
     ...idLikeWords(wholeText),
   ];
   return { references: [...new Set(references)], count: null, endToEndIds: [] };
