@@ -55,20 +55,13 @@ export async function bookAcceptedLines(
   const usedPayments = new Set<string>();
   const markedDocuments: (string | null)[] = [];
   let marked = 0;
+  const settle = { trx, actor, importId: imp.id, at, exists, used: usedPayments, markedDocuments };
   for (const { line, suggestions } of parsed) {
     const partner = partnerOf(suggestions, exists);
     let paymentId = await returnedPayment(ctx, trx, actor, imp.id, line, suggestions, exists);
-    if (paymentId === undefined) {
-      const batch = await batchPayments(trx, actor.accountId, line, suggestions, exists, usedPayments);
-      for (const id of batch) {
-        const paid = await markPaymentImported(trx, actor.accountId, id, imp.id, at);
-        if (!paid) continue;
-        markedDocuments.push(paid.documentId);
-        usedPayments.add(id);
-        paymentId ??= id;
-        marked++;
-      }
-    }
+    const batch = paymentId === undefined ? await confirmBatch(settle, line, suggestions) : [];
+    marked += batch.length;
+    paymentId ??= batch[0];
     const open = paymentId === undefined ? best(suggestions, 'PAYMENT') : undefined;
     if (open && exists.has(open.id) && !usedPayments.has(open.id)) {
       const paid = await markPaymentImported(trx, actor.accountId, open.id, imp.id, at);
@@ -145,18 +138,26 @@ async function returnedPayment(
 }
 
 /**
- * The payments a batch booking confirms (a `SEPA_BATCH` suggestion): those of the run block's
- * items not returned, read again now — only when they still add up to the line's amount and
- * every one still awaits a statement (else none: the line is booked like any other).
+ * A SEPA batch booking (a `SEPA_BATCH` suggestion) confirms the payments of the run block's
+ * items not returned, read again now: all of them (MARKED, their invoices judged with the
+ * import's), and only when they still add up to the line's amount and every one still awaits a
+ * statement — else none, and the line is booked like any other. Answers the payments marked.
  */
-async function batchPayments(
-  trx: Transaction<DB>,
-  accountId: string,
+async function confirmBatch(
+  settle: {
+    trx: Transaction<DB>;
+    actor: Actor;
+    importId: string;
+    at: string;
+    exists: Set<string>;
+    used: Set<string>;
+    markedDocuments: (string | null)[];
+  },
   line: AcceptedLine,
   suggestions: Suggestion[],
-  exists: Set<string>,
-  used: Set<string>,
 ): Promise<string[]> {
+  const { trx, actor, exists, used } = settle;
+  const accountId = actor.accountId;
   const suggested = best(suggestions, 'SEPA_BATCH');
   if (!suggested || !exists.has(suggested.id)) return [];
   const batch = (await findSepaBatches(trx, accountId, [suggested.label])).get(suggested.label);
@@ -172,7 +173,15 @@ async function batchPayments(
       (payment?.status === 'MARKED' && payment.source === 'MANUAL' && payment.import_id === null);
     if (!awaits) return [];
   }
-  return ids;
+  const marked: string[] = [];
+  for (const id of ids) {
+    const paid = await markPaymentImported(trx, accountId, id, settle.importId, settle.at);
+    if (!paid) continue;
+    settle.markedDocuments.push(paid.documentId);
+    used.add(id);
+    marked.push(id);
+  }
+  return marked;
 }
 
 /** The partner a line names, when its suggestion is sure enough and the partner still exists. */

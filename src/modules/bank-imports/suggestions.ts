@@ -249,10 +249,9 @@ export class Matcher {
       batch.paymentInfoId === null
         ? `MsgId ${batch.messageId} of a SEPA ${what} run`
         : `PmtInfId ${batch.paymentInfoId} of a SEPA ${what} run`;
-    const evidence =
-      info.references.includes(reference)
-        ? `${named} is named by the line`
-        : `the line lists the EndToEndIds of ${named}`;
+    const evidence = info.references.includes(reference)
+      ? `${named} is named by the line`
+      : `the line lists the EndToEndIds of ${named}`;
     const money = (minor: number) => (minor / 100).toFixed(2);
     const problems: string[] = [];
     if (standing.length === 0) problems.push('every item of the batch was returned');
@@ -261,7 +260,9 @@ export class Matcher {
         `amount ${money(Math.abs(entry.amountMinor))} differs from the batch total ${money(total)} of its ${standing.length} items not returned`,
       );
     if (info.count !== null && info.count !== standing.length)
-      problems.push(`the bank counts ${info.count} transactions, the batch holds ${standing.length}`);
+      problems.push(
+        `the bank counts ${info.count} transactions, the batch holds ${standing.length}`,
+      );
     if (info.endToEndIds.length > 0) {
       const listed = new Set(info.endToEndIds);
       const missing = standing.filter((i) => !listed.has(i.endToEndId)).length;

@@ -62,21 +62,30 @@ function batchEntry(e: {
   return `<Ntry><NtryRef>${e.ref}</NtryRef><Amt Ccy="EUR">${cents(e.amountMinor)}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>${e.date}</Dt></BookgDt><ValDt><Dt>${e.date}</Dt></ValDt><AcctSvcrRef>${e.ref}</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RDDT</Cd><SubFmlyCd>BBDD</SubFmlyCd></Fmly></Domn></BkTxCd><AddtlNtryInf>SEPA-LASTSCHRIFT SAMMLER</AddtlNtryInf><NtryDtls>${btch}${txs}</NtryDtls></Ntry>`;
 }
 
-/** A camt entry booking one item (a single collection credit). */
-function singleEntry(item: Item, ref: string, date: string): string {
-  return `<Ntry><NtryRef>${ref}</NtryRef><Amt Ccy="EUR">${cents(minor(item))}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>${date}</Dt></BookgDt><AcctSvcrRef>${ref}</AcctSvcrRef><NtryDtls><TxDtls><Refs><EndToEndId>${item.endToEndId}</EndToEndId></Refs></TxDtls></NtryDtls></Ntry>`;
-}
-
 /**
  * A German MT940 (DK) with lines given by their `:86:` content; the purpose text is cut into
  * 27-character `?2x` subfields the way banks write them, each SEPA key starting a subfield.
  */
-function mt940(lines: { cents: number; date: string; gvc: string; text: string; keys: string[]; extra?: string }[]): string {
+function mt940(
+  lines: {
+    cents: number;
+    date: string;
+    gvc: string;
+    text: string;
+    keys: string[];
+    extra?: string;
+  }[],
+): string {
   const yymmdd = (iso: string) => iso.slice(2).replace(/-/g, '');
   const amount = (n: number) => cents(Math.abs(n)).replace('.', ',');
   const first = lines[0]!.date;
   const total = lines.reduce((s, l) => s + l.cents, 0);
-  const out = [':20:STARTUMSE', ':25:12030000/202051', ':28C:00001/001', `:60F:C${yymmdd(first)}EUR1000000,00`];
+  const out = [
+    ':20:STARTUMSE',
+    ':25:12030000/202051',
+    ':28C:00001/001',
+    `:60F:C${yymmdd(first)}EUR1000000,00`,
+  ];
   for (const [n, l] of lines.entries()) {
     const pieces = l.keys.flatMap((key) => key.match(/.{1,27}/g) ?? []);
     const details = pieces.map((chunk, i) => `?${20 + i}${chunk}`).join('');

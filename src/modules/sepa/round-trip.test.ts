@@ -62,7 +62,7 @@ function camt054(entries: string[], date: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.054.001.02"><BkToCstmrDbtCdtNtfctn><GrpHdr><MsgId>NTFC-${date}</MsgId><CreDtTm>${date}T20:00:00</CreDtTm></GrpHdr><Ntfctn><Id>NTFC-${date}</Id><CreDtTm>${date}T20:00:00</CreDtTm><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id><Ccy>EUR</Ccy></Acct>${entries.join('')}</Ntfctn></BkToCstmrDbtCdtNtfctn></Document>`;
 }
 
-/** A German MT940 with one return line: GVC 109 (SEPA B2B return) and the EndToEndId. */
+/** A German MT940 with one return line: GVC 109 (SEPA core direct-debit return) and the EndToEndId. */
 function mt940Return(e2e: string, amountMinor: number, date: string): string {
   const d = date.slice(2).replace(/-/g, '');
   const amt = cents(amountMinor).replace('.', ',');

@@ -5,10 +5,7 @@ import { appendAudit, type Actor } from '../../shared/audit.js';
 import type { EventContext } from '../documents/index.js';
 import { findPayment, updatePaymentRecord } from '../payments/index.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
-import {
-  creditTransferPaymentInfoId,
-  directDebitPaymentInfoId,
-} from '../../shared/sepa/index.js';
+import { creditTransferPaymentInfoId, directDebitPaymentInfoId } from '../../shared/sepa/index.js';
 import { presentMandate } from './mandates.service.js';
 import * as repo from './sepa.repository.js';
 
@@ -116,11 +113,17 @@ export async function findSepaBatches(
   const byRun = new Map(runs.map((r) => [r.id, { run: r, items: [] as SepaRunMatch[] }]));
   for (const item of items) {
     const entry = byRun.get(item.run_id);
-    entry?.items.push(runMatch({ ...item, kind: entry.run.kind, message_id: entry.run.message_id }));
+    entry?.items.push(
+      runMatch({ ...item, kind: entry.run.kind, message_id: entry.run.message_id }),
+    );
   }
   for (const [reference, ref] of wanted)
     for (const { run, items: runItems } of byRun.values()) {
-      const base = { runId: run.id, kind: run.kind as SepaRunMatch['kind'], messageId: run.message_id };
+      const base = {
+        runId: run.id,
+        kind: run.kind as SepaRunMatch['kind'],
+        messageId: run.message_id,
+      };
       if (run.message_id.toLowerCase() === ref) {
         out.set(reference, { ...base, paymentInfoId: null, items: runItems });
         break;
@@ -170,7 +173,8 @@ const ISO_REASON = /^(?:[A-Z]{2}\d{2}|[A-Z]{4})$/;
 function failureReasonOf(input: ReturnInput): string {
   const { reason } = input;
   if (reason === null) return `Returned by the bank on ${input.returnedOn}.`;
-  if (ISO_REASON.test(reason)) return `Returned by the bank on ${input.returnedOn} (reason ${reason}).`;
+  if (ISO_REASON.test(reason))
+    return `Returned by the bank on ${input.returnedOn} (reason ${reason}).`;
   const text = input.text ? `: ${input.text.slice(0, 200)}` : '';
   return `Returned by the bank on ${input.returnedOn} (bank return code ${reason}, no SEPA reason known${text}).`;
 }

@@ -184,7 +184,7 @@ const REAL = resolve(process.cwd(), '../shared/testdata/mt940');
 const haveReal = existsSync(REAL);
 if (!haveReal) {
   if (process.env.CI === 'true') throw new Error(`CI=true but ${REAL} is missing`);
-  console.warn(`mt940-details.test.ts: ${REAL} is absent; the real-statement tests are skipped`);
+  process.stderr.write(`MT940 real-statement tests skipped: ${REAL} is missing\n`);
 }
 
 describe.skipIf(!haveReal)('MT940 SEPA details on real statements (../shared/testdata)', () => {

@@ -155,7 +155,10 @@ function keyValues(text: string): { values: Map<string, string>; first: number }
  * last word that fits; the rest is remittance text.
  */
 export function splitSepaPurpose(text: string): SepaPurpose {
-  let marked = text.replace(/[^\S\n]+/g, ' ').replace(/ ?\n ?/g, HARD_BREAK).trim();
+  let marked = text
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n ?/g, HARD_BREAK)
+    .trim();
   if (!marked.includes('+')) {
     return { purpose: normaliseSpace(marked), endToEndId: null, mandateReference: null };
   }
