@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
-import { ManualClock } from '../../shared/clock.js';
+import type { TestApp, TestUser } from '../../../test/helpers.js';
 import { uploadStatement } from '../bank-imports/bank-imports.test-support.js';
 import {
   billingAddress,
@@ -8,6 +7,14 @@ import {
   finalInvoice,
   type Body,
 } from '../documents/documents.test-support.js';
+import {
+  camt053,
+  cents,
+  collectionRun,
+  creditorApp,
+  type Run,
+  type RunItem,
+} from './round-trip.test-support.js';
 
 /**
  * The statement side of the SEPA round trip beyond single bookings (docs/sepa-domain.md,
@@ -20,27 +27,15 @@ import {
  * runs' own files, after the structure of real camt.053 and German MT940 statements.
  */
 
-type Item = {
-  invoiceId: string;
-  endToEndId: string;
-  paymentId: string;
-  amount: number;
-  sequenceType: string;
-};
-type Run = { id: string; messageId: string; items: Item[] };
+type Item = RunItem;
 
 let t: TestApp;
 let user: TestUser;
 const partners: string[] = [];
 const mandates: string[] = [];
 
-const cents = (n: number) => (n / 100).toFixed(2);
 const minor = (item: Item) => Math.round(item.amount * 100);
 const sum = (items: Item[]) => items.reduce((total, i) => total + minor(i), 0);
-
-function camt053(entries: string[], date: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt><GrpHdr><MsgId>STMT-${date}</MsgId><CreDtTm>${date}T20:00:00</CreDtTm></GrpHdr><Stmt><Id>STMT-${date}</Id><CreDtTm>${date}T20:00:00</CreDtTm><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id><Ccy>EUR</Ccy></Acct>${entries.join('')}</Stmt></BkToCstmrStmt></Document>`;
-}
 
 /** A camt entry booking a batch as one credit: `Btch` and/or `TxDtls` without amounts. */
 function batchEntry(e: {
@@ -141,20 +136,7 @@ async function collect(partnerIndexes: number[], due: string): Promise<{ run: Ru
   const invoiceIds: string[] = [];
   for (const p of partnerIndexes)
     invoiceIds.push((await finalInvoice<{ id: string }>(t, user, partners[p]!, due)).id);
-  const res = await t.request({
-    method: 'POST',
-    url: '/v1/sepa/collections',
-    token: user.token,
-    payload: { invoiceIds },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const run = res.json<Run>();
-  const file = await t.request({
-    method: 'GET',
-    url: `/v1/sepa/collections/${run.id}/file`,
-    token: user.token,
-  });
-  return { run, xml: file.body };
+  return collectionRun(t, user, invoiceIds);
 }
 
 /** The file's `PmtInf` blocks: id, sequence type and the EndToEndIds in it. */
@@ -170,11 +152,7 @@ function blocks(xml: string): { id: string; seq: string; endToEndIds: string[] }
 }
 
 beforeAll(async () => {
-  t = await buildTestApp({ clock: new ManualClock(new Date('2026-06-30T08:00:00Z')) });
-  user = await createUser(t);
-  const company = await call<Body>(t, user, 'GET', '/v1/account/company');
-  const { updatedAt: _u, ...body } = company;
-  await call(t, user, 'PUT', '/v1/account/company', { ...body, creditorId: 'DE98ZZZ09999999999' });
+  ({ t, user } = await creditorApp());
   for (const [i, name] of ['Kunde Eins GmbH', 'Kunde Zwei GmbH'].entries()) {
     const partner = (
       await call<{ id: string }>(t, user, 'POST', '/v1/partners', {
@@ -223,6 +201,7 @@ describe('SEPA batch booking', () => {
           }),
         ],
         '2026-07-14',
+        '08',
       ),
       'application/xml',
     );
