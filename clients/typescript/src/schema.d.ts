@@ -6763,11 +6763,11 @@ export interface components {
                 /** @description Best first. */
                 suggestions: {
                     /**
-                     * @description PARTNER, PAYMENT (an open payment the line confirms), INVOICE, BUDGET_CATEGORY, or SEPA_RETURN (the line returns the SEPA collection or transfer whose payment `id` names: finalize marks that payment RETURNED and reopens its invoice).
+                     * @description PARTNER, PAYMENT (an open payment the line confirms), INVOICE, BUDGET_CATEGORY, SEPA_RETURN (the line returns the SEPA collection or transfer whose payment `id` names: finalize marks that payment RETURNED and reopens its invoice), or SEPA_BATCH (the line books a whole SEPA run or one `PmtInf` block of its file, `label` its `PmtInfId` or `MsgId`: finalize confirms the payment of every item; scored below 70 with the reason when amount or items do not agree).
                      * @enum {unknown}
                      */
-                    type: "PARTNER" | "PAYMENT" | "INVOICE" | "BUDGET_CATEGORY" | "SEPA_RETURN";
-                    /** @description The suggested partner, payment, invoice or category; for SEPA_RETURN the payment. */
+                    type: "PARTNER" | "PAYMENT" | "INVOICE" | "BUDGET_CATEGORY" | "SEPA_RETURN" | "SEPA_BATCH";
+                    /** @description The suggested partner, payment, invoice or category; for SEPA_RETURN the payment, for SEPA_BATCH the SEPA run. */
                     id: string;
                     /** @description Its name or number. */
                     label: string;
@@ -6779,10 +6779,10 @@ export interface components {
                     /** @description Why it was suggested. */
                     reasons: string[];
                     /**
-                     * @description The strongest evidence, when it is a SEPA reference: `end_to_end_id` (the line’s EndToEndId is that of a SEPA run item, so it books that item’s payment) or `sepa_return` (the line is a return of that item).
+                     * @description The strongest evidence, when it is a SEPA reference: `end_to_end_id` (the line’s EndToEndId is that of a SEPA run item, so it books that item’s payment), `sepa_return` (the line is a return of that item) or `sepa_batch` (the line is a batch booking naming a run’s `PmtInfId` or `MsgId`, or listing its items’ EndToEndIds).
                      * @enum {unknown}
                      */
-                    code?: "end_to_end_id" | "sepa_return";
+                    code?: "end_to_end_id" | "sepa_return" | "sepa_batch";
                 }[];
             }[];
             /** @description Cursor for GET …/{importId}/transactions when not all transactions are inline. */
@@ -6849,11 +6849,11 @@ export interface components {
             /** @description Best first. */
             suggestions: {
                 /**
-                 * @description PARTNER, PAYMENT (an open payment the line confirms), INVOICE, BUDGET_CATEGORY, or SEPA_RETURN (the line returns the SEPA collection or transfer whose payment `id` names: finalize marks that payment RETURNED and reopens its invoice).
+                 * @description PARTNER, PAYMENT (an open payment the line confirms), INVOICE, BUDGET_CATEGORY, SEPA_RETURN (the line returns the SEPA collection or transfer whose payment `id` names: finalize marks that payment RETURNED and reopens its invoice), or SEPA_BATCH (the line books a whole SEPA run or one `PmtInf` block of its file, `label` its `PmtInfId` or `MsgId`: finalize confirms the payment of every item; scored below 70 with the reason when amount or items do not agree).
                  * @enum {unknown}
                  */
-                type: "PARTNER" | "PAYMENT" | "INVOICE" | "BUDGET_CATEGORY" | "SEPA_RETURN";
-                /** @description The suggested partner, payment, invoice or category; for SEPA_RETURN the payment. */
+                type: "PARTNER" | "PAYMENT" | "INVOICE" | "BUDGET_CATEGORY" | "SEPA_RETURN" | "SEPA_BATCH";
+                /** @description The suggested partner, payment, invoice or category; for SEPA_RETURN the payment, for SEPA_BATCH the SEPA run. */
                 id: string;
                 /** @description Its name or number. */
                 label: string;
@@ -6865,10 +6865,10 @@ export interface components {
                 /** @description Why it was suggested. */
                 reasons: string[];
                 /**
-                 * @description The strongest evidence, when it is a SEPA reference: `end_to_end_id` (the line’s EndToEndId is that of a SEPA run item, so it books that item’s payment) or `sepa_return` (the line is a return of that item).
+                 * @description The strongest evidence, when it is a SEPA reference: `end_to_end_id` (the line’s EndToEndId is that of a SEPA run item, so it books that item’s payment), `sepa_return` (the line is a return of that item) or `sepa_batch` (the line is a batch booking naming a run’s `PmtInfId` or `MsgId`, or listing its items’ EndToEndIds).
                  * @enum {unknown}
                  */
-                code?: "end_to_end_id" | "sepa_return";
+                code?: "end_to_end_id" | "sepa_return" | "sepa_batch";
             }[];
         };
         BankStatementImportTransactionPage: {

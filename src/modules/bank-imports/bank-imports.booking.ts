@@ -4,13 +4,14 @@ import type { Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { insertBudgetEntries } from '../budgets/index.js';
 import {
+  findPayment,
   insertImportedPayments,
   markPaymentsImported,
   newPaymentRow,
   type PaymentRow,
 } from '../payments/index.js';
 import type { EventContext } from '../documents/index.js';
-import { returnSepaPayment } from '../sepa/index.js';
+import { findSepaBatches, returnSepaPayment } from '../sepa/index.js';
 import * as repo from './bank-imports.repository.js';
 import type { Suggestion } from './bank-imports.schemas.js';
 import { USE_SCORE } from './suggestions.js';
@@ -18,8 +19,10 @@ import { USE_SCORE } from './suggestions.js';
 /**
  * The booking half of finalize (decisions §11), run inside its transaction: every ACCEPTED
  * line becomes a MARKED payment or marks the payment it matched (score ≥ 70, still PENDING, or
- * recorded by hand as settled and not yet on a statement: then it is only linked), categorised debits become budget entries, and every line enters the ledger of
- * imported lines. Suggested records deleted since staging are not used.
+ * recorded by hand as settled and not yet on a statement: then it is only linked; a SEPA batch
+ * booking marks the payments of all its items), categorised debits become budget entries, and
+ * every line enters the ledger of imported lines. Suggested records deleted since staging are
+ * not used.
  */
 
 type AcceptedLine = Awaited<ReturnType<typeof repo.acceptedLines>>[number];
@@ -53,6 +56,15 @@ export async function bookAcceptedLines(
       await booking.markOpen(trx, waiting);
       waiting = [];
       const paymentId = await returnedPayment(ctx, trx, actor, imp.id, line, suggestions, exists);
+      if (paymentId !== undefined) {
+        booking.book(line, suggestions, paymentId);
+        continue;
+      }
+    }
+    if (best(suggestions, 'SEPA_BATCH')) {
+      await booking.markOpen(trx, waiting);
+      waiting = [];
+      const paymentId = await booking.confirmBatch(trx, line, suggestions);
       if (paymentId !== undefined) {
         booking.book(line, suggestions, paymentId);
         continue;
@@ -124,6 +136,43 @@ class Booking {
     }
   }
 
+  /**
+   * A SEPA batch booking (a `SEPA_BATCH` suggestion) confirms the payments of the run block's
+   * items not returned, read again now: all of them (MARKED, their invoices judged with the
+   * import's), and only when they still add up to the line's amount and every one still awaits
+   * a statement — else none, and the line is booked like any other. Answers the payment the
+   * line is booked onto (the first of the block's), or undefined.
+   */
+  async confirmBatch(
+    trx: Transaction<DB>,
+    line: AcceptedLine,
+    suggestions: Suggestion[],
+  ): Promise<string | undefined> {
+    const { accountId, exists, usedPayments } = this;
+    const suggested = best(suggestions, 'SEPA_BATCH');
+    if (!suggested || !exists.has(suggested.id)) return undefined;
+    const batch = (await findSepaBatches(trx, accountId, [suggested.label])).get(suggested.label);
+    if (!batch || batch.runId !== suggested.id) return undefined;
+    const standing = batch.items.filter((i) => i.returnedOn === null && i.paymentId !== null);
+    const total = standing.reduce((sum, i) => sum + i.amountMinor, 0);
+    if (standing.length === 0 || total !== Math.abs(line.amount)) return undefined;
+    const ids = standing.map((i) => i.paymentId!);
+    for (const id of ids) {
+      const payment = usedPayments.has(id) ? undefined : await findPayment(trx, accountId, id);
+      const awaits =
+        payment?.status === 'PENDING' ||
+        (payment?.status === 'MARKED' && payment.source === 'MANUAL' && payment.import_id === null);
+      if (!awaits) return undefined;
+    }
+    const paid = await markPaymentsImported(trx, accountId, ids, this.importId, this.at);
+    for (const id of ids)
+      if (paid.has(id)) {
+        this.markedDocuments.push(paid.get(id)!);
+        usedPayments.add(id);
+      }
+    return ids.find((id) => paid.has(id));
+  }
+
   /** The line booked onto `paymentId`, or onto a new MARKED payment when that is undefined. */
   book(line: AcceptedLine, suggestions: Suggestion[], paymentId: string | undefined): void {
     const { accountId, importId, exists, at } = this;
@@ -184,6 +233,7 @@ async function returnedPayment(
     reason: line.return_reason === null || line.return_reason === '' ? null : line.return_reason,
     returnedOn: line.booking_date,
     importId,
+    text: [line.booking_text, line.purpose].filter((t) => t !== null && t !== '').join(': '),
   });
   return done ? returned.id : undefined;
 }
@@ -275,6 +325,7 @@ async function existing(
     INVOICE: 'documents',
     BUDGET_CATEGORY: 'budget_categories',
     SEPA_RETURN: 'payments',
+    SEPA_BATCH: 'sepa_runs',
   } as const;
   const found = new Set<string>();
   for (const [type, ids] of byType)

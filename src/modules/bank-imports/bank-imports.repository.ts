@@ -44,7 +44,7 @@ export function acceptedLines(
 /** Which of `ids` still exist in the account's `table` (suggested records may be gone). */
 export async function existingIds(
   trx: Transaction<DB>,
-  table: 'partners' | 'payments' | 'documents' | 'budget_categories',
+  table: 'partners' | 'payments' | 'documents' | 'budget_categories' | 'sepa_runs',
   accountId: string,
   ids: string[],
 ): Promise<string[]> {

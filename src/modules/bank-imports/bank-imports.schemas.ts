@@ -10,9 +10,10 @@ export const SUGGESTION_TYPES = [
   'INVOICE',
   'BUDGET_CATEGORY',
   'SEPA_RETURN',
+  'SEPA_BATCH',
 ] as const;
 /** Machine-readable kinds of evidence behind a suggestion. */
-export const SUGGESTION_CODES = ['end_to_end_id', 'sepa_return'] as const;
+export const SUGGESTION_CODES = ['end_to_end_id', 'sepa_return', 'sepa_batch'] as const;
 export type Decision = (typeof DECISIONS)[number];
 export type SuggestionType = (typeof SUGGESTION_TYPES)[number];
 
@@ -23,11 +24,11 @@ export const SuggestionSchema = Type.Object(
   {
     type: Type.Enum(SUGGESTION_TYPES, {
       description:
-        'PARTNER, PAYMENT (an open payment the line confirms), INVOICE, BUDGET_CATEGORY, or SEPA_RETURN (the line returns the SEPA collection or transfer whose payment `id` names: finalize marks that payment RETURNED and reopens its invoice).',
+        'PARTNER, PAYMENT (an open payment the line confirms), INVOICE, BUDGET_CATEGORY, SEPA_RETURN (the line returns the SEPA collection or transfer whose payment `id` names: finalize marks that payment RETURNED and reopens its invoice), or SEPA_BATCH (the line books a whole SEPA run or one `PmtInf` block of its file, `label` its `PmtInfId` or `MsgId`: finalize confirms the payment of every item; scored below 70 with the reason when amount or items do not agree).',
     }),
     id: Type.String({
       description:
-        'The suggested partner, payment, invoice or category; for SEPA_RETURN the payment.',
+        'The suggested partner, payment, invoice or category; for SEPA_RETURN the payment, for SEPA_BATCH the SEPA run.',
     }),
     label: Type.String({ description: 'Its name or number.' }),
     score: Type.Integer({
@@ -39,7 +40,7 @@ export const SuggestionSchema = Type.Object(
     code: Type.Optional(
       Type.Enum(SUGGESTION_CODES, {
         description:
-          'The strongest evidence, when it is a SEPA reference: `end_to_end_id` (the line’s EndToEndId is that of a SEPA run item, so it books that item’s payment) or `sepa_return` (the line is a return of that item).',
+          'The strongest evidence, when it is a SEPA reference: `end_to_end_id` (the line’s EndToEndId is that of a SEPA run item, so it books that item’s payment), `sepa_return` (the line is a return of that item) or `sepa_batch` (the line is a batch booking naming a run’s `PmtInfId` or `MsgId`, or listing its items’ EndToEndIds).',
       }),
     ),
   },

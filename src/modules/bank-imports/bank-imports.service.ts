@@ -247,7 +247,7 @@ export class BankImportsService {
     const matcher = await Matcher.load(
       this.ctx.db,
       accountId,
-      kept.flatMap((k) => (k.entry.endToEndId ? [k.entry.endToEndId] : [])),
+      kept.map((k) => k.entry),
     );
     let undecided = 0;
     const rows = kept.map(({ entry, statement }, idx) => {

@@ -1,9 +1,14 @@
 import type { Executor } from '../../db/records.js';
 import { foldForMatch, matchCategories, type KeywordCategory } from '../budgets/index.js';
-import { findRunItemsByEndToEndId, type SepaRunMatch } from '../sepa/index.js';
+import {
+  findRunItemsByEndToEndId,
+  findSepaBatches,
+  type SepaBatchMatch,
+  type SepaRunMatch,
+} from '../sepa/index.js';
 import { matchingCandidates } from './bank-imports.repository.js';
 import type { Suggestion } from './bank-imports.schemas.js';
-import type { ParsedEntry } from './parsers/types.js';
+import type { BatchInfo, ParsedEntry } from './parsers/types.js';
 
 /**
  * Explainable suggestions for a statement line (decisions §11): the partner (by IBAN learned
@@ -69,13 +74,38 @@ export class Matcher {
   private readonly invoices: OpenInvoice[] = [];
   private readonly categories: Category[] = [];
   private sepaItems = new Map<string, SepaRunMatch>();
+  private sepaBatches = new Map<string, SepaBatchMatch>();
 
   private constructor() {}
 
-  /** The account's candidates, and the SEPA run items the lines' `endToEndIds` name. */
-  static async load(db: Executor, accountId: string, endToEndIds: string[] = []): Promise<Matcher> {
+  /**
+   * The account's candidates, the SEPA run items the lines' EndToEndIds name, and the runs or
+   * run blocks their batch bookings name (by reference, or by the blocks of the items a batch
+   * lists).
+   */
+  static async load(
+    db: Executor,
+    accountId: string,
+    entries: readonly ParsedEntry[] = [],
+  ): Promise<Matcher> {
     const m = new Matcher();
-    m.sepaItems = await findRunItemsByEndToEndId(db, accountId, endToEndIds);
+    const batches = entries.flatMap((e) => (e.batch ? [e.batch] : []));
+    m.sepaItems = await findRunItemsByEndToEndId(db, accountId, [
+      ...entries.flatMap((e) => (e.endToEndId ? [e.endToEndId] : [])),
+      ...batches.flatMap((b) => b.endToEndIds),
+    ]);
+    if (batches.length > 0) {
+      const listed = batches.flatMap((b) =>
+        b.endToEndIds.flatMap((id) => {
+          const item = m.sepaItems.get(id);
+          return item ? [item.paymentInfoId, item.messageId] : [];
+        }),
+      );
+      m.sepaBatches = await findSepaBatches(db, accountId, [
+        ...batches.flatMap((b) => b.references),
+        ...listed,
+      ]);
+    }
     const { partners, ibans, payments, invoices, categories } = await matchingCandidates(
       db,
       accountId,
@@ -121,7 +151,12 @@ export class Matcher {
     const out: Suggestion[] = [];
     const partner = this.partner(entry);
     if (partner) out.push(partner);
-    const sepa = this.sepa(entry);
+    const batch = entry.batch ? this.sepaBatch(entry, entry.batch) : undefined;
+    if (batch) {
+      out.push(batch);
+      if (batch.score >= USE_SCORE) return out.sort((a, b) => b.score - a.score);
+    }
+    const sepa = batch ? undefined : this.sepa(entry);
     if (sepa) {
       out.push(sepa);
       return out.sort((a, b) => b.score - a.score);
@@ -176,6 +211,76 @@ export class Matcher {
           : `amount differs from the item of the run (${item.amountMinor / 100})`,
       ],
       code: 'end_to_end_id',
+    };
+  }
+
+  /** The run or run block a batch booking names: by reference, or by the items it lists. */
+  private batchOf(info: BatchInfo): { batch: SepaBatchMatch; reference: string } | undefined {
+    for (const reference of info.references) {
+      const batch = this.sepaBatches.get(reference);
+      if (batch) return { batch, reference };
+    }
+    const items = info.endToEndIds.map((id) => this.sepaItems.get(id));
+    const first = items[0];
+    if (first === undefined || items.some((i) => i?.runId !== first.runId)) return undefined;
+    const sameBlock = items.every((i) => i?.paymentInfoId === first.paymentInfoId);
+    const reference = sameBlock ? first.paymentInfoId : first.messageId;
+    const batch = this.sepaBatches.get(reference);
+    return batch && { batch, reference };
+  }
+
+  /**
+   * A batch booking of a SEPA run (docs/sepa-domain.md, "Batch booking"): the line names the
+   * run's `MsgId` or a block's `PmtInfId` (or lists its items' EndToEndIds) and books the total.
+   * Score 100 when direction, amount, count and listed items agree with the block's items not
+   * returned; else 40 (never used automatically) with the reason why.
+   */
+  private sepaBatch(entry: ParsedEntry, info: BatchInfo): Suggestion | undefined {
+    const found = this.batchOf(info);
+    if (!found) return undefined;
+    const { batch, reference } = found;
+    const what = batch.kind === 'COLLECTION' ? 'collection' : 'transfer';
+    const booked = batch.kind === 'COLLECTION' ? entry.amountMinor > 0 : entry.amountMinor < 0;
+    if (!booked) return undefined;
+    const standing = batch.items.filter((i) => i.returnedOn === null && i.paymentId !== null);
+    const total = standing.reduce((sum, i) => sum + i.amountMinor, 0);
+    const label = batch.paymentInfoId ?? batch.messageId;
+    const named =
+      batch.paymentInfoId === null
+        ? `MsgId ${batch.messageId} of a SEPA ${what} run`
+        : `PmtInfId ${batch.paymentInfoId} of a SEPA ${what} run`;
+    const evidence = info.references.includes(reference)
+      ? `${named} is named by the line`
+      : `the line lists the EndToEndIds of ${named}`;
+    const money = (minor: number) => (minor / 100).toFixed(2);
+    const problems: string[] = [];
+    if (standing.length === 0) problems.push('every item of the batch was returned');
+    else if (total !== Math.abs(entry.amountMinor))
+      problems.push(
+        `amount ${money(Math.abs(entry.amountMinor))} differs from the batch total ${money(total)} of its ${standing.length} items not returned`,
+      );
+    if (info.count !== null && info.count !== standing.length)
+      problems.push(
+        `the bank counts ${info.count} transactions, the batch holds ${standing.length}`,
+      );
+    if (info.endToEndIds.length > 0) {
+      const listed = new Set(info.endToEndIds);
+      const missing = standing.filter((i) => !listed.has(i.endToEndId)).length;
+      if (missing > 0 || listed.size !== standing.length)
+        problems.push(
+          `the line lists ${listed.size} EndToEndIds, the batch holds ${standing.length} items not returned (${missing} of them not listed)`,
+        );
+    }
+    return {
+      type: 'SEPA_BATCH',
+      id: batch.runId,
+      label,
+      score: problems.length === 0 ? 100 : 40,
+      reasons:
+        problems.length === 0
+          ? [evidence, `amount equals the batch total of its ${standing.length} items`]
+          : [evidence, ...problems, 'not booked automatically: confirm its payments by hand'],
+      code: 'sepa_batch',
     };
   }
 

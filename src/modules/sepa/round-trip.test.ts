@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
-import { ManualClock } from '../../shared/clock.js';
+import type { TestApp, TestUser } from '../../../test/helpers.js';
 import {
   canValidate,
   describeProblems,
@@ -15,6 +14,7 @@ import {
 } from '../documents/documents.test-support.js';
 import { dunnableInvoices } from '../documents/index.js';
 import { SAMPLES, upload } from '../files/files.test-support.js';
+import { camt053, cents, collectionRun, creditorApp, type Run } from './round-trip.test-support.js';
 
 /**
  * The SEPA round trip (docs/sepa-domain.md, "Round trip"): a collection booked by a camt.053
@@ -25,22 +25,11 @@ import { SAMPLES, upload } from '../files/files.test-support.js';
  * camt.053/camt.054 and German MT940 files.
  */
 
-type Item = {
-  invoiceId: string;
-  endToEndId: string;
-  paymentId: string;
-  amount: number;
-  sequenceType: string;
-};
-type Run = { id: string; items: Item[] };
-
 let t: TestApp;
 let user: TestUser;
 let kunde: string;
 let mandateId: string;
 const files: { name: string; xml: string }[] = [];
-
-const cents = (n: number) => (n / 100).toFixed(2);
 
 /** A camt.05x entry for one run item (credit = the collection booked, debit + RtrInf = a return). */
 function entry(e: {
@@ -54,15 +43,11 @@ function entry(e: {
   return `<Ntry><NtryRef>${e.ref}</NtryRef><Amt Ccy="EUR">${cents(e.amountMinor)}</Amt><CdtDbtInd>${e.credit ? 'CRDT' : 'DBIT'}</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>${e.date}</Dt></BookgDt><ValDt><Dt>${e.date}</Dt></ValDt><AcctSvcrRef>${e.ref}</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RDDT</Cd><SubFmlyCd>${e.reason ? 'UPDD' : 'ESDD'}</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>${e.e2e}</EndToEndId><MndtId>M-RT</MndtId></Refs><AmtDtls><TxAmt><Amt Ccy="EUR">${cents(e.amountMinor)}</Amt></TxAmt></AmtDtls><RltdPties><Dbtr><Nm>Kunde GmbH</Nm></Dbtr><DbtrAcct><Id><IBAN>DE89370400440532013000</IBAN></Id></DbtrAcct></RltdPties><RmtInf><Ustrd>Rechnung</Ustrd></RmtInf>${e.reason ? `<RtrInf><Rsn><Cd>${e.reason}</Cd></Rsn></RtrInf>` : ''}</TxDtls></NtryDtls></Ntry>`;
 }
 
-function camt053(entries: string[], date: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>STMT-${date}</MsgId><CreDtTm>${date}T20:00:00</CreDtTm></GrpHdr><Stmt><Id>STMT-${date}</Id><CreDtTm>${date}T20:00:00</CreDtTm><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id><Ccy>EUR</Ccy></Acct>${entries.join('')}</Stmt></BkToCstmrStmt></Document>`;
-}
-
 function camt054(entries: string[], date: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.054.001.02"><BkToCstmrDbtCdtNtfctn><GrpHdr><MsgId>NTFC-${date}</MsgId><CreDtTm>${date}T20:00:00</CreDtTm></GrpHdr><Ntfctn><Id>NTFC-${date}</Id><CreDtTm>${date}T20:00:00</CreDtTm><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id><Ccy>EUR</Ccy></Acct>${entries.join('')}</Ntfctn></BkToCstmrDbtCdtNtfctn></Document>`;
 }
 
-/** A German MT940 with one return line: GVC 109 (SEPA B2B return) and the EndToEndId. */
+/** A German MT940 with one return line: GVC 109 (SEPA core direct-debit return) and the EndToEndId. */
 function mt940Return(e2e: string, amountMinor: number, date: string): string {
   const d = date.slice(2).replace(/-/g, '');
   const amt = cents(amountMinor).replace('.', ',');
@@ -118,29 +103,13 @@ const document = (id: string) => call<Body>(t, user, 'GET', `/v1/documents/${id}
 const mandate = () => call<Body>(t, user, 'GET', `/v1/sepa/mandates/${mandateId}`);
 
 async function collect(invoiceIds: string[], name: string): Promise<Run> {
-  const res = await t.request({
-    method: 'POST',
-    url: '/v1/sepa/collections',
-    token: user.token,
-    payload: { invoiceIds },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const run = res.json<Run>();
-  const xml = await t.request({
-    method: 'GET',
-    url: `/v1/sepa/collections/${run.id}/file`,
-    token: user.token,
-  });
-  files.push({ name, xml: xml.body });
+  const { run, xml } = await collectionRun(t, user, invoiceIds);
+  files.push({ name, xml });
   return run;
 }
 
 beforeAll(async () => {
-  t = await buildTestApp({ clock: new ManualClock(new Date('2026-06-30T08:00:00Z')) });
-  user = await createUser(t);
-  const company = await call<Body>(t, user, 'GET', '/v1/account/company');
-  const { updatedAt: _u, ...body } = company;
-  await call(t, user, 'PUT', '/v1/account/company', { ...body, creditorId: 'DE98ZZZ09999999999' });
+  ({ t, user } = await creditorApp());
   kunde = (
     await call<{ id: string }>(t, user, 'POST', '/v1/partners', {
       name: 'Kunde GmbH',

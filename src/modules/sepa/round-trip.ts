@@ -5,6 +5,7 @@ import { appendAudit, type Actor } from '../../shared/audit.js';
 import type { EventContext } from '../documents/index.js';
 import { findPayment, updatePaymentRecord } from '../payments/index.js';
 import { emitEvent } from '../webhook-endpoints/index.js';
+import { creditTransferPaymentInfoId, directDebitPaymentInfoId } from '../../shared/sepa/index.js';
 import { presentMandate } from './mandates.service.js';
 import * as repo from './sepa.repository.js';
 
@@ -30,6 +31,29 @@ export interface SepaRunMatch {
   endToEndId: string;
   /** The date a statement returned the item, or null. */
   returnedOn: string | null;
+  /** The `PmtInfId` of the item's batch in the run's file. */
+  paymentInfoId: string;
+}
+
+/** A run item as a statement line sees it (`SepaRunMatch`). */
+function runMatch(r: repo.ItemWithRun): SepaRunMatch {
+  const kind = r.kind as SepaRunMatch['kind'];
+  return {
+    itemId: r.id,
+    runId: r.run_id,
+    kind,
+    messageId: r.message_id,
+    documentId: r.document_id,
+    documentNumber: r.document_number,
+    paymentId: r.payment_id,
+    amountMinor: Number(r.amount_minor),
+    endToEndId: r.end_to_end_id,
+    returnedOn: r.returned_on,
+    paymentInfoId:
+      kind === 'COLLECTION'
+        ? directDebitPaymentInfoId(r.message_id, r.sequence_type ?? 'RCUR', r.execution_date)
+        : creditTransferPaymentInfoId(r.message_id, r.execution_date),
+  };
 }
 
 /** The run items of the account with these EndToEndIds, by EndToEndId. */
@@ -39,23 +63,78 @@ export async function findRunItemsByEndToEndId(
   endToEndIds: string[],
 ): Promise<Map<string, SepaRunMatch>> {
   const rows = await repo.itemsByEndToEndId(db, accountId, endToEndIds);
-  return new Map(
-    rows.map((r) => [
-      r.end_to_end_id,
-      {
-        itemId: r.id,
-        runId: r.run_id,
-        kind: r.kind as SepaRunMatch['kind'],
-        messageId: r.message_id,
-        documentId: r.document_id,
-        documentNumber: r.document_number,
-        paymentId: r.payment_id,
-        amountMinor: Number(r.amount_minor),
-        endToEndId: r.end_to_end_id,
-        returnedOn: r.returned_on,
-      },
-    ]),
+  return new Map(rows.map((r) => [r.end_to_end_id, runMatch(r)]));
+}
+
+/**
+ * A run, or one `PmtInf` block of its file, as a batch booking sees it (docs/sepa-domain.md,
+ * "Batch booking"): a bank that honours `BtchBookg` books the block (or the whole file) as one
+ * statement line with the total, naming the `PmtInfId` (or the `MsgId`).
+ */
+export interface SepaBatchMatch {
+  runId: string;
+  kind: SepaRunMatch['kind'];
+  messageId: string;
+  /** The block's `PmtInfId`; null when the reference names the whole run (its `MsgId`). */
+  paymentInfoId: string | null;
+  /** The block's (or run's) items, returned ones included. */
+  items: SepaRunMatch[];
+}
+
+/** `sep-01jd…` (a MsgId) or `sep-01jd…-FRST-20260714` / `sep-01jd…-20260714` (a PmtInfId). */
+const RUN_REFERENCE = /^(SEP-[0-9A-Z]{8,26})(?:-(?:FRST|RCUR|FNAL|OOFF))?(?:-\d{8})?$/i;
+
+/**
+ * The runs or run blocks these statement references name, by reference as given: a `MsgId`
+ * names its run, a `PmtInfId` the run's block with that id (compared without regard to case:
+ * some banks write statements in capitals). References that are no run's are left out.
+ */
+export async function findSepaBatches(
+  db: Executor,
+  accountId: string,
+  references: string[],
+): Promise<Map<string, SepaBatchMatch>> {
+  const wanted = new Map<string, string>();
+  for (const reference of references) {
+    const compact = reference.replace(/\s+/g, '');
+    const match = RUN_REFERENCE.exec(compact);
+    if (match) wanted.set(reference, compact.toLowerCase());
+  }
+  const out = new Map<string, SepaBatchMatch>();
+  if (wanted.size === 0) return out;
+  const prefixes = [...wanted.values()].map((ref) => RUN_REFERENCE.exec(ref)![1]!);
+  const runs = await repo.runsByMessageIdPrefix(db, accountId, prefixes);
+  if (runs.length === 0) return out;
+  const items = await repo.runItems(
+    db,
+    accountId,
+    runs.map((r) => r.id),
   );
+  const byRun = new Map(runs.map((r) => [r.id, { run: r, items: [] as SepaRunMatch[] }]));
+  for (const item of items) {
+    const entry = byRun.get(item.run_id);
+    entry?.items.push(
+      runMatch({ ...item, kind: entry.run.kind, message_id: entry.run.message_id }),
+    );
+  }
+  for (const [reference, ref] of wanted)
+    for (const { run, items: runItems } of byRun.values()) {
+      const base = {
+        runId: run.id,
+        kind: run.kind as SepaRunMatch['kind'],
+        messageId: run.message_id,
+      };
+      if (run.message_id.toLowerCase() === ref) {
+        out.set(reference, { ...base, paymentInfoId: null, items: runItems });
+        break;
+      }
+      const block = runItems.filter((i) => i.paymentInfoId.toLowerCase() === ref);
+      if (block.length > 0) {
+        out.set(reference, { ...base, paymentInfoId: block[0]!.paymentInfoId, items: block });
+        break;
+      }
+    }
+  return out;
 }
 
 /**
@@ -83,6 +162,21 @@ export interface ReturnInput {
   /** Booking date of the return line. */
   returnedOn: string;
   importId: string;
+  /** The statement line's text (booking text, purpose), kept when the reason is no ISO code. */
+  text?: string | null;
+}
+
+/** An ISO 20022 reason code (`AC04`, `FOCR`); a bank's own code (`999`) is none. */
+const ISO_REASON = /^(?:[A-Z]{2}\d{2}|[A-Z]{4})$/;
+
+/** The payment's failure reason: the date, and the ISO reason or the bank's code and text. */
+function failureReasonOf(input: ReturnInput): string {
+  const { reason } = input;
+  if (reason === null) return `Returned by the bank on ${input.returnedOn}.`;
+  if (ISO_REASON.test(reason))
+    return `Returned by the bank on ${input.returnedOn} (reason ${reason}).`;
+  const text = input.text ? `: ${input.text.slice(0, 200)}` : '';
+  return `Returned by the bank on ${input.returnedOn} (bank return code ${reason}, no SEPA reason known${text}).`;
 }
 
 /**
@@ -108,7 +202,7 @@ export async function returnSepaPayment(
     reason: input.reason,
   });
   if (!marked) return undefined;
-  const reasonText = `Returned by the bank on ${input.returnedOn}${input.reason ? ` (reason ${input.reason})` : ''}.`;
+  const reasonText = failureReasonOf(input);
   const payment = item.payment_id
     ? await findPayment(trx, actor.accountId, item.payment_id)
     : undefined;

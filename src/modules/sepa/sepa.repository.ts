@@ -450,3 +450,27 @@ export async function standingItemsOfMandate(
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/**
+ * The runs whose message id starts with one of these prefixes (a statement's batch reference
+ * names a `PmtInfId`, which starts with the run's message id, possibly cut).
+ */
+export async function runsByMessageIdPrefix(
+  db: Executor,
+  accountId: string,
+  prefixes: string[],
+): Promise<RunRow[]> {
+  const out = new Map<string, RunRow>();
+  for (const prefix of new Set(prefixes)) {
+    if (!/^[a-z0-9-]+$/.test(prefix)) continue;
+    const rows = await db
+      .selectFrom('sepa_runs')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      // The prefixes are letters, digits and `-` only: nothing LIKE would read as a wildcard.
+      .where('message_id', 'like', `${prefix}%`)
+      .execute();
+    for (const row of rows) out.set(row.id, row);
+  }
+  return [...out.values()];
+}

@@ -25,6 +25,23 @@ function withSuffix(prefix: string, suffix: string): string {
   return sepaId([head, suffix]);
 }
 
+/**
+ * The `PmtInfId` `groupDirectDebits` gives the batch of one sequence type and collection date
+ * (`prefix-SEQ-YYYYMMDD`); a bank statement that books the batch as one line quotes it.
+ */
+export function directDebitPaymentInfoId(
+  prefix: string,
+  sequenceType: string,
+  collectionDate: string,
+): string {
+  return withSuffix(prefix, `${sequenceType}-${collectionDate.replaceAll('-', '')}`);
+}
+
+/** The `PmtInfId` `groupCreditTransfers` gives the batch of one execution date. */
+export function creditTransferPaymentInfoId(prefix: string, executionDate: string): string {
+  return withSuffix(prefix, executionDate.replaceAll('-', ''));
+}
+
 const SEQUENCE_ORDER: Record<SequenceType, number> = { FRST: 0, RCUR: 1, FNAL: 2, OOFF: 3 };
 
 /**
@@ -45,10 +62,7 @@ export function groupDirectDebits(
     let batch = batches.get(key);
     if (batch === undefined) {
       batch = {
-        paymentInfoId: withSuffix(
-          paymentInfoIdPrefix,
-          `${sequenceType}-${collectionDate.replaceAll('-', '')}`,
-        ),
+        paymentInfoId: directDebitPaymentInfoId(paymentInfoIdPrefix, sequenceType, collectionDate),
         sequenceType,
         localInstrument,
         collectionDate,
@@ -78,7 +92,7 @@ export function groupCreditTransfers(
     let batch = batches.get(executionDate);
     if (batch === undefined) {
       batch = {
-        paymentInfoId: withSuffix(paymentInfoIdPrefix, executionDate.replaceAll('-', '')),
+        paymentInfoId: creditTransferPaymentInfoId(paymentInfoIdPrefix, executionDate),
         executionDate,
         batchBooking,
         transfers: [],

@@ -10,6 +10,8 @@ export { buildPain008, PAIN_008_NAMESPACE } from './pain008.js';
 export { buildPain001, PAIN_001_NAMESPACE } from './pain001.js';
 export { formatAmount, MAX_AMOUNT_MINOR } from './common.js';
 export {
+  creditTransferPaymentInfoId,
+  directDebitPaymentInfoId,
   groupCreditTransfers,
   groupDirectDebits,
   type PendingCreditTransfer,

@@ -1,5 +1,5 @@
 import { isCurrency, minorDigits } from '../../../shared/money.js';
-import type { ParsedEntry } from './types.js';
+import type { BatchInfo, ParsedEntry } from './types.js';
 import {
   choiceDate,
   currencyCode,
@@ -236,6 +236,36 @@ function bookingDateOf(
   };
 }
 
+/**
+ * A batch booking's facts (`NtryDtls/Btch`: `MsgId`, `PmtInfId`, `NbOfTxs`; the transactions'
+ * `Refs/PmtInfId` and `MsgId`, and their EndToEndIds), for an entry kept as one booking; undefined
+ * for an entry that is no batch (no `Btch`, at most one transaction and no `PmtInfId`; or one
+ * transaction with its EndToEndId).
+ */
+function batchOf(ntry: XmlElement, transactions: XmlElement[]): BatchInfo | undefined {
+  const batches = children(ntry, 'NtryDtls')
+    .map((details) => child(details, 'Btch'))
+    .filter((b): b is XmlElement => b !== undefined);
+  const txRef = (tx: XmlElement, name: string) => text(tx, 'Refs', name);
+  const paymentInfoIds = transactions.map((tx) => txRef(tx, 'PmtInfId'));
+  if (batches.length === 0 && transactions.length <= 1 && paymentInfoIds[0] === undefined)
+    return undefined;
+  const references = [
+    ...batches.map((b) => text(b, 'PmtInfId')),
+    ...paymentInfoIds,
+    ...batches.map((b) => text(b, 'MsgId')),
+    ...transactions.map((tx) => txRef(tx, 'MsgId')),
+  ].filter((r): r is string => r !== undefined && !NOT_PROVIDED.test(r));
+  const counts = batches.map((b) => Number(text(b, 'NbOfTxs') ?? Number.NaN));
+  const count = counts.length === 1 && Number.isInteger(counts[0]) ? counts[0]! : null;
+  const endToEndIds = transactions
+    .map((tx) => optionalReference(txRef(tx, 'EndToEndId')))
+    .filter((id): id is string => id !== null);
+  // One transaction naming its EndToEndId is a single booking, whatever `Btch` says of one.
+  if (transactions.length === 1 && endToEndIds.length === 1 && (count ?? 1) <= 1) return undefined;
+  return { references: [...new Set(references)], count, endToEndIds };
+}
+
 /** Converts one `Ntry` element. Never throws for bad content. */
 export function convertEntry(ntry: XmlElement, context: EntryContext): EntryOutcome {
   const problems: string[] = [];
@@ -283,7 +313,9 @@ export function convertEntry(ntry: XmlElement, context: EntryContext): EntryOutc
   if (transactions.length <= 1) {
     const tx = transactions[0];
     const reference = entryReference ?? text(tx, 'Refs', 'AcctSvcrRef') ?? null;
-    return { entries: [bookingOf(facts, tx, signed, reference, false)], problems };
+    const booking = bookingOf(facts, tx, signed, reference, false);
+    const batch = batchOf(ntry, transactions);
+    return { entries: [batch === undefined ? booking : { ...booking, batch }], problems };
   }
 
   const amounts = transactions.map((tx) => transactionAmount(tx, currency, credit));
@@ -297,10 +329,9 @@ export function convertEntry(ntry: XmlElement, context: EntryContext): EntryOutc
           : `they add up to ${formatMinor(sum, currency)}, the entry to ${formatMinor(signed, currency)}`
       }); the entry is kept as one booking`,
     );
-    return {
-      entries: [bookingOf(facts, undefined, signed, entryReference ?? null, false)],
-      problems,
-    };
+    const booking = bookingOf(facts, undefined, signed, entryReference ?? null, false);
+    const batch = batchOf(ntry, transactions);
+    return { entries: [batch === undefined ? booking : { ...booking, batch }], problems };
   }
   const ownReferences = transactions.map((tx) => text(tx, 'Refs', 'AcctSvcrRef'));
   const distinct = new Set(ownReferences).size === transactions.length;

@@ -320,6 +320,42 @@ describe('parseCamt: batches, reversals, returns', () => {
     expect(balanceHolds(statement!)).toBe(true);
   });
 
+  it('marks a batch kept as one booking with its count and the EndToEndIds it lists; a split one not', () => {
+    const kept = parse(batch(['10.00', '20.00'], '30.75')).statements[0]!.entries[0]!;
+    expect(kept.batch).toEqual({ references: [], count: 2, endToEndIds: ['E2E-1', 'E2E-2'] });
+    const split = parse(batch(['10.00', '20.75'], '30.75')).statements[0]!.entries;
+    expect(split.map((e) => e.batch)).toEqual([undefined, undefined]);
+  });
+
+  it('reads a batch booking without transaction details: Btch PmtInfId, MsgId and NbOfTxs', () => {
+    const xml = camt('053', '08', [
+      `<Id>B</Id>${account()}${balance('OPBD', '0.00', 'CRDT', '2024-05-01')}
+       ${balance('CLBD', '2380.00', 'CRDT', '2024-05-02')}
+       <Ntry><Amt Ccy="EUR">2380.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>
+         <BookgDt><Dt>2024-05-02</Dt></BookgDt><AcctSvcrRef>ASR-9</AcctSvcrRef>
+         <NtryDtls><Btch><MsgId>sep-01jd8x0000000000000000000</MsgId>
+           <PmtInfId>sep-01jd8x00000000000-FRST-20240502</PmtInfId><NbOfTxs>2</NbOfTxs>
+           <TtlAmt Ccy="EUR">2380.00</TtlAmt><CdtDbtInd>CRDT</CdtDbtInd></Btch></NtryDtls></Ntry>`,
+    ]);
+    const result = parse(xml);
+    expect(result.errors).toEqual([]);
+    expect(result.statements[0]!.entries[0]).toMatchObject({
+      amountMinor: 238000,
+      endToEndId: null,
+      batch: {
+        references: ['sep-01jd8x00000000000-FRST-20240502', 'sep-01jd8x0000000000000000000'],
+        count: 2,
+        endToEndIds: [],
+      },
+    });
+  });
+
+  it('marks no batch on one transaction with its EndToEndId, even in a Btch of one', () => {
+    const entry = parse(batch(['30.75'], '30.75')).statements[0]!.entries[0]!;
+    expect(entry.endToEndId).toBe('E2E-1');
+    expect(entry.batch).toBeUndefined();
+  });
+
   it('books a reversal in the direction CdtDbtInd states and flags it (ISO 20022)', () => {
     // A returned incoming transfer: the bank takes 50.00 back (DBIT + RvslInd). The original
     // payer is still the debtor of the original transaction, so it is the counterparty.

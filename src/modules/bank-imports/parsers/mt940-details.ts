@@ -5,6 +5,7 @@
  * whose purpose columns carry the same SEPA keys.
  */
 import { asBic, asIban, normaliseSpace } from './text.js';
+import type { BatchInfo } from './types.js';
 
 export interface EntryDetails {
   bookingText: string | null;
@@ -19,14 +20,65 @@ export interface EntryDetails {
    * `/RTRN/` key; the ISO reason code when the field names one (`/RTRN/MD06/`), else null.
    */
   returnReason?: string | null;
+  /** Set on a batch booking (a Sammler GVC, `SAMMLER` in the text, or a `KREF+` without `EREF+`). */
+  batch?: BatchInfo;
 }
 
 /**
  * The DK business transaction codes (GVC, the three digits before `?00`) of returned SEPA
- * payments: 108 SEPA core direct debit return (Rücklastschrift), 109 SEPA B2B direct debit
- * return, 159 SEPA credit transfer return (Retoure).
+ * payments: 108 and 109 SEPA direct-debit returns (Rückbelastung; banks use 109 for CORE and
+ * 108 for B2B), 159 SEPA credit transfer return (Retoure).
  */
 export const RETURN_GVC = new Set(['108', '109', '159']);
+
+/**
+ * The DK GVCs of batch bookings (Sammler): 191 SEPA credit transfers debited, 192 and 196
+ * SEPA core / B2B direct debits credited, 194 credit transfers credited, 195 and 197 direct
+ * debits debited.
+ */
+export const BATCH_GVC = new Set(['191', '192', '194', '195', '196', '197']);
+
+/**
+ * The return reason of a DK return (`?34`, Textschlüsselergänzung, DFÜ-Abkommen Anlage 3): the
+ * codes 901–921 name the ISO 20022 reasons of SEPA R-transactions in the order of the DK list.
+ */
+export const DK_RETURN_REASONS: Readonly<Record<string, string>> = {
+  '901': 'AC01', // IBAN fehlerhaft
+  '902': 'AC04', // Konto erloschen
+  '903': 'AC06', // Konto gesperrt
+  '904': 'AG01', // Transaktion für dieses Konto nicht zulässig (z. B. Sparkonto)
+  '905': 'AG02', // ungültiger Bank-Operationscode
+  '906': 'AM04', // Deckung unzureichend
+  '907': 'AM05', // Doppelverarbeitung
+  '908': 'BE05', // Gläubiger-ID ungültig
+  '909': 'FF01', // Dateiformat ungültig
+  '910': 'MD01', // kein gültiges Mandat
+  '911': 'MD02', // Mandatsdaten fehlen oder sind fehlerhaft
+  '912': 'MD06', // Widerspruch / Erstattung auf Verlangen des Zahlers
+  '913': 'MD07', // Zahler verstorben
+  '914': 'MS02', // Grund nicht spezifiziert, vom Kunden veranlasst
+  '915': 'MS03', // Grund nicht spezifiziert, von der Bank veranlasst
+  '916': 'RC01', // BIC ungültig
+  '917': 'RR01', // aufsichtsrechtliche Gründe: Konto / Id des Zahlers fehlt
+  '918': 'RR02', // aufsichtsrechtliche Gründe: Name / Adresse des Zahlers fehlt
+  '919': 'RR03', // aufsichtsrechtliche Gründe: Name / Adresse des Empfängers fehlt
+  '920': 'RR04', // aufsichtsrechtliche Gründe
+  '921': 'SL01', // spezifische Dienstleistung der Bank des Zahlers
+};
+
+/**
+ * The reason of a return line: the ISO code its `?34` names (`DK_RETURN_REASONS`), else an
+ * ISO code the text names (`SVWZ+… AC04`, `RTRN+MD01`, `Rückgabegrund MD06`), else the bank's
+ * own `?34` code as given (a code outside the table: no mandate is revoked for it), else null.
+ */
+export function returnReasonOf(textKey: string | null, text: string): string | null {
+  const key = textKey?.trim().slice(0, 3) ?? '';
+  const mapped = DK_RETURN_REASONS[key];
+  if (mapped !== undefined) return mapped;
+  const named = ISO_RETURN_REASON.exec(text);
+  if (named) return named[1] ?? null;
+  return /^\d{3}$/.test(key) && key !== '000' ? key : null;
+}
 
 /** The ISO 20022 return reason codes of SEPA R-transactions (EPC guidance on reason codes). */
 const ISO_RETURN_REASON =
@@ -36,53 +88,171 @@ export interface SepaPurpose {
   purpose: string;
   endToEndId: string | null;
   mandateReference: string | null;
+  /** The `KREF+` customer reference (a file's or batch's id on a batch booking). */
+  customerReference?: string | null;
 }
 
-const SEPA_KEY =
-  /(?<![A-Z])(EREF|KREF|MREF|CRED|DEBT|COAM|OAMT|SVWZ|ABWA|ABWE|IBAN|BIC|PURP|RTRN|BREF|RREF)\+/g;
+const KEYS = [
+  'EREF',
+  'KREF',
+  'MREF',
+  'CRED',
+  'DEBT',
+  'COAM',
+  'OAMT',
+  'SVWZ',
+  'ABWA',
+  'ABWE',
+  'IBAN',
+  'BIC',
+  'PURP',
+  'RTRN',
+  'BREF',
+  'RREF',
+] as const;
+const KEY_GROUP = `(${KEYS.join('|')})`;
+const SEPA_KEY = new RegExp(`(?<![A-Z])${KEY_GROUP}\\+`, 'g');
+/** A key anywhere, also glued to the text before it (only looked for inside an overlong id). */
+const INNER_KEY = new RegExp(`(?<=.)${KEY_GROUP}\\+`);
+const KEY_AT_START = new RegExp(`^${KEY_GROUP}\\+`);
+
+/** The longest a SEPA reference (`EREF`, `KREF`, `MREF`) may be (EPC: 35 characters). */
+const MAX_REFERENCE = 35;
+/** Marks a hard break in a joined purpose: the subfield before it was not filled. */
+const HARD_BREAK = '\n';
 
 /** True for the SEPA placeholders banks put where a reference is missing. */
 export function isNotProvided(value: string): boolean {
   return /^NOT ?PROVIDED$/i.test(value.trim());
 }
 
-/**
- * Splits a purpose text with SEPA keys (`EREF+… MREF+… SVWZ+…`) into the end-to-end id,
- * the mandate reference and the remittance text (the `SVWZ+` part). Without a usable
- * `SVWZ+` the whole text stays the purpose, so nothing the bank wrote is lost.
- */
-export function splitSepaPurpose(text: string): SepaPurpose {
-  const normalised = normaliseSpace(text);
-  if (!normalised.includes('+')) {
-    return { purpose: normalised, endToEndId: null, mandateReference: null };
-  }
-  // Only the three keys Kontor keeps are collected; a repeated key continues its value.
-  let eref: string | null = null;
-  let mref: string | null = null;
-  let svwz: string | null = null;
+/** The key values of a purpose text, each key's pieces joined (a repeated key continues). */
+function keyValues(text: string): { values: Map<string, string>; first: number } {
+  const values = new Map<string, string>();
   SEPA_KEY.lastIndex = 0;
-  let match = SEPA_KEY.exec(normalised);
+  let match = SEPA_KEY.exec(text);
+  const first = match?.index ?? -1;
   while (match) {
-    const key = match[1];
+    const key = match[1]!;
     const start = match.index + match[0].length;
-    const next = SEPA_KEY.exec(normalised);
-    if (key === 'EREF' || key === 'MREF' || key === 'SVWZ') {
-      const value = normalised.slice(start, next ? next.index : normalised.length).trim();
-      if (key === 'EREF') eref = eref === null ? value : `${eref} ${value}`;
-      else if (key === 'MREF') mref = mref === null ? value : `${mref} ${value}`;
-      else svwz = svwz === null ? value : `${svwz} ${value}`;
-    }
+    const next = SEPA_KEY.exec(text);
+    const value = text.slice(start, next ? next.index : text.length);
+    const before = values.get(key);
+    values.set(key, before === undefined ? value : `${before} ${value}`);
     match = next;
   }
+  return { values, first };
+}
+
+/**
+ * Splits a purpose text with SEPA keys (`EREF+… MREF+… SVWZ+…`) into the end-to-end id,
+ * the mandate reference, the customer reference and the remittance text (the `SVWZ+` part).
+ * Without a usable `SVWZ+` the whole text stays the purpose, so nothing the bank wrote is lost.
+ *
+ * A reference is at most 35 characters: one that runs longer swallowed what follows it — a key
+ * glued to its end (`EREF+KTR…XSVWZ+…`, split there) or the text after a subfield the bank did
+ * not fill (a `HARD_BREAK` from `joinSepaPieces`: the reference ends there), or else at the
+ * last word that fits; the rest is remittance text.
+ */
+export function splitSepaPurpose(text: string): SepaPurpose {
+  let marked = text
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n ?/g, HARD_BREAK)
+    .trim();
+  if (!marked.includes('+')) {
+    return { purpose: normaliseSpace(marked), endToEndId: null, mandateReference: null };
+  }
+  let parsed = keyValues(marked);
+  // An overlong reference with a key glued inside: split there and read the text again.
+  for (let round = 0; round < 8; round++) {
+    let glued = -1;
+    for (const key of ['EREF', 'KREF', 'MREF']) {
+      const value = parsed.values.get(key);
+      if (value === undefined || normaliseSpace(value).length <= MAX_REFERENCE) continue;
+      const inner = INNER_KEY.exec(value);
+      if (inner) {
+        glued = marked.indexOf(value) + inner.index;
+        break;
+      }
+    }
+    if (glued < 0) break;
+    marked = `${marked.slice(0, glued)} ${marked.slice(glued)}`;
+    parsed = keyValues(marked);
+  }
+  const rest: string[] = [];
+  const reference = (key: string): string | null => {
+    const value = parsed.values.get(key);
+    if (value === undefined) return null;
+    const whole = normaliseSpace(value);
+    if (whole.length <= MAX_REFERENCE) return usable(whole);
+    // Up to the first subfield the bank did not fill, and then to the last word that fits.
+    const hard = value.indexOf(HARD_BREAK);
+    let head = normaliseSpace(hard < 0 ? value : value.slice(0, hard));
+    if (head.length > MAX_REFERENCE) {
+      const space = head.lastIndexOf(' ', MAX_REFERENCE);
+      if (space <= 0) return usable(whole);
+      head = head.slice(0, space);
+    }
+    rest.push(normaliseSpace(whole.slice(head.length)));
+    return usable(head);
+  };
+  const endToEndId = reference('EREF');
+  const mandateReference = reference('MREF');
+  const customerReference = reference('KREF');
+  const svwz = usable(normaliseSpace(parsed.values.get('SVWZ') ?? ''));
+  const purpose =
+    svwz === null ? normaliseSpace(marked) : normaliseSpace([svwz, ...rest].join(' '));
   return {
-    purpose: usable(svwz) ?? normalised,
-    endToEndId: usable(eref),
-    mandateReference: usable(mref),
+    purpose,
+    endToEndId,
+    mandateReference,
+    ...(customerReference !== null ? { customerReference } : {}),
   };
 }
 
 function usable(value: string | null): string | null {
   return value === null || value === '' || isNotProvided(value) ? null : value;
+}
+
+/**
+ * Joins the purpose subfields (`?20`–`?29`, `?60`–`?63`) of a German `:86:` for
+ * `splitSepaPurpose`. DK: every key starts a subfield, and a value too long for one continues
+ * in the next without its key. So a key at the start of a subfield is a key whatever precedes
+ * it (a space is put before it), a key cut by a subfield boundary (`…SV` + `WZ+…`,
+ * `SVWZ` + `+…`) is joined whole, a filled subfield continues mid-word, and after one not
+ * filled the bank ended the line (a `HARD_BREAK`).
+ */
+export function joinSepaPieces(pieces: string[], width = 27): string {
+  let out = '';
+  for (const [i, piece] of pieces.entries()) {
+    if (i > 0) {
+      const filled = (pieces[i - 1] ?? '').length >= width;
+      const cut = cutKey(out, piece, filled);
+      if (cut > 0) {
+        // The key's head ends the text so far: move it past a space and glue its tail on.
+        out = `${out.slice(0, out.length - cut).trimEnd()} ${out.slice(out.length - cut)}`;
+        out += piece;
+        continue;
+      }
+      if (KEY_AT_START.test(piece)) out += filled ? ' ' : HARD_BREAK;
+      else if (!filled) out += HARD_BREAK;
+    }
+    out += piece;
+  }
+  return out;
+}
+
+/** How many characters at the end of `before` start a key that `piece` finishes (0: none). */
+function cutKey(before: string, piece: string, filled: boolean): number {
+  for (const key of KEYS)
+    for (let head = 1; head <= key.length; head++)
+      if (before.endsWith(key.slice(0, head)) && piece.startsWith(`${key.slice(head)}+`)) {
+        const at = before.length - head;
+        // The head must start a word, so `…DEBSV` + `WZ+` is not read as `SVWZ+` mid-word
+        // unless the subfield before was filled (it wrapped mid-word).
+        if (at === 0 || filled || !/[A-Z]/.test(before[at - 1]!)) return head;
+      }
+  return 0;
 }
 
 /**
@@ -114,12 +284,15 @@ export function parseEntryDetails(lines: string[], firstLineWidth: number): Entr
     // (wrapped) line continues directly; a short line before plain text was a real break.
     const joined =
       lines.length === 1 ? raw : joinLines(lines, firstLineWidth, 60, SUBFIELD_START[separator]);
-    const details = parseGermanStructured(joined, separator);
+    const parsed = parseGermanStructured(joined, separator);
+    const { details } = parsed;
     const gvc = structured[1];
-    if (gvc === undefined || !RETURN_GVC.has(gvc)) return details;
-    // German banks name the ISO reason in the purpose text of a return, if at all.
-    const named = ISO_RETURN_REASON.exec(`${details.purpose} ${details.bookingText ?? ''}`);
-    return { ...details, returnReason: named?.[1] ?? null };
+    if (gvc !== undefined && RETURN_GVC.has(gvc)) {
+      const text = `${parsed.wholeText} ${details.bookingText ?? ''}`;
+      return { ...details, returnReason: returnReasonOf(parsed.textKey, text) };
+    }
+    const batch = batchOf(gvc, parsed);
+    return batch === undefined ? details : { ...details, batch };
   }
   if (/^\s*\d{3}\s*$/.test(raw)) return emptyDetails('');
   const text = normaliseSpace(joinLines(lines, firstLineWidth, 65, null));
@@ -165,12 +338,15 @@ function joinLines(
 }
 
 /** Subfield code → its place: purpose (`?20`–`?29`, `?60`–`?63`), name, account, bank. */
-function subfieldKind(code: number): 'purpose' | 'name' | 'text' | 'account' | 'bank' | null {
+function subfieldKind(
+  code: number,
+): 'purpose' | 'name' | 'text' | 'account' | 'bank' | 'textKey' | null {
   if ((code >= 20 && code <= 29) || (code >= 60 && code <= 63)) return 'purpose';
   if (code === 32 || code === 33) return 'name';
   if (code === 0) return 'text';
   if (code === 31) return 'account';
   if (code === 30) return 'bank';
+  if (code === 34) return 'textKey';
   return null;
 }
 
@@ -182,12 +358,16 @@ function isDigit(code: number): boolean {
  * `166?00GUTSCHRIFT?20SVWZ+…?30BIC?31IBAN?32NAME`: scans for the separator followed by two
  * digits (no regex, this runs once per entry of files with 100 000 entries).
  */
-function parseGermanStructured(joined: string, separator: string): EntryDetails {
+function parseGermanStructured(
+  joined: string,
+  separator: string,
+): { details: EntryDetails; textKey: string; customerReference: string | null; wholeText: string } {
   const purpose: string[] = [];
   const name: string[] = [];
   let bookingText = '';
   let account = '';
   let bank = '';
+  let textKey = '';
   let at = joined.indexOf(separator);
   while (at >= 0 && !(isDigit(joined.charCodeAt(at + 1)) && isDigit(joined.charCodeAt(at + 2)))) {
     at = joined.indexOf(separator, at + 1);
@@ -218,23 +398,65 @@ function parseGermanStructured(joined: string, separator: string): EntryDetails 
       case 'bank':
         bank += value;
         break;
+      case 'textKey':
+        textKey += value;
+        break;
       case null:
         break;
     }
     at = next;
   }
-  const sepa = splitSepaPurpose(joinPieces(purpose));
+  const whole = joinSepaPieces(purpose);
+  const sepa = splitSepaPurpose(whole);
   const text = normaliseSpace(bookingText);
   const counterparty = joinPieces(name);
   return {
-    bookingText: text === '' ? null : text,
-    purpose: sepa.purpose,
-    endToEndId: sepa.endToEndId,
-    mandateReference: sepa.mandateReference,
-    counterpartyName: counterparty === '' ? null : counterparty,
-    counterpartyIban: asIban(account),
-    counterpartyBic: asBic(bank),
+    details: {
+      bookingText: text === '' ? null : text,
+      purpose: sepa.purpose,
+      endToEndId: sepa.endToEndId,
+      mandateReference: sepa.mandateReference,
+      counterpartyName: counterparty === '' ? null : counterparty,
+      counterpartyIban: asIban(account),
+      counterpartyBic: asBic(bank),
+    },
+    textKey: normaliseSpace(textKey),
+    customerReference: sepa.customerReference ?? null,
+    wholeText: normaliseSpace(whole),
   };
+}
+
+/** Words of a purpose that may be a file's or batch's id (a `MsgId` or `PmtInfId`). */
+function idLikeWords(text: string): string[] {
+  return text
+    .split(/[\s,;]+/)
+    .map((w) => w.replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, ''))
+    .filter((w) => w.length >= 8 && w.length <= MAX_REFERENCE && /\d/.test(w) && !w.includes('+'))
+    .slice(0, 20);
+}
+
+/**
+ * A batch booking (Sammler) of a German `:86:`: a batch GVC, `SAMMLER` in the booking text or
+ * purpose, or a `KREF+` customer reference without an `EREF+` (DK: KREF is a file's or a
+ * batch's reference, EREF a single payment's). Its references: the KREF, then the purpose's
+ * id-like words.
+ */
+function batchOf(
+  gvc: string | undefined,
+  parsed: ReturnType<typeof parseGermanStructured>,
+): BatchInfo | undefined {
+  const { details, customerReference, wholeText } = parsed;
+  const sammler = /SAMMLER/i.test(`${details.bookingText ?? ''} ${wholeText}`);
+  const batch =
+    (gvc !== undefined && BATCH_GVC.has(gvc)) ||
+    sammler ||
+    (customerReference !== null && details.endToEndId === null);
+  if (!batch) return undefined;
+  const references = [
+    ...(customerReference !== null ? [customerReference] : []),
+    ...idLikeWords(wholeText),
+  ];
+  return { references: [...new Set(references)], count: null, endToEndIds: [] };
 }
 
 const SLASH_KEYS = new Set([

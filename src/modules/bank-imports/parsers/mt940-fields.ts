@@ -237,5 +237,6 @@ export function completeEntry(draft: EntryDraft): ParsedEntry {
   entry.counterpartyIban = details.counterpartyIban;
   entry.counterpartyBic = details.counterpartyBic;
   if (details.returnReason !== undefined) entry.returnReason = details.returnReason;
+  if (details.batch !== undefined) entry.batch = details.batch;
   return entry;
 }

@@ -37,6 +37,24 @@ export interface ParsedEntry {
    * entries that are not returns.
    */
   returnReason?: string | null;
+  /**
+   * Set on a batch booking (Sammelbuchung): one line for a whole collection or transfer file
+   * or one of its `PmtInf` blocks. Absent for single bookings.
+   */
+  batch?: BatchInfo;
+}
+
+export interface BatchInfo {
+  /**
+   * The references the file gives for the batch, most specific first: camt `Btch/PmtInfId`,
+   * `Btch/MsgId` and the transactions' `Refs/PmtInfId`/`MsgId`; MT940 the `KREF+` customer
+   * reference and the id-like words of the purpose.
+   */
+  references: string[];
+  /** How many transactions the batch holds, when the file says (camt `Btch/NbOfTxs`). */
+  count: number | null;
+  /** The transactions' EndToEndIds, when the file lists them without booking them singly. */
+  endToEndIds: string[];
 }
 
 export interface ParsedStatement {

@@ -154,6 +154,8 @@ function SuggestionType({ type }: { type: Suggestion['type'] }) {
       return <>{t('bank.type.category')}</>;
     case 'SEPA_RETURN':
       return <>{t('sepaRoundTrip.type.return')}</>;
+    case 'SEPA_BATCH':
+      return <>{t('sepaRoundTrip.type.batch')}</>;
   }
 }
 
