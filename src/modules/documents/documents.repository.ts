@@ -627,31 +627,10 @@ export async function dunnableInvoices(
 }
 
 /**
- * Records that an invoice reached a dunning level on a day, if it still stands at `from`
- * (false: another run got there first). Moves `version` like every system-derived field.
+ * Records that these invoices reached a dunning level on a day, those still standing at
+ * `step.from` (another run got to the others first); moves `version` like every system-derived
+ * field. Answers the ids it moved.
  */
-export async function recordDunning(
-  trx: Executor,
-  accountId: string,
-  id: string,
-  step: { from: number; to: number; on: string; at: string },
-): Promise<boolean> {
-  const result = await trx
-    .updateTable('documents')
-    .set((eb) => ({
-      dunning_level: step.to,
-      last_dunned_at: step.on,
-      version: eb('version', '+', 1),
-      updated_at: step.at,
-    }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .where('dunning_level', '=', step.from)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-/** `recordDunning` for many invoices standing at `step.from`: answers the ids it moved. */
 export async function recordDunnings(
   trx: Executor,
   accountId: string,

@@ -7,7 +7,6 @@ export {
   lockFinalDocument,
   lockForDunning,
   openFigures,
-  recordDunning,
   recordDunnings,
   withPaymentFigures,
 } from './documents.repository.js';
