@@ -1,5 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/records.js';
 import type {
   CustomerLinkSettingsTable,
@@ -103,33 +102,23 @@ export async function recordView(
     .where('first_viewed_at', 'is', null)
     .executeTakeFirst();
   if (first.numUpdatedRows > 0n) return true;
-  await countView(db, { accountId, id, count: 1, at });
+  await countView(db, accountId, id, at);
   return false;
 }
 
-/** Views of a link already viewed, not yet written: how many, and the last one's time. */
-export interface ViewCount {
-  accountId: string;
-  id: string;
-  count: number;
-  at: string;
-}
-
-/** Counts views of a link already viewed: `view_count` and `last_viewed_at`. */
-export async function countView(db: Executor, view: ViewCount): Promise<void> {
+/** Counts a view of a link already viewed: `last_viewed_at` and `view_count`. */
+export async function countView(
+  db: Executor,
+  accountId: string,
+  id: string,
+  at: string,
+): Promise<void> {
   await db
     .updateTable('customer_links')
-    .set((eb) => ({ last_viewed_at: view.at, view_count: eb('view_count', '+', view.count) }))
-    .where('account_id', '=', view.accountId)
-    .where('id', '=', view.id)
+    .set((eb) => ({ last_viewed_at: at, view_count: eb('view_count', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
     .execute();
-}
-
-/** `countView` for the views of many links, in one transaction. */
-export async function countViews(db: Kysely<DB>, views: readonly ViewCount[]): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    for (const view of views) await countView(trx, view);
-  });
 }
 
 /** The link printed on the document's PDF (the one with a sealed URL), if it has one. */

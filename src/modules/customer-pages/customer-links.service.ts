@@ -27,59 +27,6 @@ const TOKEN_PATTERN = /^[0-9A-Za-z]{32}$/;
 /** The document types a customer's page shows. */
 const PAGE_TYPES = new Set(['INVOICE', 'QUOTE']);
 
-/** How long a view of a link seen before waits in memory before its count is written. */
-const VIEW_FLUSH_MS = 1000;
-
-/**
- * The views of links seen before, counted in memory and written together at most once a
- * second (one UPDATE per link, in one transaction) instead of one write per page view: the
- * page is the hot path, and each write waits for the disk. One per database handle, shared by
- * the service's instances; the seller's reads in this process write what is pending first. A
- * crash loses at most a second of counts (the first view is written at once, with its event).
- */
-class ViewTally {
-  private pending = new Map<string, repo.ViewCount>();
-  private timer: NodeJS.Timeout | undefined;
-  private written: Promise<void> = Promise.resolve();
-
-  constructor(private readonly ctx: AppContext) {}
-
-  add(accountId: string, id: string, at: string): void {
-    const seen = this.pending.get(id);
-    if (seen) {
-      seen.count += 1;
-      if (at > seen.at) seen.at = at;
-    } else this.pending.set(id, { accountId, id, count: 1, at });
-    this.timer ??= setTimeout(() => void this.flush(), VIEW_FLUSH_MS).unref();
-  }
-
-  /** Writes the counts pending; resolves when they (and any write before them) are stored. */
-  flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.pending.size === 0) return this.written;
-    const batch = [...this.pending.values()];
-    this.pending = new Map();
-    this.written = this.written
-      .then(() => repo.countViews(this.ctx.db, batch))
-      .catch((err: unknown) =>
-        this.ctx.logger.warn({ err, links: batch.length }, 'views not counted'),
-      );
-    return this.written;
-  }
-}
-
-const tallies = new WeakMap<AppContext['db'], ViewTally>();
-
-function tallyOf(ctx: AppContext): ViewTally {
-  let tally = tallies.get(ctx.db);
-  if (!tally) {
-    tally = new ViewTally(ctx);
-    tallies.set(ctx.db, tally);
-  }
-  return tally;
-}
-
 /** The page of a link's token: `PUBLIC_URL/c/{token}`. */
 export const pageUrl = (ctx: AppContext, token: string) => `${ctx.config.publicUrl}/c/${token}`;
 
@@ -287,13 +234,11 @@ export class CustomerLinksService {
 
   /** The views over a document's links; undefined when it has none. */
   async views(accountId: string, documentId: string): Promise<CustomerViews | undefined> {
-    await this.flushViews();
     const { links, ...views } = await repo.documentViews(this.ctx.db, accountId, documentId);
     return links > 0 ? views : undefined;
   }
 
   async list(accountId: string, documentId: string) {
-    await this.flushViews();
     const rows = await repo.listLinks(this.ctx.db, accountId, documentId);
     if (rows.length === 0 && !(await this.documentExists(accountId, documentId)))
       throw notFound('Document');
@@ -427,20 +372,20 @@ export class CustomerLinksService {
     return row;
   }
 
-  /** Writes the views counted in memory (on closing, and before the seller reads them). */
-  flushViews(): Promise<void> {
-    return tallyOf(this.ctx).flush();
-  }
-
   /**
    * Counts a view of the page (first and last view, count; no audit event per view) and, on
    * the first, emits `document.viewed` with the document.
    */
   async recordView(link: repo.CustomerLinkRow, doc: CustomerDocument): Promise<void> {
     const at = this.ctx.clock.now().toISOString();
-    // Seen before: counted in memory, written with the other views of the next second.
+    // Seen before: one statement, not awaited. The page is the hot path, and a write's answer
+    // waits for the disk (group commit); a count lost to a crash in that moment is no harm.
     if (link.first_viewed_at !== null) {
-      tallyOf(this.ctx).add(link.account_id, link.id, at);
+      repo
+        .countView(this.ctx.db, link.account_id, link.id, at)
+        .catch((err: unknown) =>
+          this.ctx.logger.warn({ err, linkId: link.id }, 'view not counted'),
+        );
       return;
     }
     await this.ctx.db.transaction().execute(async (trx) => {

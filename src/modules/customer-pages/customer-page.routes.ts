@@ -108,8 +108,6 @@ const canPayByCard = (ctx: AppContext, doc: CustomerDocument) =>
  */
 export function customerPageRoutes(app: App, ctx: AppContext): void {
   const links = new CustomerLinksService(ctx);
-  // The views counted in memory are written before the database closes.
-  app.addHook('onClose', () => links.flushViews());
   void app.register((sub: FastifyInstance, _opts, done) => {
     sub.addContentTypeParser(
       'application/x-www-form-urlencoded',

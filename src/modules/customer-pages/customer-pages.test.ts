@@ -382,13 +382,8 @@ describe('the customer page', () => {
         'GET',
         `/v1/documents/${doc.id}/customer-links`,
       );
-    // A repeat view is counted in memory and written within a second, or before a read.
-    const stored = () =>
-      t.app.ctx.db
-        .selectFrom('customer_links')
-        .select('view_count')
-        .where('account_id', '=', u.accountId)
-        .executeTakeFirstOrThrow();
+    // A repeat view is counted after the answer (not awaited by the page).
+    await expect.poll(async () => (await list()).viewCount).toBe(2);
     const listed = await list();
     expect(listed.data[0]).toMatchObject({
       firstViewedAt: first,
@@ -403,9 +398,6 @@ describe('the customer page', () => {
       .where('event_type', '=', 'document.viewed')
       .execute();
     expect(events).toHaveLength(1);
-    // Views of one second go to the database together, without a read to write them.
-    for (let i = 0; i < 5; i++) await page(pathOf(link));
-    await expect.poll(async () => Number((await stored()).view_count), { timeout: 5000 }).toBe(7);
     const payload = JSON.parse(events[0]!.payload) as { data: { id: string; viewedAt: string } };
     expect(payload.data).toMatchObject({ id: doc.id, viewedAt: first });
     await call(
