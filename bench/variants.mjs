@@ -10,7 +10,10 @@
 // profile per variant (`node bench/profile-summary.mjs dir/<variant>/*.cpuprofile`). Keys of a
 // variant that are not environment: KDIR (another build), PEER=nest (the harness's NestJS peer),
 // NODE_ARGS (flags for the server's node, e.g. "--trace-gc-nvp"), REQUIRE (a script the server
-// loads first), LOG_FILE (the server's stdout; /dev/null otherwise). Not a test.
+// loads first), LOG_FILE (the server's stdout; /dev/null otherwise). PROBE=1 loads
+// bench/tail-probe.cjs into every variant and prints, per round, what stalled the server during
+// the measured seconds (event-loop delay, GC pauses, WAL flushes, checkpoints, pool waits) beside
+// the round's p99. Not a test.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +33,7 @@ const rounds = Number(process.env.ROUNDS ?? 3);
 const seconds = Number(process.env.SECS ?? 4);
 const kontorDir = path.resolve(here, '..');
 const mode = { get: 'getid', list: 'get', post: 'post', put: 'put' }[endpoint];
+const probe = process.env.PROBE === '1' ? path.join(here, 'tail-probe.cjs') : undefined;
 
 /** CPU time of a process so far, in clock ticks (1/100 s). */
 function cpuTicks(pid) {
@@ -58,6 +62,38 @@ function postgresTicks() {
 
 const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/** Reads a probe file (and its checkpoint thread's) into events. */
+function probeEvents(file) {
+  const read = (f) =>
+    fs.existsSync(f)
+      ? fs
+          .readFileSync(f, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line))
+      : [];
+  return [...read(file), ...read(`${file}.worker`)];
+}
+
+/** Per round: the p99 beside the longest stall of each kind the probe saw in its window. */
+function explainRounds(name, file, list) {
+  const events = probeEvents(file);
+  say(`${name}: what stalled the server in each measured round (ms; count of events)`);
+  list.forEach((w, i) => {
+    const [from, to] = w.window;
+    const inRound = events.filter((e) => e.t + e.ms >= from && e.t <= to);
+    const of = (kind) => inRound.filter((e) => e.e === kind || e.kind === kind);
+    const max = (xs) => (xs.length ? Math.max(...xs.map((e) => e.ms)).toFixed(1) : '–');
+    const gcTotal = of('gc').reduce((sum, e) => sum + e.ms, 0);
+    say(
+      `  round ${i + 1}: p99 ${(w.p99 / 1000).toFixed(1)}, loop delay max ${max(of('loop'))} (${of('loop').length} windows > 5 ms), ` +
+        `scavenge max ${max(of('scavenge'))} (${of('scavenge').length}), mark-compact max ${max(of('mark-compact'))} (${of('mark-compact').length}), ` +
+        `GC total ${gcTotal.toFixed(0)}, WAL flush max ${max(of('fsync'))} (${of('fsync').length}), ` +
+        `checkpoint max ${max(of('checkpoint'))} (${of('checkpoint').length}), pool wait max ${max(of('pool'))} (${of('pool').length})`,
+    );
+  });
+}
+
 pinSelf('0');
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-variants-'));
 const servers = {};
@@ -71,9 +107,10 @@ try {
   }
   for (const [name, env] of Object.entries(variants)) {
     const preload = path.join(runDir, `${name}.cjs`);
+    const probeFile = probe && path.join(runDir, `${name}.probe.jsonl`);
     fs.writeFileSync(
       preload,
-      Object.entries(env)
+      Object.entries(probeFile ? { ...env, PROBE_FILE: probeFile } : env)
         .map(([k, v]) =>
           // REQUIRE: a script the server loads first (e.g. an event-loop delay probe).
           k === 'REQUIRE'
@@ -99,6 +136,7 @@ try {
               ...(env.NODE_ARGS ? env.NODE_ARGS.split(' ') : []),
               '--require',
               preload,
+              ...(probe ? ['--require', probe] : []),
               ...(process.env.PROF_DIR
                 ? ['--cpu-prof', '--cpu-prof-dir', path.join(process.env.PROF_DIR, name)]
                 : []),
@@ -143,7 +181,9 @@ try {
       void warm;
       const before = cpuTicks(s.pid);
       const pgBefore = postgresTicks();
+      const from = Date.now();
       const w = await runWrk({ url, connections: 50, seconds, env, cpu: '0' });
+      w.window = [from, Date.now()];
       w.cpuUs = ((cpuTicks(s.pid) - before) * 1e4) / w.requests;
       w.pgUs = ((postgresTicks() - pgBefore) * 1e4) / w.requests;
       if (endpoint === 'put' && !s.minimal) fs.renameSync(`${s.putState}.next`, s.putState);
@@ -152,6 +192,13 @@ try {
         `  ${name.padEnd(14)} ${Math.round(w.rps)} req/s, ${w.cpuUs.toFixed(0)} µs CPU/request, PostgreSQL ${w.pgUs.toFixed(0)} µs/request, p99 ${w.p99 / 1000} ms`,
       );
     }
+  }
+  if (probe) {
+    // The probe writes once a second: give it time to write the last rounds' events.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    for (const [name, list] of Object.entries(results))
+      if (!servers[name].minimal)
+        explainRounds(name, path.join(runDir, `${name}.probe.jsonl`), list);
   }
   say(`median of ${rounds} rounds (${endpoint}):`);
   for (const [name, list] of Object.entries(results))

@@ -1,0 +1,117 @@
+// A probe for where a request's tail goes, loaded into Kontor's server with `--require`
+// (`PROBE=1 node bench/variants.mjs` loads it into every variant). It writes one JSON line per
+// event to `PROBE_FILE` (the checkpoint thread to `PROBE_FILE.worker`), each with `t`, the
+// wall-clock time in ms since the epoch at which the event began, and `ms`, how long it lasted:
+// - `loop`: the event loop's largest delay in each 50 ms window where it was over 5 ms
+//   (`monitorEventLoopDelay`: a timer fired that late, so nothing else ran meanwhile);
+// - `gc`: a garbage collection pause of the main thread (`kind`: scavenge, mark-compact, …);
+// - `fsync`: the WAL flush of the SQLite group commit (`FileHandle.datasync`, thread pool);
+// - `checkpoint`: a PASSIVE checkpoint of the SQLite checkpoint thread, with its frames;
+// - `pool`: a wait for a PostgreSQL connection longer than 1 ms, with how many waited.
+// Not loaded by Kontor itself; a measuring tool only.
+'use strict';
+const fs = require('node:fs');
+const { isMainThread } = require('node:worker_threads');
+const {
+  monitorEventLoopDelay,
+  PerformanceObserver,
+  performance,
+  constants,
+} = require('node:perf_hooks');
+
+const file = process.env.PROBE_FILE;
+if (file) {
+  const lines = [];
+  const now = () => performance.timeOrigin + performance.now();
+  const record = (event) => lines.push(JSON.stringify(event));
+  const out = isMainThread ? file : `${file}.worker`;
+  const flush = () => {
+    if (lines.length === 0) return;
+    fs.appendFileSync(out, `${lines.join('\n')}\n`);
+    lines.length = 0;
+  };
+  setInterval(flush, 1000).unref();
+  process.on('exit', flush);
+
+  if (isMainThread) {
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    setInterval(() => {
+      const max = delay.max / 1e6;
+      if (max > 5) record({ e: 'loop', t: now() - max, ms: max });
+      delay.reset();
+    }, 50).unref();
+
+    const kinds = {
+      [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+      [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+      [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+      [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak',
+    };
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries())
+        record({
+          e: 'gc',
+          t: performance.timeOrigin + entry.startTime,
+          ms: entry.duration,
+          kind: kinds[entry.detail?.kind] ?? String(entry.detail?.kind),
+        });
+    }).observe({ entryTypes: ['gc'] });
+
+    // The group commit's flush: FileHandle.datasync, on the prototype every handle shares.
+    void fs.promises.open('/dev/null').then(async (handle) => {
+      const proto = Object.getPrototypeOf(handle);
+      await handle.close();
+      const datasync = proto.datasync;
+      proto.datasync = async function timedDatasync(...args) {
+        const t = now();
+        try {
+          return await datasync.apply(this, args);
+        } finally {
+          record({ e: 'fsync', t, ms: now() - t });
+        }
+      };
+    });
+
+    try {
+      const pg = require('pg');
+      const connect = pg.Pool.prototype.connect;
+      pg.Pool.prototype.connect = function timedConnect(callback) {
+        const t = now();
+        const waiting = this.waitingCount;
+        const done = () => {
+          const ms = now() - t;
+          if (ms > 1) record({ e: 'pool', t, ms, waiting });
+        };
+        if (callback)
+          return connect.call(this, (...args) => {
+            done();
+            callback(...args);
+          });
+        return connect.call(this).then((client) => {
+          done();
+          return client;
+        });
+      };
+    } catch {
+      // no pg: SQLite only
+    }
+  } else {
+    try {
+      const Database = require('better-sqlite3');
+      const pragma = Database.prototype.pragma;
+      Database.prototype.pragma = function timedPragma(source, options) {
+        if (!String(source).includes('wal_checkpoint')) return pragma.call(this, source, options);
+        const t = now();
+        const result = pragma.call(this, source, options);
+        const row = Array.isArray(result) ? result[0] : undefined;
+        const ms = now() - t;
+        if (ms > 1 || row?.checkpointed)
+          record({ e: 'checkpoint', t, ms, frames: row?.checkpointed });
+        return result;
+      };
+    } catch {
+      // no better-sqlite3 here
+    }
+  }
+}
