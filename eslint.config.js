@@ -60,6 +60,13 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // Probes preloaded into a server with `node --require`: CommonJS.
+    files: ['bench/**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Tests read JSON answers (`res.json()` is `any`): asserting on them is the point.
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: {

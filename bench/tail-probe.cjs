@@ -12,12 +12,7 @@
 'use strict';
 const fs = require('node:fs');
 const { isMainThread } = require('node:worker_threads');
-const {
-  monitorEventLoopDelay,
-  PerformanceObserver,
-  performance,
-  constants,
-} = require('node:perf_hooks');
+const { monitorEventLoopDelay, constants } = require('node:perf_hooks');
 
 const file = process.env.PROBE_FILE;
 if (file) {

@@ -17,6 +17,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -195,7 +196,7 @@ try {
   }
   if (probe) {
     // The probe writes once a second: give it time to write the last rounds' events.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await sleep(1500);
     for (const [name, list] of Object.entries(results))
       if (!servers[name].minimal)
         explainRounds(name, path.join(runDir, `${name}.probe.jsonl`), list);
