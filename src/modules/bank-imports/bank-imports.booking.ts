@@ -4,7 +4,7 @@ import type { Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
 import { insertBudgetEntries } from '../budgets/index.js';
 import {
-  findPayment,
+  findPayments,
   insertImportedPayments,
   markPaymentsImported,
   newPaymentRow,
@@ -157,8 +157,10 @@ class Booking {
     const total = standing.reduce((sum, i) => sum + i.amountMinor, 0);
     if (standing.length === 0 || total !== Math.abs(line.amount)) return undefined;
     const ids = standing.map((i) => i.paymentId!);
+    if (ids.some((id) => usedPayments.has(id))) return undefined;
+    const payments = await findPayments(trx, accountId, ids);
     for (const id of ids) {
-      const payment = usedPayments.has(id) ? undefined : await findPayment(trx, accountId, id);
+      const payment = payments.get(id);
       const awaits =
         payment?.status === 'PENDING' ||
         (payment?.status === 'MARKED' && payment.source === 'MANUAL' && payment.import_id === null);

@@ -4,6 +4,7 @@ export {
   bodyPath,
   createPaymentRecord,
   findPayment,
+  findPayments,
   findPaymentByProviderId,
   insertImportedPayments,
   markPaymentsImported,

@@ -22,7 +22,12 @@ import type {
  */
 
 export type { PaymentRow } from './payments.repository.js';
-export { findPaymentByProviderId, findPayment, paymentSearchText } from './payments.repository.js';
+export {
+  findPaymentByProviderId,
+  findPayment,
+  findPayments,
+  paymentSearchText,
+} from './payments.repository.js';
 export { presentPayment } from './payments.presenter.js';
 export {
   resolveLinks,

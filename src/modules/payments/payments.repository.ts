@@ -84,6 +84,25 @@ export async function markImported(
 export const findPayment = (db: Executor, accountId: string, id: string) =>
   records.find(db, accountId, id) as Promise<PaymentRow | undefined>;
 
+/** The payments of these ids in the account, by id (500 per query); missing ids are absent. */
+export async function findPayments(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Map<string, PaymentRow>> {
+  const found = new Map<string, PaymentRow>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await typed(db)
+      .selectFrom('payments')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
+    for (const row of rows) found.set(row.id, row);
+  }
+  return found;
+}
+
 export const paymentVersion = records.version;
 
 /** The compare-and-set update (version and guard), bumping version. */
