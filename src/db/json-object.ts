@@ -1,6 +1,15 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import { isPostgres } from './dialect.js';
-import { pointRead, type Executor } from './records.js';
+import {
+  insertAudited,
+  pointRead,
+  updateAudited,
+  type AuditedWrite,
+  type Executor,
+  type RecordTable,
+  type TagTable,
+} from './records.js';
+import type { DB } from './schema.js';
 
 /**
  * A record's JSON answer kept by the database in a column of its row: a trigger writes it on
@@ -180,9 +189,58 @@ export interface JsonRecord {
  * no such record.
  */
 export function jsonFinder(
-  table: 'partners',
+  table: RecordTable,
   column: 'answer_json',
 ): (db: Executor, accountId: string, id: string) => Promise<JsonRecord | undefined> {
   const read = pointRead(table, ['version', `${column} as json`]);
   return (db, accountId, id) => read(db, accountId, id) as Promise<JsonRecord | undefined>;
+}
+
+/** A record table whose answer is its own row: how its answer is kept and how it is written. */
+export interface AnswerTable<T extends RecordTable> {
+  table: T;
+  /** The answer's shape as the latest migration gave it to `storeJsonAnswer`. */
+  shape: JsonShape;
+  /** The columns its writes read back (every one but the stored answer). */
+  read: readonly string[];
+  /** Its tag table, when it has tags. */
+  tags?: TagTable;
+}
+
+/**
+ * The writes in one round trip of a table whose answer is its own row (PostgreSQL; used through
+ * `createInOneRound`/`updateInOneRound` of src/shared/one-round.ts), and the point read of its
+ * stored answer: for the table's repository, its one writer.
+ *
+ * - `insert`: the row, its tags and its audit event as one deferred statement where the guard
+ *   holds (`insertAudited`); answers a function telling whether it wrote.
+ * - `update`: the compare-and-set update with its audit event, its changes diffed by the
+ *   database over the shape (`updateAudited`, `changedFieldsSql`), as one deferred statement;
+ *   answers a function giving the row after (`read`), or undefined when nothing was written.
+ */
+export function answerWrites<T extends RecordTable, Row>(spec: AnswerTable<T>) {
+  const { table, shape, read, tags } = spec;
+  return {
+    insert: (
+      trx: Transaction<DB>,
+      row: Insertable<DB[T]>,
+      tagValues: readonly string[],
+      write: AuditedWrite & { changes: string },
+    ) =>
+      insertAudited(trx, table, row, {
+        ...write,
+        ...(tags ? { tags: { of: tags, values: tagValues } } : {}),
+      }),
+    update: (
+      trx: Transaction<DB>,
+      key: { accountId: string; id: string; version: number },
+      values: Partial<Row>,
+      write: AuditedWrite,
+    ) =>
+      updateAudited(trx, table, read, key, values, {
+        ...write,
+        changes: (columns, rows, includes) => changedFieldsSql(shape, columns, rows, includes),
+      }) as Promise<() => Promise<Row | undefined>>,
+    find: jsonFinder(table, 'answer_json'),
+  };
 }

@@ -234,8 +234,16 @@ export interface ChangeAudit {
   readonly parameters: readonly unknown[];
 }
 
+/** What every write in one round trip carries: its condition and its audit event. */
+export interface AuditedWrite {
+  /** A further condition of the write (another module's; nothing is written without it). */
+  guard: SqlCondition;
+  /** The event of the write. */
+  audit: ChangeAudit;
+}
+
 /** What `updateAudited` writes besides the values, and on which condition. */
-export interface AuditedUpdate {
+export interface AuditedUpdate extends AuditedWrite {
   /**
    * SQL of the event's changes, a JSON text: the presented fields over `columns` (those the
    * update sets, those `includes` admits) that differ between the rows `before` and `after`
@@ -246,10 +254,6 @@ export interface AuditedUpdate {
     rows: { before: string; after: string },
     includes: (field: string) => boolean,
   ) => string;
-  /** A further condition of the update (another module's; nothing is written without it). */
-  guard: SqlCondition;
-  /** The event of the change. */
-  audit: ChangeAudit;
 }
 
 /**
@@ -312,13 +316,12 @@ export async function updateAudited(
 }
 
 /** What `insertAudited` writes besides the row, and on which condition. */
-export interface AuditedInsert {
-  /** The record's tags, into its tag table (the same statement whether there are any or not). */
-  tags: { of: TagTable; values: readonly string[] };
-  /** A further condition of the insert (another module's; nothing is written without it). */
-  guard: SqlCondition;
-  /** The event of the creation. */
-  audit: ChangeAudit;
+export interface AuditedInsert extends AuditedWrite {
+  /**
+   * The record's tags, into its tag table (the same statement whether there are any or not);
+   * absent for a table without tags.
+   */
+  tags?: { of: TagTable; values: readonly string[] };
   /** The event's changes, a JSON text (`auditedValues` of src/shared/audit.ts). */
   changes: string;
 }
@@ -326,7 +329,7 @@ export interface AuditedInsert {
 /**
  * PostgreSQL: the insert of one row (`columns`), its tags and its audit event as one statement,
  * on the guard's condition; parameters: the row's values, the guard's, the event's changes, the
- * tags (an array), the event's. An `insert … select $1, …` takes its parameters' types from the
+ * tags (an array; none without a tag table), the event's. An `insert … select $1, …` takes its parameters' types from the
  * columns they go into, as `insert … values` does.
  */
 function insertAuditedText(
@@ -334,20 +337,23 @@ function insertAuditedText(
   columns: readonly string[],
   { tags, guard, audit }: AuditedInsert,
 ): string {
-  const key = `c|${table}|${tags.of.table}|${guard.key}|${audit.key}|${columns.join()}`;
+  const key = `c|${table}|${tags?.of.table ?? ''}|${guard.key}|${audit.key}|${columns.join()}`;
   return cachedText(key, () => {
     const n = columns.length;
     const changes = n + 1 + guard.parameters.length;
-    return `with created as (
-        insert into ${ident(table)} (${columns.map(ident).join(', ')})
-        select ${columns.map((_, i) => `$${i + 1}`).join(', ')} where ${guard.sql(n + 1)}
-        returning id, account_id, $${changes}::text as audit_changes
-      ), tagged as (
+    const tagged = tags
+      ? `, tagged as (
         insert into ${ident(tags.of.table)} (account_id, ${ident(tags.of.owner)}, tag)
         select created.account_id, created.id, t.tag
         from created cross join unnest($${changes + 1}::text[]) with ordinality as t(tag, n)
         order by t.n
-      ), audited as (${audit.sql('created', 'audit_changes', changes + 2)})
+      )`
+      : '';
+    return `with created as (
+        insert into ${ident(table)} (${columns.map(ident).join(', ')})
+        select ${columns.map((_, i) => `$${i + 1}`).join(', ')} where ${guard.sql(n + 1)}
+        returning id, account_id, $${changes}::text as audit_changes
+      )${tagged}, audited as (${audit.sql('created', 'audit_changes', changes + (tags ? 2 : 1))})
       select count(*)::int as created from created`;
   });
 }
@@ -374,7 +380,7 @@ export async function insertAudited<T extends RecordTable>(
     ...values.map(([, v]) => v),
     ...write.guard.parameters,
     write.changes,
-    write.tags.values,
+    ...(write.tags ? [write.tags.values] : []),
     ...write.audit.parameters,
   ];
   const rows = await deferRead<{ created: number }>(db, CompiledQuery.raw(text, parameters));

@@ -5,16 +5,13 @@ import {
   deferInsertRows,
   insertTags,
   replaceTags as replaceTagsOf,
-  type AuditedInsert,
-  type AuditedUpdate,
-  insertAudited,
-  updateAudited,
+  type AuditedWrite,
   type TagTable,
   type Executor,
 } from '../../db/records.js';
 import type { DB, PartnersTable } from '../../db/schema.js';
 import { containsText, isPostgres, startsWithText } from '../../db/dialect.js';
-import { changedFieldsSql, jsonFinder } from '../../db/json-object.js';
+import { answerWrites } from '../../db/json-object.js';
 // The partner as presented: the shape of its stored answer, as the latest migration wrote it.
 import { PARTNER_ANSWER } from '../../db/migrations/0024_partner_numbers.js';
 import { searchText } from '../../http/pagination.js';
@@ -57,6 +54,13 @@ void listed;
 
 const records = recordQueries('partners', COLUMNS);
 const TAGS: TagTable = { table: 'partner_tags', owner: 'partner_id' };
+/** The partner's stored answer and its writes in one round trip (src/db/json-object.ts). */
+const answers = answerWrites<'partners', PartnerRow>({
+  table: 'partners',
+  shape: PARTNER_ANSWER,
+  read: COLUMNS,
+  tags: TAGS,
+});
 
 /** Partner queries; every one is scoped by account (STYLE rule 3). */
 
@@ -67,9 +71,9 @@ const TAGS: TagTable = { table: 'partner_tags', owner: 'partner_id' };
 export const insertPartnerAudited = (
   trx: Transaction<DB>,
   row: PartnerRow,
-  tags: string[],
-  write: Omit<AuditedInsert, 'tags'>,
-) => insertAudited(trx, 'partners', row, { ...write, tags: { of: TAGS, values: tags } });
+  tags: readonly string[],
+  write: AuditedWrite & { changes: string },
+) => answers.insert(trx, row, tags, write);
 
 export async function insertPartner(trx: Executor, row: PartnerRow, tags: string[]): Promise<void> {
   // Deferred: on PostgreSQL the partner, its tags and its audit event go out as one statement.
@@ -91,7 +95,7 @@ export interface PartnerFilter {
 }
 
 /** A partner's version and its answer as the database keeps it (migration 0023). */
-export const findPartnerJson = jsonFinder('partners', 'answer_json');
+export const findPartnerJson = answers.find;
 
 /** The account's partners matching `f` as their stored answers, newest first, `limit + 1` of them. */
 function partnerPage(db: Executor, accountId: string, f: PartnerFilter) {
@@ -180,12 +184,8 @@ export const updatePartnerAudited = (
   id: string,
   version: number,
   values: Partial<PartnerRow>,
-  write: Omit<AuditedUpdate, 'changes'>,
-) =>
-  updateAudited(trx, 'partners', COLUMNS, { accountId, id, version }, values, {
-    changes: (columns, rows, includes) => changedFieldsSql(PARTNER_ANSWER, columns, rows, includes),
-    ...write,
-  }) as Promise<() => Promise<PartnerRow | undefined>>;
+  write: AuditedWrite,
+) => answers.update(trx, { accountId, id, version }, values, write);
 
 /** Deletes when the version matches (any version when `version` is undefined). */
 export const deletePartner = records.remove;

@@ -4,11 +4,8 @@ import { notFound } from '../../shared/errors.js';
 import { decodeCursor, JsonPage, searchText } from '../../http/pagination.js';
 import type { JsonRecord } from '../../db/json-object.js';
 import { deleteRecord } from '../../shared/delete-record.js';
-import { appendAudit, auditChange, auditedValues, diff, type Actor } from '../../shared/audit.js';
-import { isPostgres } from '../../db/dialect.js';
-import type { ChangeAudit, SqlCondition } from '../../db/records.js';
-import type { DB } from '../../db/schema.js';
-import type { Transaction } from 'kysely';
+import { appendAudit, diff, type Actor } from '../../shared/audit.js';
+import { createInOneRound, plainVersion, updateInOneRound } from '../../shared/one-round.js';
 import { newId } from '../../shared/ids.js';
 import { leitwegIdProblem, looksLikeLeitwegId } from '../../shared/leitweg-id.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
@@ -113,22 +110,24 @@ export class PartnersService {
 
   /**
    * PostgreSQL: a create without a logo to lock as one round trip and one statement — the
-   * partner, its tags and its audit event, on the condition that the account has no webhook
-   * endpoint for `partner.created` (instead of reading them). False when it wrote nothing (on
-   * SQLite, or when the account has such an endpoint: the reading way writes the deliveries).
-   * docs/scaling.md, "One round trip per update".
+   * partner, its tags and its audit event (`createInOneRound`). False when it wrote nothing (on
+   * SQLite, or when the account has an endpoint for `partner.created`: the reading way writes
+   * the deliveries). docs/scaling.md, "One round trip per create".
    */
-  private async createInOneRound(
+  private createInOneRound(
     actor: Actor,
     row: repo.PartnerRow,
     tags: string[],
     partner: Partner,
     now: Date,
   ): Promise<boolean> {
-    return (
-      (await this.inOneRound(actor, 'partner.created', row.id, now, (trx, write) =>
-        repo.insertPartnerAudited(trx, row, tags, { ...write, changes: auditedValues(partner) }),
-      )) === true
+    return createInOneRound(
+      this.ctx.db,
+      actor,
+      partnerEvent('partner.created', row.id),
+      now,
+      partner,
+      (trx, write) => repo.insertPartnerAudited(trx, row, tags, write),
     );
   }
 
@@ -190,13 +189,8 @@ export class PartnersService {
     if (tags !== undefined) values.tags = JSON.stringify(tags);
 
     await requireImageFile(this.ctx, actor, input.logoFileId, 'logoFileId');
-    const version = input.version;
-    if (
-      version !== undefined &&
-      (ifMatch === undefined || ifMatch === '*' || ifMatch === version) &&
-      tags === undefined &&
-      input.logoFileId == null
-    ) {
+    const version = plainVersion(input.version, ifMatch);
+    if (version !== undefined && tags === undefined && input.logoFileId == null) {
       const partner = await this.updateInOneRound(actor, id, version, values, now);
       if (partner) return partner;
     }
@@ -235,11 +229,11 @@ export class PartnersService {
 
   /**
    * PostgreSQL: a plain update (no tags, no logo to lock) as one round trip and one statement:
-   * the update, its audit event diffed by the database, on the condition that the account has
-   * no webhook endpoint for `partner.updated` (instead of reading them). Undefined when it
-   * wrote nothing — on SQLite, when the version or the partner did not match (the reading way
-   * then answers 404, 409 or 412), or when the account has such an endpoint (the reading way
-   * writes the deliveries). docs/scaling.md, "One round trip per update".
+   * the update and its audit event diffed by the database (`updateInOneRound`). Undefined when
+   * it wrote nothing — on SQLite, when the version or the partner did not match (the reading
+   * way then answers 404, 409 or 412), or when the account has an endpoint for
+   * `partner.updated` (the reading way writes the deliveries). docs/scaling.md, "One round
+   * trip per update".
    */
   private async updateInOneRound(
     actor: Actor,
@@ -248,37 +242,14 @@ export class PartnersService {
     values: Partial<repo.PartnerRow>,
     now: Date,
   ): Promise<Partner | undefined> {
-    const row = await this.inOneRound(actor, 'partner.updated', id, now, (trx, write) =>
-      repo.updatePartnerAudited(trx, actor.accountId, id, version, values, write),
+    const row = await updateInOneRound(
+      this.ctx.db,
+      actor,
+      partnerEvent('partner.updated', id),
+      now,
+      (trx, write) => repo.updatePartnerAudited(trx, actor.accountId, id, version, values, write),
     );
     return row && presentPartner(row);
-  }
-
-  /**
-   * The frame of a one-round write (PostgreSQL): the event's condition that the account has no
-   * endpoint for it, the audit event (`action`, the webhook event of the same name), and the
-   * write's one deferred statement in a transaction of its own. Undefined where it does not
-   * apply (SQLite, an account with endpoints for the event lately); else what the statement
-   * answered once committed.
-   */
-  private async inOneRound<T>(
-    actor: Actor,
-    action: 'partner.created' | 'partner.updated',
-    resourceId: string,
-    now: Date,
-    write: (
-      trx: Transaction<DB>,
-      parts: { guard: SqlCondition; audit: ChangeAudit },
-    ) => Promise<() => Promise<T>>,
-  ): Promise<T | undefined> {
-    if (!isPostgres(this.ctx.db)) return undefined;
-    const guard = withoutEndpoints(actor.accountId, action);
-    if (!guard) return undefined;
-    const written = await this.ctx.db.transaction().execute(async (trx) => {
-      const audit = auditChange(trx, actor, { action, resourceType: 'partner', resourceId }, now);
-      return audit && write(trx, { guard, audit });
-    });
-    return written && (await written());
   }
 
   remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
@@ -293,6 +264,14 @@ export class PartnersService {
     });
   }
 }
+
+/** A partner's event written in one round, on the condition that no endpoint wants it. */
+const partnerEvent = (action: 'partner.created' | 'partner.updated', resourceId: string) => ({
+  action,
+  resourceType: 'partner',
+  resourceId,
+  guard: withoutEndpoints,
+});
 
 /** A stored tri-state flag: 1, 0 or null (not known). */
 function boolValue(value: boolean | null | undefined): number | null {
