@@ -1,10 +1,10 @@
 /**
  * `npm run bench`: the fair HTTP comparison. Every target runs as its own process pinned to one
- * core (`taskset -c 1`), `wrk` (1 thread, 50 connections) and this harness on the other core
- * (`taskset -c 0`); every case gets a warm-up, then a measured run; all servers stay up for the
- * whole run and the rounds are interleaved (A B C … A B C …); ratios are taken per round and
- * then medianed. A measurement with over 0.5 % non-2xx answers or socket errors is left out and
- * named. See docs/benchmarks.md for the targets, options and the size comparison.
+ * core (`taskset -c 1`), `wrk` (1 thread, 50 connections, 30 s timeout) and this harness on the
+ * other core (`taskset -c 0`); every case gets a warm-up, then a measured run; all servers stay
+ * up for the whole run and the rounds are interleaved (A B C … A B C …); ratios are taken per
+ * round and then medianed. A measurement with over 0.5 % non-2xx answers or socket errors is left
+ * out and named. See docs/benchmarks.md for the targets, options and the size comparison.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -515,6 +515,9 @@ function runWrk(
         '-t1',
         `-c${CONNECTIONS}`,
         `-d${seconds}s`,
+        // wrk's default of 2 s would count a slow answer (a finalize renders a PDF) as an error.
+        '--timeout',
+        '30s',
         '--latency',
         '-s',
         path.join(HERE, 'bench.lua'),
