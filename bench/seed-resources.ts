@@ -152,18 +152,8 @@ async function finalizeAndPay(
   say: (line: string) => void,
 ): Promise<{ payable: string[]; seconds: number }> {
   const payable: string[] = [];
-  const finalize = async (i: number, attempt = 1): Promise<Record<string, unknown>> => {
-    try {
-      return await call('PUT', `/v1/documents/${ids[i]}`, {
-        version: versions[i],
-        status: 'FINAL',
-      });
-    } catch (err) {
-      // The render's time budget is wall-clock: on a loaded machine it can run out (422).
-      if (attempt >= 5 || !/template_invalid/.test((err as Error).message)) throw err;
-      return finalize(i, attempt + 1);
-    }
-  };
+  const finalize = (i: number) =>
+    call('PUT', `/v1/documents/${ids[i]}`, { version: versions[i], status: 'FINAL' });
   const seconds = await parallel(
     finals,
     label,
@@ -186,14 +176,32 @@ async function finalizeAndPay(
   return { payable, seconds };
 }
 
+/**
+ * `call`, tried again (up to 5 times) on a 422 `template_invalid` for the template's render time
+ * budget: it is wall-clock (TEMPLATE_RENDER_LIMIT_MS, 500 ms), so a loaded machine can exceed it
+ * for a draft's check or a finalize; nothing was written then.
+ */
+function retrying(call: Call): Call {
+  const attempt = async (method: string, url: string, payload: unknown, n: number) => {
+    try {
+      return await call(method, url, payload);
+    } catch (err) {
+      if (n >= 5 || !/template_invalid.*render limit/.test((err as Error).message)) throw err;
+      return attempt(method, url, payload, n + 1);
+    }
+  };
+  return (method, url, payload) => attempt(method, url, payload, 1);
+}
+
 /** Seeds what `needs` asks for; every step reports its count and time through `say`. */
 export async function seedResources(
-  call: Call,
+  plainCall: Call,
   opts: { name: string; rows: number; finals: number; drafts: number; partnerIds: string[] },
   needs: ResourceNeeds,
   say: (line: string) => void,
 ): Promise<SeededResources> {
   const { name, rows, partnerIds } = opts;
+  const call = retrying(plainCall);
   const out: SeededResources = {
     invoiceIds: [],
     invoiceVersions: [],
