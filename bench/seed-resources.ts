@@ -209,7 +209,8 @@ export async function seedResources(
     payableIds: [],
     partnerId: partnerIds[0]!,
   };
-  const rate = (n: number, s: number) => `${n} in ${s.toFixed(0)} s (${Math.round(n / s)}/s)`;
+  const rate = (n: number, s: number) =>
+    `${n} in ${s.toFixed(0)} s (${(n / s).toFixed(n / s < 10 ? 1 : 0)}/s)`;
   if (needs.invoices || needs.finals || needs.drafts) await readyToInvoice(call);
   if (needs.invoices || needs.finals) {
     const { ids, versions, seconds } = await seedDrafts(call, rows, partnerIds, name, say);
