@@ -1,10 +1,10 @@
 /**
  * `npm run bench`: the fair HTTP comparison. Every target runs as its own process pinned to one
- * core (`taskset -c 1`), `wrk` (1 thread, 50 connections) and this harness on the other core
- * (`taskset -c 0`); every case gets a warm-up, then a measured run; all servers stay up for the
- * whole run and the rounds are interleaved (A B C … A B C …); ratios are taken per round and
- * then medianed. A measurement with over 0.5 % non-2xx answers or socket errors is left out and
- * named. See docs/benchmarks.md for the targets, options and the size comparison.
+ * core (`taskset -c 1`), `wrk` (1 thread, 50 connections, 30 s timeout) and this harness on the
+ * other core (`taskset -c 0`); every case gets a warm-up, then a measured run; all servers stay
+ * up for the whole run and the rounds are interleaved (A B C … A B C …); ratios are taken per
+ * round and then medianed. A measurement with over 0.5 % non-2xx answers or socket errors is left
+ * out and named. See docs/benchmarks.md for the targets, options and the size comparison.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -15,6 +15,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import {
+  RESOURCE_ENDPOINTS,
+  needsOf,
+  resourceCase,
+  seedResources,
+  writeResourceFiles,
+  type Call,
+  type SeededResources,
+} from './seed-resources.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -27,6 +36,8 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     partners: { type: 'string', default: '10000' },
+    finals: { type: 'string', default: '300' },
+    drafts: { type: 'string' },
     sizes: { type: 'string' },
     targets: { type: 'string' },
     endpoints: { type: 'string' },
@@ -48,7 +59,21 @@ const CONNECTIONS = Number(opt.connections);
 const SIZES = opt.sizes?.split(',').map(Number);
 const PARTNERS = Number(opt.partners);
 const TARGETS = (opt.targets ?? (SIZES ? 'kontor-sqlite' : ALL_TARGETS.join(','))).split(',');
-const ENDPOINTS = (opt.endpoints ?? (SIZES ? 'get,post' : 'get,list,post,put')).split(',');
+const ASKED = (opt.endpoints ?? (SIZES ? 'get,post' : 'get,list,post,put')).split(',');
+const PARTNER_ENDPOINTS = ['get', 'list', 'post', 'put'];
+/**
+ * The endpoints measured, partners first: a resource endpoint brings the partner endpoint of its
+ * verb along (its ratio is taken against it); resources in the order of RESOURCE_ENDPOINTS.
+ */
+const ENDPOINTS = [
+  ...PARTNER_ENDPOINTS.filter(
+    (p) => ASKED.includes(p) || ASKED.some((e) => RESOURCE_ENDPOINTS[e]?.verb === p),
+  ),
+  ...Object.keys(RESOURCE_ENDPOINTS).filter((e) => ASKED.includes(e)),
+];
+/** Drafts for `inv-finalize` (each renders a PDF): 40 a second over warm-up and measurement, 1.5 × margin. */
+const DRAFTS = Number(opt.drafts ?? Math.ceil(40 * (WARMUP + SECONDS) * ROUNDS * 1.5));
+const FINALS = Number(opt.finals);
 const SERVER_CPU = opt['server-cpu'];
 const LOAD_CPU = opt['load-cpu'];
 
@@ -56,8 +81,14 @@ if (!(ROUNDS >= 1 && ROUNDS <= 20 && SECONDS > 0 && SECONDS <= 60 && WARMUP >= 0
   throw new Error('--rounds 1–20, --seconds 1–60, --warmup 0–10');
 for (const t of TARGETS)
   if (!ALL_TARGETS.includes(t)) throw new Error(`unknown target ${t} (${ALL_TARGETS.join(', ')})`);
-for (const e of ENDPOINTS)
-  if (!['get', 'list', 'post', 'put'].includes(e)) throw new Error(`unknown endpoint ${e}`);
+for (const e of ASKED)
+  if (!PARTNER_ENDPOINTS.includes(e) && !(e in RESOURCE_ENDPOINTS))
+    throw new Error(
+      `unknown endpoint ${e} (${[...PARTNER_ENDPOINTS, ...Object.keys(RESOURCE_ENDPOINTS)].join(', ')})`,
+    );
+for (const n of [DRAFTS, FINALS])
+  if (!(Number.isInteger(n) && n >= 0 && n <= 1_000_000))
+    throw new Error(`bad --drafts/--finals ${n}`);
 for (const n of SIZES ?? [PARTNERS])
   if (!(Number.isInteger(n) && n >= 1 && n <= 1_000_000)) throw new Error(`bad size ${n}`);
 if (SIZES && SIZES.length !== 2) throw new Error('--sizes takes two sizes, e.g. 10000,200000');
@@ -104,6 +135,9 @@ interface Server {
   ids?: string[];
   idsFile?: string;
   putState?: string;
+  resources?: SeededResources;
+  /** Per resource endpoint: the file of ids (getid, post) or "id version" lines (put). */
+  files: Record<string, string>;
 }
 
 const children: ChildProcess[] = [];
@@ -130,6 +164,7 @@ function startProcess(
     exited: false,
     prefix: '',
     wrkEnv: {},
+    files: {},
   };
   child.on('exit', () => (server.exited = true));
   return server;
@@ -323,7 +358,7 @@ async function seedKontor(
   name: string,
   env: Record<string, string>,
   count: number,
-): Promise<{ token: string; ids: string[] }> {
+): Promise<{ token: string; ids: string[]; resources?: SeededResources }> {
   const dist = await loadDist();
   const config = dist.loadConfig({ ...env, PORT: '0' });
   const app = await dist.buildApp(config, { logStream: fs.createWriteStream('/dev/null') });
@@ -396,7 +431,13 @@ async function seedKontor(
       `   ${name}: seeded ${count} partners through POST /v1/partners in ${seconds.toFixed(0)} s ` +
         `(${Math.round(count / seconds)}/s); audit chain: ${JSON.stringify(report)}`,
     );
-    return { token, ids };
+    const needs = needsOf(ENDPOINTS);
+    if (!Object.values(needs).some(Boolean)) return { token, ids };
+    const asUser: Call = (method, url, payload) => call(method, url, payload, token);
+    const rows = { name, rows: count, finals: FINALS, drafts: DRAFTS, partnerIds: ids };
+    const resources = await seedResources(asUser, rows, needs, say);
+    say(`   ${name}: audit chain: ${JSON.stringify(await dist.verifyAuditChain(app.ctx.db))}`);
+    return { token, ids, resources };
   } finally {
     await app.close();
   }
@@ -412,7 +453,7 @@ async function startKontor(
   fs.mkdirSync(dataDir, { recursive: true });
   const apiKey = `bench-key-${crypto.randomBytes(12).toString('hex')}`;
   const env = kontorEnv(dataDir, apiKey, databaseUrl);
-  const { token, ids } = await seedKontor(name, env, count);
+  const { token, ids, resources } = await seedKontor(name, env, count);
   const port = await freePort();
   const logFile = opt['kontor-log'] === '/dev/null' ? '/dev/null' : path.resolve(opt['kontor-log']);
   const s = startProcess(
@@ -426,6 +467,7 @@ async function startKontor(
   s.prefix = '/v1/partners';
   s.wrkEnv = { API_KEY: apiKey, AUTH: `Bearer ${token}` };
   s.ids = ids;
+  s.resources = resources;
   return s;
 }
 
@@ -446,7 +488,7 @@ function pgArgs(): string[] {
 
 interface Case {
   target: string;
-  endpoint: 'hello' | 'get' | 'list' | 'post' | 'put';
+  endpoint: string;
   size?: number;
 }
 interface Row extends Case {
@@ -473,6 +515,9 @@ function runWrk(
         '-t1',
         `-c${CONNECTIONS}`,
         `-d${seconds}s`,
+        // wrk's default of 2 s would count a slow answer (a finalize renders a PDF) as an error.
+        '--timeout',
+        '30s',
         '--latency',
         '-s',
         path.join(HERE, 'bench.lua'),
@@ -564,7 +609,7 @@ async function setUp(): Promise<Case[]> {
       servers.set(name, await startKontor(name.replace('@', '-'), runDir, size, url));
       apps.push({ target, size: SIZES ? size : undefined });
     }
-  for (const endpoint of ENDPOINTS as Case['endpoint'][])
+  for (const endpoint of ENDPOINTS)
     for (const a of apps) cases.push({ target: a.target, endpoint, size: a.size });
   for (const [name, s] of servers) {
     if (!s.ids) continue;
@@ -572,6 +617,10 @@ async function setUp(): Promise<Case[]> {
     fs.writeFileSync(s.idsFile, `${s.ids.join('\n')}\n`);
     s.putState = path.join(runDir, `${name}-put.txt`);
     fs.writeFileSync(s.putState, s.ids.map((id) => `${id} 1\n`).join(''));
+    if (s.resources)
+      s.files = writeResourceFiles(path.join(runDir, name), s.resources, (f, text) =>
+        fs.writeFileSync(f, text),
+      );
   }
   return cases;
 }
@@ -580,22 +629,29 @@ async function measure(c: Case, round: number, seconds: number) {
   const s = servers.get(key(c.target, c.size))!;
   const env: Record<string, string> = { ...s.wrkEnv, TAG: `r${round}-${Date.now()}` };
   let url = `${s.base}/`;
-  if (c.endpoint === 'get')
+  let state: string | undefined;
+  if (c.endpoint in RESOURCE_ENDPOINTS) {
+    const r = resourceCase(c.endpoint, s.resources!, s.files);
+    Object.assign(env, r.env);
+    url = `${s.base}${r.path}`;
+    state = r.state;
+  } else if (c.endpoint === 'get')
     Object.assign(env, { MODE: 'getid', PREFIX: `${s.prefix}/`, IDS_FILE: s.idsFile });
   else if (c.endpoint === 'list') {
     env.MODE = 'get';
     url = `${s.base}${s.prefix}?limit=25`;
   } else if (c.endpoint === 'post') Object.assign(env, { MODE: 'post', PREFIX: s.prefix });
-  else if (c.endpoint === 'put')
+  else if (c.endpoint === 'put') {
+    state = s.putState;
     Object.assign(env, {
       MODE: 'put',
       PREFIX: `${s.prefix}/`,
       IDS_FILE: s.putState,
       STATE_OUT: `${s.putState}.next`,
     });
-  else env.MODE = 'get';
+  } else env.MODE = 'get';
   const r = await runWrk(url, env, seconds);
-  if (c.endpoint === 'put') fs.renameSync(`${s.putState}.next`, s.putState!);
+  if (state) fs.renameSync(`${state}.next`, state);
   if (s.exited) throw new Error(`${s.name} died during ${c.endpoint}`);
   return r;
 }
@@ -603,7 +659,7 @@ async function measure(c: Case, round: number, seconds: number) {
 // ---------------------------------------------------------------------------------------------
 // Report
 
-const valid = (r: Row) => r.bad <= 0.005 * r.requests;
+const valid = (r: Row) => r.requests > 0 && r.bad <= 0.005 * r.requests;
 
 interface Stats {
   median: number;
@@ -621,26 +677,40 @@ function stats(values: number[]): Stats | undefined {
   };
 }
 
-const LABEL: Record<Case['endpoint'], string> = {
+const LABEL: Record<string, string> = {
   hello: 'GET / (small JSON)',
   get: 'GET /partners/{id}',
   list: 'GET /partners?limit=25',
   post: 'POST /partners',
   put: 'PUT /partners/{id}',
+  ...Object.fromEntries(Object.entries(RESOURCE_ENDPOINTS).map(([k, e]) => [k, e.label])),
 };
 const f0 = (x?: number) => (x === undefined ? '–' : Math.round(x).toLocaleString('en-US'));
 const f1 = (x?: number) => (x === undefined ? '–' : x.toFixed(1));
 const fr = (s?: Stats) => (s === undefined ? '–' : s.median.toFixed(s.median < 0.1 ? 3 : 2));
 
-function table(cases: Case[], rows: Row[]): string {
+const fs2 = (s?: Stats) =>
+  s === undefined
+    ? '–'
+    : `${fr(s)} (${fr({ ...s, median: s.min })}–${fr({ ...s, median: s.max })})`;
+const goal = (s: Stats | undefined, min: number) =>
+  `≥ ${min.toFixed(2)}${s ? (s.median >= min ? ' ✓' : ' ✗') : ''}`;
+
+/** The valid measurement of a case in a round. */
+function finder(rows: Row[]) {
   const ok = rows.filter(valid);
-  const find = (target: string, endpoint: string, round: number, size?: number) =>
+  return (target: string, endpoint: string, round: number, size?: number) =>
     ok.find(
       (r) => r.target === target && r.endpoint === endpoint && r.round === round && r.size === size,
     );
+}
+
+/** Per case: req/s, p99 (median and every round's), the ratios to bare and minimal. */
+function mainTable(cases: Case[], rows: Row[]): string[] {
+  const find = finder(rows);
   const lines = [
-    `| target | request | req/s median (min–max), ${ROUNDS} rounds | p99 ms median (min–max) | × bare | × minimal | left out |`,
-    '|---|---|---|---|---|---|---|',
+    `| target | request | req/s median (min–max), ${ROUNDS} rounds | p99 ms median (min–max) | p99 ms per round | × bare | × minimal | left out |`,
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const c of cases) {
     const all = rows.filter(
@@ -651,12 +721,13 @@ function table(cases: Case[], rows: Row[]): string {
     const p99 = stats(mine.map((r) => r.p99));
     const ratio = (t: string, e: string) =>
       stats(mine.map((r) => r.rps / (find(t, e, r.round)?.rps ?? NaN)));
+    const perRound = all.map((r) => (valid(r) ? f1(r.p99) : `(${f1(r.p99)})`)).join(' / ');
     const out = all
       .filter((r) => !valid(r))
       .map((r) => `round ${r.round} (${r.bad} of ${r.requests} bad)`);
     lines.push(
       `| ${key(c.target, c.size)} | ${LABEL[c.endpoint]} | ${f0(rps?.median)} (${f0(rps?.min)}–${f0(rps?.max)}) | ` +
-        `${f1(p99?.median)} (${f1(p99?.min)}–${f1(p99?.max)}) | ${fr(ratio('bare', 'hello'))} | ` +
+        `${f1(p99?.median)} (${f1(p99?.min)}–${f1(p99?.max)}) | ${perRound || '–'} | ${fr(ratio('bare', 'hello'))} | ` +
         `${fr(ratio('fastify-min', 'get'))} | ${out.join(', ') || '–'} |`,
     );
   }
@@ -664,27 +735,66 @@ function table(cases: Case[], rows: Row[]): string {
     '',
     '× bare: against bare node:http GET / of the same round; × minimal: against the minimal Fastify + SQLite',
     'GET by id of the same round; medians of the per-round ratios. A measurement with over 0.5 % non-2xx',
-    "answers or socket errors is left out (with its round's ratios).",
+    "answers or socket errors is left out (with its round's ratios); its p99 is shown in parentheses.",
   );
-  if (SIZES) {
-    lines.push(
-      '',
-      `| target | request | ${SIZES[1]} / ${SIZES[0]} partners, median (min–max) of per-round ratios | goal |`,
-      '|---|---|---|---|',
+  return lines;
+}
+
+/** Every resource case's req/s over the partner endpoint of its verb, per round, medianed. */
+function partnerRatioTable(cases: Case[], rows: Row[]): string[] {
+  const find = finder(rows);
+  const mine = cases.filter((c) => c.endpoint in RESOURCE_ENDPOINTS);
+  if (mine.length === 0) return [];
+  const lines = [
+    '',
+    '| target | request | × partner of the same verb, median (min–max) of per-round ratios | goal |',
+    '|---|---|---|---|',
+  ];
+  for (const c of mine) {
+    const verb = RESOURCE_ENDPOINTS[c.endpoint]!.verb;
+    const s = stats(
+      rows
+        .filter(
+          (r) =>
+            valid(r) && r.target === c.target && r.endpoint === c.endpoint && r.size === c.size,
+        )
+        .map((r) => r.rps / (find(c.target, verb, r.round, c.size)?.rps ?? NaN)),
     );
-    for (const c of cases.filter((c) => c.size === SIZES[1])) {
-      const big = ok.filter(
-        (r) => r.target === c.target && r.endpoint === c.endpoint && r.size === SIZES[1],
-      );
-      const s = stats(
-        big.map((r) => r.rps / (find(c.target, c.endpoint, r.round, SIZES[0])?.rps ?? NaN)),
-      );
-      lines.push(
-        `| ${c.target} | ${LABEL[c.endpoint]} | ${fr(s)} (${fr(s && { ...s, median: s.min })}–${fr(s && { ...s, median: s.max })}) | ≥ 0.80${s ? (s.median >= 0.8 ? ' ✓' : ' ✗') : ''} |`,
-      );
-    }
+    lines.push(
+      `| ${key(c.target, c.size)} | ${LABEL[c.endpoint]} ÷ ${LABEL[verb]} | ${fs2(s)} | ${goal(s, 0.67)} |`,
+    );
   }
-  return lines.join('\n');
+  lines.push('', 'Goal: within 1.5× of the partner request of the same verb (ratio ≥ 0.67).');
+  return lines;
+}
+
+/** With `--sizes A,B`: every case's req/s at B over A, per round, medianed. */
+function sizeTable(cases: Case[], rows: Row[]): string[] {
+  if (!SIZES) return [];
+  const find = finder(rows);
+  const lines = [
+    '',
+    `| target | request | ${SIZES[1]} / ${SIZES[0]} rows, median (min–max) of per-round ratios | goal |`,
+    '|---|---|---|---|',
+  ];
+  for (const c of cases.filter((c) => c.size === SIZES[1])) {
+    const big = rows.filter(
+      (r) => valid(r) && r.target === c.target && r.endpoint === c.endpoint && r.size === SIZES[1],
+    );
+    const s = stats(
+      big.map((r) => r.rps / (find(c.target, c.endpoint, r.round, SIZES[0])?.rps ?? NaN)),
+    );
+    lines.push(`| ${c.target} | ${LABEL[c.endpoint]} | ${fs2(s)} | ${goal(s, 0.8)} |`);
+  }
+  return lines;
+}
+
+function table(cases: Case[], rows: Row[]): string {
+  return [
+    ...mainTable(cases, rows),
+    ...partnerRatioTable(cases, rows),
+    ...sizeTable(cases, rows),
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -708,7 +818,7 @@ async function main(): Promise<void> {
       rows.push(r);
       fs.appendFileSync(path.join(outDir, 'rounds.jsonl'), `${JSON.stringify(r)}\n`);
       log(
-        `  ${key(c.target, c.size).padEnd(22)} ${c.endpoint.padEnd(5)} ${f0(r.rps).padStart(7)} req/s  ` +
+        `  ${key(c.target, c.size).padEnd(22)} ${c.endpoint.padEnd(12)} ${f0(r.rps).padStart(7)} req/s  ` +
           `p99 ${f1(r.p99)} ms${r.bad ? `  ${r.bad} bad` : ''}`,
       );
     }
