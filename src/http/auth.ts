@@ -146,14 +146,16 @@ class AccessCheck {
 
   /** The route's access check: undefined when settled at once, else its pending lookup. */
   check(req: FastifyRequest): Promise<void> | undefined {
-    const access = req.routeOptions.config.access;
+    // Read once: Fastify builds `routeOptions` anew on every access.
+    const route = req.routeOptions;
+    const access = route.config.access;
     // No route matched: the not-found handler answers 404/405 without touching credentials.
-    if (access === undefined && req.routeOptions.url === undefined) return undefined;
+    if (access === undefined && route.url === undefined) return undefined;
     if (access === undefined)
       throw new AppError('forbidden', 'This route declares no access level.');
     if (access === 'public') return undefined;
     if (req.headers['x-api-key'] === undefined && req.headers[WEB_CLIENT_HEADER] === 'web')
-      return this.webClient(req, access);
+      return this.webClient(req, access, route.config.webClient === true);
     const keyLookup = this.apiKey(req);
     if (keyLookup !== undefined) return keyLookup.then(() => this.checkBearer(req, access));
     return this.checkBearer(req, access);
@@ -165,18 +167,21 @@ class AccessCheck {
    * for the key; on user routes only a web session's access token is accepted with it, so the
    * header grants nothing on its own and a personal API token still needs its client's key.
    */
-  private webClient(req: FastifyRequest, access: Access): Promise<void> | undefined {
+  private webClient(
+    req: FastifyRequest,
+    access: Access,
+    webClientRoute: boolean,
+  ): Promise<void> | undefined {
     if (access === 'apiKey') {
-      if (req.routeOptions.config.webClient !== true)
-        throw new AppError('api_key_invalid', 'Send a valid x-api-key header.');
+      if (!webClientRoute) throw new AppError('api_key_invalid', 'Send a valid x-api-key header.');
       req.apiKeyId = WEB_CLIENT_ID;
       return undefined;
     }
     req.apiKeyId = WEB_CLIENT_ID;
     const principal = this.bearer(req);
     if (principal instanceof Promise)
-      return principal.then((p) => this.admit(req, webPrincipal(p)));
-    this.admit(req, webPrincipal(principal));
+      return principal.then((p) => this.admit(req, webPrincipal(p), access));
+    this.admit(req, webPrincipal(principal), access);
     return undefined;
   }
 
@@ -218,8 +223,8 @@ class AccessCheck {
   private checkBearer(req: FastifyRequest, access: Access): Promise<void> | undefined {
     if (access === 'apiKey') return undefined;
     const principal = this.bearer(req);
-    if (principal instanceof Promise) return principal.then((p) => this.admit(req, p));
-    this.admit(req, principal);
+    if (principal instanceof Promise) return principal.then((p) => this.admit(req, p, access));
+    this.admit(req, principal, access);
     return undefined;
   }
 
@@ -231,37 +236,40 @@ class AccessCheck {
     const hash = this.hashOnce(req, 1, match[1]!);
     const { credentials, clock, db } = this.ctx;
     const now = clock.now();
-    const nowIso = now.toISOString();
     const generation = credentials.begin();
     const cached = credentials.getPrincipal(hash);
-    if (cached === undefined)
+    if (cached === undefined) {
+      const nowIso = now.toISOString();
       return this.lookup.findBearer(db, hash, nowIso).then((principal) => {
         if (principal === undefined)
           throw tokenInvalid('The token is unknown, expired or revoked.');
         credentials.putPrincipal(hash, principal, generation);
-        return this.used(req, principal, now, nowIso);
+        return this.used(req, principal, now);
       });
-    if (cached.expiresAt !== null && cached.expiresAt <= nowIso)
+    }
+    // The time as text only for a token that expires (a cached principal is otherwise live).
+    if (cached.expiresAt !== null && cached.expiresAt <= now.toISOString())
       throw tokenInvalid('The token is unknown, expired or revoked.');
-    return this.used(req, cached, now, nowIso);
+    return this.used(req, cached, now);
   }
 
   /** Records a personal token's use, at most once a minute per token and process. */
-  private used(req: FastifyRequest, principal: Principal, now: Date, nowIso: string): Principal {
+  private used(req: FastifyRequest, principal: Principal, now: Date): Principal {
+    if (principal.tokenKind !== 'pat') return principal;
     const last = this.touched.get(principal.tokenId) ?? 0;
-    if (principal.tokenKind === 'pat' && now.getTime() - last > TOUCH_INTERVAL_MS) {
+    if (now.getTime() - last > TOUCH_INTERVAL_MS) {
       this.touched.set(principal.tokenId, now.getTime());
       if (this.touched.size > 50_000) this.touched.clear();
       this.lookup
-        .touchToken(this.ctx.db, principal.tokenId, nowIso)
+        .touchToken(this.ctx.db, principal.tokenId, now.toISOString())
         .catch((err: unknown) => req.log.warn({ err }, 'could not record token use'));
     }
     return principal;
   }
 
-  private admit(req: FastifyRequest, principal: Principal): void {
+  private admit(req: FastifyRequest, principal: Principal, access: Access): void {
     req.principal = principal;
-    if (req.routeOptions.config.access === 'admin' && principal.role !== 'admin')
+    if (access === 'admin' && principal.role !== 'admin')
       throw new AppError('forbidden', 'This operation needs the admin role.');
   }
 }

@@ -68,15 +68,26 @@ function judge(
 }
 
 /**
- * The minute keys of a principal, made once: the principal is the credential cache's object,
- * the same for every request of a token, and a key made anew would be hashed anew.
+ * The two minute hits of a principal under a plan, made once: the principal is the credential
+ * cache's object, the same for every request of a token, and a key made anew would be hashed
+ * anew; the hits stay as long as the plan does.
  */
-const minuteKeys = new WeakMap<Principal, [user: string, account: string]>();
-function keysOf(principal: Principal): [string, string] {
-  let keys = minuteKeys.get(principal);
-  if (keys === undefined)
-    minuteKeys.set(principal, (keys = [userMinuteKey(principal), accountMinuteKey(principal)]));
-  return keys;
+const minuteHits = new WeakMap<Principal, { plan: Plan; user: Hit; account: Hit }>();
+function minutesOf(principal: Principal, plan: Plan): { user: Hit; account: Hit } {
+  let hits = minuteHits.get(principal);
+  if (hits === undefined || hits.plan !== plan) {
+    hits = {
+      plan,
+      user: { key: userMinuteKey(principal), windowMs: MINUTE, limit: plan.requestsPerMinute },
+      account: {
+        key: accountMinuteKey(principal),
+        windowMs: MINUTE,
+        limit: plan.requestsPerMinute * plan.seats,
+      },
+    };
+    minuteHits.set(principal, hits);
+  }
+  return hits;
 }
 
 /**
@@ -84,10 +95,10 @@ function keysOf(principal: Principal): [string, string] {
  * request neither minute refuses.
  */
 const hits = (principal: Principal, plan: Plan, month: Hit): Hit[] => {
-  const [user, account] = keysOf(principal);
+  const { user, account } = minutesOf(principal, plan);
   return [
-    { key: user, windowMs: MINUTE, limit: plan.requestsPerMinute },
-    { key: account, windowMs: MINUTE, limit: plan.requestsPerMinute * plan.seats },
+    user,
+    account,
     { key: month.key, windowMs: month.windowMs, limit: plan.requestsPerMonth, onlyIfUnder: true },
   ];
 };

@@ -21,6 +21,8 @@ interface Month {
   name: string;
   startMs: number;
   endMs: number;
+  /** Per account: its counter's key and its pending total's key this month, made once. */
+  keys: Map<string, [counter: string, pending: string]>;
 }
 
 function monthAt(ms: number): Month {
@@ -31,6 +33,7 @@ function monthAt(ms: number): Month {
     name: monthOf(date),
     startMs: Date.UTC(year, month, 1),
     endMs: Date.UTC(year, month + 1, 1),
+    keys: new Map(),
   };
 }
 
@@ -59,6 +62,17 @@ export class UsageMeter {
 
   private key(accountId: string, month: string): string {
     return `q:${accountId}:${month}`;
+  }
+
+  /** The keys of `accountId` in `month`, as `key` and `counted` make them. */
+  private keysOf(accountId: string, month: Month): [counter: string, pending: string] {
+    let keys = month.keys.get(accountId);
+    if (keys === undefined) {
+      if (month.keys.size > 100_000) month.keys.clear();
+      keys = [this.key(accountId, month.name), `${accountId}|${month.name}`];
+      month.keys.set(accountId, keys);
+    }
+    return keys;
   }
 
   private currentMonth(ms: number): Month {
@@ -93,13 +107,13 @@ export class UsageMeter {
   monthHitNow(accountId: string, now: Date): Hit | undefined {
     const ms = now.getTime();
     const month = this.currentMonth(ms);
-    const key = this.key(accountId, month.name);
+    const key = this.keysOf(accountId, month)[0];
     return this.seeded.has(key) ? { key, windowMs: month.endMs - ms } : undefined;
   }
 
   /** Notes a counted request for the durable monthly total. */
   counted(accountId: string, now: Date): void {
-    const pendingKey = `${accountId}|${this.currentMonth(now.getTime()).name}`;
+    const pendingKey = this.keysOf(accountId, this.currentMonth(now.getTime()))[1];
     this.pending.set(pendingKey, (this.pending.get(pendingKey) ?? 0) + 1);
   }
 
