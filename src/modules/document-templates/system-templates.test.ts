@@ -17,6 +17,7 @@ import {
 import {
   ensureSystemTemplate,
   ensureSystemTemplates,
+  renderLimitOf,
   SYSTEM_TEMPLATES,
 } from './system-templates.js';
 import { settleAudit } from '../../shared/audit.js';
@@ -446,5 +447,33 @@ describe('system templates', () => {
     });
     expect(found.json<{ data: Template[] }>().data.map((d) => d.id)).toEqual([before.id]);
     expect(await systemTemplate('CREDIT_NOTE', named)).toMatchObject({ name: 'Meine Korrekturen' });
+  });
+});
+
+describe('the render budget of a template', () => {
+  const stored = async (key: Key, who = user) => {
+    const tpl = await systemTemplate(key, who);
+    return t.app.ctx.db
+      .selectFrom('document_templates')
+      .selectAll()
+      .where('id', '=', tpl.id)
+      .executeTakeFirstOrThrow();
+  };
+
+  it('none for Kontor’s own sources, the configured one once an account edits them', async () => {
+    const owner = await createUser(t);
+    const own = await stored('INVOICE', owner);
+    expect(renderLimitOf(own, 500)).toBe(Infinity);
+    const tpl = await systemTemplate('INVOICE', owner);
+    const edited = await put(
+      tpl.id,
+      { version: tpl.version, contentSource: `${tpl.contentSource}\n<p>Danke!</p>` },
+      owner,
+    );
+    expect(edited.statusCode).toBe(200);
+    expect(renderLimitOf(await stored('INVOICE', owner), 500)).toBe(500);
+    // An account's own template, and a system row whose edit state is unknown, keep the budget.
+    expect(renderLimitOf({ ...own, system_key: null }, 500)).toBe(500);
+    expect(renderLimitOf({ ...own, system_source_hash: null }, 500)).toBe(500);
   });
 });

@@ -11,7 +11,10 @@
  * system's newest layout (`system_source_hash`, migration 0034; docs/rendering.md).
  */
 import type { Kysely, Transaction } from 'kysely';
-import { systemSourceHash } from '../../db/migrations/0034_system_template_sources.js';
+import {
+  systemSourceHash,
+  type SystemSources,
+} from '../../db/migrations/0034_system_template_sources.js';
 import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
@@ -278,6 +281,24 @@ function systemSources(t: SystemTemplate) {
     logo_position: 'TOP_RIGHT',
     status: 'PUBLISHED',
   };
+}
+
+/**
+ * The wall-clock budget of one render of `template` (ms): none while it is a system template
+ * whose sources are still Kontor's own (its stored hash matches them: as seeded or last
+ * upgraded), `configuredMs` for every template an account wrote or edited. The budget guards
+ * against users' templates; a busy machine must not refuse a valid invoice in Kontor's own
+ * layout, as it must not fail an account's creation (loops and output stay capped).
+ */
+export function renderLimitOf(
+  template: Pick<TemplateRow, 'system_key' | 'system_source_hash'> & SystemSources,
+  configuredMs: number,
+): number {
+  const own =
+    template.system_key !== null &&
+    template.system_source_hash !== null &&
+    systemSourceHash(template) === template.system_source_hash;
+  return own ? Infinity : configuredMs;
 }
 
 const currentHashes = new Map<SystemKey, string>();

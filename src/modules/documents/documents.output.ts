@@ -24,7 +24,7 @@ import { directDebitNoticeOf } from './documents.payment-notice.js';
 import { toMajor } from '../../shared/money.js';
 import { findAccount, readCompany } from '../account/index.js';
 import { findContract, presentContract } from '../contracts/index.js';
-import { findTemplate, type TemplateRow } from '../document-templates/index.js';
+import { findTemplate, renderLimitOf, type TemplateRow } from '../document-templates/index.js';
 import {
   imageDataUriForPdf,
   requireUploadedFile,
@@ -172,7 +172,7 @@ export class DocumentOutput {
     return renderTemplate(
       templateSources(template),
       await this.renderContext(row),
-      this.ctx.config.templateRenderLimitMs,
+      renderLimitOf(template, this.ctx.config.templateRenderLimitMs),
     );
   }
 
@@ -273,7 +273,7 @@ export class DocumentOutput {
     const html = renderTemplate(
       templateSources(template),
       context,
-      this.ctx.config.templateRenderLimitMs,
+      renderLimitOf(template, this.ctx.config.templateRenderLimitMs),
     );
     const account = await findAccount(this.ctx.db, row.account_id);
     if (!account) throw new Error(`account ${row.account_id} is gone`);
