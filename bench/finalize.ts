@@ -2,7 +2,8 @@
  * `npm run bench:finalize`: finalizing an invoice — `PUT /v1/documents/{id}` with
  * `status: FINAL` (finalize checks, the number, the trial render, the ZUGFeRD PDF or the frozen
  * XRechnung parties, the stored PDF, audit and webhook event in the finalizing transaction).
- * The app listens on 127.0.0.1 in this process; a child process sends the requests one after
+ * The app listens on 127.0.0.1 in this process with its job worker on, as served (renders the
+ * `document.render` job makes count too); a child process sends the requests one after
  * the other over HTTP (so the CPU time measured here is the server's alone) and times each.
  * BENCH_FINALIZES (60) drafts with 3 lines each, alternating a partner whose default e-invoice
  * is ZUGFeRD and one with XRechnung (CII, Leitweg-ID); the first half with the customer page's
@@ -80,7 +81,8 @@ const summary = (ms: number[]) => {
   return `p50 ${f(pct(s, 0.5))} / p95 ${f(pct(s, 0.95))} / p99 ${f(pct(s, 0.99))} / max ${f(s.at(-1)!)} ms`;
 };
 
-const bench = await inProcessApp('finalize', { JOB_POLL_INTERVAL_MS: '0' });
+// The job worker runs as in a served app (JOB_POLL_INTERVAL_MS 1000): a finalize queues jobs.
+const bench = await inProcessApp('finalize');
 try {
   const { app, ctx, headers, callJson: call, database } = bench;
   let renders = 0;
