@@ -9,13 +9,20 @@
  * peak growth of the process's RSS and JS heap while streaming. BENCH_ROUNDS (1) repeats the
  * export in the same process; BENCH_CPU_PROFILE=file.cpuprofile writes the CPU profile of the
  * last round's export (`node bench/profile-summary.mjs file.cpuprofile`).
- * Embedded SQLite on a temp DATA_DIR, or the PostgreSQL of DATABASE_URL (a fresh database).
+ * Embedded SQLite on a temp DATA_DIR, or the PostgreSQL of DATABASE_URL (a fresh database);
+ * on PostgreSQL the tables are ANALYZEd after seeding, as autovacuum would (BENCH_ANALYZE=0
+ * leaves them as loaded).
  * Prints wall-clock milliseconds; not a test.
  */
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream/promises';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { sql } from 'kysely';
 import path from 'node:path';
+import { DatevExportService } from '../src/modules/exports/datev-export.service.js';
 import { storeGeneratedFile } from '../src/modules/files/index.js';
 import { systemActor } from '../src/shared/audit.js';
 import { newId } from '../src/shared/ids.js';
@@ -28,6 +35,19 @@ const MONTH = '2026-10';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 /** A path: the CPU profile of the last round's export alone (not the seeding or the check). */
 const PROFILE = process.env.BENCH_CPU_PROFILE;
+/**
+ * BENCH_READ_AHEAD="4:8,12:16": after the rounds through the route, each round also exports
+ * once per variant (files in flight : MiB held, in turn, on one seeded database), served by
+ * the export service made with those bounds on a plain HTTP server of this process. The
+ * first export of a process grows its RSS the most: compare variants as first exports.
+ */
+const VARIANTS = (process.env.BENCH_READ_AHEAD ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((v) => {
+    const [files, mib] = v.split(':').map(Number);
+    return { name: v, readAhead: files!, readAheadBytes: mib! * 1024 * 1024 };
+  });
 
 /**
  * The client (a child process): streams the answer to OUT, then answers when the request
@@ -130,6 +150,12 @@ try {
       documentId: ids[i % ids.length],
     });
   await call('PUT', '/v1/exports/datev/settings', { consultantNumber: 29098, clientNumber: 55003 });
+  // The statistics autovacuum gathers after a bulk load like this one: without them (a
+  // PostgreSQL with autovacuum off, or the export minutes after the load) the planner takes
+  // the fresh tables for empty and joins payments to documents in a nested loop over every
+  // invoice of the account, seconds per page of payments.
+  if (ctx.config.database.kind === 'postgres' && process.env.BENCH_ANALYZE !== '0')
+    await sql`ANALYZE documents, payments, files`.execute(ctx.db);
   say(
     `seeded ${INVOICES} invoices (PDF ${(pdf.length / 1024).toFixed(1)} KiB each) and ${PAYMENTS} payments in ${Math.round(performance.now() - started)} ms`,
   );
@@ -162,42 +188,71 @@ try {
           : reject(new Error(`download: exit ${code}`)),
       );
     });
-  for (let round = 1; round <= ROUNDS; round++) {
-    const rssBefore = process.memoryUsage().rss;
-    const heapBefore = process.memoryUsage().heapUsed;
-    let rssPeak = rssBefore;
-    let heapPeak = heapBefore;
-    const sampler = setInterval(() => {
-      const m = process.memoryUsage();
-      rssPeak = Math.max(rssPeak, m.rss);
-      heapPeak = Math.max(heapPeak, m.heapUsed);
-    }, 20);
-    const profiler = PROFILE && round === ROUNDS ? new Session() : null;
-    if (profiler) {
-      profiler.connect();
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.start');
+  // The variants' server: the route's answer (same headers) without the app's hooks.
+  let variant = VARIANTS[0];
+  const plain = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const service = new DatevExportService(ctx, variant);
+    service
+      .export(user.accountId, {
+        from: url.searchParams.get('from')!,
+        to: url.searchParams.get('to')!,
+      })
+      .then((pkg) => {
+        res.writeHead(200, { 'content-type': 'application/zip', 'cache-control': 'no-store' });
+        return pipeline(pkg.stream, res);
+      })
+      .catch((err: unknown) => {
+        say(`variant export failed: ${String(err)}`);
+        res.destroy();
+      });
+  });
+  await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+  const plainAddress = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+  const runs = [
+    // BENCH_ROUTE=0: the variants alone, the first of them the process's first export.
+    ...(process.env.BENCH_ROUTE === '0' ? [] : [{ label: 'route', base: address }]),
+    ...VARIANTS.map((v) => ({ label: `read-ahead ${v.name}`, base: plainAddress, v })),
+  ];
+  for (let round = 1; round <= ROUNDS; round++)
+    for (const run of runs) {
+      if ('v' in run) variant = run.v;
+      const rssBefore = process.memoryUsage().rss;
+      const heapBefore = process.memoryUsage().heapUsed;
+      let rssPeak = rssBefore;
+      let heapPeak = heapBefore;
+      const sampler = setInterval(() => {
+        const m = process.memoryUsage();
+        rssPeak = Math.max(rssPeak, m.rss);
+        heapPeak = Math.max(heapPeak, m.heapUsed);
+      }, 20);
+      const profiler = PROFILE && round === ROUNDS && run === runs[0] ? new Session() : null;
+      if (profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
+      const cpuBefore = process.cpuUsage();
+      const got = await download(`${run.base}/v1/exports/datev?from=${MONTH}-01&to=${MONTH}-31`);
+      const ms = got.doneAt - got.startedAt;
+      const cpu = process.cpuUsage(cpuBefore);
+      clearInterval(sampler);
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        fs.writeFileSync(PROFILE!, JSON.stringify(profile));
+        profiler.disconnect();
+      }
+      const { zipBytes, csvBytes, lines, pdfs } = got;
+      const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+      say(
+        `${ROUNDS > 1 ? `round ${round}: ` : ''}${runs.length > 1 ? `${run.label}: ` : ''}DATEV export of ${lines} bookings (${pdfs} PDFs): ${Math.round(ms)} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms), ZIP ${(zipBytes / 1024 / 1024).toFixed(1)} MiB, ` +
+          `CSV ${(csvBytes / 1024 / 1024).toFixed(2)} MiB, peak RSS +${mib(rssPeak - rssBefore)} MiB, ` +
+          `peak heap +${mib(heapPeak - heapBefore)} MiB while streaming ` +
+          `(${ctx.config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'}, HTTP on loopback)`,
+      );
+      if (lines !== BOOKINGS) throw new Error(`expected ${BOOKINGS} bookings, got ${lines}`);
     }
-    const cpuBefore = process.cpuUsage();
-    const got = await download(`${address}/v1/exports/datev?from=${MONTH}-01&to=${MONTH}-31`);
-    const ms = got.doneAt - got.startedAt;
-    const cpu = process.cpuUsage(cpuBefore);
-    clearInterval(sampler);
-    if (profiler) {
-      const { profile } = await profiler.post('Profiler.stop');
-      fs.writeFileSync(PROFILE!, JSON.stringify(profile));
-      profiler.disconnect();
-    }
-    const { zipBytes, csvBytes, lines, pdfs } = got;
-    const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
-    say(
-      `${ROUNDS > 1 ? `round ${round}: ` : ''}DATEV export of ${lines} bookings (${pdfs} PDFs): ${Math.round(ms)} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms), ZIP ${(zipBytes / 1024 / 1024).toFixed(1)} MiB, ` +
-        `CSV ${(csvBytes / 1024 / 1024).toFixed(2)} MiB, peak RSS +${mib(rssPeak - rssBefore)} MiB, ` +
-        `peak heap +${mib(heapPeak - heapBefore)} MiB while streaming ` +
-        `(${ctx.config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'}, HTTP on loopback)`,
-    );
-    if (lines !== BOOKINGS) throw new Error(`expected ${BOOKINGS} bookings, got ${lines}`);
-  }
+  plain.close();
 } finally {
   await bench.close();
 }

@@ -89,8 +89,9 @@ export class DocumentLifecycle {
         { members: { currentVersion: current.version } },
       );
     }
+    // Every caller renders the PDF in its request after the commit: the job is the safety net.
     if (after.source === 'GENERATED')
-      await this.ctx.jobs.enqueue(trx, 'document.render', { documentId: row.id }, actor.accountId);
+      await this.output.queueRender(trx, actor.accountId, row.id, { inRequest: true });
     await appendAudit(
       trx,
       actor,

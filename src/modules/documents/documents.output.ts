@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/records.js';
 import { AppError } from '../../shared/errors.js';
 import { isoDate } from '../../shared/dates.js';
 import { analysePdf } from '../../shared/pdf/analyse.js';
@@ -119,6 +120,9 @@ function templateSources(template: TemplateRow) {
     fields: JSON.parse(template.fields) as TemplateField[],
   };
 }
+
+/** How long past RENDER_TIMEOUT_MS the safety-net render job of a finalize waits. */
+const RENDER_MARGIN_MS = 10_000;
 
 interface JobPayload {
   documentId?: unknown;
@@ -396,12 +400,54 @@ export class DocumentOutput {
     return this.trialRender(await final(), link);
   }
 
-  /** The in-request render of a FINAL document; a failure is left to the `document.render` job. */
+  /**
+   * Queues, in the transaction that makes a GENERATED document FINAL, its `document.render`
+   * job. When the request renders the PDF itself right after the commit (`inRequest`), the job
+   * is its safety net (a crash in between) and falls due only once that render has had its
+   * time (RENDER_TIMEOUT_MS and a margin): due at once, the worker kicked after the commit
+   * found no PDF yet and rendered the same document beside the request, two renders per
+   * finalize. Otherwise it is due at once.
+   */
+  async queueRender(
+    trx: Executor,
+    accountId: string,
+    documentId: string,
+    { inRequest }: { inRequest: boolean },
+  ): Promise<void> {
+    const runAt = inRequest
+      ? new Date(
+          this.ctx.clock.now().getTime() + this.ctx.config.renderTimeoutMs + RENDER_MARGIN_MS,
+        )
+      : undefined;
+    await this.ctx.jobs.enqueue(
+      trx,
+      'document.render',
+      { documentId },
+      accountId,
+      runAt ? { runAt } : undefined,
+    );
+  }
+
+  /**
+   * The in-request render of a FINAL document; a failure is left to a `document.render` job
+   * due at once (the one queued with the finalize waits for the request's render to end).
+   */
   async renderFinalQuietly(row: repo.DocumentRow, trial?: TrialRender): Promise<repo.DocumentRow> {
     try {
       return await this.renderAndAttach(row, trial);
     } catch (err) {
       this.ctx.logger.warn({ err, documentId: row.id }, 'rendering failed; the job retries');
+      try {
+        await this.ctx.jobs.enqueue(
+          this.ctx.db,
+          'document.render',
+          { documentId: row.id },
+          row.account_id,
+        );
+      } catch (queueErr) {
+        // The finalize's own job still falls due later.
+        this.ctx.logger.warn({ err: queueErr, documentId: row.id }, 'render retry not queued');
+      }
       this.ctx.jobs.kick();
       return row;
     }

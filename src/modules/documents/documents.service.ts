@@ -290,7 +290,7 @@ export class DocumentsService {
         if (opts.processing)
           await this.ctx.jobs.enqueue(trx, 'document.process', { documentId: row.id }, accountId);
         if (final && source === 'GENERATED')
-          await this.ctx.jobs.enqueue(trx, 'document.render', { documentId: row.id }, accountId);
+          await this.output.queueRender(trx, accountId, row.id, { inRequest: renderNow });
         await appendAudit(
           trx,
           actor,
@@ -492,7 +492,7 @@ export class DocumentsService {
           current: () => this.versionOrImmutable(trx, accountId, id),
         });
         if (final && updated.source === 'GENERATED')
-          await this.ctx.jobs.enqueue(trx, 'document.render', { documentId: id }, accountId);
+          await this.output.queueRender(trx, accountId, id, { inRequest: true });
         await appendAudit(
           trx,
           actor,
