@@ -646,7 +646,8 @@ async function explain(s: Seeded, lists: string[]): Promise<void> {
         await call('GET', url);
         const mine = recorded.filter(
           (q) =>
-            /^\s*select/i.test(q.sql) && /"(documents|payments)"|documents |payments /.test(q.sql),
+            /^\s*(select|with)/i.test(q.sql) &&
+            /"(documents|payments)"|documents |payments /.test(q.sql),
         );
         recorded = undefined;
         say(`\n## ${name}: GET ${url} (${s.name})`);

@@ -20,7 +20,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['account_id', 'partner_id', 'id'])
     .execute();
   for (const [name, columns] of [
-    ['documents_open_idx', ['account_id', 'id', 'due_date']],
+    // The constant columns make SQLite take it over (account_id, id), which orders by id too.
+    [
+      'documents_open_idx',
+      ['account_id', 'document_type', 'status', 'invoice_type', 'id', 'due_date'],
+    ],
     [
       'documents_open_totals_idx',
       ['account_id', 'currency', 'source', 'due_date', 'gross_total', 'id'],
