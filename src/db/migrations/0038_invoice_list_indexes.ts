@@ -27,7 +27,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ],
     [
       'documents_open_totals_idx',
-      ['account_id', 'currency', 'source', 'due_date', 'gross_total', 'id'],
+      [
+        'account_id',
+        'document_type',
+        'status',
+        'invoice_type',
+        'currency',
+        'source',
+        'due_date',
+        'gross_total',
+        'id',
+      ],
     ],
   ] as const)
     await db.schema
