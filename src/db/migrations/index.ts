@@ -36,6 +36,7 @@ import * as m0034 from './0034_system_template_sources.js';
 import * as m0035 from './0035_document_deductions.js';
 import * as m0036 from './0036_sepa_mandate_amendments.js';
 import * as m0037 from './0037_payment_settlement_index.js';
+import * as m0038 from './0038_invoice_list_indexes.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '0035_document_deductions': m0035,
   '0036_sepa_mandate_amendments': m0036,
   '0037_payment_settlement_index': m0037,
+  '0038_invoice_list_indexes': m0038,
 };

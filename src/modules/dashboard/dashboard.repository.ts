@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type QueryCreator, type Selectable } from 'kysely';
 import type { Executor } from '../../db/records.js';
 import type { CashAnchorsTable, DB } from '../../db/schema.js';
 
@@ -177,14 +177,15 @@ export async function openInvoiceTotals(
   currency: string,
   today: string,
 ): Promise<OpenInvoiceTotals> {
-  const open = db
-    .selectFrom('documents as d')
-    .select([
-      'd.source',
-      sql<number>`case when d.due_date is not null and d.due_date < ${today} then 1 else 0 end`.as(
-        'overdue',
-      ),
-      sql<number | string>`d.gross_total
+  const open = (qb: QueryCreator<DB>) =>
+    qb
+      .selectFrom('documents as d')
+      .select([
+        'd.source',
+        sql<number>`case when d.due_date is not null and d.due_date < ${today} then 1 else 0 end`.as(
+          'overdue',
+        ),
+        sql<number | string>`d.gross_total
         - (select coalesce(sum(dd.gross_minor), 0) from document_deductions dd
              where dd.account_id = d.account_id and dd.final_document_id = d.id)
         - (select coalesce(sum(c.gross_total), 0) from documents c
@@ -195,17 +196,19 @@ export async function openInvoiceTotals(
                when p.direction = 'INCOMING' then p.amount else -p.amount end), 0)
              from payments p
              where p.account_id = d.account_id and p.document_id = d.id))`.as('open'),
-    ])
-    .where('d.account_id', '=', accountId)
-    .where('d.document_type', '=', 'INVOICE')
-    .where('d.invoice_type', '=', 'INVOICE')
-    .where('d.status', '=', 'FINAL')
-    .where('d.cancelled_by_document_id', 'is', null)
-    .where('d.paid_at', 'is', null)
-    .where('d.currency', '=', currency)
-    .as('o');
+      ])
+      .where('d.account_id', '=', accountId)
+      .where('d.document_type', '=', 'INVOICE')
+      .where('d.invoice_type', '=', 'INVOICE')
+      .where('d.status', '=', 'FINAL')
+      .where('d.cancelled_by_document_id', 'is', null)
+      .where('d.paid_at', 'is', null)
+      .where('d.currency', '=', currency);
+  // Materialized: each open amount is summed once. Inlined, its three correlated sums were
+  // evaluated once per use in the outer sums (three times per invoice on SQLite).
   const rows = await db
-    .selectFrom(open)
+    .with((cte) => cte('o').materialized(), open)
+    .selectFrom('o')
     .select((eb) => [
       'o.source',
       'o.overdue',

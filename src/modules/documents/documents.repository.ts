@@ -369,7 +369,11 @@ export async function listDocuments(
       .where((eb) => eb.or(statuses.map(paymentStatusIs)));
   }
   const today = f.today ?? todayUtc();
-  if (f.overdue === true) query = query.where('due_date', '<', today);
+  // Past due, written so that no index takes it as a range on due_date: the page is the newest
+  // open invoices by id (the open index, which holds the due date), not every invoice ever due
+  // read by due date and sorted (paid ones too, on the dunning index). Null is never overdue.
+  if (f.overdue === true)
+    query = query.where(sql<string>`coalesce(due_date, '9999-12-31')`, '<', today);
   if (f.overdue === false)
     query = query.where((eb) => eb.or([eb('due_date', 'is', null), eb('due_date', '>=', today)]));
   if (f.quoteStatus !== undefined) {
