@@ -10,15 +10,26 @@
  * prints a `--reuse` line, so a later run (after a rebuild: migrations run on start) measures
  * the same data without seeding again. See docs/benchmarks.md, "The lists at 100,000 invoices".
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
+import {
+  freePort,
+  loadDist,
+  pgArgs,
+  runWrk,
+  say,
+  sh,
+  sleep,
+  stopChild,
+  type KontorApp,
+  type WrkResult as Result,
+} from './common.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -76,49 +87,7 @@ for (const l of LIST_NAMES) if (!LISTS[l]) throw new Error(`unknown list ${l}`);
 // ---------------------------------------------------------------------------------------------
 // Processes
 
-const say = (line = '') => process.stdout.write(`${line}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function sh(cmd: string, args: string[]): string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8' });
-  if (r.status !== 0)
-    throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr || r.error?.message || r.status}`);
-  return r.stdout;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function pgArgs(): string[] {
-  const u = new URL(opt.pg);
-  return [
-    '-h',
-    u.hostname,
-    '-p',
-    u.port || '5432',
-    '-U',
-    decodeURIComponent(u.username || 'postgres'),
-  ];
-}
-
 const children: ChildProcess[] = [];
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await gone;
-  clearTimeout(timer);
-}
 
 // ---------------------------------------------------------------------------------------------
 // The account's data
@@ -186,39 +155,6 @@ export function invoicePlan(i: number) {
     paidOn: paidOn > TODAY ? TODAY : paidOn,
     partner,
   };
-}
-
-interface InjectResponse {
-  statusCode: number;
-  body: string;
-}
-interface KontorApp {
-  inject(req: {
-    method: string;
-    url: string;
-    headers?: Record<string, string>;
-    payload?: string;
-  }): Promise<InjectResponse>;
-  close(): Promise<void>;
-  ctx: { db: Kysely<unknown> };
-}
-interface KontorDist {
-  buildApp(config: unknown, options?: { logStream?: NodeJS.WritableStream }): Promise<KontorApp>;
-  loadConfig(env: NodeJS.ProcessEnv): unknown;
-  verifyAuditChain(db: unknown): Promise<Record<string, unknown>>;
-}
-
-async function loadDist(): Promise<KontorDist> {
-  const dist = path.join(ROOT, 'dist');
-  if (!fs.existsSync(path.join(dist, 'server.js')))
-    throw new Error('dist/ missing: run `npm run build`');
-  const app = (await import(path.join(dist, 'app.js'))) as Pick<KontorDist, 'buildApp'>;
-  const config = (await import(path.join(dist, 'config.js'))) as Pick<KontorDist, 'loadConfig'>;
-  const audit = (await import(path.join(dist, 'shared', 'audit.js'))) as Pick<
-    KontorDist,
-    'verifyAuditChain'
-  >;
-  return { ...app, ...config, ...audit };
 }
 
 /** Kontor's environment: production, background jobs off, limits it cannot reach. */
@@ -568,7 +504,7 @@ async function seed(name: string, runDir: string, databaseUrl?: string): Promise
   fs.mkdirSync(dataDir, { recursive: true });
   const apiKey = `bench-key-${crypto.randomBytes(12).toString('hex')}`;
   const env = kontorEnv(dataDir, apiKey, databaseUrl);
-  const dist = await loadDist();
+  const dist = await loadDist(ROOT);
   const app = await dist.buildApp(dist.loadConfig({ ...env, PORT: '0' }), {
     logStream: fs.createWriteStream('/dev/null'),
   });
@@ -619,7 +555,7 @@ async function seed(name: string, runDir: string, databaseUrl?: string): Promise
  * PostgreSQL.
  */
 async function explain(s: Seeded, lists: string[]): Promise<void> {
-  const dist = await loadDist();
+  const dist = await loadDist(ROOT);
   const env = kontorEnv(s.dataDir, s.apiKey, s.databaseUrl);
   const app = await dist.buildApp(dist.loadConfig({ ...env, PORT: '0' }), {
     logStream: fs.createWriteStream('/dev/null'),
@@ -693,51 +629,6 @@ async function explain(s: Seeded, lists: string[]): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
-interface Result {
-  rps: number;
-  requests: number;
-  p50: number;
-  p99: number;
-  bad: number;
-}
-
-function runWrk(url: string, env: Record<string, string>, seconds: number): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'taskset',
-      [
-        '-c',
-        opt['load-cpu'],
-        'wrk',
-        '-t1',
-        `-c${CONNECTIONS}`,
-        `-d${seconds}s`,
-        '--latency',
-        '-s',
-        path.join(HERE, 'bench.lua'),
-        url,
-      ],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = /RESULT (\{.*\})/.exec(out)?.[1];
-      if (code !== 0 || !line) return reject(new Error(`wrk failed (${code}): ${out.slice(-500)}`));
-      const r = JSON.parse(line) as Record<string, number>;
-      resolve({
-        rps: r.requests! / (r.duration_us! / 1e6),
-        requests: r.requests!,
-        p50: r.p50! / 1000,
-        p99: r.p99! / 1000,
-        bad: r.errors! + r.status!,
-      });
-    });
-  });
-}
-
 async function serve(s: Seeded, runDir: string) {
   const port = await freePort();
   const env = { ...kontorEnv(s.dataDir, s.apiKey, s.databaseUrl), PORT: String(port) };
@@ -783,8 +674,15 @@ async function measure(s: Seeded, runDir: string): Promise<Map<string, Result>> 
           : { MODE: 'get' }),
       };
       const url = list.byPartner ? `${base}/` : `${base}${list.path}`;
-      if (WARMUP > 0) await runWrk(url, env, WARMUP);
-      const r = await runWrk(url, env, SECONDS);
+      if (WARMUP > 0)
+        await runWrk({ url, env, seconds: WARMUP, cpu: opt['load-cpu'], connections: CONNECTIONS });
+      const r = await runWrk({
+        url,
+        env,
+        seconds: SECONDS,
+        cpu: opt['load-cpu'],
+        connections: CONNECTIONS,
+      });
       results.set(name, r);
       say(
         `  ${s.name.padEnd(7)} ${name.padEnd(11)} ${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms${r.bad ? `  ${r.bad} bad of ${r.requests}` : ''}`,
@@ -813,7 +711,7 @@ async function cleanup(): Promise<void> {
   if (opt.keep || opt.reuse) return;
   for (const db of databases)
     try {
-      sh('dropdb', [...pgArgs(), '--if-exists', '--force', db]);
+      sh('dropdb', [...pgArgs(opt.pg), '--if-exists', '--force', db]);
     } catch (err) {
       say(`!! could not drop ${db}: ${(err as Error).message}`);
     }
@@ -831,7 +729,7 @@ async function prepare(target: string): Promise<Seeded> {
   let url: string | undefined;
   if (target === 'pg') {
     const db = `kontor_lists_${stamp}`;
-    sh('createdb', [...pgArgs(), db]);
+    sh('createdb', [...pgArgs(opt.pg), db]);
     databases.push(db);
     const u = new URL(opt.pg);
     u.pathname = `/${db}`;

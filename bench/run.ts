@@ -9,7 +9,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +23,7 @@ import {
   type Call,
   type SeededResources,
 } from './seed-resources.js';
+import { freePort, loadDist, pgArgs, runWrk, say, sh, sleep, stopChild } from './common.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -96,34 +96,10 @@ if (SIZES && SIZES.length !== 2) throw new Error('--sizes takes two sizes, e.g. 
 // ---------------------------------------------------------------------------------------------
 // Processes
 
-function say(line = ''): void {
-  process.stdout.write(`${line}\n`);
-}
-
-function sh(cmd: string, args: string[]): string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8' });
-  if (r.status !== 0)
-    throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr || r.error?.message || r.status}`);
-  return r.stdout;
-}
-
 /** Pins this process (and so wrk's parent) to the load core. */
 function pinSelf(): void {
   sh('taskset', ['-cp', LOAD_CPU, String(process.pid)]);
 }
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Server {
   name: string;
@@ -181,15 +157,6 @@ async function waitHttp(server: Server, pathName: string): Promise<void> {
     }
   }
   throw new Error(`${server.name} did not answer within 30 s`);
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await gone;
-  clearTimeout(timer);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -314,39 +281,6 @@ function kontorEnv(dataDir: string, apiKey: string, databaseUrl?: string): Recor
   };
 }
 
-interface InjectResponse {
-  statusCode: number;
-  body: string;
-}
-interface KontorApp {
-  inject(req: {
-    method: string;
-    url: string;
-    headers?: Record<string, string>;
-    payload?: unknown;
-  }): Promise<InjectResponse>;
-  close(): Promise<void>;
-  ctx: { db: unknown };
-}
-interface KontorDist {
-  buildApp(config: unknown, options?: { logStream?: NodeJS.WritableStream }): Promise<KontorApp>;
-  loadConfig(env: NodeJS.ProcessEnv): unknown;
-  verifyAuditChain(db: unknown): Promise<Record<string, unknown>>;
-}
-
-async function loadDist(): Promise<KontorDist> {
-  const dist = path.join(ROOT, 'dist');
-  if (!fs.existsSync(path.join(dist, 'server.js')))
-    throw new Error('dist/ missing: run `npm run build`');
-  const app = (await import(path.join(dist, 'app.js'))) as Pick<KontorDist, 'buildApp'>;
-  const config = (await import(path.join(dist, 'config.js'))) as Pick<KontorDist, 'loadConfig'>;
-  const audit = (await import(path.join(dist, 'shared', 'audit.js'))) as Pick<
-    KontorDist,
-    'verifyAuditChain'
-  >;
-  return { ...app, ...config, ...audit };
-}
-
 /**
  * Seeds a Kontor database through its own HTTP routes, driven in-process with `inject` by the
  * built app (dist/) on the same DATA_DIR / DATABASE_URL the server will use: the account is made
@@ -359,7 +293,7 @@ async function seedKontor(
   env: Record<string, string>,
   count: number,
 ): Promise<{ token: string; ids: string[]; resources?: SeededResources }> {
-  const dist = await loadDist();
+  const dist = await loadDist(ROOT);
   const config = dist.loadConfig({ ...env, PORT: '0' });
   const app = await dist.buildApp(config, { logStream: fs.createWriteStream('/dev/null') });
   const apiKey = env.API_KEYS!;
@@ -477,18 +411,6 @@ async function startKontor(
   return s;
 }
 
-function pgArgs(): string[] {
-  const u = new URL(opt.pg);
-  return [
-    '-h',
-    u.hostname,
-    '-p',
-    u.port || '5432',
-    '-U',
-    decodeURIComponent(u.username || 'postgres'),
-  ];
-}
-
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
@@ -504,50 +426,6 @@ interface Row extends Case {
   p50: number;
   p99: number;
   bad: number;
-}
-
-function runWrk(
-  url: string,
-  env: Record<string, string>,
-  seconds: number,
-): Promise<Omit<Row, keyof Case | 'round'>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'taskset',
-      [
-        '-c',
-        LOAD_CPU,
-        'wrk',
-        '-t1',
-        `-c${CONNECTIONS}`,
-        `-d${seconds}s`,
-        // wrk's default of 2 s would count a slow answer (a finalize renders a PDF) as an error.
-        '--timeout',
-        '30s',
-        '--latency',
-        '-s',
-        path.join(HERE, 'bench.lua'),
-        url,
-      ],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = /RESULT (\{.*\})/.exec(out)?.[1];
-      if (code !== 0 || !line) return reject(new Error(`wrk failed (${code}): ${out.slice(-500)}`));
-      const r = JSON.parse(line) as Record<string, number>;
-      resolve({
-        rps: r.requests! / (r.duration_us! / 1e6),
-        requests: r.requests!,
-        p50: r.p50! / 1000,
-        p99: r.p99! / 1000,
-        bad: r.errors! + r.status!,
-      });
-    });
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -571,7 +449,7 @@ function cleanup(): Promise<void> {
     if (opt.keep) return say(`kept ${runDir} and databases ${databases.join(', ') || '–'}`);
     for (const db of databases)
       try {
-        sh('dropdb', [...pgArgs(), '--if-exists', '--force', db]);
+        sh('dropdb', [...pgArgs(opt.pg), '--if-exists', '--force', db]);
       } catch (err) {
         say(`!! could not drop ${db}: ${(err as Error).message}`);
       }
@@ -605,7 +483,7 @@ async function setUp(): Promise<Case[]> {
       let url: string | undefined;
       if (target === 'kontor-pg') {
         const db = `kontor_bench_${stamp.replace(/-/g, '').toLowerCase()}_${size}`;
-        sh('createdb', [...pgArgs(), db]);
+        sh('createdb', [...pgArgs(opt.pg), db]);
         databases.push(db);
         const u = new URL(opt.pg);
         u.pathname = `/${db}`;
@@ -656,7 +534,7 @@ async function measure(c: Case, round: number, seconds: number) {
       STATE_OUT: `${s.putState}.next`,
     });
   } else env.MODE = 'get';
-  const r = await runWrk(url, env, seconds);
+  const r = await runWrk({ url, env, seconds, cpu: LOAD_CPU, connections: CONNECTIONS });
   if (state) fs.renameSync(`${state}.next`, state);
   if (s.exited) throw new Error(`${s.name} died during ${c.endpoint}`);
   return r;

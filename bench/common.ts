@@ -1,0 +1,157 @@
+/**
+ * What the bench scripts share (`bench/run.ts`, `bench/lists.ts`): printing, shell commands,
+ * free ports, stopping a server, PostgreSQL's command-line arguments, and the built app from
+ * `dist/` driven in-process for seeding. Not a test.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Kysely } from 'kysely';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+export function say(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs a command, answers its stdout; throws with its stderr when it fails. */
+export function sh(cmd: string, args: string[]): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr || r.error?.message || r.status}`);
+  return r.stdout;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** SIGTERM, SIGKILL after 15 s; resolves once the process has exited. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await gone;
+  clearTimeout(timer);
+}
+
+/** `createdb`/`dropdb`/`psql` arguments for a server URL (`postgres://user@host:port`). */
+export function pgArgs(pgUrl: string): string[] {
+  const u = new URL(pgUrl);
+  return [
+    '-h',
+    u.hostname,
+    '-p',
+    u.port || '5432',
+    '-U',
+    decodeURIComponent(u.username || 'postgres'),
+  ];
+}
+
+export interface InjectResponse {
+  statusCode: number;
+  body: string;
+}
+
+export interface KontorApp {
+  inject(req: {
+    method: string;
+    url: string;
+    headers?: Record<string, string>;
+    payload?: unknown;
+  }): Promise<InjectResponse>;
+  close(): Promise<void>;
+  ctx: { db: Kysely<unknown> };
+}
+
+export interface KontorDist {
+  buildApp(config: unknown, options?: { logStream?: NodeJS.WritableStream }): Promise<KontorApp>;
+  loadConfig(env: NodeJS.ProcessEnv): unknown;
+  verifyAuditChain(db: unknown): Promise<Record<string, unknown>>;
+}
+
+/** The built app of the checkout at `root` (`npm run build` first). */
+export async function loadDist(root: string): Promise<KontorDist> {
+  const dist = path.join(root, 'dist');
+  if (!fs.existsSync(path.join(dist, 'server.js')))
+    throw new Error('dist/ missing: run `npm run build`');
+  const app = (await import(path.join(dist, 'app.js'))) as Pick<KontorDist, 'buildApp'>;
+  const config = (await import(path.join(dist, 'config.js'))) as Pick<KontorDist, 'loadConfig'>;
+  const audit = (await import(path.join(dist, 'shared', 'audit.js'))) as Pick<
+    KontorDist,
+    'verifyAuditChain'
+  >;
+  return { ...app, ...config, ...audit };
+}
+
+/** One `wrk` measurement: rate, count, latency percentiles (ms) and failed answers. */
+export interface WrkResult {
+  rps: number;
+  requests: number;
+  p50: number;
+  p99: number;
+  bad: number;
+}
+
+/**
+ * `wrk` (1 thread, `bench/bench.lua` with `env`) against `url` for `seconds`, pinned to `cpu`.
+ * A 30 s timeout: wrk's default of 2 s would count a slow answer (a finalize renders a PDF)
+ * as an error.
+ */
+export function runWrk(options: {
+  url: string;
+  env: Record<string, string>;
+  seconds: number;
+  cpu: string;
+  connections: number;
+}): Promise<WrkResult> {
+  const { url, env, seconds, cpu, connections } = options;
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'taskset',
+      [
+        '-c',
+        cpu,
+        'wrk',
+        '-t1',
+        `-c${connections}`,
+        `-d${seconds}s`,
+        '--timeout',
+        '30s',
+        '--latency',
+        '-s',
+        path.join(HERE, 'bench.lua'),
+        url,
+      ],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = /RESULT (\{.*\})/.exec(out)?.[1];
+      if (code !== 0 || !line) return reject(new Error(`wrk failed (${code}): ${out.slice(-500)}`));
+      const r = JSON.parse(line) as Record<string, number>;
+      resolve({
+        rps: r.requests! / (r.duration_us! / 1e6),
+        requests: r.requests!,
+        p50: r.p50! / 1000,
+        p99: r.p99! / 1000,
+        bad: r.errors! + r.status!,
+      });
+    });
+  });
+}
