@@ -30,6 +30,7 @@ import {
   type KontorApp,
   type WrkResult as Result,
 } from './common.js';
+import { parallel } from './seed-resources.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -269,29 +270,6 @@ async function makeAccount(app: KontorApp, name: string, env: Record<string, str
   return { token, call };
 }
 
-/** Runs `work(i)` for i in 0..count-1, `PARALLEL` at a time, reporting every 10 s. */
-async function inParallel(
-  label: string,
-  count: number,
-  work: (i: number) => Promise<void>,
-): Promise<number> {
-  const started = Date.now();
-  let next = 0;
-  let lastReport = started;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      await work(i);
-      if (Date.now() - lastReport > 10_000) {
-        lastReport = Date.now();
-        say(`   ${label}: ${i + 1} / ${count}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: PARALLEL }, worker));
-  return (Date.now() - started) / 1000;
-}
-
 /** A line set; the model invoices have it, and so every copy: EUR 95 × 10 + 42.50, 19 % VAT. */
 const LINES = [
   { description: 'Beratung', quantity: 10, unitPrice: 95 },
@@ -511,9 +489,15 @@ async function seed(name: string, runDir: string, databaseUrl?: string): Promise
   try {
     const { token, call } = await makeAccount(app, name, env);
     const partnerIds = new Array<string>(PARTNERS);
-    const seconds = await inParallel(`${name} partners`, PARTNERS, async (i) => {
-      partnerIds[i] = String((await call('POST', '/v1/partners', partnerBody(i))).id);
-    });
+    const seconds = await parallel(
+      PARTNERS,
+      `${name} partners`,
+      say,
+      async (i) => {
+        partnerIds[i] = String((await call('POST', '/v1/partners', partnerBody(i))).id);
+      },
+      PARALLEL,
+    );
     say(
       `   ${name}: ${PARTNERS} partners through POST /v1/partners in ${seconds.toFixed(0)} s (${Math.round(PARTNERS / seconds)}/s)`,
     );
