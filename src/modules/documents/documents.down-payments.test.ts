@@ -60,6 +60,7 @@ describe('down payments: the shares per VAT rate', () => {
 });
 
 describe('down payments and the final invoice', () => {
+  // Renders a dozen PDFs and runs the e-invoice validators: tens of seconds on a busy machine.
   it('bills down payments by percent and amount, deducts the paid ones, refuses their Storno', async () => {
     const { user, order: oc } = await order();
     // 30 %: 300.00 at 19 % (57.00 VAT) and 150.00 at 7 % (10.50 VAT).
@@ -208,5 +209,5 @@ describe('down payments and the final invoice', () => {
       for (const result of results)
         expect(result.errors, `${result.file}: ${describeErrors(result)}`).toBe(0);
     }
-  });
+  }, 120_000);
 });
