@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
+import { FifoLock } from '../shared/fifo-lock.js';
 import {
   CompiledQuery,
   SelectQueryNode,
@@ -13,30 +14,6 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
-
-/**
- * A FIFO lock handed from one holder straight to the next: queries and transactions get the
- * single connection in arrival order (Kysely's own mutex wakes every waiter on each release
- * and lets them race, so a long queue is served in no particular order).
- */
-class FifoLock {
-  private held = false;
-  private readonly waiters: (() => void)[] = [];
-
-  acquire(): Promise<void> | undefined {
-    if (!this.held) {
-      this.held = true;
-      return undefined;
-    }
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.held = false;
-  }
-}
 
 /** A row as an object, from the array of a raw statement. */
 type RowBuilder = (values: unknown[]) => Record<string, unknown>;
@@ -237,6 +214,11 @@ class Checkpointer {
 }
 
 class KontorSqliteDriver implements Driver {
+  /**
+   * The single connection, handed from one holder straight to the next in arrival order
+   * (Kysely's own mutex wakes every waiter on each release and lets them race, so a long queue
+   * is served in no particular order).
+   */
   private readonly lock = new FifoLock();
   private readonly connection: Connection;
   private readonly sync: GroupSync | undefined;

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/records.js';
 import { isPostgres, isUniqueViolation } from '../../db/dialect.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { AppError } from '../../shared/errors.js';
+import { KeyedFifo } from '../../shared/fifo-lock.js';
 import * as repo from './partner-numbers.repository.js';
 import type { PartnerNumbering, PutPartnerNumbering } from './partner-numbers.schemas.js';
 
@@ -15,36 +16,21 @@ const TYPES = { customer: 'CUSTOMER', vendor: 'VENDOR' } as const;
  */
 const MAX_SKIPS = 100;
 
-/** The number takes of this process still running or waiting, chained by account and type. */
-const takes = new Map<string, Promise<unknown>>();
-
 /**
- * Runs the account's takes of one sequence one after the other in this process (PostgreSQL;
- * SQLite runs one statement at a time anyway). Concurrent upserts of one row do not queue:
+ * The takes of this process, one sequence's one after the other (PostgreSQL; SQLite runs one
+ * statement at a time anyway). Concurrent upserts of one row do not queue:
  * each that finds the row changed by another starts over, so 50 creates at once made the
  * database spend 2–4 ms of CPU per create retrying, and a take waited up to 170 ms
  * (`POST /v1/partners` at 50 connections: ~400 creates/s). One take at a time per process
  * leaves the row's lock to arbitrate only between processes, which it still does.
  */
-function inTurn<T>(key: string, take: () => Promise<T>): Promise<T> {
-  const previous = takes.get(key) ?? Promise.resolve();
-  const result = previous.then(take, take);
-  const settled = result.then(
-    () => undefined,
-    () => undefined,
-  );
-  takes.set(key, settled);
-  void settled.then(() => {
-    if (takes.get(key) === settled) takes.delete(key);
-  });
-  return result;
-}
+const takes = new KeyedFifo();
 
 /**
  * The next free number of a partner type's sequence, taken (a failed create leaves a gap,
  * as customer numbers may have). Numbers another partner already has, typed in by hand, are
  * skipped. Runs outside the create's transaction: its row lock is held only for the statement.
- * Takes of one sequence run one at a time in this process (`inTurn`).
+ * Takes of one sequence run one at a time in this process (`takes`).
  */
 export async function nextPartnerNumber(
   db: Executor,
@@ -57,7 +43,7 @@ export async function nextPartnerNumber(
     // SQLite runs one statement at a time anyway, and a take waits for its group commit's
     // flush: in turn, each would wait for the one before it to reach the disk.
     const { number, taken } = await (isPostgres(db)
-      ? inTurn(`${accountId} ${numbered}`, take)
+      ? takes.run(`${accountId} ${numbered}`, take)
       : take());
     if (!taken) return number;
   }
