@@ -291,15 +291,25 @@ function systemSources(t: SystemTemplate) {
  * layout, as it must not fail an account's creation (loops and output stay capped).
  */
 export function renderLimitOf(
-  template: Pick<TemplateRow, 'system_key' | 'system_source_hash'> & SystemSources,
+  template: Pick<TemplateRow, 'id' | 'version' | 'system_key' | 'system_source_hash'> &
+    SystemSources,
   configuredMs: number,
 ): number {
-  const own =
-    template.system_key !== null &&
-    template.system_source_hash !== null &&
-    systemSourceHash(template) === template.system_source_hash;
+  if (template.system_key === null || template.system_source_hash === null) return configuredMs;
+  // A template's sources change only with its version: hashed once per version and process.
+  const key = `${template.id} ${template.version} ${template.system_source_hash}`;
+  let own = ownVersions.get(key);
+  if (own === undefined) {
+    own = systemSourceHash(template) === template.system_source_hash;
+    if (ownVersions.size >= OWN_VERSIONS_KEPT) ownVersions.clear();
+    ownVersions.set(key, own);
+  }
   return own ? Infinity : configuredMs;
 }
+
+/** Whether a template version's sources are the system's (`renderLimitOf`), by id and version. */
+const ownVersions = new Map<string, boolean>();
+const OWN_VERSIONS_KEPT = 10_000;
 
 const currentHashes = new Map<SystemKey, string>();
 
