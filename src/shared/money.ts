@@ -200,16 +200,18 @@ export function toMinor(amount: number, currency: string): number | undefined {
   return sign === '-' ? -minor : minor;
 }
 
-/** Integer minor units → major-unit JSON number (exact for every safe integer amount). */
+/**
+ * Integer minor units → major-unit JSON number (exact for every safe integer amount). One
+ * division: IEEE 754 rounds a quotient of two exactly represented numbers to the double nearest
+ * to the true quotient, the same double that parsing its decimal text gives (12345 / 100 and
+ * "123.45" are one number), without building that text.
+ */
 export function toMajor(minor: number, currency: string): number {
-  const digits = minorDigits(currency);
-  const sign = minor < 0 ? '-' : '';
-  const abs = Math.abs(minor)
-    .toString()
-    .padStart(digits + 1, '0');
-  const text = digits === 0 ? abs : `${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
-  return Number(`${sign}${text}`);
+  return minor === 0 ? 0 : minor / MINOR_UNIT[minorDigits(currency)]!;
 }
+
+/** 10 to the power of a currency's minor digits (0 to 3). */
+const MINOR_UNIT = [1, 10, 100, 1000];
 
 export type NumberFormat = '1.234,56' | '1,234.56';
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
 import { isIsoDate, formatDate } from './dates.js';
@@ -28,6 +29,28 @@ describe('money', () => {
     expect(toMajor(100, 'JPY')).toBe(100);
     for (let minor = -1000; minor <= 1000; minor += 7)
       expect(toMinor(toMajor(minor, 'EUR'), 'EUR')).toBe(minor);
+  });
+
+  it('gives the number its decimal text reads as, for every safe amount and currency', () => {
+    // The reference: the amount written out in decimal and parsed.
+    const parsed = (minor: number, digits: number) => {
+      const abs = Math.abs(minor)
+        .toString()
+        .padStart(digits + 1, '0');
+      const text = digits === 0 ? abs : `${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
+      return Number(`${minor < 0 ? '-' : ''}${text}`);
+    };
+    const currencies = { JPY: 0, EUR: 2, KWD: 3 } as const;
+    fc.assert(
+      fc.property(
+        fc.maxSafeInteger(),
+        fc.constantFrom(...(Object.keys(currencies) as (keyof typeof currencies)[])),
+        (minor, currency) => {
+          expect(toMajor(minor, currency)).toBe(parsed(minor, currencies[currency]));
+        },
+      ),
+      { numRuns: 20_000 },
+    );
   });
 
   it('formats amounts in both number formats', () => {
