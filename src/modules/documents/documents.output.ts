@@ -10,6 +10,7 @@ import type { RenderResult } from '../../shared/pdf/renderer.js';
 import type { ReservedLink } from '../../shared/customer-links.js';
 import {
   buildRenderContext,
+  checkTemplateRenders,
   giroCodeRequest,
   renderTemplate,
   type AddressData,
@@ -17,7 +18,6 @@ import {
   type NumberFormat,
   type PartnerData,
   type RenderContext,
-  type RenderedTemplate,
   type TemplateField,
 } from '../../shared/templating/index.js';
 import { giroCodeDataUri, giroCodePayload, urlQrDataUri } from '../../shared/girocode.js';
@@ -172,8 +172,8 @@ export class DocumentOutput {
   }
 
   /** Throws 422 `template_invalid` when the template cannot render this document's data. */
-  async checkRenders(row: repo.DocumentRow, template: TemplateRow): Promise<RenderedTemplate> {
-    return renderTemplate(
+  async checkRenders(row: repo.DocumentRow, template: TemplateRow): Promise<void> {
+    checkTemplateRenders(
       templateSources(template),
       await this.renderContext(row),
       renderLimitOf(template, this.ctx.config.templateRenderLimitMs),

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors.js';
-import { compileTemplate, renderTemplate, type TemplateSources } from './compile.js';
+import {
+  checkTemplateRenders,
+  compileTemplate,
+  renderTemplate,
+  type TemplateSources,
+} from './compile.js';
 import { buildRenderContext, type AccountData } from './context.js';
 
 const account: AccountData = {
@@ -337,5 +342,37 @@ describe('renderTemplate', () => {
   it('refuses a template that does not parse', () => {
     const context = buildRenderContext({ account, today });
     expect(() => renderTemplate({ contentSource: '{% if x %}' }, context)).toThrow(AppError);
+  });
+
+  it('is checked without rendering the HTML: the same 422 when it would refuse, none when not', () => {
+    const context = buildRenderContext({ account, partner: { name: 'Echt AG' }, today });
+    const cases: TemplateSources[] = [
+      template,
+      { contentSource: '{% if x %}' },
+      { contentSource: '{% for i in (1..100000000) %}x{% endfor %}' },
+      // Removed markup never stops a document, checked or rendered.
+      { contentSource: '<script>alert(1)</script><p>{{ partner.name }}</p>' },
+      { contentSource: '<p>{{ partner.name }}</p>' },
+    ];
+    const outcome = (work: () => unknown) => {
+      try {
+        work();
+        return 'renders';
+      } catch (err) {
+        return (err as AppError).code + JSON.stringify((err as AppError).extras);
+      }
+    };
+    const outcomes = cases.map((sources) => {
+      const rendered = outcome(() => renderTemplate(sources, context));
+      expect(outcome(() => checkTemplateRenders(sources, context))).toBe(rendered);
+      return rendered.slice(0, 16);
+    });
+    expect(outcomes).toEqual([
+      'template_invalid',
+      'template_invalid',
+      'template_invalid',
+      'renders',
+      'renders',
+    ]);
   });
 });

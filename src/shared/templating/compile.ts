@@ -73,6 +73,7 @@ function run(
   context: RenderContext,
   mode: 'sample' | 'strict',
   renderLimitMs: number,
+  sanitize = true,
 ): RenderRun {
   const defs = sources.fields ?? [];
   const formats: Formats = {
@@ -107,7 +108,10 @@ function run(
     fields: fields.values,
     [FORMATS]: formats,
   };
-  return { html: renderParts(partSources, parsed, scope, problems, renderLimitMs), problems };
+  return {
+    html: renderParts(partSources, parsed, scope, problems, renderLimitMs, sanitize),
+    problems,
+  };
 }
 
 /**
@@ -154,8 +158,9 @@ function parseParts(
 }
 
 /**
- * Renders the parsed parts against `scope` within one shared time limit and sanitises the
- * HTML (`unsafe_markup_removed` names what went); a part that failed to parse or render is ''.
+ * Renders the parsed parts against `scope` within one shared time limit and, with `sanitize`,
+ * sanitises the HTML (`unsafe_markup_removed` names what went); a part that failed to parse or
+ * render is ''.
  */
 function renderParts(
   partSources: Record<TemplatePart, string | null>,
@@ -163,6 +168,7 @@ function renderParts(
   scope: object,
   problems: TemplateProblem[],
   renderLimitMs: number,
+  sanitize: boolean,
 ): Record<TemplatePart, string | null> {
   const html: Record<TemplatePart, string | null> = { header: null, content: null, footer: null };
   const deadline = performance.now() + renderLimitMs;
@@ -176,6 +182,10 @@ function renderParts(
     if (rendered.problem) {
       problems.push({ part, ...rendered.problem });
       html[part] = '';
+      continue;
+    }
+    if (!sanitize) {
+      html[part] = rendered.html;
       continue;
     }
     const clean = sanitizeTemplateHtml(rendered.html);
@@ -253,16 +263,34 @@ export function renderTemplate(
   renderLimitMs: number = RENDER_LIMIT_MS,
 ): RenderedTemplate {
   const result = run(template, context, 'strict', renderLimitMs);
-  const blocking = result.problems.filter((p) => RENDER_BLOCKING.includes(p.code));
+  throwBlocking(result.problems);
+  return {
+    headerHtml: result.html.header,
+    contentHtml: result.html.content ?? '',
+    footerHtml: result.html.footer,
+  };
+}
+
+/**
+ * Whether `renderTemplate` would render this document: throws the same 422 `template_invalid`
+ * when it would not, and answers nothing. The HTML is not sanitised: sanitising only removes
+ * markup and reports it (`unsafe_markup_removed`), which never stops a document, and it is a
+ * third of the work (a draft invoice's check: 1.5 ms → 1 ms CPU).
+ */
+export function checkTemplateRenders(
+  template: TemplateSources,
+  context: RenderContext,
+  renderLimitMs: number = RENDER_LIMIT_MS,
+): void {
+  throwBlocking(run(template, context, 'strict', renderLimitMs, false).problems);
+}
+
+function throwBlocking(problems: TemplateProblem[]): void {
+  const blocking = problems.filter((p) => RENDER_BLOCKING.includes(p.code));
   if (blocking.length > 0)
     throw new AppError(
       'template_invalid',
       `The template cannot be rendered: ${blocking.map((p) => p.message).join(' ')}`,
       { members: { problems: blocking } },
     );
-  return {
-    headerHtml: result.html.header,
-    contentHtml: result.html.content ?? '',
-    footerHtml: result.html.footer,
-  };
 }

@@ -1,9 +1,11 @@
 /**
  * Document templates: the sandboxed engine, the sanitiser and the render context
  * (decisions §9). The document-templates module compiles with it; document generation
- * builds a context with `buildRenderContext` and calls `renderTemplate`.
+ * builds a context with `buildRenderContext` and calls `renderTemplate` (or, to check a
+ * draft, `checkTemplateRenders`).
  */
 export {
+  checkTemplateRenders,
   compileTemplate,
   renderTemplate,
   type CompileData,
