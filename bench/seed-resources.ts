@@ -42,7 +42,7 @@ export interface SeededResources {
 }
 
 /** The seller's master data: a complete German GmbH whose VAT id and IBAN check out. */
-const COMPANY = {
+export const COMPANY = {
   legalName: 'Bench GmbH',
   address: { street: 'Musterstraße 1', postalCode: '10115', city: 'Berlin', country: 'DE' },
   vatId: 'DE123456788',
