@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import { recordQueries, type Executor, type Guard } from '../../db/records.js';
+import { compiledOnce, recordQueries, type Executor, type Guard } from '../../db/records.js';
 import type { DocumentsTable, InvoiceNumberingTable } from '../../db/schema.js';
 import { containsText, isPostgres } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
@@ -114,6 +114,7 @@ export async function withPaymentFigures<R extends DocumentRow>(
   });
 }
 
+/** A row just written, with its figures (`withPaymentFigures`). */
 async function oneWithFigures(
   db: Executor,
   accountId: string,
@@ -170,10 +171,52 @@ export async function findDocument(
   db: Executor,
   accountId: string,
   id: string,
-  today?: string,
+  today: string = todayUtc(),
 ): Promise<DocumentWithFigures | undefined> {
-  return oneWithFigures(db, accountId, await records.find(db, accountId, id), today);
+  const found = (await db.executeQuery(readWithFigures(db, accountId, id))).rows[0];
+  if (!found) return undefined;
+  const { settled_net, credited_sum, ...row } = found;
+  return {
+    ...row,
+    settled_minor: Number(settled_net ?? 0),
+    credited_minor: Number(credited_sum ?? 0),
+    as_of: today,
+  };
 }
+
+/**
+ * A document with what `withPaymentFigures` adds, in one statement (the hottest read of the
+ * documents): the net of its MARKED payments in its currency (invoices), the gross total of its
+ * FINAL credit notes (FINAL invoices that are not credit notes) and its preceding invoice's
+ * number and date, each a subquery on an index of one document's rows. Answers as
+ * `withPaymentFigures` does, with two or three statements fewer (PostgreSQL: round trips).
+ */
+const readWithFigures = compiledOnce((db: Executor, accountId: string, id: string) =>
+  db
+    .selectFrom('documents')
+    .selectAll('documents')
+    .select([
+      sql<number | string | null>`case when documents.document_type = 'INVOICE' then
+        (select sum(case when p.direction = 'INCOMING' then p.amount else -p.amount end)
+          from payments p where p.account_id = documents.account_id
+            and p.document_id = documents.id and p.status = 'MARKED'
+            and p.currency = documents.currency) end`.as('settled_net'),
+      sql<number | string | null>`case when documents.document_type = 'INVOICE'
+          and documents.status = 'FINAL'
+          and coalesce(documents.invoice_type, '') <> 'CREDIT_NOTE' then
+        (select sum(c.gross_total) from documents c where c.account_id = documents.account_id
+          and c.preceding_document_id = documents.id and c.invoice_type = 'CREDIT_NOTE'
+          and c.status = 'FINAL') end`.as('credited_sum'),
+      sql<string | null>`(select x.document_number from documents x
+        where x.account_id = documents.account_id
+          and x.id = documents.preceding_document_id)`.as('preceding_number'),
+      sql<string | null>`(select x.creation_date from documents x
+        where x.account_id = documents.account_id
+          and x.id = documents.preceding_document_id)`.as('preceding_date'),
+    ])
+    .where('documents.account_id', '=', accountId)
+    .where('documents.id', '=', id),
+);
 
 /** The invoices (document_type INVOICE) among `ids`, with their payment figures. */
 export async function findInvoices(
