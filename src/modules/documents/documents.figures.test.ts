@@ -63,11 +63,11 @@ describe('a document read by id', () => {
     const db = t.app.ctx.db;
     const figures: Record<string, Body> = {};
     for (const { id } of [paid, credited, draft, note, quote]) {
-      const row = (await db
+      const row = await db
         .selectFrom('documents')
         .selectAll()
         .where('id', '=', id)
-        .executeTakeFirstOrThrow());
+        .executeTakeFirstOrThrow();
       const [expected] = await withPaymentFigures(db, user.accountId, [row], TODAY);
       const read = await findDocument(db, user.accountId, id, TODAY);
       expect(read).toEqual(expected);
