@@ -1,7 +1,7 @@
 /**
  * What the bench scripts share (`bench/run.ts`, `bench/lists.ts`): printing, shell commands,
- * free ports, stopping a server, PostgreSQL's command-line arguments, and the built app from
- * `dist/` driven in-process for seeding. Not a test.
+ * free ports, stopping a server, PostgreSQL's command-line arguments, the built app from `dist/`
+ * driven in-process for seeding, and a bench account made through the API. Not a test.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -94,6 +94,75 @@ export async function loadDist(root: string): Promise<KontorDist> {
     'verifyAuditChain'
   >;
   return { ...app, ...config, ...audit };
+}
+
+/** A call through `inject` that answers the JSON body and throws on anything but 2xx. */
+export type Call = (
+  method: string,
+  url: string,
+  payload?: unknown,
+) => Promise<Record<string, unknown>>;
+
+/** `Call` on `app` with the API key and, when given, a bearer token. */
+export function caller(app: KontorApp, name: string, apiKey: string, token?: string): Call {
+  return async (method, url, payload) => {
+    const res = await app.inject({
+      method,
+      url,
+      headers: {
+        'x-api-key': apiKey,
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+    if (res.statusCode >= 300)
+      throw new Error(
+        `${name}: ${method} ${url} answered ${res.statusCode}: ${res.body.slice(0, 300)}`,
+      );
+    return (res.body ? JSON.parse(res.body) : {}) as Record<string, unknown>;
+  };
+}
+
+/**
+ * A bench account made as a user makes one: register → the code from the outbox mail (in
+ * `dataDir`) → confirm → login → `POST /v1/api-tokens`. Answers the API token and a `Call`
+ * that uses it.
+ */
+export async function registerAccount(
+  app: KontorApp,
+  name: string,
+  apiKey: string,
+  dataDir: string,
+): Promise<{ token: string; call: Call }> {
+  const anonymous = caller(app, name, apiKey);
+  const email = `bench-${Date.now()}@example.com`;
+  const password = 'a long passphrase for the bench';
+  await anonymous('POST', '/v1/auth/register', {
+    email,
+    password,
+    name: 'Bench',
+    companyName: 'Bench GmbH',
+  });
+  const outbox = path.join(dataDir, 'outbox');
+  let code: string | undefined;
+  for (let i = 0; i < 120 && !code; i++) {
+    await sleep(250);
+    if (!fs.existsSync(outbox)) continue;
+    for (const f of fs.readdirSync(outbox).filter((n) => n.endsWith('.eml')))
+      code ??= /code: (\d{6})/.exec(fs.readFileSync(path.join(outbox, f), 'utf8'))?.[1];
+  }
+  if (!code) throw new Error(`${name}: no confirmation mail in ${outbox}`);
+  await anonymous('POST', '/v1/auth/confirm', { email, code });
+  const { accessToken } = (await anonymous('POST', '/v1/auth/login', { email, password })) as {
+    accessToken: string;
+  };
+  const session = caller(app, name, apiKey, accessToken);
+  const { token } = (await session('POST', '/v1/api-tokens', { name: 'bench' })) as {
+    token: string;
+  };
+  if (!token.startsWith('kpat_')) throw new Error(`${name}: unexpected api-token answer`);
+  return { token, call: caller(app, name, apiKey, token) };
 }
 
 /** One `wrk` measurement: rate, count, latency percentiles (ms) and failed answers. */

@@ -19,14 +19,17 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import {
+  caller,
   freePort,
   loadDist,
   pgArgs,
+  registerAccount,
   runWrk,
   say,
   sh,
   sleep,
   stopChild,
+  type Call,
   type KontorApp,
   type WrkResult as Result,
 } from './common.js';
@@ -191,57 +194,9 @@ function kontorEnv(dataDir: string, apiKey: string, databaseUrl?: string): Recor
   };
 }
 
-type Call = (method: string, url: string, payload?: unknown) => Promise<Record<string, unknown>>;
-
-function caller(app: KontorApp, name: string, apiKey: string, token?: string): Call {
-  return async (method, url, payload) => {
-    const res = await app.inject({
-      method,
-      url,
-      headers: {
-        'x-api-key': apiKey,
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-    if (res.statusCode >= 300)
-      throw new Error(
-        `${name}: ${method} ${url} answered ${res.statusCode}: ${res.body.slice(0, 300)}`,
-      );
-    return (res.body ? JSON.parse(res.body) : {}) as Record<string, unknown>;
-  };
-}
-
-/** register → code from the outbox mail → confirm → login → API token; seller's data. */
+/** A bench account (`registerAccount`) with the seller's data. */
 async function makeAccount(app: KontorApp, name: string, env: Record<string, string>) {
-  const anonymous = caller(app, name, env.API_KEYS!);
-  const email = `bench-${Date.now()}@example.com`;
-  const password = 'a long passphrase for the bench';
-  await anonymous('POST', '/v1/auth/register', {
-    email,
-    password,
-    name: 'Bench',
-    companyName: 'Bench GmbH',
-  });
-  const outbox = path.join(env.DATA_DIR!, 'outbox');
-  let code: string | undefined;
-  for (let i = 0; i < 120 && !code; i++) {
-    await sleep(250);
-    if (!fs.existsSync(outbox)) continue;
-    for (const f of fs.readdirSync(outbox).filter((n) => n.endsWith('.eml')))
-      code ??= /code: (\d{6})/.exec(fs.readFileSync(path.join(outbox, f), 'utf8'))?.[1];
-  }
-  if (!code) throw new Error(`${name}: no confirmation mail in ${outbox}`);
-  await anonymous('POST', '/v1/auth/confirm', { email, code });
-  const { accessToken } = (await anonymous('POST', '/v1/auth/login', { email, password })) as {
-    accessToken: string;
-  };
-  const session = caller(app, name, env.API_KEYS!, accessToken);
-  const { token } = (await session('POST', '/v1/api-tokens', { name: 'bench' })) as {
-    token: string;
-  };
-  const call = caller(app, name, env.API_KEYS!, token);
+  const { token, call } = await registerAccount(app, name, env.API_KEYS!, env.DATA_DIR!);
   const company = await call('GET', '/v1/account/company');
   await call('PUT', '/v1/account/company', {
     version: company.version,

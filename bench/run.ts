@@ -20,10 +20,19 @@ import {
   resourceCase,
   seedResources,
   writeResourceFiles,
-  type Call,
   type SeededResources,
 } from './seed-resources.js';
-import { freePort, loadDist, pgArgs, runWrk, say, sh, sleep, stopChild } from './common.js';
+import {
+  freePort,
+  loadDist,
+  pgArgs,
+  registerAccount,
+  runWrk,
+  say,
+  sh,
+  sleep,
+  stopChild,
+} from './common.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -296,50 +305,8 @@ async function seedKontor(
   const dist = await loadDist(ROOT);
   const config = dist.loadConfig({ ...env, PORT: '0' });
   const app = await dist.buildApp(config, { logStream: fs.createWriteStream('/dev/null') });
-  const apiKey = env.API_KEYS!;
-  const call = async (method: string, url: string, payload?: unknown, auth?: string) => {
-    const res = await app.inject({
-      method,
-      url,
-      headers: {
-        'x-api-key': apiKey,
-        ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-    if (res.statusCode >= 300)
-      throw new Error(
-        `${name}: ${method} ${url} answered ${res.statusCode}: ${res.body.slice(0, 300)}`,
-      );
-    return (res.body ? JSON.parse(res.body) : {}) as Record<string, unknown>;
-  };
   try {
-    const email = `bench-${Date.now()}@example.com`;
-    const password = 'a long passphrase for the bench';
-    await call('POST', '/v1/auth/register', {
-      email,
-      password,
-      name: 'Bench',
-      companyName: 'Bench GmbH',
-    });
-    const outbox = path.join(env.DATA_DIR!, 'outbox');
-    let code: string | undefined;
-    for (let i = 0; i < 120 && !code; i++) {
-      await sleep(250);
-      if (!fs.existsSync(outbox)) continue;
-      for (const f of fs.readdirSync(outbox).filter((n) => n.endsWith('.eml')))
-        code ??= /code: (\d{6})/.exec(fs.readFileSync(path.join(outbox, f), 'utf8'))?.[1];
-    }
-    if (!code) throw new Error(`${name}: no confirmation mail in ${outbox}`);
-    await call('POST', '/v1/auth/confirm', { email, code });
-    const { accessToken } = (await call('POST', '/v1/auth/login', { email, password })) as {
-      accessToken: string;
-    };
-    const { token } = (await call('POST', '/v1/api-tokens', { name: 'bench' }, accessToken)) as {
-      token: string;
-    };
-    if (!token.startsWith('kpat_')) throw new Error(`${name}: unexpected api-token answer`);
+    const { token, call } = await registerAccount(app, name, env.API_KEYS!, env.DATA_DIR!);
 
     const ids: string[] = new Array<string>(count);
     const started = Date.now();
@@ -348,7 +315,7 @@ async function seedKontor(
     const worker = async () => {
       while (next < count) {
         const i = next++;
-        const { id } = (await call('POST', '/v1/partners', partnerBody(i), token)) as {
+        const { id } = (await call('POST', '/v1/partners', partnerBody(i))) as {
           id: string;
         };
         ids[i] = id;
@@ -368,9 +335,8 @@ async function seedKontor(
     const needs = needsOf(ENDPOINTS);
     let resources: SeededResources | undefined;
     if (Object.values(needs).some(Boolean)) {
-      const asUser: Call = (method, url, payload) => call(method, url, payload, token);
       const rows = { name, rows: count, finals: FINALS, drafts: DRAFTS, partnerIds: ids };
-      resources = await seedResources(asUser, rows, needs, say);
+      resources = await seedResources(call, rows, needs, say);
       say(`   ${name}: audit chain: ${JSON.stringify(await dist.verifyAuditChain(app.ctx.db))}`);
     }
     // What autovacuum does on a production server after a load like this (a PostgreSQL run

@@ -15,11 +15,9 @@
  * - `rows` contracts through `POST /v1/contracts`.
  */
 
-export type Call = (
-  method: string,
-  url: string,
-  payload?: unknown,
-) => Promise<Record<string, unknown>>;
+import type { Call } from './common.js';
+
+export type { Call };
 
 export interface ResourceNeeds {
   invoices: boolean;
