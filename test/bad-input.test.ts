@@ -434,7 +434,15 @@ function localPostgresUid(): number | undefined {
   }
 }
 
-describe.runIf(dbKind === 'postgres')(
+/**
+ * Filling a tablespace leaves dirty buffers PostgreSQL cannot write out, and any other session
+ * of the server that evicts one fails with "No space left on device": a test file running
+ * beside this one failed so. This test therefore runs alone, with KONTOR_TEST_STORAGE_FULL=1
+ * (`.ci/run` runs it in a pass of its own after the PostgreSQL pass).
+ */
+const storageFullAlone = process.env.KONTOR_TEST_STORAGE_FULL === '1';
+
+describe.runIf(dbKind === 'postgres' && storageFullAlone)(
   'storage full, for real (PostgreSQL tablespace on a tmpfs)',
   () => {
     const uid = localPostgresUid();
