@@ -8,7 +8,7 @@
  *   npm run bench:verbs -- [--calls 400] [--rounds 3] [--pg postgres://…/db]
  */
 import { parseArgs } from 'node:util';
-import { inProcessApp, say } from './in-process.js';
+import { billingAddress, inProcessApp, say } from './in-process.js';
 import { COMPANY, INVOICE_LINES, invoiceBody } from './seed-resources.js';
 
 const { values: opt } = parseArgs({
@@ -25,17 +25,10 @@ const b = await inProcessApp('verbs', opt.pg ? { DATABASE_URL: opt.pg } : {});
 try {
   const { version } = await b.callJson('GET', '/v1/account/company');
   await b.call('PUT', '/v1/account/company', { version, ...COMPANY });
-  const address = {
-    type: 'BILLING',
-    street: 'Rathausmarkt 1',
-    postalCode: '20095',
-    city: 'Hamburg',
-    country: 'DE',
-  };
   const partner = await b.callJson('POST', '/v1/partners', {
     name: 'Kunde GmbH',
     type: 'CUSTOMER',
-    addresses: [address],
+    addresses: [billingAddress()],
   });
   const partnerId = partner.id as string;
   // What the GETs and PUTs work on: 50 of each, made through the API, versions tracked.
