@@ -441,6 +441,17 @@ export interface BudgetEntriesTable {
   updated_at: string;
 }
 
+/** Settled money per account, currency and day (migration 0040), kept by triggers on payments. */
+export interface PaymentDayFlowsTable {
+  account_id: string;
+  currency: string;
+  day: string;
+  /** MARKED INCOMING payments of the day, minor units. */
+  income: number;
+  /** MARKED OUTGOING payments of the day, minor units. */
+  expense: number;
+}
+
 export interface DocumentsTable {
   id: string;
   account_id: string;
@@ -523,6 +534,14 @@ export interface DocumentsTable {
   billing_role: string | null;
   /** A final invoice: JSON `Deduction[]`, the paid down payments it deducts. */
   down_payment_deductions: string | null;
+  /**
+   * Kept by the database (migration 0039, never written by code): MARKED payments in its
+   * currency, incoming minus outgoing; its FINAL credit notes' gross; what it deducts as a
+   * final invoice. Minor units.
+   */
+  settled_net_minor: Generated<number>;
+  credit_notes_minor: Generated<number>;
+  deducted_minor: Generated<number>;
   version: number;
   created_at: string;
   updated_at: string;
@@ -886,6 +905,7 @@ export interface DB extends FilesTables, DocumentTemplatesTables, CustomerLinksT
   documents: DocumentsTable;
   document_sequences: DocumentSequencesTable;
   document_deductions: DocumentDeductionsTable;
+  payment_day_flows: PaymentDayFlowsTable;
   invoice_numbering: InvoiceNumberingTable;
   jobs: JobsTable;
   payments: PaymentsTable;

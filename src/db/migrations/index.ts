@@ -37,6 +37,8 @@ import * as m0035 from './0035_document_deductions.js';
 import * as m0036 from './0036_sepa_mandate_amendments.js';
 import * as m0037 from './0037_payment_settlement_index.js';
 import * as m0038 from './0038_invoice_list_indexes.js';
+import * as m0039 from './0039_document_figures.js';
+import * as m0040 from './0040_payment_day_flows.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -78,4 +80,6 @@ export const migrations: Record<string, Migration> = {
   '0036_sepa_mandate_amendments': m0036,
   '0037_payment_settlement_index': m0037,
   '0038_invoice_list_indexes': m0038,
+  '0039_document_figures': m0039,
+  '0040_payment_day_flows': m0040,
 };

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { compiledOnce, recordQueries, type Executor, type Guard } from '../../db/records.js';
 import type { DocumentsTable, InvoiceNumberingTable } from '../../db/schema.js';
 import { containsText, isPostgres } from '../../db/dialect.js';
@@ -28,6 +28,10 @@ export const NEW_DOCUMENT_HISTORY = {
   quote_status: null,
   quote_decided_at: null,
   quote_decided_by: null,
+  // Kept by the database's triggers; a new row has no payments, credit notes or deductions.
+  settled_net_minor: 0,
+  credit_notes_minor: 0,
+  deducted_minor: 0,
   version: 1,
 } satisfies Partial<DocumentRow>;
 const records = recordQueries('documents');
@@ -88,30 +92,42 @@ export async function withPaymentFigures<R extends DocumentRow>(
     .filter((r) => r.invoice_type !== 'CREDIT_NOTE')
     .map((r) => r.id);
   const credited = await creditedTotals(db, accountId, finalIds);
-  // A credit note answers its invoice's number and date (BT-25/26): one query for the page.
-  const precedingIds = [
+  const preceding = await precedingOf(db, accountId, rows);
+  return rows.map((r) => ({
+    ...r,
+    settled_minor: settled.get(`${r.id}|${r.currency}`) ?? 0,
+    credited_minor: credited.get(r.id) ?? 0,
+    as_of: today,
+    ...precedingFigures(preceding, r),
+  }));
+}
+
+type Preceding = Map<string, { number: string | null; date: string }>;
+
+/** A credit note answers its invoice's number and date (BT-25/26): one query for the page. */
+async function precedingOf(
+  db: Executor,
+  accountId: string,
+  rows: readonly DocumentRow[],
+): Promise<Preceding> {
+  const ids = [
     ...new Set(rows.map((r) => r.preceding_document_id).filter((id): id is string => !!id)),
   ];
-  const preceding = new Map<string, { number: string | null; date: string }>();
-  if (precedingIds.length > 0)
+  const preceding: Preceding = new Map();
+  if (ids.length > 0)
     for (const p of await db
       .selectFrom('documents')
       .select(['id', 'document_number', 'creation_date'])
       .where('account_id', '=', accountId)
-      .where('id', 'in', precedingIds)
+      .where('id', 'in', ids)
       .execute())
       preceding.set(p.id, { number: p.document_number, date: p.creation_date });
-  return rows.map((r) => {
-    const p = r.preceding_document_id ? preceding.get(r.preceding_document_id) : undefined;
-    return {
-      ...r,
-      settled_minor: settled.get(`${r.id}|${r.currency}`) ?? 0,
-      credited_minor: credited.get(r.id) ?? 0,
-      as_of: today,
-      preceding_number: p?.number ?? null,
-      preceding_date: p?.date ?? null,
-    };
-  });
+  return preceding;
+}
+
+function precedingFigures(preceding: Preceding, row: DocumentRow): PrecedingFigures {
+  const p = row.preceding_document_id ? preceding.get(row.preceding_document_id) : undefined;
+  return { preceding_number: p?.number ?? null, preceding_date: p?.date ?? null };
 }
 
 /** A row just written, with its figures (`withPaymentFigures`). */
@@ -173,35 +189,29 @@ export async function findDocument(
   id: string,
   today: string = todayUtc(),
 ): Promise<DocumentWithFigures | undefined> {
-  const found = (await db.executeQuery(readWithFigures(db, accountId, id))).rows[0];
-  if (!found) return undefined;
-  const { settled_net, credited_sum, ...row } = found;
-  return {
-    ...row,
-    settled_minor: Number(settled_net ?? 0),
-    credited_minor: Number(credited_sum ?? 0),
-    as_of: today,
-  };
+  const found = (await db.executeQuery(readWithPreceding(db, accountId, id))).rows[0];
+  return found && { ...found, ...storedFigures(found), as_of: today };
 }
 
 /**
- * An invoice's net settled amount as `withPaymentFigures` sums it (MARKED payments in its
- * currency, incoming minus outgoing; null without any): a correlated subquery on the payments'
- * (account_id, document_id) index, so a filtered page costs one lookup per row it reads.
+ * The payment figures of a row read from the database, from the columns its triggers keep
+ * (migration 0039): as `withPaymentFigures` sums them from the payments and credit notes, which
+ * `documents.figures.test.ts` holds them to. Settled amounts count on invoices only; credit notes
+ * on FINAL invoices that are not credit notes themselves.
  */
-const settledNet: RawBuilder<number | string | null> =
-  sql`(select sum(case when p.direction = 'INCOMING' then p.amount else -p.amount end)
-  from payments p where p.account_id = documents.account_id and p.document_id = documents.id
-    and p.status = 'MARKED' and p.currency = documents.currency)`;
+function storedFigures(row: DocumentRow): Omit<PaymentFigures, 'as_of'> {
+  const invoice = row.document_type === 'INVOICE';
+  return {
+    settled_minor: invoice ? row.settled_net_minor : 0,
+    credited_minor:
+      invoice && row.status === 'FINAL' && row.invoice_type !== 'CREDIT_NOTE'
+        ? row.credit_notes_minor
+        : 0,
+  };
+}
 
-/**
- * A document with what `withPaymentFigures` adds, in one statement (the hottest read of the
- * documents): the net of its MARKED payments in its currency (invoices), the gross total of its
- * FINAL credit notes (FINAL invoices that are not credit notes), each a subquery on an index
- * of one document's rows, and its preceding invoice's number and date (joined by key). Answers
- * as `withPaymentFigures` does, with two or three statements fewer (PostgreSQL: round trips).
- */
-const readWithFigures = compiledOnce((db: Executor, accountId: string, id: string) =>
+/** A document with its preceding invoice's number and date (joined by key), one statement. */
+const readWithPreceding = compiledOnce((db: Executor, accountId: string, id: string) =>
   db
     .selectFrom('documents')
     .leftJoin('documents as preceding', (join) =>
@@ -211,20 +221,31 @@ const readWithFigures = compiledOnce((db: Executor, accountId: string, id: strin
     )
     .selectAll('documents')
     .select([
-      sql<number | string | null>`case when documents.document_type = 'INVOICE'
-        then ${settledNet} end`.as('settled_net'),
-      sql<number | string | null>`case when documents.document_type = 'INVOICE'
-          and documents.status = 'FINAL'
-          and coalesce(documents.invoice_type, '') <> 'CREDIT_NOTE' then
-        (select sum(c.gross_total) from documents c where c.account_id = documents.account_id
-          and c.preceding_document_id = documents.id and c.invoice_type = 'CREDIT_NOTE'
-          and c.status = 'FINAL') end`.as('credited_sum'),
       'preceding.document_number as preceding_number',
       'preceding.creation_date as preceding_date',
     ])
     .where('documents.account_id', '=', accountId)
     .where('documents.id', '=', id),
 );
+
+/**
+ * Rows read from the database (a list's page) with their figures: the stored ones
+ * (`storedFigures`) and, for credit notes, their invoices' numbers and dates in one query.
+ */
+async function withStoredFigures(
+  db: Executor,
+  accountId: string,
+  rows: DocumentRow[],
+  today: string,
+): Promise<(DocumentRow & PaymentFigures & PrecedingFigures)[]> {
+  const preceding = await precedingOf(db, accountId, rows);
+  return rows.map((r) => ({
+    ...r,
+    ...storedFigures(r),
+    as_of: today,
+    ...precedingFigures(preceding, r),
+  }));
+}
 
 /** The invoices (document_type INVOICE) among `ids`, with their payment figures. */
 export async function findInvoices(
@@ -379,7 +400,7 @@ export interface DocumentFilter {
 
 /**
  * Newest first; fetches `limit + 1` rows so the caller can tell whether a next page exists.
- * The payment figures of the whole page come from one aggregate query.
+ * The payment figures of the page are the rows' own (`withStoredFigures`).
  */
 export async function listDocuments(
   db: Executor,
@@ -453,24 +474,17 @@ export async function listDocuments(
     .orderBy('id', 'desc')
     .limit(f.limit + 1)
     .execute();
-  return withPaymentFigures(db, accountId, rows, f.today);
+  return withStoredFigures(db, accountId, rows, f.today ?? todayUtc());
 }
 
-/** `settledNet` as a magnitude (0 without payments), for conditions on a filtered page. */
-const settledMagnitude = sql<number>`abs(coalesce(${settledNet}, 0))`;
-
-/**
- * What a FINAL final invoice deducts (its `prepaidAmount`, minor units; 0 for every other
- * document): a correlated sum over `document_deductions` by its primary key.
- */
-const prepaidOf = (ref: string) =>
-  sql<number>`(select coalesce(sum(dd.gross_minor), 0) from document_deductions dd
-    where dd.account_id = ${sql.ref(`${ref}.account_id`)} and dd.final_document_id = ${sql.ref(`${ref}.id`)})`;
+/** The settled net's magnitude, from the column the triggers keep, for a filtered page. */
+const settledMagnitude = sql<number>`abs(documents.settled_net_minor)`;
 
 /** `paymentStatus` as the presenter derives it (`paymentState`), as a condition. */
 function paymentStatusIs(status: 'UNPAID' | 'PARTIAL' | 'PAID') {
-  // A final invoice asks for its gross total less what it deducts.
-  const asked = sql<number>`(abs(documents.gross_total) - ${prepaidOf('documents')})`;
+  // A final invoice asks for its gross total less what it deducts (`document_deductions`, its
+  // sum kept in the row: 0 for every other document).
+  const asked = sql<number>`(abs(documents.gross_total) - documents.deducted_minor)`;
   if (status === 'UNPAID') return sql<boolean>`(${settledMagnitude} = 0 and ${asked} > 0)`;
   if (status === 'PARTIAL')
     return sql<boolean>`(${settledMagnitude} > 0 and ${settledMagnitude} < ${asked})`;

@@ -1,0 +1,242 @@
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
+
+/**
+ * An invoice's payment figures, kept in its row by the database (docs/invoicing.md, "Payment
+ * state"): what its open amount and `paymentStatus` are computed from, read from the row instead
+ * of summed from other tables on every read.
+ *
+ * - `settled_net_minor`: its MARKED payments in its currency, incoming minus outgoing;
+ * - `credit_notes_minor`: the gross total of its FINAL credit notes;
+ * - `deducted_minor`: what it deducts as a final invoice (`document_deductions`).
+ *
+ * Each is always computed from scratch, never added to: whenever one of the rows it sums
+ * changes, a trigger "touches" the document (sets the column to 0), and the document's own
+ * trigger recomputes all three in that same write. So a figure cannot drift from the rows it
+ * sums, whichever statement changed them (a payment through the API, a statement settling
+ * thousands, a SEPA return, a credit note, a restore), and a write that carries a stale value in
+ * (a row copied in code) is corrected the same way. On PostgreSQL the recompute is a BEFORE
+ * trigger setting the written row; on SQLite an AFTER trigger updates the row just written, in
+ * the same statement (SQLite's recursive triggers are off, so that update fires it no further).
+ *
+ * Only settled payments touch their document (a PENDING payment settles nothing), so creating
+ * a SEPA run's pending payments locks no invoice row.
+ *
+ * The dashboard's open totals read the open invoices from one index that now holds these
+ * figures, so they no longer sum three tables per open invoice.
+ */
+const FIGURES = ['settled_net_minor', 'credit_notes_minor', 'deducted_minor'] as const;
+
+/** The three figures of the document row `d` (a table alias or `new`), from scratch. */
+function figuresOf(d: string): Record<(typeof FIGURES)[number], string> {
+  return {
+    settled_net_minor: `coalesce((select sum(case when p.direction = 'INCOMING' then p.amount
+        else -p.amount end) from payments p where p.account_id = ${d}.account_id
+        and p.document_id = ${d}.id and p.status = 'MARKED' and p.currency = ${d}.currency), 0)`,
+    credit_notes_minor: `coalesce((select sum(c.gross_total) from documents c
+        where c.account_id = ${d}.account_id and c.preceding_document_id = ${d}.id
+        and c.invoice_type = 'CREDIT_NOTE' and c.status = 'FINAL'), 0)`,
+    deducted_minor: `coalesce((select sum(dd.gross_minor) from document_deductions dd
+        where dd.account_id = ${d}.account_id and dd.final_document_id = ${d}.id), 0)`,
+  };
+}
+
+/** The document `id` is touched: its figures are recomputed by its own trigger. */
+const touch = (account: string, id: string, also = '') =>
+  `update documents set settled_net_minor = 0 where account_id = ${account} and id = ${id}${also}`;
+
+const payments = {
+  insert: `new.status = 'MARKED' and new.document_id is not null`,
+  update: `(old.status = 'MARKED' or new.status = 'MARKED')`,
+  delete: `old.status = 'MARKED' and old.document_id is not null`,
+  columns: 'status, amount, direction, currency, document_id, account_id',
+};
+const creditNotes = {
+  // Any credit note of an invoice (a draft's changes touch it needlessly, and harmlessly).
+  columns: 'status, gross_total, invoice_type, preceding_document_id, account_id',
+};
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  for (const column of FIGURES)
+    await db.schema
+      .alterTable('documents')
+      .addColumn(column, 'bigint', (c) => c.notNull().defaultTo(0))
+      .execute();
+  const statements = isPostgres(db) ? postgres() : sqlite();
+  for (const statement of statements) await sql.raw(statement).execute(db);
+
+  // The open totals' index, with the figures: the dashboard reads it alone.
+  await db.schema.dropIndex('documents_open_totals_idx').execute();
+  await db.schema
+    .createIndex('documents_open_totals_idx')
+    .on('documents')
+    .columns([
+      'account_id',
+      'document_type',
+      'status',
+      'invoice_type',
+      'currency',
+      'source',
+      'due_date',
+      'gross_total',
+      ...FIGURES,
+      'id',
+    ])
+    .where(sql.ref('document_type'), '=', 'INVOICE')
+    .where(sql.ref('status'), '=', 'FINAL')
+    .where(sql.ref('invoice_type'), '=', 'INVOICE')
+    .where(sql.ref('cancelled_by_document_id'), 'is', null)
+    .where(sql.ref('paid_at'), 'is', null)
+    .execute();
+}
+
+function postgres(): string[] {
+  const f = figuresOf('new');
+  return [
+    `create or replace function documents_figures() returns trigger language plpgsql as $$
+      begin
+        new.settled_net_minor := ${f.settled_net_minor};
+        new.credit_notes_minor := ${f.credit_notes_minor};
+        new.deducted_minor := ${f.deducted_minor};
+        return new;
+      end $$`,
+    `create trigger documents_figures_insert before insert on documents for each row
+      when (new.settled_net_minor <> 0 or new.credit_notes_minor <> 0 or new.deducted_minor <> 0)
+      execute function documents_figures()`,
+    `create trigger documents_figures_update
+      before update of ${FIGURES.join(', ')}, currency on documents
+      for each row execute function documents_figures()`,
+    `create or replace function payments_touch_document() returns trigger language plpgsql as $$
+      begin
+        if tg_op <> 'INSERT' and old.document_id is not null then
+          ${touch('old.account_id', 'old.document_id')};
+        end if;
+        if tg_op <> 'DELETE' and new.document_id is not null
+            and (tg_op = 'INSERT' or new.document_id is distinct from old.document_id
+              or new.account_id is distinct from old.account_id) then
+          ${touch('new.account_id', 'new.document_id')};
+        end if;
+        return null;
+      end $$`,
+    `create trigger payments_touch_document_insert after insert on payments for each row
+      when (${payments.insert}) execute function payments_touch_document()`,
+    `create trigger payments_touch_document_update after update of ${payments.columns}
+      on payments for each row when (${payments.update})
+      execute function payments_touch_document()`,
+    `create trigger payments_touch_document_delete after delete on payments for each row
+      when (${payments.delete}) execute function payments_touch_document()`,
+    `create or replace function credit_notes_touch_invoice() returns trigger language plpgsql as $$
+      begin
+        if tg_op <> 'INSERT' and old.preceding_document_id is not null then
+          ${touch('old.account_id', 'old.preceding_document_id')};
+        end if;
+        if tg_op <> 'DELETE' and new.preceding_document_id is not null
+            and (tg_op = 'INSERT' or new.preceding_document_id is distinct from old.preceding_document_id
+              or new.account_id is distinct from old.account_id) then
+          ${touch('new.account_id', 'new.preceding_document_id')};
+        end if;
+        return null;
+      end $$`,
+    `create trigger credit_notes_touch_invoice_insert after insert on documents for each row
+      when (new.preceding_document_id is not null) execute function credit_notes_touch_invoice()`,
+    `create trigger credit_notes_touch_invoice_update after update of ${creditNotes.columns}
+      on documents for each row
+      when (old.preceding_document_id is not null or new.preceding_document_id is not null)
+      execute function credit_notes_touch_invoice()`,
+    `create trigger credit_notes_touch_invoice_delete after delete on documents for each row
+      when (old.preceding_document_id is not null) execute function credit_notes_touch_invoice()`,
+    `create or replace function deductions_touch_document() returns trigger language plpgsql as $$
+      begin
+        if tg_op <> 'INSERT' then
+          ${touch('old.account_id', 'old.final_document_id')};
+        end if;
+        if tg_op <> 'DELETE' then
+          ${touch('new.account_id', 'new.final_document_id')};
+        end if;
+        return null;
+      end $$`,
+    `create trigger deductions_touch_document after insert or update or delete
+      on document_deductions for each row execute function deductions_touch_document()`,
+    // Every document's figures, by the trigger.
+    `update documents set settled_net_minor = 0`,
+  ];
+}
+
+function sqlite(): string[] {
+  const f = figuresOf('documents');
+  const recompute = `update documents set ${FIGURES.map((c) => `${c} = ${f[c]}`).join(', ')}
+    where rowid = new.rowid`;
+  /** A trigger touching the document `ref` of the old and/or new row. */
+  const touching = (
+    name: string,
+    event: string,
+    when: string,
+    refs: { account: string; id: string; also?: string }[],
+  ) =>
+    `create trigger ${name} after ${event} for each row when ${when} begin
+      ${refs.map((r) => `${touch(r.account, r.id, r.also)};`).join('\n')}
+    end`;
+  /** The old row's document, unless the new row has the same one (touched once, as new). */
+  const moved = (column: string) =>
+    ` and (old.${column} is not new.${column} or old.account_id is not new.account_id)`;
+  return [
+    `create trigger documents_figures_insert after insert on documents for each row
+      when new.settled_net_minor <> 0 or new.credit_notes_minor <> 0 or new.deducted_minor <> 0
+      begin ${recompute}; end`,
+    `create trigger documents_figures_update after update of ${FIGURES.join(', ')}, currency
+      on documents for each row begin ${recompute}; end`,
+    touching('payments_touch_document_insert', 'insert on payments', payments.insert, [
+      { account: 'new.account_id', id: 'new.document_id' },
+    ]),
+    // The old document and the new one (the same row when the payment kept its document).
+    touching(
+      'payments_touch_document_update',
+      `update of ${payments.columns} on payments`,
+      payments.update,
+      [
+        { account: 'old.account_id', id: 'old.document_id', also: moved('document_id') },
+        { account: 'new.account_id', id: 'new.document_id' },
+      ],
+    ),
+    touching('payments_touch_document_delete', 'delete on payments', payments.delete, [
+      { account: 'old.account_id', id: 'old.document_id' },
+    ]),
+    touching(
+      'credit_notes_touch_invoice_insert',
+      'insert on documents',
+      'new.preceding_document_id is not null',
+      [{ account: 'new.account_id', id: 'new.preceding_document_id' }],
+    ),
+    touching(
+      'credit_notes_touch_invoice_update',
+      `update of ${creditNotes.columns} on documents`,
+      'old.preceding_document_id is not null or new.preceding_document_id is not null',
+      [
+        {
+          account: 'old.account_id',
+          id: 'old.preceding_document_id',
+          also: moved('preceding_document_id'),
+        },
+        { account: 'new.account_id', id: 'new.preceding_document_id' },
+      ],
+    ),
+    touching(
+      'credit_notes_touch_invoice_delete',
+      'delete on documents',
+      'old.preceding_document_id is not null',
+      [{ account: 'old.account_id', id: 'old.preceding_document_id' }],
+    ),
+    touching('deductions_touch_document_insert', 'insert on document_deductions', '1', [
+      { account: 'new.account_id', id: 'new.final_document_id' },
+    ]),
+    touching('deductions_touch_document_update', 'update on document_deductions', '1', [
+      { account: 'old.account_id', id: 'old.final_document_id', also: moved('final_document_id') },
+      { account: 'new.account_id', id: 'new.final_document_id' },
+    ]),
+    touching('deductions_touch_document_delete', 'delete on document_deductions', '1', [
+      { account: 'old.account_id', id: 'old.final_document_id' },
+    ]),
+    // Every document's figures, by the trigger.
+    `update documents set settled_net_minor = 0`,
+  ];
+}
