@@ -663,7 +663,9 @@ async function prepare(target: string): Promise<Seeded> {
   const manifest = path.join(runDir, `${target}.json`);
   if (opt.reuse) {
     if (!fs.existsSync(manifest)) throw new Error(`--reuse: ${manifest} missing`);
-    return JSON.parse(fs.readFileSync(manifest, 'utf8')) as Seeded;
+    const s = JSON.parse(fs.readFileSync(manifest, 'utf8')) as Seeded;
+    await migrated(s);
+    return s;
   }
   let url: string | undefined;
   if (target === 'pg') {
@@ -716,4 +718,22 @@ try {
   await main();
 } finally {
   await cleanup();
+}
+
+/**
+ * Kept data after a rebuild: the migrations run now, and on PostgreSQL what autovacuum does on
+ * a production server after a migration that rewrote rows (statistics, and the visibility map
+ * index-only scans need), as after seeding.
+ */
+async function migrated(s: Seeded): Promise<void> {
+  const dist = await loadDist(ROOT);
+  const env = kontorEnv(s.dataDir, s.apiKey, s.databaseUrl);
+  const app = await dist.buildApp(dist.loadConfig({ ...env, PORT: '0' }), {
+    logStream: fs.createWriteStream('/dev/null'),
+  });
+  try {
+    if (s.databaseUrl !== undefined) await sql`vacuum analyze`.execute(app.ctx.db);
+  } finally {
+    await app.close();
+  }
 }

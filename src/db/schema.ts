@@ -452,6 +452,20 @@ export interface PaymentDayFlowsTable {
   expense: number;
 }
 
+/**
+ * What is still owed on the open invoices per account, currency, source and due date ('9999-12-31'
+ * for none), migration 0041, kept by triggers on documents: the open amounts above zero and how
+ * many invoices have one.
+ */
+export interface OpenInvoiceTotalsTable {
+  account_id: string;
+  currency: string;
+  source: string;
+  due_date: string;
+  amount: number;
+  count: number;
+}
+
 export interface DocumentsTable {
   id: string;
   account_id: string;
@@ -906,6 +920,7 @@ export interface DB extends FilesTables, DocumentTemplatesTables, CustomerLinksT
   document_sequences: DocumentSequencesTable;
   document_deductions: DocumentDeductionsTable;
   payment_day_flows: PaymentDayFlowsTable;
+  open_invoice_totals: OpenInvoiceTotalsTable;
   invoice_numbering: InvoiceNumberingTable;
   jobs: JobsTable;
   payments: PaymentsTable;

@@ -21,9 +21,6 @@ import { isPostgres } from '../dialect.js';
  *
  * Only settled payments touch their document (a PENDING payment settles nothing), so creating
  * a SEPA run's pending payments locks no invoice row.
- *
- * The dashboard's open totals read the open invoices from one index that now holds these
- * figures, so they no longer sum three tables per open invoice.
  */
 const FIGURES = ['settled_net_minor', 'credit_notes_minor', 'deducted_minor'] as const;
 
@@ -64,30 +61,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .execute();
   const statements = isPostgres(db) ? postgres() : sqlite();
   for (const statement of statements) await sql.raw(statement).execute(db);
-
-  // The open totals' index, with the figures: the dashboard reads it alone.
-  await db.schema.dropIndex('documents_open_totals_idx').execute();
-  await db.schema
-    .createIndex('documents_open_totals_idx')
-    .on('documents')
-    .columns([
-      'account_id',
-      'document_type',
-      'status',
-      'invoice_type',
-      'currency',
-      'source',
-      'due_date',
-      'gross_total',
-      ...FIGURES,
-      'id',
-    ])
-    .where(sql.ref('document_type'), '=', 'INVOICE')
-    .where(sql.ref('status'), '=', 'FINAL')
-    .where(sql.ref('invoice_type'), '=', 'INVOICE')
-    .where(sql.ref('cancelled_by_document_id'), 'is', null)
-    .where(sql.ref('paid_at'), 'is', null)
-    .execute();
 }
 
 function postgres(): string[] {

@@ -154,9 +154,8 @@ export interface OpenInvoiceTotals {
  * due date on `today`. An invoice's open amount is its `openAmount`: its gross total less the
  * down payments it deducts (a final invoice), less its settled (MARKED) payments in its
  * currency — counted like its `paymentStatus`, whichever way they went — and less its FINAL
- * credit notes; only invoices with something left count. Those three figures are kept in the
- * invoice's row by the database (migration 0039), and the partial index of the open invoices
- * holds them: one aggregate over that index alone, however many payments the invoices have.
+ * credit notes; only invoices with something left count. The database keeps those sums per
+ * source and due date (`open_invoice_totals`, migration 0041): one row per due date is read.
  */
 export async function openInvoiceTotals(
   db: Executor,
@@ -164,28 +163,18 @@ export async function openInvoiceTotals(
   currency: string,
   today: string,
 ): Promise<OpenInvoiceTotals> {
-  const open = sql<number>`(d.gross_total - d.deducted_minor - d.credit_notes_minor
-    - abs(d.settled_net_minor))`;
   const rows = await db
-    .selectFrom('documents as d')
+    .selectFrom('open_invoice_totals')
     .select((eb) => [
-      'd.source',
-      sql<number>`case when d.due_date is not null and d.due_date < ${today} then 1 else 0 end`.as(
-        'overdue',
-      ),
-      eb.fn
-        .sum<number | string | null>(sql`case when ${open} > 0 then ${open} else 0 end`)
-        .as('amount'),
-      eb.fn.sum<number | string | null>(sql`case when ${open} > 0 then 1 else 0 end`).as('n'),
+      'source',
+      // No due date is kept as '9999-12-31': never past.
+      sql<number>`case when due_date < ${today} then 1 else 0 end`.as('overdue'),
+      eb.fn.sum<number | string | null>('amount').as('amount'),
+      eb.fn.sum<number | string | null>('count').as('n'),
     ])
-    .where('d.account_id', '=', accountId)
-    .where('d.document_type', '=', 'INVOICE')
-    .where('d.invoice_type', '=', 'INVOICE')
-    .where('d.status', '=', 'FINAL')
-    .where('d.cancelled_by_document_id', 'is', null)
-    .where('d.paid_at', 'is', null)
-    .where('d.currency', '=', currency)
-    .groupBy(['d.source', 'overdue'])
+    .where('account_id', '=', accountId)
+    .where('currency', '=', currency)
+    .groupBy(['source', 'overdue'])
     .execute();
   const tally = (source: string, overdueOnly: boolean): Tally => {
     const mine = rows.filter(
