@@ -14,8 +14,8 @@ import { isPostgres } from '../dialect.js';
  * deleted: whichever statement does it (a payment through the API, a statement settling
  * thousands, a SEPA return, a restore). Integer sums in the same transaction as the payment, so
  * a day's row is exactly the sum of its payments; a day whose payments all went stays as a row
- * of zeros. On PostgreSQL the trigger is deferred to the commit, so concurrent payments of one
- * account hold the day's row only while they commit, not for their whole transaction.
+ * of zeros. A payment settled by one transaction holds its day's row until that commits, so two
+ * transactions settling payments of one account and day at once take turns at that point.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -50,24 +50,50 @@ const add = (row: 'new' | 'old', sign: '' | '-') =>
 
 const COLUMNS = 'status, amount, direction, currency, payment_date, account_id';
 
+/**
+ * PostgreSQL: statement triggers over the statement's rows (transition tables), summed per day
+ * before the upsert, so a statement settling 500 payments of one day writes that day's row
+ * once. (Row triggers wrote it once per payment: in one transaction each new version of the
+ * row lengthens the chain the next write walks, and a statement settling 10,000 payments of one
+ * day took 50 s instead of 4.)
+ */
 function postgres(): string[] {
+  const part = (r: string, sign: string) => `select ${r}.account_id, ${r}.currency,
+      ${r}.payment_date as day,
+      ${sign}(case when ${r}.direction = 'INCOMING' then ${r}.amount else 0 end) as income,
+      ${sign}(case when ${r}.direction = 'OUTGOING' then ${r}.amount else 0 end) as expense`;
+  const list = (r: string) =>
+    COLUMNS.split(', ')
+      .map((c) => `${r}.${c}`)
+      .join(', ');
+  const changed = `o join n on n.id = o.id where row(${list('o')}) is distinct from row(${list('n')})`;
+  const upsert = (parts: string) => `insert into payment_day_flows
+      (account_id, currency, day, income, expense)
+    select account_id, currency, day, sum(income), sum(expense) from (${parts}) p
+    group by account_id, currency, day
+    on conflict (account_id, currency, day) do update
+      set income = payment_day_flows.income + excluded.income,
+        expense = payment_day_flows.expense + excluded.expense`;
   return [
     `create or replace function payment_day_flows_keep() returns trigger language plpgsql as $$
       begin
-        if tg_op <> 'INSERT' and old.status = 'MARKED' then ${add('old', '-')}; end if;
-        if tg_op <> 'DELETE' and new.status = 'MARKED' then ${add('new', '')}; end if;
+        if tg_op = 'INSERT' then
+          ${upsert(`${part('n', '')} from n where n.status = 'MARKED'`)};
+        elsif tg_op = 'DELETE' then
+          ${upsert(`${part('o', '-')} from o where o.status = 'MARKED'`)};
+        else
+          ${upsert(`${part('o', '-')} from ${changed} and o.status = 'MARKED'
+            union all ${part('n', '')} from ${changed} and n.status = 'MARKED'`)};
+        end if;
         return null;
       end $$`,
-    `create constraint trigger payment_day_flows_insert after insert on payments
-      deferrable initially deferred for each row when (new.status = 'MARKED')
-      execute function payment_day_flows_keep()`,
-    `create constraint trigger payment_day_flows_update after update of ${COLUMNS} on payments
-      deferrable initially deferred for each row
-      when (old.status = 'MARKED' or new.status = 'MARKED')
-      execute function payment_day_flows_keep()`,
-    `create constraint trigger payment_day_flows_delete after delete on payments
-      deferrable initially deferred for each row when (old.status = 'MARKED')
-      execute function payment_day_flows_keep()`,
+    `create trigger payment_day_flows_insert after insert on payments referencing new table as n
+      for each statement execute function payment_day_flows_keep()`,
+    `create trigger payment_day_flows_update after update on payments
+      referencing old table as o new table as n
+      for each statement execute function payment_day_flows_keep()`,
+    `create trigger payment_day_flows_delete after delete on payments referencing old table as o
+      for each statement execute function payment_day_flows_keep()`,
   ];
 }
 

@@ -13,8 +13,7 @@ import { isPostgres } from '../dialect.js';
  * one of those columns changes (a finalize, a payment's touch, a credit note, `paid_at`, a due
  * date). Integer sums in the write's transaction: each group is exactly the sum over its
  * invoices, which a test holds to the sum from scratch. A due date of none is kept as
- * '9999-12-31', never past. On PostgreSQL the trigger runs at commit (deferred), so payments of
- * invoices due on one day hold its row only while they commit.
+ * '9999-12-31', never past. On PostgreSQL the triggers run per statement over its rows.
  *
  * The index the totals were summed over before (`documents_open_totals_idx`, 0038) has no
  * other reader and goes: one index less to write on every open invoice's change.
@@ -50,6 +49,25 @@ const add = (r: 'new' | 'old', sign: '' | '-') =>
       set amount = open_invoice_totals.amount + excluded.amount,
         count = open_invoice_totals.count + excluded.count`;
 
+/** The row's part as a row of the group it belongs to (PostgreSQL's statement triggers). */
+const part = (r: string, sign: '' | '-') => `select ${r}.account_id, ${r}.currency, ${r}.source,
+    coalesce(${r}.due_date, '9999-12-31') as due_date,
+    ${sign}(case when ${AMOUNT(r)} > 0 then ${AMOUNT(r)} else 0 end) as amount,
+    ${sign}(case when ${AMOUNT(r)} > 0 then 1 else 0 end) as count`;
+const CHANGED = `o join n on n.id = o.id where row(${COLUMNS.split(', ')
+  .map((c) => `o.${c}`)
+  .join(', ')}) is distinct from row(${COLUMNS.split(', ')
+  .map((c) => `n.${c}`)
+  .join(', ')})`;
+/** Adds the parts, summed per group, to their groups. */
+const upsertAll = (parts: string) => `insert into open_invoice_totals
+    (account_id, currency, source, due_date, amount, count)
+  select account_id, currency, source, due_date, sum(amount), sum(count) from (${parts}) p
+  group by account_id, currency, source, due_date
+  on conflict (account_id, currency, source, due_date) do update
+    set amount = open_invoice_totals.amount + excluded.amount,
+      count = open_invoice_totals.count + excluded.count`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('open_invoice_totals')
@@ -68,21 +86,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   const statements = isPostgres(db)
     ? [
+        // Statement triggers over the statement's rows, summed per group before the upsert
+        // (see 0040: one write of a group's row per statement, not one per invoice).
         `create or replace function open_invoice_totals_keep() returns trigger language plpgsql as $$
           begin
-            if tg_op <> 'INSERT' and ${OPEN('old')} then ${add('old', '-')}; end if;
-            if tg_op <> 'DELETE' and ${OPEN('new')} then ${add('new', '')}; end if;
+            if tg_op = 'INSERT' then
+              ${upsertAll(`${part('n', '')} from n where ${OPEN('n')}`)};
+            elsif tg_op = 'DELETE' then
+              ${upsertAll(`${part('o', '-')} from o where ${OPEN('o')}`)};
+            else
+              ${upsertAll(`${part('o', '-')} from ${CHANGED} and ${OPEN('o')}
+                union all ${part('n', '')} from ${CHANGED} and ${OPEN('n')}`)};
+            end if;
             return null;
           end $$`,
-        `create constraint trigger open_invoice_totals_insert after insert on documents
-          deferrable initially deferred for each row when (${OPEN('new')})
-          execute function open_invoice_totals_keep()`,
-        `create constraint trigger open_invoice_totals_update after update of ${COLUMNS}
-          on documents deferrable initially deferred for each row
-          when (${OPEN('old')} or ${OPEN('new')}) execute function open_invoice_totals_keep()`,
-        `create constraint trigger open_invoice_totals_delete after delete on documents
-          deferrable initially deferred for each row when (${OPEN('old')})
-          execute function open_invoice_totals_keep()`,
+        `create trigger open_invoice_totals_insert after insert on documents
+          referencing new table as n for each statement execute function open_invoice_totals_keep()`,
+        `create trigger open_invoice_totals_update after update on documents
+          referencing old table as o new table as n
+          for each statement execute function open_invoice_totals_keep()`,
+        `create trigger open_invoice_totals_delete after delete on documents
+          referencing old table as o for each statement execute function open_invoice_totals_keep()`,
       ]
     : [
         `create trigger open_invoice_totals_insert after insert on documents for each row
