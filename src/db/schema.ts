@@ -450,6 +450,8 @@ export interface PaymentDayFlowsTable {
   income: number;
   /** MARKED OUTGOING payments of the day, minor units. */
   expense: number;
+  /** PostgreSQL: one of 16 rows of the day, by the session that wrote it; a day is their sum. */
+  slot: Generated<number>;
 }
 
 /**
@@ -464,6 +466,8 @@ export interface OpenInvoiceTotalsTable {
   due_date: string;
   amount: number;
   count: number;
+  /** As in `payment_day_flows`: a group is the sum of its rows. */
+  slot: Generated<number>;
 }
 
 export interface DocumentsTable {

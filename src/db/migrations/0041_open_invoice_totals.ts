@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../dialect.js';
+import { SLOT } from './0040_payment_day_flows.js';
 
 /**
  * What is still owed on the open invoices, kept by the database per account, currency, source
@@ -45,7 +46,7 @@ const add = (r: 'new' | 'old', sign: '' | '-') =>
     values (${r}.account_id, ${r}.currency, ${r}.source, coalesce(${r}.due_date, '9999-12-31'),
       ${sign}(case when ${AMOUNT(r)} > 0 then ${AMOUNT(r)} else 0 end),
       ${sign}(case when ${AMOUNT(r)} > 0 then 1 else 0 end))
-    on conflict (account_id, currency, source, due_date) do update
+    on conflict (account_id, currency, source, due_date, slot) do update
       set amount = open_invoice_totals.amount + excluded.amount,
         count = open_invoice_totals.count + excluded.count`;
 
@@ -61,10 +62,11 @@ const CHANGED = `o join n on n.id = o.id where row(${COLUMNS.split(', ')
   .join(', ')})`;
 /** Adds the parts, summed per group, to their groups. */
 const upsertAll = (parts: string) => `insert into open_invoice_totals
-    (account_id, currency, source, due_date, amount, count)
-  select account_id, currency, source, due_date, sum(amount), sum(count) from (${parts}) p
+    (account_id, currency, source, due_date, slot, amount, count)
+  select account_id, currency, source, due_date, ${SLOT}, sum(amount), sum(count)
+  from (${parts}) p
   group by account_id, currency, source, due_date
-  on conflict (account_id, currency, source, due_date) do update
+  on conflict (account_id, currency, source, due_date, slot) do update
     set amount = open_invoice_totals.amount + excluded.amount,
       count = open_invoice_totals.count + excluded.count`;
 
@@ -77,11 +79,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('due_date', 'text', (c) => c.notNull())
     .addColumn('amount', 'bigint', (c) => c.notNull())
     .addColumn('count', 'bigint', (c) => c.notNull())
+    // As in payment_day_flows (0040): PostgreSQL's sessions write their own rows.
+    .addColumn('slot', 'integer', (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('open_invoice_totals_pk', [
       'account_id',
       'currency',
       'source',
       'due_date',
+      'slot',
     ])
     .execute();
   const statements = isPostgres(db)

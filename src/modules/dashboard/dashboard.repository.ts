@@ -82,7 +82,8 @@ export interface DayFlows extends Flows {
 
 /**
  * Settled payments in `currency` per day of `from..to` (the days that ever had some), in date
- * order: the rows the database keeps per day (`payment_day_flows`).
+ * order: the rows the database keeps per day (`payment_day_flows`; on PostgreSQL a day may be
+ * several rows, added up here).
  */
 export async function dailyFlows(
   db: Executor,
@@ -93,11 +94,16 @@ export async function dailyFlows(
 ): Promise<DayFlows[]> {
   const rows = await db
     .selectFrom('payment_day_flows')
-    .select(['day', 'income', 'expense'])
+    .select((eb) => [
+      'day',
+      eb.fn.sum<number | string>('income').as('income'),
+      eb.fn.sum<number | string>('expense').as('expense'),
+    ])
     .where('account_id', '=', accountId)
     .where('currency', '=', currency)
     .where('day', '>=', from)
     .where('day', '<=', to)
+    .groupBy('day')
     .orderBy('day')
     .execute();
   return rows.map((r) => ({ day: r.day, income: num(r.income), expense: num(r.expense) }));

@@ -20,8 +20,14 @@ async function keptAndSummed(accountId: string) {
   const db = t.app.ctx.db;
   const kept = await db
     .selectFrom('payment_day_flows')
-    .select(['currency', 'day', 'income', 'expense'])
+    .select((eb) => [
+      'currency',
+      'day',
+      eb.fn.sum<number | string>('income').as('income'),
+      eb.fn.sum<number | string>('expense').as('expense'),
+    ])
     .where('account_id', '=', accountId)
+    .groupBy(['currency', 'day'])
     .orderBy('currency')
     .orderBy('day')
     .execute();

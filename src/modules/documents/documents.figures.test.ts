@@ -119,9 +119,16 @@ async function openTotalsKeptAndSummed(accountId: string) {
   const db = t.app.ctx.db;
   const kept = await db
     .selectFrom('open_invoice_totals')
-    .select(['currency', 'source', 'due_date', 'amount', 'count'])
+    .select((eb) => [
+      'currency',
+      'source',
+      'due_date',
+      eb.fn.sum<number | string>('amount').as('amount'),
+      eb.fn.sum<number | string>('count').as('count'),
+    ])
     .where('account_id', '=', accountId)
-    .where((eb) => eb.or([eb('amount', '<>', 0), eb('count', '<>', 0)]))
+    .groupBy(['currency', 'source', 'due_date'])
+    .having((eb) => eb.or([eb.fn.sum('amount'), eb.fn.sum('count')].map((x) => eb(x, '<>', 0))))
     .orderBy(['currency', 'source', 'due_date'])
     .execute();
   const { rows: summed } = await sql<Record<string, string | number>>`
