@@ -93,6 +93,35 @@ function postgres(): string[] {
         .join(', ');
     return `o join n on n.id = o.id where row(${list('o')}) is distinct from row(${list('n')})`;
   };
+  /**
+   * The function touching the documents `column` names in the statement's rows that `counts`:
+   * the new rows of an insert, the old rows of a delete, and of an update the old and the new
+   * document of each row where one of `columns` changed.
+   */
+  const touchFunction = (
+    fn: string,
+    column: string,
+    columns: string,
+    counts: (r: string) => string,
+  ) => `create or replace function ${fn}() returns trigger language plpgsql as $$
+      declare ids text[];
+      begin
+        if tg_op = 'INSERT' then
+          select array_agg(distinct ${column}) into ids from n
+            where ${counts('n')} and ${column} is not null;
+        elsif tg_op = 'DELETE' then
+          select array_agg(distinct ${column}) into ids from o
+            where ${counts('o')} and ${column} is not null;
+        else
+          select array_agg(distinct d) into ids from (
+            select case when ${counts('o')} then o.${column} end,
+              case when ${counts('n')} then n.${column} end
+            from ${changed(columns)}) c(a, b), lateral (values (a), (b)) v(d)
+            where d is not null;
+        end if;
+        ${touchAll}
+        return null;
+      end $$`;
   /** A statement trigger per event, each with the transition tables it has. */
   const perStatement = (name: string, table: string, fn: string) => [
     `create trigger ${name}_insert after insert on ${table} referencing new table as n
@@ -117,46 +146,21 @@ function postgres(): string[] {
       before update of ${FIGURES.join(', ')}, currency on documents
       for each row execute function documents_figures()`,
     // Settled payments' invoices: the old row's and the new row's, when they were settled.
-    `create or replace function payments_touch_documents() returns trigger language plpgsql as $$
-      declare ids text[];
-      begin
-        if tg_op = 'INSERT' then
-          select array_agg(distinct document_id) into ids from n
-            where status = 'MARKED' and document_id is not null;
-        elsif tg_op = 'DELETE' then
-          select array_agg(distinct document_id) into ids from o
-            where status = 'MARKED' and document_id is not null;
-        else
-          select array_agg(distinct d) into ids from (
-            select case when o.status = 'MARKED' then o.document_id end,
-              case when n.status = 'MARKED' then n.document_id end
-            from ${changed(payments.columns)}) c(a, b), lateral (values (a), (b)) v(d)
-            where d is not null;
-        end if;
-        ${touchAll}
-        return null;
-      end $$`,
+    touchFunction(
+      'payments_touch_documents',
+      'document_id',
+      payments.columns,
+      (r) => `${r}.status = 'MARKED'`,
+    ),
     ...perStatement('payments_touch_documents', 'payments', 'payments_touch_documents'),
     // Credit notes' invoices (any credit note: a draft's changes touch it needlessly, and
     // harmlessly).
-    `create or replace function credit_notes_touch_invoices() returns trigger language plpgsql as $$
-      declare ids text[];
-      begin
-        if tg_op = 'INSERT' then
-          select array_agg(distinct preceding_document_id) into ids from n
-            where preceding_document_id is not null;
-        elsif tg_op = 'DELETE' then
-          select array_agg(distinct preceding_document_id) into ids from o
-            where preceding_document_id is not null;
-        else
-          select array_agg(distinct d) into ids from (
-            select o.preceding_document_id, n.preceding_document_id
-            from ${changed(creditNotes.columns)}) c(a, b), lateral (values (a), (b)) v(d)
-            where d is not null;
-        end if;
-        ${touchAll}
-        return null;
-      end $$`,
+    touchFunction(
+      'credit_notes_touch_invoices',
+      'preceding_document_id',
+      creditNotes.columns,
+      () => 'true',
+    ),
     ...perStatement('credit_notes_touch_invoices', 'documents', 'credit_notes_touch_invoices'),
     `create or replace function deductions_touch_documents() returns trigger language plpgsql as $$
       declare ids text[];
