@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../dialect.js';
+import { changedRows } from '../trigger-sql.js';
 
 /**
  * An invoice's payment figures, kept in its row by the database (docs/invoicing.md, "Payment
@@ -51,16 +52,22 @@ function figuresOf(d: string): Record<(typeof FIGURES)[number], string> {
 const touch = (account: string, id: string, also = '') =>
   `update documents set settled_net_minor = 0 where account_id = ${account} and id = ${id}${also}`;
 
+/**
+ * What each touch follows: the column naming the document, when a row counts, and the columns
+ * whose change matters. Only settled payments count.
+ */
 const payments = {
-  insert: `new.status = 'MARKED' and new.document_id is not null`,
-  update: `(old.status = 'MARKED' or new.status = 'MARKED')`,
-  delete: `old.status = 'MARKED' and old.document_id is not null`,
+  column: 'document_id',
+  counts: (r: string) => `${r}.status = 'MARKED'`,
   columns: 'status, amount, direction, currency, document_id, account_id',
 };
+// Any credit note of an invoice (a draft's changes touch it needlessly, and harmlessly).
 const creditNotes = {
-  // Any credit note of an invoice (a draft's changes touch it needlessly, and harmlessly).
+  column: 'preceding_document_id',
+  counts: () => 'true',
   columns: 'status, gross_total, invoice_type, preceding_document_id, account_id',
 };
+const deductions = { column: 'final_document_id', counts: () => 'true' };
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const column of FIGURES)
@@ -84,15 +91,6 @@ function postgres(): string[] {
   const touchAll = `if ids is not null then
       update documents set settled_net_minor = 0 where id = any(ids);
     end if;`;
-  /** Rows of `o` and `n` (joined by id) where one of `columns` changed. */
-  const changed = (columns: string) => {
-    const list = (r: string) =>
-      columns
-        .split(', ')
-        .map((c) => `${r}.${c}`)
-        .join(', ');
-    return `o join n on n.id = o.id where row(${list('o')}) is distinct from row(${list('n')})`;
-  };
   /**
    * The function touching the documents `column` names in the statement's rows that `counts`:
    * the new rows of an insert, the old rows of a delete, and of an update the old and the new
@@ -116,7 +114,7 @@ function postgres(): string[] {
           select array_agg(distinct d) into ids from (
             select case when ${counts('o')} then o.${column} end,
               case when ${counts('n')} then n.${column} end
-            from ${changed(columns)}) c(a, b), lateral (values (a), (b)) v(d)
+            from ${changedRows(columns.split(', '))}) c(a, b), lateral (values (a), (b)) v(d)
             where d is not null;
         end if;
         ${touchAll}
@@ -157,9 +155,9 @@ function postgres(): string[] {
     // harmlessly).
     touchFunction(
       'credit_notes_touch_invoices',
-      'preceding_document_id',
+      creditNotes.column,
       creditNotes.columns,
-      () => 'true',
+      creditNotes.counts,
     ),
     ...perStatement('credit_notes_touch_invoices', 'documents', 'credit_notes_touch_invoices'),
     `create or replace function deductions_touch_documents() returns trigger language plpgsql as $$
@@ -190,76 +188,44 @@ function sqlite(): string[] {
   const f = figuresOf('documents');
   const recompute = `update documents set ${FIGURES.map((c) => `${c} = ${f[c]}`).join(', ')}
     where rowid = new.rowid`;
-  /** A trigger touching the document `ref` of the old and/or new row. */
-  const touching = (
+  /**
+   * Triggers touching the document `column` names in a row of `table` that `counts`: the new
+   * row's on insert, the old row's on delete, and on an update (of `columns`, or of any column)
+   * the old row's document and the new row's — the old one only when the row moved to another,
+   * so a row that kept its document touches it once.
+   */
+  const touchTriggers = (
     name: string,
-    event: string,
-    when: string,
-    refs: { account: string; id: string; also?: string }[],
-  ) =>
-    `create trigger ${name} after ${event} for each row when ${when} begin
-      ${refs.map((r) => `${touch(r.account, r.id, r.also)};`).join('\n')}
-    end`;
-  /** The old row's document, unless the new row has the same one (touched once, as new). */
-  const moved = (column: string) =>
-    ` and (old.${column} is not new.${column} or old.account_id is not new.account_id)`;
+    table: string,
+    {
+      column,
+      counts,
+      columns,
+    }: { column: string; counts: (r: string) => string; columns?: string },
+  ) => {
+    const has = (r: string) => `(${counts(r)} and ${r}.${column} is not null)`;
+    const moved = ` and (old.${column} is not new.${column} or old.account_id is not new.account_id)`;
+    return [
+      `create trigger ${name}_insert after insert on ${table} for each row when ${has('new')}
+        begin ${touch('new.account_id', `new.${column}`)}; end`,
+      `create trigger ${name}_update after update${columns ? ` of ${columns}` : ''} on ${table}
+        for each row when ${has('old')} or ${has('new')} begin
+          ${touch('old.account_id', `old.${column}`, moved)};
+          ${touch('new.account_id', `new.${column}`)};
+        end`,
+      `create trigger ${name}_delete after delete on ${table} for each row when ${has('old')}
+        begin ${touch('old.account_id', `old.${column}`)}; end`,
+    ];
+  };
   return [
     `create trigger documents_figures_insert after insert on documents for each row
       when new.settled_net_minor <> 0 or new.credit_notes_minor <> 0 or new.deducted_minor <> 0
       begin ${recompute}; end`,
     `create trigger documents_figures_update after update of ${FIGURES.join(', ')}, currency
       on documents for each row begin ${recompute}; end`,
-    touching('payments_touch_document_insert', 'insert on payments', payments.insert, [
-      { account: 'new.account_id', id: 'new.document_id' },
-    ]),
-    // The old document and the new one (the same row when the payment kept its document).
-    touching(
-      'payments_touch_document_update',
-      `update of ${payments.columns} on payments`,
-      payments.update,
-      [
-        { account: 'old.account_id', id: 'old.document_id', also: moved('document_id') },
-        { account: 'new.account_id', id: 'new.document_id' },
-      ],
-    ),
-    touching('payments_touch_document_delete', 'delete on payments', payments.delete, [
-      { account: 'old.account_id', id: 'old.document_id' },
-    ]),
-    touching(
-      'credit_notes_touch_invoice_insert',
-      'insert on documents',
-      'new.preceding_document_id is not null',
-      [{ account: 'new.account_id', id: 'new.preceding_document_id' }],
-    ),
-    touching(
-      'credit_notes_touch_invoice_update',
-      `update of ${creditNotes.columns} on documents`,
-      'old.preceding_document_id is not null or new.preceding_document_id is not null',
-      [
-        {
-          account: 'old.account_id',
-          id: 'old.preceding_document_id',
-          also: moved('preceding_document_id'),
-        },
-        { account: 'new.account_id', id: 'new.preceding_document_id' },
-      ],
-    ),
-    touching(
-      'credit_notes_touch_invoice_delete',
-      'delete on documents',
-      'old.preceding_document_id is not null',
-      [{ account: 'old.account_id', id: 'old.preceding_document_id' }],
-    ),
-    touching('deductions_touch_document_insert', 'insert on document_deductions', '1', [
-      { account: 'new.account_id', id: 'new.final_document_id' },
-    ]),
-    touching('deductions_touch_document_update', 'update on document_deductions', '1', [
-      { account: 'old.account_id', id: 'old.final_document_id', also: moved('final_document_id') },
-      { account: 'new.account_id', id: 'new.final_document_id' },
-    ]),
-    touching('deductions_touch_document_delete', 'delete on document_deductions', '1', [
-      { account: 'old.account_id', id: 'old.final_document_id' },
-    ]),
+    ...touchTriggers('payments_touch_document', 'payments', payments),
+    ...touchTriggers('credit_notes_touch_invoice', 'documents', creditNotes),
+    ...touchTriggers('deductions_touch_document', 'document_deductions', deductions),
     // Every document's figures, by the trigger.
     `update documents set settled_net_minor = 0`,
   ];

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../dialect.js';
+import { changedRows, SESSION_SLOT } from '../trigger-sql.js';
 
 /**
  * The settled money of each day, kept by the database (docs/dashboard.md): per account,
@@ -15,7 +16,7 @@ import { isPostgres } from '../dialect.js';
  * thousands, a SEPA return, a restore). Integer sums in the same transaction as the payment, so
  * a day's rows are exactly the sum of its payments; a day whose payments all went stays as rows
  * of zeros. A transaction settling a payment holds the row it wrote until it commits (see
- * `SLOT` for how concurrent ones avoid sharing one).
+ * `SESSION_SLOT` for how concurrent ones avoid sharing one).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -52,15 +53,6 @@ const add = (row: 'new' | 'old', sign: '' | '-') =>
 const COLUMNS = 'status, amount, direction, currency, payment_date, account_id';
 
 /**
- * PostgreSQL writes a day's sums into one of 16 rows (`slot`), chosen by the database session
- * (`pg_backend_pid() % 16`), and reads add them up: two transactions at once run on two
- * sessions, so they mostly write different rows and do not wait for each other's commit on
- * one hot row (50 payments at once through the API went at half the rate otherwise). SQLite has
- * one writer at a time and one row per day (slot 0).
- */
-export const SLOT = 'pg_backend_pid() % 16';
-
-/**
  * PostgreSQL: statement triggers over the statement's rows (transition tables), summed per day
  * before the upsert, so a statement settling 500 payments of one day writes that day's row
  * once. (Row triggers wrote it once per payment: in one transaction each new version of the
@@ -72,14 +64,10 @@ function postgres(): string[] {
       ${r}.payment_date as day,
       ${sign}(case when ${r}.direction = 'INCOMING' then ${r}.amount else 0 end) as income,
       ${sign}(case when ${r}.direction = 'OUTGOING' then ${r}.amount else 0 end) as expense`;
-  const list = (r: string) =>
-    COLUMNS.split(', ')
-      .map((c) => `${r}.${c}`)
-      .join(', ');
-  const changed = `o join n on n.id = o.id where row(${list('o')}) is distinct from row(${list('n')})`;
+  const changed = changedRows(COLUMNS.split(', '));
   const upsert = (parts: string) => `insert into payment_day_flows
       (account_id, currency, day, slot, income, expense)
-    select account_id, currency, day, ${SLOT}, sum(income), sum(expense) from (${parts}) p
+    select account_id, currency, day, ${SESSION_SLOT}, sum(income), sum(expense) from (${parts}) p
     group by account_id, currency, day
     on conflict (account_id, currency, day, slot) do update
       set income = payment_day_flows.income + excluded.income,

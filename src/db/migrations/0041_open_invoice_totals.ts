@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../dialect.js';
-import { SLOT } from './0040_payment_day_flows.js';
+import { changedRows, SESSION_SLOT } from '../trigger-sql.js';
 
 /**
  * What is still owed on the open invoices, kept by the database per account, currency, source
@@ -55,15 +55,11 @@ const part = (r: string, sign: '' | '-') => `select ${r}.account_id, ${r}.curren
     coalesce(${r}.due_date, '9999-12-31') as due_date,
     ${sign}(case when ${AMOUNT(r)} > 0 then ${AMOUNT(r)} else 0 end) as amount,
     ${sign}(case when ${AMOUNT(r)} > 0 then 1 else 0 end) as count`;
-const CHANGED = `o join n on n.id = o.id where row(${COLUMNS.split(', ')
-  .map((c) => `o.${c}`)
-  .join(', ')}) is distinct from row(${COLUMNS.split(', ')
-  .map((c) => `n.${c}`)
-  .join(', ')})`;
+const CHANGED = changedRows(COLUMNS.split(', '));
 /** Adds the parts, summed per group, to their groups. */
 const upsertAll = (parts: string) => `insert into open_invoice_totals
     (account_id, currency, source, due_date, slot, amount, count)
-  select account_id, currency, source, due_date, ${SLOT}, sum(amount), sum(count)
+  select account_id, currency, source, due_date, ${SESSION_SLOT}, sum(amount), sum(count)
   from (${parts}) p
   group by account_id, currency, source, due_date
   on conflict (account_id, currency, source, due_date, slot) do update
