@@ -133,15 +133,16 @@ function partnerPage(db: Executor, accountId: string, f: PartnerFilter) {
     .limit(f.limit + 1);
 }
 
-/** SQL of the pages without a search or tag, by dialect, cursor and type (see below). */
-const plainPages = new Map<string, string>();
+/** SQL of the pages without a search or tag, by dialect, cursor, type and size (see below). */
+const plainPages = new Map<string, { text: string; limitParameter: boolean }>();
 
 /**
  * A page of partners as their stored JSON answers (migration 0023), newest first; `limit + 1`
  * rows so the caller can tell whether a next page exists. A page without a search or a tag
- * filter (most of them) runs SQL built once per dialect, cursor and type: building it through
- * the query builder took 9 % of a list's CPU. Its first build checks that the parameters it
- * will be given are in the order the builder put them.
+ * filter (most of them) runs SQL built once per dialect, cursor, type and page size: building
+ * it through the query builder took 9 % of a list's CPU. Its first build checks that the
+ * parameters it will be given are in the order the builder put them (SQLite's compiler writes
+ * the LIMIT into the text, PostgreSQL's binds it).
  */
 export async function listPartnersJson(
   db: Executor,
@@ -150,23 +151,29 @@ export async function listPartnersJson(
 ): Promise<{ id: string; json: string }[]> {
   if (f.q !== undefined || f.tag !== undefined || f.partnerNumber !== undefined)
     return partnerPage(db, accountId, f).execute();
-  const parameters = [
+  const parameters: unknown[] = [
     accountId,
     ...(f.afterId === undefined ? [] : [f.afterId]),
     ...(f.type === undefined ? [] : [f.type]),
-    f.limit + 1,
   ];
-  const key = `${isPostgres(db)}|${f.afterId !== undefined}|${f.type !== undefined}`;
-  let text = plainPages.get(key);
-  if (text === undefined) {
+  const key = `${isPostgres(db)}|${f.afterId !== undefined}|${f.type !== undefined}|${f.limit}`;
+  let page = plainPages.get(key);
+  if (page === undefined) {
     const compiled = partnerPage(db, accountId, f).compile();
-    if (!isDeepStrictEqual(compiled.parameters, parameters))
+    const limitParameter = compiled.parameters.length > parameters.length;
+    if (
+      !isDeepStrictEqual(compiled.parameters, [
+        ...parameters,
+        ...(limitParameter ? [f.limit + 1] : []),
+      ])
+    )
       throw new Error("listPartnersJson: parameters out of the builder's order");
-    text = compiled.sql;
-    plainPages.set(key, text);
+    page = { text: compiled.sql, limitParameter };
+    plainPages.set(key, page);
   }
+  if (page.limitParameter) parameters.push(f.limit + 1);
   const { rows } = await db.executeQuery<{ id: string; json: string }>(
-    CompiledQuery.raw(text, parameters),
+    CompiledQuery.raw(page.text, parameters),
   );
   return rows;
 }
