@@ -224,6 +224,9 @@ export async function withChain(
   accountId: string,
   row: repo.DocumentWithFigures,
 ): Promise<DocumentView> {
+  // Only quotes and order confirmations convert (`convertDocument`): the rest ask nothing.
+  if (!isQuoteOrConfirmation(row.document_type))
+    return presentDocument({ ...row, converted_to: [] });
   const map = await repo.convertedFrom(ctx.db, accountId, [row.id]);
   return presentDocument({ ...row, converted_to: map.get(row.id) ?? [] });
 }
