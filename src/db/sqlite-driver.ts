@@ -6,11 +6,11 @@ import { FifoLock } from '../shared/fifo-lock.js';
 import {
   CompiledQuery,
   SelectQueryNode,
-  SqliteAdapter,
-  SqliteDialect,
   ColumnNode,
   OperatorNode,
   ReferenceNode,
+  SqliteAdapter,
+  SqliteDialect,
   SqliteQueryCompiler,
   ValueNode,
   type BinaryOperationNode,
@@ -320,7 +320,7 @@ class TransactionalDdlAdapter extends SqliteAdapter {
 
 /**
  * The columns that the partial indexes' conditions compare with a constant (`"status" =
- * 'FINAL'`, `"is_default" = 1`); `sqlite-driver.test.ts` holds it to the migrated schema.
+ * 'FINAL'`, `"is_default" = 1`); `sqlite-compiler.test.ts` holds it to the migrated schema.
  */
 export const PARTIAL_INDEX_COLUMNS: ReadonlySet<string> = new Set([
   'document_type',
@@ -348,10 +348,10 @@ const INDEXED_CONSTANT = /^[A-Z][A-Z0-9_]{0,39}$/;
  * - LIMIT and OFFSET are written as numbers, so the planner still knows a page's size (it
  *   prefers index order over a sort for a small one); a page size takes a handful of values,
  *   and the statement cache holds a text for each.
- * - `col = 'WORD'` on a column a partial index's condition names (`PARTIAL_INDEX_COLUMNS`) is
- *   written out, so the planner can still match the index's condition — it could before only
- *   by compiling again with the bound value. Only enum words and 0 / 1 are written out: no
- *   quote can occur in them, and they take few values.
+ * - `col = 'WORD'` on a column a partial index's condition names (`PARTIAL_INDEX_COLUMNS`, by
+ *   name, on any table) is written out, so the planner can still match the index's condition —
+ *   it could before only by compiling again with the bound value. Only enum words and 0 / 1 are
+ *   written out: no quote can occur in them, and they take few values.
  */
 class KontorSqliteQueryCompiler extends SqliteQueryCompiler {
   protected override getCurrentParameterPlaceholder(): string {
