@@ -10,6 +10,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { seedUser } from '../test/helpers.js';
+import { COMPANY } from './seed-resources.js';
 
 /** The BILLING address of a bench partner (Hamburg), with an e-mail when given. */
 export const billingAddress = (email?: string) => ({
@@ -61,4 +62,19 @@ export async function inProcessApp(name: string, env: Record<string, string> = {
     await close();
     throw err;
   }
+}
+
+/**
+ * The account made ready to invoice (the seller's data of `COMPANY`) and a customer with a
+ * billing address to invoice: the customer's id.
+ */
+export async function invoicingCustomer(b: Awaited<ReturnType<typeof inProcessApp>>) {
+  const { version } = await b.callJson('GET', '/v1/account/company');
+  await b.call('PUT', '/v1/account/company', { version, ...COMPANY });
+  const partner = await b.callJson('POST', '/v1/partners', {
+    name: 'Kunde GmbH',
+    type: 'CUSTOMER',
+    addresses: [billingAddress()],
+  });
+  return { id: partner.id as string, version: partner.version as number };
 }

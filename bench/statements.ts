@@ -23,8 +23,8 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { billingAddress, inProcessApp, say } from './in-process.js';
-import { COMPANY, INVOICE_LINES, invoiceBody } from './seed-resources.js';
+import { billingAddress, inProcessApp, invoicingCustomer, say } from './in-process.js';
+import { INVOICE_LINES, invoiceBody } from './seed-resources.js';
 
 const CHECKER = String.raw`
 #include "sqlite3.h"
@@ -106,14 +106,8 @@ SQLite.prototype.prepare = function (this: SQLite.Database, source: string) {
 
 const b = await inProcessApp('statements');
 try {
-  const { version } = await b.callJson('GET', '/v1/account/company');
-  await b.call('PUT', '/v1/account/company', { version, ...COMPANY });
-  const partner = await b.callJson('POST', '/v1/partners', {
-    name: 'Kunde GmbH',
-    type: 'CUSTOMER',
-    addresses: [billingAddress()],
-  });
-  const partnerId = partner.id as string;
+  const partner = await invoicingCustomer(b);
+  const partnerId = partner.id;
   await b.call('GET', `/v1/partners/${partnerId}`);
   await b.call('GET', '/v1/partners?limit=25');
   await b.call('PUT', `/v1/partners/${partnerId}`, {

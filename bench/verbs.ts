@@ -8,8 +8,8 @@
  *   npm run bench:verbs -- [--calls 400] [--rounds 3] [--pg postgres://…/db]
  */
 import { parseArgs } from 'node:util';
-import { billingAddress, inProcessApp, say } from './in-process.js';
-import { COMPANY, INVOICE_LINES, invoiceBody } from './seed-resources.js';
+import { inProcessApp, invoicingCustomer, say } from './in-process.js';
+import { INVOICE_LINES, invoiceBody } from './seed-resources.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -23,14 +23,7 @@ const ROUNDS = Number(opt.rounds);
 
 const b = await inProcessApp('verbs', opt.pg ? { DATABASE_URL: opt.pg } : {});
 try {
-  const { version } = await b.callJson('GET', '/v1/account/company');
-  await b.call('PUT', '/v1/account/company', { version, ...COMPANY });
-  const partner = await b.callJson('POST', '/v1/partners', {
-    name: 'Kunde GmbH',
-    type: 'CUSTOMER',
-    addresses: [billingAddress()],
-  });
-  const partnerId = partner.id as string;
+  const { id: partnerId } = await invoicingCustomer(b);
   // What the GETs and PUTs work on: 50 of each, made through the API, versions tracked.
   const partners: { id: string; version: number }[] = [];
   const invoices: { id: string; version: number }[] = [];
