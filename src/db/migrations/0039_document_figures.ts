@@ -144,12 +144,7 @@ function postgres(): string[] {
       before update of ${FIGURES.join(', ')}, currency on documents
       for each row execute function documents_figures()`,
     // Settled payments' invoices: the old row's and the new row's, when they were settled.
-    touchFunction(
-      'payments_touch_documents',
-      'document_id',
-      payments.columns,
-      (r) => `${r}.status = 'MARKED'`,
-    ),
+    touchFunction('payments_touch_documents', payments.column, payments.columns, payments.counts),
     ...perStatement('payments_touch_documents', 'payments', 'payments_touch_documents'),
     // Credit notes' invoices (any credit note: a draft's changes touch it needlessly, and
     // harmlessly).
