@@ -549,8 +549,10 @@ export async function ensureSystemTemplates(
 }
 
 /**
- * The account's system template with `key`, seeded first when the account predates it (see
- * `ensureSystemTemplates`). The documents module calls it to find the invoice layout.
+ * The account's system template with `key`, seeded or upgraded first when it is missing or
+ * stems from another layout than the system's current one (see `ensureSystemTemplates`, which
+ * then brings all of the account's system templates up). The documents module calls it to find
+ * the invoice layout: one read when the row is current, as it is after the first call.
  */
 export async function ensureSystemTemplate(
   db: Kysely<DB>,
@@ -558,6 +560,10 @@ export async function ensureSystemTemplate(
   key: SystemKey,
   now: Date = new Date(),
 ): Promise<TemplateRow> {
+  const t = SYSTEM_TEMPLATES.find((s) => s.systemKey === key);
+  const found = await findSystemTemplate(db, accountId, key);
+  // Seeded or upgraded from the current layout, edited since or not: nothing to bring up.
+  if (t && found && found.system_source_hash === currentSystemSourceHash(t)) return found;
   await ensureSystemTemplates(db, accountId, now);
   const row = await findSystemTemplate(db, accountId, key);
   if (!row) throw new Error(`System template ${key} of account ${accountId} is missing`);
