@@ -66,6 +66,7 @@ export async function createInOneRound<A extends string>(
     parts: AuditedWrite & { changes: string },
   ) => Promise<() => Promise<boolean>>,
 ): Promise<boolean> {
+  if (!isPostgres(db)) return false;
   const changes = auditedValues(record as Record<string, unknown>);
   const wrote = await inOneRound(db, actor, event, now, (trx, parts) =>
     insert(trx, { ...parts, changes }),
