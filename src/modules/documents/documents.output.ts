@@ -23,8 +23,8 @@ import {
 import { giroCodeDataUri, giroCodePayload, urlQrDataUri } from '../../shared/girocode.js';
 import { directDebitNoticeOf } from './documents.payment-notice.js';
 import { toMajor } from '../../shared/money.js';
-import { findAccount, readCompany } from '../account/index.js';
-import { findContract, presentContract } from '../contracts/index.js';
+import { findAccount, readCompany, type AccountRow } from '../account/index.js';
+import { findContract, presentContract, type ContractRow } from '../contracts/index.js';
 import { findTemplate, renderLimitOf, type TemplateRow } from '../document-templates/index.js';
 import {
   imageDataUriForPdf,
@@ -32,7 +32,7 @@ import {
   storeGeneratedFile,
   systemActor,
 } from '../files/index.js';
-import { findPartner, presentPartner } from '../partners/index.js';
+import { findPartner, presentPartner, type PartnerRow } from '../partners/index.js';
 import { eInvoiceSummary, presentDocument, type StoredAnalysis } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import { invoiceTableHtml, templateShowsLines } from './invoice-table.js';
@@ -50,6 +50,24 @@ export const DOCUMENT_FILE_TYPES: readonly string[] = [
   'image/jpeg',
   'image/webp',
 ];
+
+/**
+ * What a caller already read of a render context, in the same request: each part given is not
+ * read again (an invoice's create reads its account and partner before the check).
+ */
+export interface ContextReads {
+  account?: AccountRow;
+  /** The linked partner and contract as the caller resolved them (undefined: read here). */
+  partner?: PartnerRow;
+  contract?: ContractRow;
+  /**
+   * The figures the row keeps (`settled_net_minor`, `credit_notes_minor`, kept by the
+   * database's triggers) are its figures: a row built in code, which nothing references yet,
+   * or one read and not moved to another currency since. Otherwise they are summed from the
+   * payments and credit notes.
+   */
+  keptFigures?: boolean;
+}
 
 const TYPE_LABEL: Record<string, string> = {
   INVOICE: 'Rechnung',
@@ -172,10 +190,14 @@ export class DocumentOutput {
   }
 
   /** Throws 422 `template_invalid` when the template cannot render this document's data. */
-  async checkRenders(row: repo.DocumentRow, template: TemplateRow): Promise<void> {
+  async checkRenders(
+    row: repo.DocumentRow,
+    template: TemplateRow,
+    reads: ContextReads = {},
+  ): Promise<void> {
     checkTemplateRenders(
       templateSources(template),
-      await this.renderContext(row),
+      await this.renderContext(row, reads),
       renderLimitOf(template, this.ctx.config.templateRenderLimitMs),
     );
   }
@@ -186,18 +208,13 @@ export class DocumentOutput {
    * FINAL invoice prints seller and buyer as they were frozen when it became FINAL, like its
    * e-invoice, so the PDF and the XML never disagree.
    */
-  private async renderContext(row: repo.DocumentRow): Promise<RenderContext> {
+  private async renderContext(
+    row: repo.DocumentRow,
+    reads: ContextReads = {},
+  ): Promise<RenderContext> {
     const db = this.ctx.db;
-    const account = await findAccount(db, row.account_id);
-    if (!account) throw new Error(`account ${row.account_id} is gone`);
     const today = isoDate(this.ctx.clock.now());
-    const partner = row.partner_id
-      ? await findPartner(db, row.account_id, row.partner_id)
-      : undefined;
-    const contract = row.contract_id
-      ? await findContract(db, row.account_id, row.contract_id)
-      : undefined;
-    const [document] = await repo.withPaymentFigures(db, row.account_id, [row], today);
+    const { account, partner, contract, document } = await this.contextRows(row, reads, today);
     const frozen = row.einvoice_parties
       ? (JSON.parse(row.einvoice_parties) as FrozenParties)
       : null;
@@ -224,14 +241,14 @@ export class DocumentOutput {
       // The presented document: its lines, taxes and totals in major units of its currency;
       // a converted one also names the quote or order confirmation it came from.
       document: {
-        ...presentDocument(document!),
+        ...presentDocument(document),
         originDocumentNumber: row.origin_document_id
           ? ((await repo.findDocument(db, row.account_id, row.origin_document_id))
               ?.document_number ?? null)
           : null,
       },
       invoice: {
-        paidAmount: toMajor(document!.settled_minor, row.currency),
+        paidAmount: toMajor(document.settled_minor, row.currency),
         cancellation: row.invoice_type === 'CREDIT_NOTE' && row.storno === 1,
         directDebit: await directDebitNoticeOf(
           this.ctx,
@@ -261,6 +278,26 @@ export class DocumentOutput {
     return context;
   }
 
+  /** The rows a render context is made of: those in `reads`, the others read here. */
+  private async contextRows(row: repo.DocumentRow, reads: ContextReads, today: string) {
+    const db = this.ctx.db;
+    const account = reads.account ?? (await findAccount(db, row.account_id));
+    if (!account) throw new Error(`account ${row.account_id} is gone`);
+    const partner = !row.partner_id
+      ? undefined
+      : reads.partner?.id === row.partner_id
+        ? reads.partner
+        : await findPartner(db, row.account_id, row.partner_id);
+    const contract = !row.contract_id
+      ? undefined
+      : reads.contract?.id === row.contract_id
+        ? reads.contract
+        : await findContract(db, row.account_id, row.contract_id);
+    const figures = reads.keptFigures ? repo.withStoredFigures : repo.withPaymentFigures;
+    const [document] = await figures(db, row.account_id, [row], today);
+    return { account, partner, contract, document: document! };
+  }
+
   /**
    * The letter a GENERATED document renders to: its template rendered with the document's
    * context; for an invoice whose template does not lay out `document.lineItems` itself, the
@@ -273,14 +310,14 @@ export class DocumentOutput {
     if (!row.template_id) throw new Error(`document ${row.id} has no template`);
     const template = await findTemplate(this.ctx.db, row.account_id, row.template_id);
     if (!template) throw new Error(`template ${row.template_id} is gone`);
-    const context = await this.renderContext(row);
+    const account = await findAccount(this.ctx.db, row.account_id);
+    if (!account) throw new Error(`account ${row.account_id} is gone`);
+    const context = await this.renderContext(row, { account });
     const html = renderTemplate(
       templateSources(template),
       context,
       renderLimitOf(template, this.ctx.config.templateRenderLimitMs),
     );
-    const account = await findAccount(this.ctx.db, row.account_id);
-    if (!account) throw new Error(`account ${row.account_id} is gone`);
     const table = templateShowsLines([
       template.content_source,
       template.header_source,

@@ -1,6 +1,14 @@
 import { sql, type Selectable } from 'kysely';
-import { compiledOnce, recordQueries, type Executor, type Guard } from '../../db/records.js';
-import type { DocumentsTable, InvoiceNumberingTable } from '../../db/schema.js';
+import type { Transaction } from 'kysely';
+import {
+  compiledOnce,
+  insertAudited,
+  recordQueries,
+  type AuditedInsert,
+  type Executor,
+  type Guard,
+} from '../../db/records.js';
+import type { DB, DocumentsTable, InvoiceNumberingTable } from '../../db/schema.js';
 import { containsText, isPostgres } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 import { systemClock } from '../../shared/clock.js';
@@ -173,6 +181,18 @@ export async function insertDocument(trx: Executor, row: DocumentRow): Promise<v
   await trx.insertInto('documents').values(row).execute();
 }
 
+/**
+ * PostgreSQL: the new row and its audit event as one statement (`insertAudited`), sent with the
+ * transaction's COMMIT; answers whether it wrote.
+ */
+export function insertDocumentAudited(
+  trx: Transaction<DB>,
+  row: DocumentRow,
+  write: AuditedInsert,
+): Promise<() => Promise<boolean>> {
+  return insertAudited(trx, 'documents', row, write);
+}
+
 /** Many new rows, a couple of hundred per statement (within the bound-parameter limits). */
 export async function insertDocuments(trx: Executor, rows: readonly DocumentRow[]): Promise<void> {
   for (let from = 0; from < rows.length; from += 200)
@@ -229,10 +249,11 @@ const readWithPreceding = compiledOnce((db: Executor, accountId: string, id: str
 );
 
 /**
- * Rows read from the database (a list's page) with their figures: the stored ones
- * (`storedFigures`) and, for credit notes, their invoices' numbers and dates in one query.
+ * Rows with their figures as the rows keep them (`storedFigures`) and, for credit notes, their
+ * invoices' numbers and dates in one query: rows read from the database (a list's page), or
+ * built in code (a new row keeps zeros, and nothing references it yet).
  */
-async function withStoredFigures(
+export async function withStoredFigures(
   db: Executor,
   accountId: string,
   rows: DocumentRow[],
@@ -267,7 +288,11 @@ export async function findInvoices(
 
 export const documentVersion = records.version;
 
-/** The compare-and-set update (version and guard, e.g. `{ status: 'DRAFT' }`), bumping version. */
+/**
+ * The compare-and-set update (version and guard, e.g. `{ status: 'DRAFT' }`), bumping version.
+ * The row it answers carries its figures as it keeps them, unless the update wrote its currency:
+ * then they are summed, as SQLite answers the row before its trigger recomputed them.
+ */
 export async function updateDocument(
   db: Executor,
   accountId: string,
@@ -277,7 +302,8 @@ export async function updateDocument(
   guard: Guard = {},
 ): Promise<DocumentWithFigures | undefined> {
   const row = await records.update(db, accountId, id, version, values, guard);
-  return oneWithFigures(db, accountId, row);
+  if (row === undefined || values.currency !== undefined) return oneWithFigures(db, accountId, row);
+  return (await withStoredFigures(db, accountId, [row], todayUtc()))[0];
 }
 
 export const deleteDocument = records.remove;

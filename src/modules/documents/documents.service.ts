@@ -1,23 +1,25 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
+import type { SqlCondition } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
 import { AppError, notFound, referenceNotFound } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { appendAudit, appendAudits, diff, type Actor } from '../../shared/audit.js';
+import { createInOneRound } from '../../shared/one-round.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { registerReference } from '../../shared/references.js';
 import { findAccount } from '../account/index.js';
-import { findContract } from '../contracts/index.js';
+import { findContract, type ContractRow } from '../contracts/index.js';
 import {
   findTemplate,
   type TemplateRow,
   ensureSystemTemplate,
 } from '../document-templates/index.js';
 import { lockUploadedFile, onFileDelete, requireUploadedFile } from '../files/index.js';
-import { findPartner } from '../partners/index.js';
+import { findPartner, type PartnerRow } from '../partners/index.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type {
@@ -243,44 +245,24 @@ export class DocumentsService {
   ): Promise<DocumentView> {
     const { accountId } = actor;
     const db = this.ctx.db;
-    const account = await findAccount(db, accountId);
-    if (!account) throw notFound('Account');
-    const source = sourceOf(input);
-    assertDocumentDate(input.creationDate, this.ctx.clock.now());
-    const invoice = invoiceValues(input, input.documentType);
-
-    const { template, file } = await this.contentOf(actor, input, source);
-
-    const links = await this.resolveLinks(accountId, {
-      contractId: input.contractId,
-      contractName: input.contractName,
-      partnerId: input.partnerId,
-      partnerName: input.partnerName,
-    });
-    const currency = input.currency ?? account.currency;
-    const priced = await priceLines(db, accountId, currency, input.lineItems ?? []);
     const now = this.ctx.clock.now();
-    const row = newDocumentRow(input, {
-      accountId,
-      source,
-      template,
-      file,
-      links,
-      currency,
-      priced,
-      invoice,
-      processing: opts.processing === true,
-      now,
-      ...(opts.origin ? { origin: opts.origin } : {}),
-    });
+    const { row, source, template, file, ...read } = await this.newRow(actor, input, opts, now);
     const final = input.status === 'FINAL';
     const renderNow = final && opts.renderLater !== true;
     // A generated document must render with its data: checked now, the PDF comes later (a
     // document finalized now is checked by its trial render, in the same visit to the output).
     const trial = renderNow ? await this.lifecycle.trialFinal(row, template) : undefined;
-    if (template && !renderNow) await this.output.checkRenders(row, template);
+    // The check's context: what this request has read; a new row has no payments.
+    if (template && !renderNow)
+      await this.output.checkRenders(row, template, { ...read, keptFigures: true });
     let stored: repo.DocumentRow;
+    let view: DocumentView | undefined;
     try {
+      // A plain draft on PostgreSQL: the row and its event in one round trip.
+      if (!final && !file && !opts.processing && !opts.within) {
+        view = presentDocument(row);
+        if (await this.createInOneRound(actor, row, view, now)) return view;
+      }
       stored = await db.transaction().execute(async (trx) => {
         if (file) await lockUploadedFile(trx, accountId, file.id, 'fileId');
         if (final)
@@ -298,7 +280,7 @@ export class DocumentsService {
             action: 'document.created',
             resourceType: 'document',
             resourceId: row.id,
-            changes: presentDocument(row),
+            changes: (view ??= presentDocument(row)),
           },
           now,
         );
@@ -309,10 +291,71 @@ export class DocumentsService {
       if (isUniqueViolation(err)) throw duplicateNumber(row.document_number);
       throw err;
     }
-    this.ctx.jobs.kick();
+    // Only a FINAL document, a processing one or a caller's own writes may have queued jobs.
+    if (final || opts.processing || opts.within) this.ctx.jobs.kick();
     if (renderNow && source === 'GENERATED')
       stored = await this.output.renderFinalQuietly(stored, trial);
-    return presentDocument(stored);
+    // A draft answers the view its audit event holds; a FINAL one what its announcement left.
+    return !final && view ? view : presentDocument(stored);
+  }
+
+  /** The row `create` inserts, and what it read to make it (the account, partner, contract). */
+  private async newRow(
+    actor: Actor,
+    input: CreateDocument,
+    opts: { processing?: boolean; origin?: Origin },
+    now: Date,
+  ) {
+    const { accountId } = actor;
+    const account = await findAccount(this.ctx.db, accountId);
+    if (!account) throw notFound('Account');
+    const source = sourceOf(input);
+    assertDocumentDate(input.creationDate, now);
+    const invoice = invoiceValues(input, input.documentType);
+    const { template, file } = await this.contentOf(actor, input, source);
+    const { links, partner, contract } = await this.resolveLinkRows(accountId, {
+      contractId: input.contractId,
+      contractName: input.contractName,
+      partnerId: input.partnerId,
+      partnerName: input.partnerName,
+    });
+    const currency = input.currency ?? account.currency;
+    const priced = await priceLines(this.ctx.db, accountId, currency, input.lineItems ?? []);
+    const row = newDocumentRow(input, {
+      accountId,
+      source,
+      template,
+      file,
+      links,
+      currency,
+      priced,
+      invoice,
+      processing: opts.processing === true,
+      now,
+      ...(opts.origin ? { origin: opts.origin } : {}),
+    });
+    return { row, source, template, file, account, partner, contract };
+  }
+
+  /**
+   * PostgreSQL: a draft's create as one round trip and one statement, the row and its audit
+   * event (`createInOneRound`); a draft's create has no webhook event, so nothing stands in for
+   * reading endpoints. False on SQLite: the transaction of `create` writes it.
+   */
+  private createInOneRound(
+    actor: Actor,
+    row: repo.DocumentRow,
+    view: DocumentView,
+    now: Date,
+  ): Promise<boolean> {
+    return createInOneRound(
+      this.ctx.db,
+      actor,
+      { action: 'document.created', resourceType: 'document', resourceId: row.id, guard: always },
+      now,
+      view,
+      (trx, write) => repo.insertDocumentAudited(trx, row, write),
+    );
   }
 
   // ---- many FINAL documents at once (a dunning run's letters) ------------------------------
@@ -473,7 +516,11 @@ export class DocumentsService {
     const final = input.status === 'FINAL';
     // Finalizing: the template check and the trial render are one visit to the output.
     const trial = final ? await this.lifecycle.trialFinal(merged, template) : undefined;
-    if (template && !final) await this.output.checkRenders(merged, template);
+    // The figures read with `before` hold while the draft keeps its currency.
+    if (template && !final)
+      await this.output.checkRenders(merged, template, {
+        keptFigures: merged.currency === before.currency,
+      });
     let after: repo.DocumentRow;
     try {
       after = await db.transaction().execute(async (trx) => {
@@ -555,9 +602,11 @@ export class DocumentsService {
     before: repo.DocumentRow,
   ): Promise<Partial<repo.DocumentRow>> {
     const currency = input.currency ?? before.currency;
+    // The currency is written only when it changes: the row's kept figures then stay current.
+    const moved = currency === before.currency ? {} : { currency };
     if (!isSalesType(documentType))
       return {
-        currency,
+        ...moved,
         ...pricedValues(await priceLines(this.ctx.db, accountId, currency, [])),
       };
     if (input.lineItems === undefined && currency === before.currency) return {};
@@ -565,7 +614,7 @@ export class DocumentsService {
       input.lineItems ??
       linesAsInputs(JSON.parse(before.line_items) as repo.StoredLine[], before.currency);
     return {
-      currency,
+      ...moved,
       ...pricedValues(await priceLines(this.ctx.db, accountId, currency, lines)),
     };
   }
@@ -721,6 +770,14 @@ export class DocumentsService {
     accountId: string,
     input: { contractId?: string; contractName?: string; partnerId?: string; partnerName?: string },
   ): Promise<Links> {
+    return (await this.resolveLinkRows(accountId, input)).links;
+  }
+
+  /** `resolveLinks`, with the partner and contract rows it read. */
+  private async resolveLinkRows(
+    accountId: string,
+    input: { contractId?: string; contractName?: string; partnerId?: string; partnerName?: string },
+  ): Promise<{ links: Links; partner?: PartnerRow; contract?: ContractRow }> {
     const links: Links = {
       contract_id: null,
       contract_name: input.contractName ?? null,
@@ -728,22 +785,28 @@ export class DocumentsService {
       partner_name: input.partnerName ?? null,
     };
     let partnerId = input.partnerId;
+    let contract: ContractRow | undefined;
+    let partner: PartnerRow | undefined;
     if (input.contractId !== undefined) {
-      const contract = await findContract(this.ctx.db, accountId, input.contractId);
+      contract = await findContract(this.ctx.db, accountId, input.contractId);
       if (!contract) throw referenceNotFound('contractId', 'Contract');
       links.contract_id = contract.id;
       links.contract_name = contract.name;
       partnerId ??= contract.partner_id;
     }
     if (partnerId !== undefined) {
-      const partner = await findPartner(this.ctx.db, accountId, partnerId);
+      partner = await findPartner(this.ctx.db, accountId, partnerId);
       if (!partner) throw referenceNotFound('partnerId', 'Partner');
       links.partner_id = partner.id;
       links.partner_name = partner.name;
     }
-    return links;
+    return { links, partner, contract };
   }
 }
+
+/** The condition of a write that no webhook event follows: always true. */
+const ALWAYS: SqlCondition = { key: 'always', sql: () => 'true', parameters: [] };
+const always = () => ALWAYS;
 
 /** For other modules (recurring invoices): a document made as `POST /v1/documents` makes it. */
 export function createDocument(
