@@ -268,7 +268,11 @@ export async function withStoredFigures(
   }));
 }
 
-/** The invoices (document_type INVOICE) among `ids`, with their payment figures. */
+/**
+ * The invoices (document_type INVOICE) among `ids`, with their payment figures as their rows
+ * keep them: read after a payment write in the same transaction, the rows already hold what the
+ * database's triggers counted of it.
+ */
 export async function findInvoices(
   db: Executor,
   accountId: string,
@@ -283,7 +287,7 @@ export async function findInvoices(
     .where('id', 'in', [...new Set(ids)])
     .where('document_type', '=', 'INVOICE')
     .execute();
-  return withPaymentFigures(db, accountId, rows, today);
+  return withStoredFigures(db, accountId, rows, today ?? todayUtc());
 }
 
 export const documentVersion = records.version;

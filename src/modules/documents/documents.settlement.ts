@@ -24,9 +24,10 @@ const CHUNK = 500;
  * changed, in id order.
  *
  * Set-based, so a bank statement settling thousands of invoices costs a handful of statements
- * per 500 of them, not a few per invoice: lock the chunk, read its settled sums and credit
- * notes in one go (`withPaymentFigures`), judge in memory, set or clear `paidAt` with one
- * UPDATE each, and write the chunk's `document.paid` events together.
+ * per 500 of them, not a few per invoice: lock the chunk, judge it in memory on the figures its
+ * rows keep (read after the payment writes, they hold what the database's triggers counted of
+ * them, migration 0039), set or clear `paidAt` with one UPDATE each, and write the chunk's
+ * `document.paid` events together.
  */
 export async function recordSettlement(
   ctx: EventContext,
@@ -47,7 +48,7 @@ export async function recordSettlement(
     const paid: DocumentRow[] = [];
     const unpaid: string[] = [];
     const settled = new Map<string, number>();
-    for (const row of await repo.withPaymentFigures(trx, accountId, invoices, today)) {
+    for (const row of await repo.withStoredFigures(trx, accountId, invoices, today)) {
       // The presenter's rule: a vendor invoice paid by outgoing payments is paid as well.
       const isNowPaid =
         Number(row.gross_total) !== 0 && row.cancelled_by_document_id === null && isPaid(row);
