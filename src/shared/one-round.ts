@@ -11,8 +11,9 @@ import type { IfMatch } from './concurrency.js';
  * webhook endpoint for the event (instead of reading them). Any service whose answer is its
  * own row calls these with its repository's audited writes (`answerWrites` of
  * src/db/json-object.ts: the table, its answer's shape, its tags) and the webhook module's
- * `withoutEndpoints`; where they answer that nothing was written, the service goes the reading
- * way. docs/scaling.md, "One round trip per update" and "… per create".
+ * `withoutEndpoints`, or with a condition that always holds where the write has no webhook
+ * event (a draft document's create); where they answer that nothing was written, the service
+ * goes the reading way. docs/scaling.md, "One round trip per update" and "… per create".
  */
 
 /** The event of a one-round write: its audit action, which is also its webhook event. */
@@ -22,8 +23,9 @@ export interface OneRoundEvent<A extends string> {
   resourceId: string;
   /**
    * The condition standing in for reading the account's webhook endpoints for `action`
-   * (`withoutEndpoints` of the webhook-endpoints module); undefined when the account had such
-   * an endpoint lately (then the reading way writes the deliveries).
+   * (`withoutEndpoints` of the webhook-endpoints module, or one that always holds for a write
+   * without a webhook event); undefined when the account had such an endpoint lately (then the
+   * reading way writes the deliveries).
    */
   guard: (accountId: string, action: A) => SqlCondition | undefined;
 }

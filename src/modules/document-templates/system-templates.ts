@@ -552,7 +552,8 @@ export async function ensureSystemTemplates(
  * The account's system template with `key`, seeded or upgraded first when it is missing or
  * stems from another layout than the system's current one (see `ensureSystemTemplates`, which
  * then brings all of the account's system templates up). The documents module calls it to find
- * the invoice layout: one read when the row is current, as it is after the first call.
+ * the invoice layout: one read when the row stems from the current layout, two when the
+ * account edited it before the layout changed (it is kept as it is).
  */
 export async function ensureSystemTemplate(
   db: Kysely<DB>,
@@ -564,8 +565,13 @@ export async function ensureSystemTemplate(
   const found = await findSystemTemplate(db, accountId, key);
   // Seeded or upgraded from the current layout, edited since or not: nothing to bring up.
   if (t && found && found.system_source_hash === currentSystemSourceHash(t)) return found;
-  await ensureSystemTemplates(db, accountId, now);
-  const row = await findSystemTemplate(db, accountId, key);
+  const written = await ensureSystemTemplates(db, accountId, now);
+  // What was just seeded or upgraded, else the row as found (an edited one stays as it is), else
+  // the one another process seeded meanwhile.
+  const row =
+    written.find((w) => w.system_key === key) ??
+    found ??
+    (await findSystemTemplate(db, accountId, key));
   if (!row) throw new Error(`System template ${key} of account ${accountId} is missing`);
   return row;
 }

@@ -281,7 +281,8 @@ export class DocumentOutput {
   /** The rows a render context is made of: those in `reads`, the others read here. */
   private async contextRows(row: repo.DocumentRow, reads: ContextReads, today: string) {
     const db = this.ctx.db;
-    const account = reads.account ?? (await findAccount(db, row.account_id));
+    const account =
+      reads.account?.id === row.account_id ? reads.account : await findAccount(db, row.account_id);
     if (!account) throw new Error(`account ${row.account_id} is gone`);
     const partner = !row.partner_id
       ? undefined

@@ -340,7 +340,8 @@ export class DocumentsService {
   /**
    * PostgreSQL: a draft's create as one round trip and one statement, the row and its audit
    * event (`createInOneRound`); a draft's create has no webhook event, so nothing stands in for
-   * reading endpoints. False on SQLite: the transaction of `create` writes it.
+   * reading endpoints. False where it wrote nothing (on SQLite): the transaction of `create`
+   * writes it.
    */
   private createInOneRound(
     actor: Actor,
