@@ -11,8 +11,8 @@ import type { IfMatch } from './concurrency.js';
  * webhook endpoint for the event (instead of reading them). Any service whose answer is its
  * own row calls these with its repository's audited writes (`answerWrites` of
  * src/db/json-object.ts: the table, its answer's shape, its tags) and the webhook module's
- * `withoutEndpoints`, or with a condition that always holds where the write has no webhook
- * event (a draft document's create); where they answer that nothing was written, the service
+ * `withoutEndpoints`, or with `withoutWebhookEvent` where the write has no webhook event (a
+ * draft document's create); where they answer that nothing was written, the service
  * goes the reading way. docs/scaling.md, "One round trip per update" and "… per create".
  */
 
@@ -29,6 +29,12 @@ export interface OneRoundEvent<A extends string> {
    */
   guard: (accountId: string, action: A) => SqlCondition | undefined;
 }
+
+/** The condition of a write that no webhook event follows: always true. */
+const ALWAYS: SqlCondition = { key: 'always', sql: () => 'true', parameters: [] };
+
+/** The guard of a one-round write without a webhook event (a draft document's create). */
+export const withoutWebhookEvent = (): SqlCondition => ALWAYS;
 
 /**
  * The frame of a one-round write: the event's guard, the audit event, and the write's one

@@ -293,9 +293,18 @@ export async function findInvoices(
 export const documentVersion = records.version;
 
 /**
+ * Whether a row's kept figures still hold after an update writing `values`: yes unless it writes
+ * the currency (the triggers then recompute them in the new currency). Updates write the
+ * currency only when it changes.
+ */
+export const keepsFigures = (values: Partial<DocumentRow>): boolean =>
+  values.currency === undefined;
+
+/**
  * The compare-and-set update (version and guard, e.g. `{ status: 'DRAFT' }`), bumping version.
- * The row it answers carries its figures as it keeps them, unless the update wrote its currency:
- * then they are summed, as SQLite answers the row before its trigger recomputed them.
+ * The row it answers carries its figures as it keeps them, unless the update wrote its currency
+ * (`keepsFigures`): then they are summed, as SQLite answers the row before its trigger
+ * recomputed them.
  */
 export async function updateDocument(
   db: Executor,
@@ -306,7 +315,7 @@ export async function updateDocument(
   guard: Guard = {},
 ): Promise<DocumentWithFigures | undefined> {
   const row = await records.update(db, accountId, id, version, values, guard);
-  if (row === undefined || values.currency !== undefined) return oneWithFigures(db, accountId, row);
+  if (row === undefined || !keepsFigures(values)) return oneWithFigures(db, accountId, row);
   return (await withStoredFigures(db, accountId, [row], todayUtc()))[0];
 }
 

@@ -1,14 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { SqlCondition } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
 import { AppError, notFound, referenceNotFound } from '../../shared/errors.js';
 import { bodyFieldError } from '../../http/field-rules.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { appendAudit, appendAudits, diff, type Actor } from '../../shared/audit.js';
-import { createInOneRound } from '../../shared/one-round.js';
+import { createInOneRound, withoutWebhookEvent } from '../../shared/one-round.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { registerReference } from '../../shared/references.js';
 import { findAccount } from '../account/index.js';
@@ -352,7 +351,12 @@ export class DocumentsService {
     return createInOneRound(
       this.ctx.db,
       actor,
-      { action: 'document.created', resourceType: 'document', resourceId: row.id, guard: always },
+      {
+        action: 'document.created',
+        resourceType: 'document',
+        resourceId: row.id,
+        guard: withoutWebhookEvent,
+      },
       now,
       view,
       (trx, write) => repo.insertDocumentAudited(trx, row, write),
@@ -428,7 +432,8 @@ export class DocumentsService {
           now,
         });
         if (!checked.has(templateId)) {
-          await this.output.checkRenders(row, await template);
+          // A new row keeps zeros: its figures need no sums.
+          await this.output.checkRenders(row, await template, { account, keptFigures: true });
           checked.add(templateId);
         }
         out.push(row);
@@ -519,9 +524,7 @@ export class DocumentsService {
     const trial = final ? await this.lifecycle.trialFinal(merged, template) : undefined;
     // The figures read with `before` hold while the draft keeps its currency.
     if (template && !final)
-      await this.output.checkRenders(merged, template, {
-        keptFigures: merged.currency === before.currency,
-      });
+      await this.output.checkRenders(merged, template, { keptFigures: repo.keepsFigures(values) });
     let after: repo.DocumentRow;
     try {
       after = await db.transaction().execute(async (trx) => {
@@ -804,10 +807,6 @@ export class DocumentsService {
     return { links, partner, contract };
   }
 }
-
-/** The condition of a write that no webhook event follows: always true. */
-const ALWAYS: SqlCondition = { key: 'always', sql: () => 'true', parameters: [] };
-const always = () => ALWAYS;
 
 /** For other modules (recurring invoices): a document made as `POST /v1/documents` makes it. */
 export function createDocument(
