@@ -43,7 +43,35 @@ const mmToPt = (mm: number) => Math.round((mm * 72) / 25.4);
 
 describe('PdfRenderer', () => {
   it('does not start a browser before the first render', () => {
-    expect(renderer.stats()).toEqual({ running: 0, waiting: 0, browserPid: undefined });
+    expect(renderer.stats()).toEqual({
+      running: 0,
+      waiting: 0,
+      browserPid: undefined,
+      contexts: 0,
+    });
+  });
+
+  it('makes the next render’s context while one prints, and closes each render’s own', async () => {
+    // Open render contexts once every render has closed its own: the spare alone.
+    const settled = async () => {
+      for (let i = 0; i < 200 && renderer.stats().contexts !== 1; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      return renderer.stats().contexts;
+    };
+    await renderer.render(letter({ contentHtml: '<p>Erster Brief</p>' }));
+    expect(await settled()).toBe(1);
+    // Concurrent renders: the first takes the spare, the others wait for theirs or make them.
+    const results = await Promise.all(
+      [1, 2, 3].map((i) => renderer.render(letter({ contentHtml: `<p>Brief Nummer ${i}</p>` }))),
+    );
+    for (const [i, { pdf }] of results.entries()) {
+      const [first] = await pageTexts(pdf);
+      expect(first).toContain(`Brief Nummer ${i + 1}`);
+      for (const other of [1, 2, 3].filter((n) => n !== i + 1))
+        expect(first).not.toContain(`Brief Nummer ${other}`);
+    }
+    expect(await settled()).toBe(1);
+    expect(renderer.stats()).toMatchObject({ running: 0, waiting: 0 });
   });
 
   it('renders header and footer on every page (ALL_PAGES), with umlauts and €', async () => {

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { PDFDocument } from 'pdf-lib';
-import type { Browser, BrowserContext, HTTPRequest, PDFOptions } from 'puppeteer-core';
+import type { Browser, BrowserContext, HTTPRequest, Page, PDFOptions } from 'puppeteer-core';
 import type { Config } from '../../config.js';
 import { AppError } from '../errors.js';
 import { launchChromium, prepareFonts } from './browser.js';
@@ -24,12 +24,25 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
+/** A render's own browser context and page, set up (no scripts, only `data:` requests). */
+interface Prepared {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** Requests the page refused (logged at debug level). */
+  blocked: { count: number };
+}
+
 /**
  * HTML → PDF with one warm headless Chromium, started on the first render (never in the
  * constructor) and relaunched after a crash. Each render runs in a fresh incognito browser
  * context with JavaScript disabled, every request but `data:` aborted and a strict CSP in the
  * document; it is capped in time (RENDER_TIMEOUT_MS) and pages (RENDER_MAX_PAGES). At most
  * RENDER_CONCURRENCY renders run at once and RENDER_QUEUE_LIMIT wait; beyond that → 503.
+ *
+ * Making a context and its page costs Chromium about as long as printing the PDF, so the next
+ * render's context and page (the spare) are made while a render prints, outside any request's
+ * wait. Each is used by one render and closed after it, as before; only when it is made moves.
  */
 export class PdfRenderer {
   private browser: Browser | undefined;
@@ -40,6 +53,8 @@ export class PdfRenderer {
   private closed = false;
   /** Moving average of render time, for `Retry-After`. */
   private averageMs = 1000;
+  /** The next render's context and page, being made or ready (undefined when it failed). */
+  private spare: Promise<Prepared | undefined> | undefined;
 
   constructor(
     private readonly config: Config,
@@ -59,12 +74,17 @@ export class PdfRenderer {
     }
   }
 
-  /** Renders waiting and running, and the browser's process id (health checks, tests). */
-  stats(): { running: number; waiting: number; browserPid: number | undefined } {
+  /**
+   * Renders waiting and running, the browser's process id and its open render contexts (those
+   * of running renders and the spare) for health checks and tests.
+   */
+  stats(): { running: number; waiting: number; browserPid: number | undefined; contexts: number } {
     return {
       running: this.running,
       waiting: this.waiting.length,
       browserPid: this.browser?.process()?.pid,
+      // The browser's default context is never a render's.
+      contexts: this.browser?.connected === true ? this.browser.browserContexts().length - 1 : 0,
     };
   }
 
@@ -75,6 +95,8 @@ export class PdfRenderer {
       waiter.reject(new AppError('service_unavailable', 'The PDF renderer is shutting down.'));
     const browser = this.browser ?? (await this.launching?.catch(() => undefined));
     this.browser = undefined;
+    // Closing the browser closes the spare's context.
+    this.spare = undefined;
     if (browser !== undefined)
       await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
     if (this.fontDir !== undefined) await rm(this.fontDir, { recursive: true, force: true });
@@ -179,14 +201,16 @@ export class PdfRenderer {
       }, timeoutMs);
     });
     const work = (async () => {
-      const created = await browser.createBrowserContext();
-      context = created;
-      // Created after the deadline: the cleanup below has already run without it.
+      const prepared = await this.takePrepared(browser);
+      context = prepared.context;
+      // The next render's page is made while this one prints (measured: the least wait).
+      this.prepareSpare(browser);
+      // Taken after the deadline: the cleanup below has already run without it.
       if (timedOut) {
-        await this.closeContext(browser, created);
+        await this.closeContext(browser, prepared.context);
         throw new Error('render timeout');
       }
-      return this.renderInContext(created, layout, timeoutMs);
+      return this.renderInContext(prepared, layout, timeoutMs);
     })();
     try {
       return await Promise.race([work, deadline]);
@@ -199,21 +223,52 @@ export class PdfRenderer {
     }
   }
 
+  /** A context and page for a render: the spare when it is this browser's, else new ones. */
+  private async takePrepared(browser: Browser): Promise<Prepared> {
+    // Taken before waiting for it: two renders never share one.
+    const pending = this.spare;
+    this.spare = undefined;
+    const spare = await pending;
+    if (spare?.browser === browser && browser.connected && !spare.page.isClosed()) return spare;
+    if (spare) await this.closeContext(spare.browser, spare.context);
+    return this.prepare(browser);
+  }
+
+  /** Starts making the next render's context and page, unless one is made or being made. */
+  private prepareSpare(browser: Browser): void {
+    if (this.closed || this.spare !== undefined || !browser.connected) return;
+    this.spare = this.prepare(browser).catch((error: unknown) => {
+      // The render that would have taken it makes its own (and meets the failure there).
+      this.logger.debug({ err: error }, 'PDF renderer: no spare page');
+      return undefined;
+    });
+  }
+
+  private async prepare(browser: Browser): Promise<Prepared> {
+    const context = await browser.createBrowserContext();
+    try {
+      const page = await context.newPage();
+      await page.setJavaScriptEnabled(false);
+      await page.setRequestInterception(true);
+      const blocked = { count: 0 };
+      page.on('request', (request: HTTPRequest) => {
+        if (request.isInterceptResolutionHandled()) return;
+        const allowed = request.url().startsWith('data:');
+        if (!allowed) blocked.count++;
+        (allowed ? request.continue() : request.abort('blockedbyclient')).catch(() => undefined);
+      });
+      return { browser, context, page, blocked };
+    } catch (error) {
+      await this.closeContext(browser, context);
+      throw error;
+    }
+  }
+
   private async renderInContext(
-    context: BrowserContext,
+    { page, blocked }: Prepared,
     layout: LetterLayout,
     timeoutMs: number,
   ): Promise<RenderResult> {
-    const page = await context.newPage();
-    await page.setJavaScriptEnabled(false);
-    await page.setRequestInterception(true);
-    let blocked = 0;
-    page.on('request', (request: HTTPRequest) => {
-      if (request.isInterceptResolutionHandled()) return;
-      const allowed = request.url().startsWith('data:');
-      if (!allowed) blocked++;
-      (allowed ? request.continue() : request.abort('blockedbyclient')).catch(() => undefined);
-    });
     const max = this.config.renderMaxPages;
     const print = async (html: string, options: PDFOptions): Promise<Uint8Array> => {
       await page.setContent(html, { waitUntil: 'load', timeout: timeoutMs });
@@ -240,7 +295,8 @@ export class PdfRenderer {
         first.drawPage(stamp, { x: 0, y: 0, width: first.getWidth(), height: first.getHeight() });
       pdf = await doc.save();
     }
-    if (blocked > 0) this.logger.debug({ blocked }, 'PDF renderer: blocked requests');
+    if (blocked.count > 0)
+      this.logger.debug({ blocked: blocked.count }, 'PDF renderer: blocked requests');
     return { pdf: Buffer.from(pdf), pageCount };
   }
 
