@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FifoLock, KeyedFifo } from './fifo-lock.js';
+import { FifoLock } from './fifo-lock.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -19,36 +19,5 @@ describe('FifoLock', () => {
     expect(lock.idle).toBe(false);
     lock.release();
     expect(lock.idle).toBe(true);
-  });
-});
-
-describe('KeyedFifo', () => {
-  it('runs one key’s works one after the other, other keys beside them, past failures', async () => {
-    const turns = new KeyedFifo();
-    const log: string[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const a1 = turns.run('a', async () => {
-      log.push('a1 start');
-      await gate;
-      log.push('a1 end');
-      throw new Error('a1 failed');
-    });
-    const a2 = turns.run('a', () => {
-      log.push('a2');
-      return Promise.resolve(2);
-    });
-    const b1 = turns.run('b', () => {
-      log.push('b1');
-      return Promise.resolve(1);
-    });
-    await b1;
-    await tick();
-    expect(log).toEqual(['a1 start', 'b1']);
-    release();
-    await expect(a1).rejects.toThrow('a1 failed');
-    await expect(a2).resolves.toBe(2);
-    expect(log).toEqual(['a1 start', 'b1', 'a1 end', 'a2']);
-    expect(turns.size).toBe(0);
   });
 });

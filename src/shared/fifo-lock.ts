@@ -27,30 +27,3 @@ export class FifoLock {
     return !this.held;
   }
 }
-
-/**
- * One `FifoLock` per key: `run(key, work)` runs `work` after every earlier `run` of the same
- * key has settled (succeeded or failed), and runs works of different keys side by side. A
- * key's lock is dropped when nobody holds or waits for it.
- */
-export class KeyedFifo {
-  private readonly locks = new Map<string, FifoLock>();
-
-  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    let lock = this.locks.get(key);
-    if (!lock) this.locks.set(key, (lock = new FifoLock()));
-    const wait = lock.acquire();
-    if (wait) await wait;
-    try {
-      return await work();
-    } finally {
-      lock.release();
-      if (lock.idle) this.locks.delete(key);
-    }
-  }
-
-  /** The keys with a holder (for tests). */
-  get size(): number {
-    return this.locks.size;
-  }
-}

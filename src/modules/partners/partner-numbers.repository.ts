@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { isPostgres } from '../../db/dialect.js';
 import type { Executor } from '../../db/records.js';
 import { NUMBER_BASE } from '../../db/migrations/0024_partner_numbers.js';
@@ -58,10 +58,19 @@ export async function putSequence(
     .execute();
 }
 
+/** Values taken from a sequence at once: `first` … `first + count - 1`, with its prefix. */
+export interface TakenValues {
+  prefix: string;
+  first: number;
+  /** Those of the values whose numbers other partners of the account have already. */
+  taken: number[];
+}
+
 /**
- * Takes the next value of a type's sequence (creating it with the default on first use) in
- * one statement, which also tells whether another partner of the account already has the
- * number it makes: the caller then takes the next one. Concurrent takers serialise on the row.
+ * Takes the next `count` values of a type's sequence (creating it with the default on first
+ * use) in one statement, which also tells which of their numbers other partners of the account
+ * already have: the caller skips those. Concurrent takers serialise on the row. More than one
+ * value at once only on PostgreSQL (SQLite runs one statement at a time: nothing queues there).
  *
  * On PostgreSQL, called outside a transaction, the statement commits without waiting for its
  * WAL flush (`synchronous_commit` off for its own transaction only): the row lock is then held
@@ -71,43 +80,58 @@ export async function putSequence(
  * flushes the WAL up to and past this increment; after a crash before that, the number was
  * never used, and the unique index on partners' numbers guards any number given twice.
  */
-export async function takeNumber(
+export async function takeNumbers(
   db: Executor,
   accountId: string,
   type: NumberedType,
-): Promise<{ number: string; taken: boolean }> {
+  count = 1,
+): Promise<TakenValues> {
+  const postgres = isPostgres(db);
+  if (count !== 1 && !postgres) throw new Error('takeNumbers: one value at a time on SQLite');
   const start = defaultSequence(type);
   const values = {
     account_id: accountId,
     partner_type: type,
     prefix: start.prefix,
-    next_value: start.nextValue + 1,
+    next_value: start.nextValue + count,
   };
   const insert = db.insertInto('partner_number_sequences');
   const upsert =
-    isPostgres(db) && !db.isTransaction
+    postgres && !db.isTransaction
       ? insert.columns(['account_id', 'partner_type', 'prefix', 'next_value']).expression(
           sql`select ${values.account_id}, ${values.partner_type}, ${values.prefix}, ${values.next_value}
               from (select set_config('synchronous_commit', 'off', true)) as async_commit`,
         )
       : insert.values(values);
+  const numberOf = (value: RawBuilder<unknown>) =>
+    sql`partner_number_sequences.prefix || cast(${value} as text)`;
+  // A scalar subquery, not `exists`: PostgreSQL turns an `exists` over the values into a hash
+  // join reading every partner of the account (29 ms at 43,000 partners, against 0.3 ms).
+  const others = (value: RawBuilder<unknown>) =>
+    sql`(select 1 from partners p
+      where p.account_id = ${accountId} and p.partner_number = ${numberOf(value)} limit 1) is not null`;
   const row = await upsert
     .onConflict((oc) =>
       oc.columns(['account_id', 'partner_type']).doUpdateSet((eb) => ({
-        next_value: eb('partner_number_sequences.next_value', '+', 1),
+        next_value: eb('partner_number_sequences.next_value', '+', count),
       })),
     )
     .returning([
       'prefix',
       'next_value',
-      sql<number | boolean>`exists (select 1 from partners p
-        where p.account_id = ${accountId}
-          and p.partner_number = partner_number_sequences.prefix
-            || cast(partner_number_sequences.next_value - 1 as text))`.as('taken'),
+      postgres
+        ? sql<number[]>`array(select g from generate_series(
+              partner_number_sequences.next_value - ${count},
+              partner_number_sequences.next_value - 1) as g
+            where ${others(sql`g`)})`.as('taken')
+        : sql<number[]>`case when ${others(sql`partner_number_sequences.next_value - 1`)}
+            then json_array(partner_number_sequences.next_value - 1) else '[]' end`.as('taken'),
     ])
     .executeTakeFirstOrThrow();
+  const taken = typeof row.taken === 'string' ? (JSON.parse(row.taken) as number[]) : row.taken;
   return {
-    number: formatNumber(row.prefix, Number(row.next_value) - 1),
-    taken: Boolean(Number(row.taken)),
+    prefix: row.prefix,
+    first: Number(row.next_value) - count,
+    taken: taken.map(Number),
   };
 }

@@ -212,6 +212,26 @@ describe('partner numbers', () => {
     const numbers = answers.map((a) => a.partnerNumber).sort();
     expect(numbers).toEqual(Array.from({ length: 8 }, (_, i) => String(10001 + i)));
   });
+
+  it('gives concurrent creates the free numbers in turn, past numbers typed in by hand', async () => {
+    const user = await createUser(t);
+    for (const partnerNumber of ['10002', '10003', '10006'])
+      await created(user, { name: `Von Hand ${partnerNumber}`, partnerNumber });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => created(user, { name: `Zugleich ${i}` })),
+    );
+    const numbers = answers.map((a) => Number(a.partnerNumber)).sort((a, b) => a - b);
+    const free = [10001, 10004, 10005, ...Array.from({ length: 9 }, (_, i) => 10007 + i)];
+    expect(numbers).toEqual(free);
+    // PostgreSQL: the creates that asked first got the lower numbers (one line per sequence).
+    if (dbKind === 'postgres') expect(answers.map((a) => Number(a.partnerNumber))).toEqual(free);
+    const numbering = await t.request({
+      method: 'GET',
+      url: '/v1/partners/numbering',
+      token: user.token,
+    });
+    expect(numbering.json()).toMatchObject({ customer: { nextValue: 10016 } });
+  });
 });
 
 describe('partner numbers: the upgrade (migration 0023)', () => {
