@@ -6,6 +6,7 @@ import {
   type Executor,
   type SqlCondition,
 } from '../../db/records.js';
+import { indexed } from '../../db/dialect.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
@@ -252,7 +253,7 @@ export async function nextDueDelivery(
     )
     .select('d.id')
     .where('d.account_id', '=', accountId)
-    .where('d.status', '=', 'PENDING')
+    .where('d.status', '=', indexed('PENDING'))
     .where((eb) =>
       eb.or([
         eb('d.next_attempt_at', '<=', due.dueBy),

@@ -1,0 +1,40 @@
+import { createQueryId, sql, type Kysely, type RootOperationNode } from 'kysely';
+import type { DB } from '../src/db/schema.js';
+
+/**
+ * PostgreSQL runs a prepared statement on its generic plan after five runs. `genericPlan`
+ * answers the plan (EXPLAIN text) the generic plan of the first statement `read` runs takes,
+ * so a test can hold a read to the partial index it must use (`indexed` in src/db/dialect.ts).
+ */
+
+/** A parameter as an SQL literal, for `EXECUTE`. */
+const literal = (value: unknown) =>
+  typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+
+export async function genericPlan(
+  db: Kysely<DB>,
+  read: (db: Kysely<DB>) => Promise<unknown>,
+): Promise<string> {
+  const nodes: RootOperationNode[] = [];
+  await read(
+    db.withPlugin({
+      transformQuery: ({ node }) => (nodes.push(node), node),
+      transformResult: ({ result }) => Promise.resolve(result),
+    }),
+  );
+  const query = db.getExecutor().compileQuery(nodes[0]!, createQueryId());
+  return db.connection().execute(async (conn) => {
+    await sql`set plan_cache_mode = force_generic_plan`.execute(conn);
+    try {
+      await sql.raw(`prepare plan_check as ${query.sql}`).execute(conn);
+      const args = query.parameters.map(literal).join(', ');
+      const plan = await sql
+        .raw<{ 'QUERY PLAN': string }>(`explain execute plan_check(${args})`)
+        .execute(conn);
+      return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    } finally {
+      await sql`deallocate all`.execute(conn);
+      await sql`reset plan_cache_mode`.execute(conn);
+    }
+  });
+}
