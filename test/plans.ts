@@ -4,12 +4,15 @@ import type { DB } from '../src/db/schema.js';
 /**
  * PostgreSQL runs a prepared statement on its generic plan after five runs. `genericPlan`
  * answers the plan (EXPLAIN text) the generic plan of the first statement `read` runs takes,
- * so a test can hold a read to the partial index it must use (`indexed` in src/db/dialect.ts).
+ * so a test can hold a read to the partial index it must use (src/db/partial-index-constants.ts).
  */
 
-/** A parameter as an SQL literal, for `EXECUTE`. */
-const literal = (value: unknown) =>
-  typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+/** A parameter as an SQL literal, for `EXECUTE` (the reads checked pass text and numbers). */
+function literal(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;
+  throw new Error(`genericPlan: no literal for ${typeof value} parameters`);
+}
 
 export async function genericPlan(
   db: Kysely<DB>,
@@ -33,7 +36,8 @@ export async function genericPlan(
         .execute(conn);
       return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     } finally {
-      await sql`deallocate all`.execute(conn);
+      // Only its own: the driver's prepared statements on this connection stay.
+      await sql`deallocate plan_check`.execute(conn).catch(() => undefined);
       await sql`reset plan_cache_mode`.execute(conn);
     }
   });

@@ -11,16 +11,6 @@ export function isPostgres(db: Pick<Kysely<unknown>, 'getExecutor'>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
-/**
- * A constant that a partial index's predicate names (`status = 'FINAL'`), written into the
- * statement's text instead of sent as a parameter. PostgreSQL runs a prepared statement on its
- * generic plan after five runs, and a generic plan cannot tell that a parameter meets the
- * index's predicate: it reads the table instead (an account's open invoices when none of its
- * 10,000 invoices is open: 12.1 ms on the generic plan, walking every invoice by id, against
- * 0.06 ms on the open index). SQLite plans a statement again for values that may change its plan.
- */
-export const indexed = <T extends string | number>(value: T): RawBuilder<T> => sql.lit(value);
-
 /** The driver's error code (SQLite `SQLITE_*`, PostgreSQL SQLSTATE), if the error has one. */
 export function errorCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err) {

@@ -1,11 +1,15 @@
 import { errorCode, isUnavailable } from './dialect.js';
+import { indexedConstant } from './partial-index-constants.js';
 import {
   CompiledQuery,
   InsertQueryNode,
   PostgresDialect,
+  PostgresQueryCompiler,
   ValuesNode,
+  type BinaryOperationNode,
   type DatabaseConnection,
   type Driver,
+  type QueryCompiler,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
@@ -535,7 +539,22 @@ class KontorPgDriver implements Driver {
 }
 
 /**
- * Kysely's PostgreSQL dialect (its query compiler and adapter) on Kontor's driver: lazy BEGIN
+ * Kysely's PostgreSQL compiler, writing out the constants a partial index's condition names
+ * (src/db/partial-index-constants.ts): the driver prepares a statement it runs again, and
+ * PostgreSQL's generic plan of it could not use such an index with the constant as a parameter.
+ */
+class KontorPostgresQueryCompiler extends PostgresQueryCompiler {
+  protected override visitBinaryOperation(node: BinaryOperationNode): void {
+    const value = indexedConstant(node);
+    if (value === undefined) return super.visitBinaryOperation(node);
+    this.visitNode(node.leftOperand);
+    this.append(' = ');
+    this.appendImmediateValue(value);
+  }
+}
+
+/**
+ * Kysely's PostgreSQL dialect (its adapter, Kontor's compiler) on Kontor's driver: lazy BEGIN
  * and deferred statements (`LazyConnection`).
  */
 export class KontorPostgresDialect extends PostgresDialect {
@@ -545,5 +564,9 @@ export class KontorPostgresDialect extends PostgresDialect {
 
   override createDriver(): Driver {
     return new KontorPgDriver(this.pool);
+  }
+
+  override createQueryCompiler(): QueryCompiler {
+    return new KontorPostgresQueryCompiler();
   }
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type Database } from './database.js';
-import { PARTIAL_INDEX_COLUMNS } from './sqlite-driver.js';
+import { PARTIAL_INDEX_COLUMNS } from './partial-index-constants.js';
 
 // How SQLite statements are written so that each is compiled once, not before every run
 // (src/db/sqlite-driver.ts, KontorSqliteQueryCompiler).

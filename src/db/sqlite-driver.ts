@@ -3,12 +3,10 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import { FifoLock } from '../shared/fifo-lock.js';
+import { indexedConstant } from './partial-index-constants.js';
 import {
   CompiledQuery,
   SelectQueryNode,
-  ColumnNode,
-  OperatorNode,
-  ReferenceNode,
   SqliteAdapter,
   SqliteDialect,
   SqliteQueryCompiler,
@@ -319,20 +317,6 @@ class TransactionalDdlAdapter extends SqliteAdapter {
 }
 
 /**
- * The columns that the partial indexes' conditions compare with a constant (`"status" =
- * 'FINAL'`, `"is_default" = 1`); `sqlite-compiler.test.ts` holds it to the migrated schema.
- */
-export const PARTIAL_INDEX_COLUMNS: ReadonlySet<string> = new Set([
-  'document_type',
-  'invoice_type',
-  'is_default',
-  'status',
-]);
-
-/** A value written into the SQL text for a partial index: an enum word, or 0 / 1. */
-const INDEXED_CONSTANT = /^[A-Z][A-Z0-9_]{0,39}$/;
-
-/**
  * Kysely's SQLite compiler, shaped so that a statement is compiled once, not on every run.
  *
  * SQLite's planner marks a statement to be prepared again when a parameter it looked at is
@@ -348,10 +332,9 @@ const INDEXED_CONSTANT = /^[A-Z][A-Z0-9_]{0,39}$/;
  * - LIMIT and OFFSET are written as numbers, so the planner still knows a page's size (it
  *   prefers index order over a sort for a small one); a page size takes a handful of values,
  *   and the statement cache holds a text for each.
- * - `col = 'WORD'` on a column a partial index's condition names (`PARTIAL_INDEX_COLUMNS`, by
- *   name, on any table) is written out, so the planner can still match the index's condition —
- *   it could before only by compiling again with the bound value. Only enum words and 0 / 1 are
- *   written out: no quote can occur in them, and they take few values.
+ * - `col = 'WORD'` on a column a partial index's condition names is written out
+ *   (src/db/partial-index-constants.ts), so the planner can still match the index's condition —
+ *   it could before only by compiling again with the bound value.
  */
 class KontorSqliteQueryCompiler extends SqliteQueryCompiler {
   protected override getCurrentParameterPlaceholder(): string {
@@ -380,18 +363,6 @@ class KontorSqliteQueryCompiler extends SqliteQueryCompiler {
     if (ValueNode.is(node) && Number.isSafeInteger(node.value)) this.append(String(node.value));
     else this.visitNode(node);
   }
-}
-
-/** The constant of `col = value` when a partial index's condition may name it (see above). */
-function indexedConstant(node: BinaryOperationNode): string | number | undefined {
-  const { leftOperand: left, operator, rightOperand: right } = node;
-  if (!OperatorNode.is(operator) || operator.operator !== '=' || !ValueNode.is(right))
-    return undefined;
-  const column = ReferenceNode.is(left) ? left.column : left;
-  if (!ColumnNode.is(column) || !PARTIAL_INDEX_COLUMNS.has(column.column.name)) return undefined;
-  const value = right.value;
-  if (value === 0 || value === 1) return value;
-  return typeof value === 'string' && INDEXED_CONSTANT.test(value) ? value : undefined;
 }
 
 /**

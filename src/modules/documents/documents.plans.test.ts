@@ -7,7 +7,7 @@ import * as repo from './documents.repository.js';
  * PostgreSQL runs a prepared statement on its generic plan after five runs. The lists and runs
  * that read invoices through a partial index (open, overdue, dunnable) must still take that
  * index on the generic plan: with the index's constants sent as parameters it read every
- * invoice of the account instead (`indexed` in src/db/dialect.ts).
+ * invoice of the account instead (src/db/partial-index-constants.ts).
  */
 
 let t: TestApp;

@@ -9,14 +9,10 @@ import {
   type Guard,
 } from '../../db/records.js';
 import type { DB, DocumentsTable, InvoiceNumberingTable } from '../../db/schema.js';
-import { containsText, indexed, isPostgres } from '../../db/dialect.js';
+import { containsText, isPostgres } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 import { systemClock } from '../../shared/clock.js';
 import { isoDate } from '../../shared/dates.js';
-
-/** The constants of the documents' partial indexes (dunning, overdue, open) in the SQL text. */
-const INVOICE = indexed('INVOICE');
-const FINAL = indexed('FINAL');
 
 export type DocumentRow = Selectable<DocumentsTable>;
 
@@ -289,7 +285,7 @@ export async function findInvoices(
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', 'in', [...new Set(ids)])
-    .where('document_type', '=', INVOICE)
+    .where('document_type', '=', 'INVOICE')
     .execute();
   return withStoredFigures(db, accountId, rows, today ?? todayUtc());
 }
@@ -461,9 +457,9 @@ export async function listDocuments(
   if (f.to !== undefined) query = query.where('creation_date', '<=', f.to);
   if (f.open !== undefined || f.overdue !== undefined)
     query = query
-      .where('document_type', '=', INVOICE)
-      .where('invoice_type', '=', INVOICE)
-      .where('status', '=', FINAL);
+      .where('document_type', '=', 'INVOICE')
+      .where('invoice_type', '=', 'INVOICE')
+      .where('status', '=', 'FINAL');
   const open = f.overdue !== undefined ? true : f.open;
   if (open === true)
     query = query.where('paid_at', 'is', null).where('cancelled_by_document_id', 'is', null);
@@ -473,14 +469,14 @@ export async function listDocuments(
     );
   if (f.cancelled !== undefined)
     query = query
-      .where('document_type', '=', INVOICE)
-      .where('invoice_type', '=', INVOICE)
-      .where('status', '=', FINAL)
+      .where('document_type', '=', 'INVOICE')
+      .where('invoice_type', '=', 'INVOICE')
+      .where('status', '=', 'FINAL')
       .where('cancelled_by_document_id', f.cancelled ? 'is not' : 'is', null);
   if (f.paymentStatus !== undefined) {
     const statuses = f.paymentStatus;
     query = query
-      .where('document_type', '=', INVOICE)
+      .where('document_type', '=', 'INVOICE')
       .where((eb) => eb.or(statuses.map(paymentStatusIs)));
   }
   const today = f.today ?? todayUtc();
@@ -492,7 +488,7 @@ export async function listDocuments(
   if (f.overdue === false)
     query = query.where((eb) => eb.or([eb('due_date', 'is', null), eb('due_date', '>=', today)]));
   if (f.quoteStatus !== undefined) {
-    query = query.where('document_type', '=', 'QUOTE').where('status', '=', FINAL);
+    query = query.where('document_type', '=', 'QUOTE').where('status', '=', 'FINAL');
     if (f.quoteStatus === 'OPEN')
       query = query
         .where('quote_status', '=', 'OPEN')
@@ -564,7 +560,7 @@ export async function lockFinalDocument(
     .set((eb) => ({ version: eb.ref('version') }))
     .where('account_id', '=', accountId)
     .where('id', '=', id)
-    .where('status', '=', FINAL)
+    .where('status', '=', 'FINAL')
     .returningAll()
     .executeTakeFirst();
 }
@@ -587,7 +583,7 @@ export async function lockFinalDocuments(
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
-    .where('status', '=', FINAL)
+    .where('status', '=', 'FINAL')
     .orderBy('id');
   return (isPostgres(trx) ? query.forNoKeyUpdate() : query).execute();
 }
@@ -606,7 +602,7 @@ export async function creditedTotals(
     .where('account_id', '=', accountId)
     .where('preceding_document_id', 'in', invoiceIds)
     .where('invoice_type', '=', 'CREDIT_NOTE')
-    .where('status', '=', FINAL)
+    .where('status', '=', 'FINAL')
     .groupBy('preceding_document_id')
     .execute();
   for (const r of rows) out.set(r.preceding_document_id!, Number(r.credited));
@@ -639,7 +635,7 @@ export async function markCancelled(
     }))
     .where('account_id', '=', accountId)
     .where('id', '=', id)
-    .where('status', '=', FINAL)
+    .where('status', '=', 'FINAL')
     .where('cancelled_by_document_id', 'is', null)
     .returningAll()
     .executeTakeFirst();
@@ -702,9 +698,9 @@ export async function dunnableInvoices(
     .selectAll('d')
     .select('p.consumer as partner_consumer')
     .where('d.account_id', '=', accountId)
-    .where('d.document_type', '=', INVOICE)
-    .where('d.status', '=', FINAL)
-    .where('d.invoice_type', '=', INVOICE)
+    .where('d.document_type', '=', 'INVOICE')
+    .where('d.status', '=', 'FINAL')
+    .where('d.invoice_type', '=', 'INVOICE')
     // Invoices Kontor issued: an uploaded one is a supplier's bill, never dunned.
     .where('d.source', '=', 'GENERATED')
     .where('d.cancelled_by_document_id', 'is', null)
@@ -812,7 +808,7 @@ export async function lockForDunning(
         .selectAll()
         .where('account_id', '=', accountId)
         .where('id', 'in', sorted)
-        .where('status', '=', FINAL)
+        .where('status', '=', 'FINAL')
         .orderBy('id')
         .forUpdate()
         .execute()
@@ -821,7 +817,7 @@ export async function lockForDunning(
         .set((eb) => ({ version: eb.ref('version') }))
         .where('account_id', '=', accountId)
         .where('id', 'in', sorted)
-        .where('status', '=', FINAL)
+        .where('status', '=', 'FINAL')
         .returningAll()
         .execute();
   if (locked.length === 0) return [];
@@ -907,9 +903,9 @@ export function newlyOverdue(
   let query = db
     .selectFrom('documents')
     .selectAll()
-    .where('document_type', '=', INVOICE)
-    .where('status', '=', FINAL)
-    .where('invoice_type', '=', INVOICE)
+    .where('document_type', '=', 'INVOICE')
+    .where('status', '=', 'FINAL')
+    .where('invoice_type', '=', 'INVOICE')
     .where('cancelled_by_document_id', 'is', null)
     .where('paid_at', 'is', null)
     .where('overdue_at', 'is', null)
@@ -1023,7 +1019,7 @@ export function expiredOpenQuotes(
     .selectFrom('documents')
     .selectAll()
     .where('document_type', '=', 'QUOTE')
-    .where('status', '=', FINAL)
+    .where('status', '=', 'FINAL')
     .where('quote_status', '=', 'OPEN')
     .where('valid_until', '<', today);
   if (f.afterId !== undefined) query = query.where('id', '>', f.afterId);
@@ -1049,7 +1045,7 @@ export async function closeQuote(
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where('document_type', '=', 'QUOTE')
-    .where('status', '=', FINAL)
+    .where('status', '=', 'FINAL')
     .where('quote_status', '=', 'OPEN')
     .returningAll()
     .executeTakeFirst();
@@ -1096,9 +1092,9 @@ export async function unpaidInvoiceIdsOfContracts(
     .select('id')
     .where('account_id', '=', accountId)
     .where('contract_id', 'in', contractIds)
-    .where('document_type', '=', INVOICE)
-    .where('invoice_type', '=', INVOICE)
-    .where('status', '=', FINAL)
+    .where('document_type', '=', 'INVOICE')
+    .where('invoice_type', '=', 'INVOICE')
+    .where('status', '=', 'FINAL')
     .where('paid_at', 'is', null)
     .where('cancelled_by_document_id', 'is', null)
     .orderBy('id')
@@ -1173,7 +1169,7 @@ export function finalInvoicesDeducting(
     .select(['d.id', 'd.document_number'])
     .where('dd.account_id', '=', accountId)
     .where('dd.down_payment_document_id', '=', downPaymentId)
-    .where('d.status', '=', FINAL)
+    .where('d.status', '=', 'FINAL')
     .where('d.cancelled_by_document_id', 'is', null)
     .orderBy('d.created_at')
     .execute();

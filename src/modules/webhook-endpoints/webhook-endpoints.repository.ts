@@ -6,7 +6,6 @@ import {
   type Executor,
   type SqlCondition,
 } from '../../db/records.js';
-import { indexed } from '../../db/dialect.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
@@ -253,7 +252,7 @@ export async function nextDueDelivery(
     )
     .select('d.id')
     .where('d.account_id', '=', accountId)
-    .where('d.status', '=', indexed('PENDING'))
+    .where('d.status', '=', 'PENDING')
     .where((eb) =>
       eb.or([
         eb('d.next_attempt_at', '<=', due.dueBy),
