@@ -25,7 +25,7 @@ const MAX_SKIPS = 100;
  * (2,500 creates/s at most here, against 4,000 without any take). The row's lock arbitrates
  * only between processes, which it still does.
  */
-const lines = new Map<string, Line>();
+const lines = new WeakMap<Executor, Map<string, Line>>();
 
 /** The most values one statement takes. */
 const BATCH = 100;
@@ -33,8 +33,8 @@ const BATCH = 100;
 interface Taker {
   resolve: (number: string) => void;
   reject: (error: unknown) => void;
-  /** Numbers skipped while this create waited (other partners' numbers). */
-  skipped: number;
+  /** The statements whose values ran out before this create's turn (its tries, as one alone). */
+  tries: number;
 }
 
 /** A sequence's takers in the order they asked, and whether a statement runs for them. */
@@ -58,10 +58,12 @@ export async function nextPartnerNumber(
   if (isPostgres(db) && !db.isTransaction)
     return new Promise((resolve, reject) => {
       const key = `${accountId} ${numbered}`;
-      let line = lines.get(key);
-      if (!line) lines.set(key, (line = { busy: false, waiting: [] }));
-      line.waiting.push({ resolve, reject, skipped: 0 });
-      if (!line.busy) void serve(db, key, line, accountId, numbered);
+      let ofDb = lines.get(db);
+      if (!ofDb) lines.set(db, (ofDb = new Map<string, Line>()));
+      let line = ofDb.get(key);
+      if (!line) ofDb.set(key, (line = { busy: false, waiting: [] }));
+      line.waiting.push({ resolve, reject, tries: 0 });
+      if (!line.busy) void serve(db, ofDb, key, line, accountId, numbered);
     });
   // SQLite runs one statement at a time anyway.
   for (let i = 0; i < MAX_SKIPS; i++) {
@@ -73,38 +75,46 @@ export async function nextPartnerNumber(
 
 /**
  * Takes values for a line's takers until none waits: each statement takes as many values as
- * takers wait (up to BATCH) and hands them out in order; takers whose values were other
- * partners' numbers wait at the front for the next statement, until MAX_SKIPS were skipped.
+ * takers wait (up to BATCH) and hands them out in order. Takers whose values were other
+ * partners' numbers wait at the front for the next statement; each such statement counts as a
+ * try, as it did for a create alone, and after MAX_SKIPS tries the create is refused.
  */
 async function serve(
   db: Executor,
+  ofDb: Map<string, Line>,
   key: string,
   line: Line,
   accountId: string,
   numbered: repo.NumberedType,
 ): Promise<void> {
   line.busy = true;
-  while (line.waiting.length > 0) {
-    const batch = line.waiting.splice(0, BATCH);
-    let values: repo.TakenValues;
-    try {
-      values = await repo.takeNumbers(db, accountId, numbered, batch.length);
-    } catch (err) {
-      for (const taker of batch) taker.reject(err);
-      continue;
+  try {
+    while (line.waiting.length > 0) {
+      const batch = line.waiting.splice(0, BATCH);
+      let values: repo.TakenValues;
+      try {
+        values = await repo.takeNumbers(db, accountId, numbered, batch.length);
+      } catch (err) {
+        for (const taker of batch) taker.reject(err);
+        continue;
+      }
+      const taken = new Set(values.taken);
+      let next = 0;
+      for (let value = values.first; value < values.first + batch.length; value++)
+        if (!taken.has(value)) batch[next++]!.resolve(repo.formatNumber(values.prefix, value));
+      const left = batch.slice(next);
+      for (const taker of left) taker.tries++;
+      for (const taker of left.filter((t) => t.tries >= MAX_SKIPS))
+        taker.reject(sequenceExhausted(numbered));
+      line.waiting.unshift(...left.filter((t) => t.tries < MAX_SKIPS));
     }
-    const taken = new Set(values.taken);
-    let next = 0;
-    for (let value = values.first; value < values.first + batch.length; value++)
-      if (!taken.has(value)) batch[next++]!.resolve(repo.formatNumber(values.prefix, value));
-    const left = batch.slice(next);
-    for (const taker of left) taker.skipped += taken.size;
-    for (const taker of left.filter((t) => t.skipped >= MAX_SKIPS))
-      taker.reject(sequenceExhausted(numbered));
-    line.waiting.unshift(...left.filter((t) => t.skipped < MAX_SKIPS));
+  } catch (err) {
+    // Nothing above throws; should it, no create waits on a line that no longer runs.
+    for (const taker of line.waiting.splice(0)) taker.reject(err);
+  } finally {
+    line.busy = false;
+    ofDb.delete(key);
   }
-  line.busy = false;
-  lines.delete(key);
 }
 
 function sequenceExhausted(numbered: repo.NumberedType): AppError {

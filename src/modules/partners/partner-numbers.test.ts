@@ -223,8 +223,6 @@ describe('partner numbers', () => {
     const numbers = answers.map((a) => Number(a.partnerNumber)).sort((a, b) => a - b);
     const free = [10001, 10004, 10005, ...Array.from({ length: 9 }, (_, i) => 10007 + i)];
     expect(numbers).toEqual(free);
-    // PostgreSQL: the creates that asked first got the lower numbers (one line per sequence).
-    if (dbKind === 'postgres') expect(answers.map((a) => Number(a.partnerNumber))).toEqual(free);
     const numbering = await t.request({
       method: 'GET',
       url: '/v1/partners/numbering',
