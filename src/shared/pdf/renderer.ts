@@ -31,6 +31,8 @@ interface Prepared {
   page: Page;
   /** Requests the page refused (logged at debug level). */
   blocked: { count: number };
+  /** The page's renderer process crashed (a spare waiting for its render is dropped). */
+  crashed: boolean;
 }
 
 /**
@@ -229,7 +231,8 @@ export class PdfRenderer {
     const pending = this.spare;
     this.spare = undefined;
     const spare = await pending;
-    if (spare?.browser === browser && browser.connected && !spare.page.isClosed()) return spare;
+    if (spare?.browser === browser && browser.connected && !spare.page.isClosed() && !spare.crashed)
+      return spare;
     if (spare) await this.closeContext(spare.browser, spare.context);
     return this.prepare(browser);
   }
@@ -257,7 +260,11 @@ export class PdfRenderer {
         if (!allowed) blocked.count++;
         (allowed ? request.continue() : request.abort('blockedbyclient')).catch(() => undefined);
       });
-      return { browser, context, page, blocked };
+      const prepared: Prepared = { browser, context, page, blocked, crashed: false };
+      page.once('error', () => {
+        prepared.crashed = true;
+      });
+      return prepared;
     } catch (error) {
       await this.closeContext(browser, context);
       throw error;
