@@ -1,10 +1,4 @@
-import {
-  ColumnNode,
-  OperatorNode,
-  ReferenceNode,
-  ValueNode,
-  type BinaryOperationNode,
-} from 'kysely';
+import { BinaryOperationNode, ColumnNode, OperatorNode, ReferenceNode, ValueNode } from 'kysely';
 
 /**
  * The constants that partial indexes' conditions name (`"status" = 'FINAL'`, `"is_default" =
@@ -34,8 +28,20 @@ export const PARTIAL_INDEX_COLUMNS: ReadonlySet<string> = new Set([
 /** A value written into the SQL text for a partial index: an enum word, or 0 / 1. */
 const INDEXED_CONSTANT = /^[A-Z][A-Z0-9_]{0,39}$/;
 
+/**
+ * `col = value` with its value written into the SQL text when a partial index's condition may
+ * name it (see above); any other operation as it is. Both compilers visit every binary operation
+ * through this.
+ */
+export function withIndexedConstant(node: BinaryOperationNode): BinaryOperationNode {
+  const value = indexedConstant(node);
+  return value === undefined
+    ? node
+    : BinaryOperationNode.create(node.leftOperand, node.operator, ValueNode.createImmediate(value));
+}
+
 /** The constant of `col = value` when a partial index's condition may name it (see above). */
-export function indexedConstant(node: BinaryOperationNode): string | number | undefined {
+function indexedConstant(node: BinaryOperationNode): string | number | undefined {
   const { leftOperand: left, operator, rightOperand: right } = node;
   if (!OperatorNode.is(operator) || operator.operator !== '=' || !ValueNode.is(right))
     return undefined;

@@ -1,5 +1,5 @@
 import { errorCode, isUnavailable } from './dialect.js';
-import { indexedConstant } from './partial-index-constants.js';
+import { withIndexedConstant } from './partial-index-constants.js';
 import {
   CompiledQuery,
   InsertQueryNode,
@@ -545,11 +545,7 @@ class KontorPgDriver implements Driver {
  */
 class KontorPostgresQueryCompiler extends PostgresQueryCompiler {
   protected override visitBinaryOperation(node: BinaryOperationNode): void {
-    const value = indexedConstant(node);
-    if (value === undefined) return super.visitBinaryOperation(node);
-    this.visitNode(node.leftOperand);
-    this.append(' = ');
-    this.appendImmediateValue(value);
+    super.visitBinaryOperation(withIndexedConstant(node));
   }
 }
 

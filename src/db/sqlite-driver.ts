@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import { FifoLock } from '../shared/fifo-lock.js';
-import { indexedConstant } from './partial-index-constants.js';
+import { withIndexedConstant } from './partial-index-constants.js';
 import {
   CompiledQuery,
   SelectQueryNode,
@@ -352,11 +352,7 @@ class KontorSqliteQueryCompiler extends SqliteQueryCompiler {
   }
 
   protected override visitBinaryOperation(node: BinaryOperationNode): void {
-    const value = indexedConstant(node);
-    if (value === undefined) return super.visitBinaryOperation(node);
-    this.visitNode(node.leftOperand);
-    this.append(' = ');
-    this.appendImmediateValue(value);
+    super.visitBinaryOperation(withIndexedConstant(node));
   }
 
   private appendCount(node: OperationNode): void {
