@@ -40,6 +40,7 @@ import * as m0038 from './0038_invoice_list_indexes.js';
 import * as m0039 from './0039_document_figures.js';
 import * as m0040 from './0040_payment_day_flows.js';
 import * as m0041 from './0041_open_invoice_totals.js';
+import * as m0042 from './0042_partial_preceding_index.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -84,4 +85,5 @@ export const migrations: Record<string, Migration> = {
   '0039_document_figures': m0039,
   '0040_payment_day_flows': m0040,
   '0041_open_invoice_totals': m0041,
+  '0042_partial_preceding_index': m0042,
 };

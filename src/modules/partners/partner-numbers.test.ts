@@ -8,6 +8,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
+import { freshPostgresDatabase } from '../../../test/plans.js';
 import { openDatabase, type Database } from '../../db/database.js';
 import { migrations } from '../../db/migrations/index.js';
 import { findPartner, findPartnerJson } from './partners.repository.js';
@@ -237,18 +238,9 @@ describe('partner numbers: the upgrade (migration 0023)', () => {
   async function freshDatabase(): Promise<Database> {
     if (dbKind === 'sqlite')
       return openDatabase({ database: { kind: 'sqlite', file: ':memory:' } });
-    const { default: pg } = await import('pg');
-    const name = `kontor_numbers_${process.pid}_${Date.now()}`;
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await client.connect();
-      await client.query(statement).finally(() => client.end());
-    };
-    await admin(`create database ${name}`);
-    onTestFinished(() => admin(`drop database if exists ${name} with (force)`));
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${name}`;
-    return openDatabase({ database: { kind: 'postgres', url: url.toString() } });
+    const { url, drop } = await freshPostgresDatabase('kontor_numbers');
+    onTestFinished(drop);
+    return openDatabase({ database: { kind: 'postgres', url } });
   }
 
   it('numbers existing partners in creation order per account and type, and continues after them', async () => {

@@ -1,23 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createUser, dbKind, type TestApp } from '../../../test/helpers.js';
-import { genericPlan } from '../../../test/plans.js';
+import { createUser, dbKind } from '../../../test/helpers.js';
+import { appOnFreshDatabase, genericPlan } from '../../../test/plans.js';
 import { nextDueDelivery } from './webhook-endpoints.repository.js';
 
 /**
  * The sender's look for an account's next due delivery reads the index of its pending ones
  * (`webhook_deliveries_due_idx`, partial on `status = 'PENDING'`) on PostgreSQL's generic plan
- * too, not every delivery the account was ever sent.
+ * too, not every delivery the account was ever sent. The plan is made in a database of its own
+ * (test/plans.ts, `appOnFreshDatabase`).
  */
-
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(() => t.close());
 
 describe.skipIf(dbKind !== 'postgres')(
   'webhook deliveries: partial index on a generic plan',
   () => {
+    let t: Awaited<ReturnType<typeof appOnFreshDatabase>>;
+    beforeAll(async () => {
+      t = await appOnFreshDatabase('kontor_plans');
+    });
+    afterAll(() => t?.close());
+
     it('finds the next due delivery from the index of pending ones', async () => {
       const { accountId } = await createUser(t);
       const now = new Date().toISOString();
