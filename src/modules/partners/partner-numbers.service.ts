@@ -9,9 +9,10 @@ import type { PartnerNumbering, PutPartnerNumbering } from './partner-numbers.sc
 const TYPES = { customer: 'CUSTOMER', vendor: 'VENDOR' } as const;
 
 /**
- * The most numbers a create tries: each one skipped is another partner's (typed in by hand,
- * or left behind by a lowered `nextValue`). Every try moves the sequence on, so the next
- * create starts past them.
+ * The most numbers a create tries. A number found taken (typed in by hand, the other type's
+ * numbers, or left behind by a lowered `nextValue`) moves the sequence past the whole run of
+ * taken numbers it starts (`skipTakenRun`), so the next try is a free number unless another
+ * create took it first: the limit only stops a create that loses that race again and again.
  */
 const MAX_SKIPS = 100;
 
@@ -69,6 +70,7 @@ export async function nextPartnerNumber(
   for (let i = 0; i < MAX_SKIPS; i++) {
     const { prefix, first, taken } = await repo.takeNumbers(db, accountId, numbered);
     if (taken.length === 0) return repo.formatNumber(prefix, first);
+    await repo.skipTakenRun(db, accountId, numbered);
   }
   throw sequenceExhausted(numbered);
 }
@@ -103,6 +105,13 @@ async function serve(
       for (let value = values.first; value < values.first + batch.length; value++)
         if (!taken.has(value)) batch[next++]!.resolve(repo.formatNumber(values.prefix, value));
       const left = batch.slice(next);
+      if (left.length > 0)
+        try {
+          await repo.skipTakenRun(db, accountId, numbered);
+        } catch (err) {
+          for (const taker of left) taker.reject(err);
+          continue;
+        }
       for (const taker of left) taker.tries++;
       for (const taker of left.filter((t) => t.tries >= MAX_SKIPS))
         taker.reject(sequenceExhausted(numbered));

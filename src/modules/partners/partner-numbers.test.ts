@@ -185,24 +185,46 @@ describe('partner numbers', () => {
     expect(events.json<{ data: unknown[] }>().data).toHaveLength(2);
   });
 
-  it('answers 422 when a lowered sequence meets a long run of taken numbers, then moves on', async () => {
-    const user = await createUser(t);
-    for (let i = 0; i < 101; i++) await created(user, { name: `Bestand ${i}` });
+  /** Sets the customer sequence's next value (an admin's PUT). */
+  async function customersFrom(user: TestUser, nextValue: number): Promise<void> {
     const put = await t.request({
       method: 'PUT',
       url: '/v1/partners/numbering',
       token: user.token,
-      payload: { customer: { nextValue: 10001 } },
+      payload: { customer: { nextValue } },
     });
-    expect(put.statusCode).toBe(200);
-    const refused = await create(user, { name: 'Zu viele' });
-    expect(refused.statusCode).toBe(422);
-    expect(refused.json()).toMatchObject({
-      code: 'business_rule_violated',
-      errors: [{ path: '/body/partnerNumber', code: 'sequence_exhausted' }],
-    });
-    // The tries moved the sequence past 100 of them: the next create finds 10102.
+    expect(put.statusCode, put.body).toBe(200);
+  }
+
+  it('moves a lowered sequence past a long run of taken numbers at once', async () => {
+    const user = await createUser(t);
+    for (let i = 0; i < 101; i++) await created(user, { name: `Bestand ${i}` });
+    await customersFrom(user, 10001);
+    // 10001…10101 are taken: the create continues after them (it answered 422 after 100 tries).
     expect((await created(user, { name: 'Danach' })).partnerNumber).toBe('10102');
+    expect((await created(user, { name: 'Und weiter' })).partnerNumber).toBe('10103');
+  });
+
+  it("continues customers after the vendors' numbers when the sequences meet", async () => {
+    const user = await createUser(t);
+    const vendors = await Promise.all(
+      Array.from({ length: 130 }, (_, i) =>
+        created(user, { name: `Lieferant ${i}`, type: 'VENDOR' }),
+      ),
+    );
+    expect(Math.max(...vendors.map((v) => Number(v.partnerNumber)))).toBe(70130);
+    // As after 60,000 customers: the customer sequence reaches 70001.
+    await customersFrom(user, 69999);
+    const one = async (name: string) => Number((await created(user, { name })).partnerNumber);
+    expect([await one('Kunde 1'), await one('Kunde 2'), await one('Kunde 3')]).toEqual([
+      69999, 70000, 70131,
+    ]);
+    const together = await Promise.all(Array.from({ length: 3 }, (_, i) => one(`Kunde ${i + 4}`)));
+    expect(together.sort((a, b) => a - b)).toEqual([70132, 70133, 70134]);
+    // The vendors go on after their own numbers (and the customers' now among them).
+    expect((await created(user, { name: 'Lieferant neu', type: 'VENDOR' })).partnerNumber).toBe(
+      '70135',
+    );
   });
 
   it('gives concurrent creates different numbers', async () => {
