@@ -142,6 +142,33 @@ function sequenceExhausted(numbered: repo.NumberedType): AppError {
   );
 }
 
+/** The most creates of the other type one create lets take its number first. */
+const NUMBER_RACES = 10;
+
+/**
+ * Runs `insert` with the next number of the type's sequence. The number is free when taken,
+ * but where the customers' and the vendors' sequences meet a create of the other type may take
+ * the same number and insert it first: the create then takes the next number rather than
+ * answer 409 for a number it did not give. After NUMBER_RACES such losses it answers that 409.
+ */
+export async function withSequenceNumber<T>(
+  db: Executor,
+  accountId: string,
+  type: string,
+  insert: (number: string) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; attempt < NUMBER_RACES; attempt++) {
+    const number = await nextPartnerNumber(db, accountId, type);
+    try {
+      return await insert(number);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  const number = await nextPartnerNumber(db, accountId, type);
+  return numberUnique(number, () => insert(number));
+}
+
 /**
  * The write's unique violation as a 409 naming `partnerNumber` (the one unique value a partner
  * write can collide on); any other error as it is.

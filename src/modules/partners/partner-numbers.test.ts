@@ -227,6 +227,26 @@ describe('partner numbers', () => {
     );
   });
 
+  it('gives concurrent customers and vendors different numbers where their sequences meet', async () => {
+    const user = await createUser(t);
+    // Both sequences at 50000: each hands out 50000, 50001, … for its own type.
+    const put = await t.request({
+      method: 'PUT',
+      url: '/v1/partners/numbering',
+      token: user.token,
+      payload: { customer: { nextValue: 50000 }, vendor: { nextValue: 50000 } },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        created(user, { name: `Zugleich ${i}`, type: i % 2 ? 'VENDOR' : 'CUSTOMER' }),
+      ),
+    );
+    const numbers = answers.map((a) => Number(a.partnerNumber));
+    expect(new Set(numbers).size).toBe(16);
+    expect(Math.min(...numbers)).toBe(50000);
+  });
+
   it('gives concurrent creates different numbers', async () => {
     const user = await createUser(t);
     const answers = await Promise.all(

@@ -10,7 +10,7 @@ import { newId } from '../../shared/ids.js';
 import { leitwegIdProblem, looksLikeLeitwegId } from '../../shared/leitweg-id.js';
 import { normalizeVatId } from '../../shared/vat-id.js';
 import { electronicAddressError, throwFieldErrors, vatIdError } from '../account/index.js';
-import { nextPartnerNumber, numberUnique } from './partner-numbers.service.js';
+import { numberUnique, withSequenceNumber } from './partner-numbers.service.js';
 import { presentPartner } from './partners.presenter.js';
 import * as repo from './partners.repository.js';
 import type { CreatePartner, ListPartners, Partner, UpdatePartner } from './partners.schemas.js';
@@ -49,9 +49,12 @@ export class PartnersService {
     checkBuyerFields(input);
     await requireImageFile(this.ctx, actor, input.logoFileId ?? null, 'logoFileId');
     const type = input.type ?? 'CUSTOMER';
-    const number =
-      input.partnerNumber ?? (await nextPartnerNumber(this.ctx.db, actor.accountId, type));
-    return numberUnique(number, () => this.insert(actor, input, type, number));
+    const given = input.partnerNumber;
+    if (given !== undefined)
+      return numberUnique(given, () => this.insert(actor, input, type, given));
+    return withSequenceNumber(this.ctx.db, actor.accountId, type, (number) =>
+      this.insert(actor, input, type, number),
+    );
   }
 
   private async insert(
