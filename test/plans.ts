@@ -1,6 +1,5 @@
 import { createQueryId, sql, type Kysely, type RootOperationNode } from 'kysely';
 import type { DB } from '../src/db/schema.js';
-import { buildTestApp, type TestApp } from './helpers.js';
 
 /**
  * PostgreSQL runs a prepared statement on its generic plan after five runs. `genericPlan`
@@ -45,43 +44,10 @@ export async function genericPlan(
 }
 
 /**
- * A new, empty PostgreSQL database beside the run's (`DATABASE_URL`): its tables have no
- * statistics yet, as on a new installation, and a plan made there does not depend on what the
- * run's other test files wrote before. Answers its URL and how to drop it.
- */
-export async function freshPostgresDatabase(
-  prefix: string,
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  const { default: pg } = await import('pg');
-  const name = `${prefix}_${process.pid}_${Date.now()}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await client.connect();
-    await client.query(statement).finally(() => client.end());
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
-}
-
-/** A test app on a fresh PostgreSQL database (`freshPostgresDatabase`), dropped on close. */
-export async function appOnFreshDatabase(prefix: string): Promise<TestApp & { url: string }> {
-  const { url, drop } = await freshPostgresDatabase(prefix);
-  const t = await buildTestApp({ env: { DATABASE_URL: url } });
-  return {
-    ...t,
-    url,
-    async close() {
-      await t.close();
-      await drop();
-    },
-  };
-}
-
-/**
  * The plans PostgreSQL runs for `statement` and every statement inside it (its triggers' own
  * reads), each on its generic plan, as `auto_explain` writes them: one text per statement.
+ * `LOAD 'auto_explain'` needs the contrib module (in Debian's postgresql package) and a
+ * superuser, as the tests' `postgres` role is.
  */
 export async function nestedPlans(url: string, statement: string): Promise<string[]> {
   const { default: pg } = await import('pg');

@@ -30,6 +30,17 @@ export function isUniqueViolation(err: unknown): boolean {
   );
 }
 
+/**
+ * A unique violation of one index: PostgreSQL names the index (`constraint`), SQLite the
+ * columns in its message (`UNIQUE constraint failed: partners.account_id, partners.partner_number`).
+ */
+export function isUniqueViolationOf(err: unknown, index: string, column: string): boolean {
+  if (!isUniqueViolation(err)) return false;
+  const { constraint, message } = err as { constraint?: unknown; message?: unknown };
+  if (typeof constraint === 'string') return constraint === index;
+  return typeof message === 'string' && message.includes(column);
+}
+
 /** PostgreSQL chose this transaction to give way in a deadlock (it was rolled back whole). */
 export function isDeadlock(err: unknown): boolean {
   return errorCode(err) === '40P01';

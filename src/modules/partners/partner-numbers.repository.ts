@@ -146,7 +146,8 @@ export async function takeNumbers(
  * numbers: a customer sequence that reaches the vendors' numbers (10001… meets 70001… after
  * 60,000 customers) or a block typed in by hand continues after it at once, instead of every
  * create trying the run's numbers one by one. Leaves the sequence as it is when its next number
- * is free, and never moves it back (a concurrent take may have moved it further meanwhile).
+ * is free, never moves it back (a concurrent take may have moved it further meanwhile), and
+ * leaves a sequence that a PUT changed since the walk read it (another prefix, a lower value).
  */
 export async function skipTakenRun(
   db: Executor,
@@ -165,5 +166,8 @@ export async function skipTakenRun(
     update partner_number_sequences
       set next_value = ${greatest}(next_value, (select max(v) + 1 from run))
       where account_id = ${accountId} and partner_type = ${type}
-        and exists (select 1 from run)`.execute(db);
+        and exists (select 1 from run)
+        -- Still the sequence walked: a PUT that changed it meanwhile is kept as it is.
+        and prefix = (select prefix from run limit 1)
+        and next_value >= (select min(v) from run)`.execute(db);
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/records.js';
-import { isPostgres, isUniqueViolation } from '../../db/dialect.js';
+import { isPostgres, isUniqueViolation, isUniqueViolationOf } from '../../db/dialect.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { AppError } from '../../shared/errors.js';
 import * as repo from './partner-numbers.repository.js';
@@ -70,7 +70,7 @@ export async function nextPartnerNumber(
   for (let i = 0; i < MAX_SKIPS; i++) {
     const { prefix, first, taken } = await repo.takeNumbers(db, accountId, numbered);
     if (taken.length === 0) return repo.formatNumber(prefix, first);
-    await repo.skipTakenRun(db, accountId, numbered);
+    await skipTaken(db, accountId, numbered);
   }
   throw sequenceExhausted(numbered);
 }
@@ -105,13 +105,7 @@ async function serve(
       for (let value = values.first; value < values.first + batch.length; value++)
         if (!taken.has(value)) batch[next++]!.resolve(repo.formatNumber(values.prefix, value));
       const left = batch.slice(next);
-      if (left.length > 0)
-        try {
-          await repo.skipTakenRun(db, accountId, numbered);
-        } catch (err) {
-          for (const taker of left) taker.reject(err);
-          continue;
-        }
+      if (left.length > 0) await skipTaken(db, accountId, numbered);
       for (const taker of left) taker.tries++;
       for (const taker of left.filter((t) => t.tries >= MAX_SKIPS))
         taker.reject(sequenceExhausted(numbered));
@@ -124,6 +118,15 @@ async function serve(
     line.busy = false;
     ofDb.delete(key);
   }
+}
+
+/**
+ * Moves the sequence past the run of taken numbers at its head (`repo.skipTakenRun`). Only a
+ * shortcut: should it fail, the next take tries the run's numbers one by one as before, and a
+ * failing database fails that take.
+ */
+async function skipTaken(db: Executor, accountId: string, type: repo.NumberedType) {
+  await repo.skipTakenRun(db, accountId, type).catch(() => undefined);
 }
 
 function sequenceExhausted(numbered: repo.NumberedType): AppError {
@@ -142,14 +145,14 @@ function sequenceExhausted(numbered: repo.NumberedType): AppError {
   );
 }
 
-/** The most creates of the other type one create lets take its number first. */
+/** The most sequence numbers one create tries to insert (others may insert each first). */
 const NUMBER_RACES = 10;
 
 /**
  * Runs `insert` with the next number of the type's sequence. The number is free when taken,
  * but where the customers' and the vendors' sequences meet a create of the other type may take
  * the same number and insert it first: the create then takes the next number rather than
- * answer 409 for a number it did not give. After NUMBER_RACES such losses it answers that 409.
+ * answer 409 for a number it did not give. The 409 comes only after NUMBER_RACES numbers.
  */
 export async function withSequenceNumber<T>(
   db: Executor,
@@ -157,16 +160,15 @@ export async function withSequenceNumber<T>(
   type: string,
   insert: (number: string) => Promise<T>,
 ): Promise<T> {
-  for (let attempt = 1; attempt < NUMBER_RACES; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     const number = await nextPartnerNumber(db, accountId, type);
     try {
       return await insert(number);
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!isUniqueViolationOf(err, 'partners_number_uq', 'partners.partner_number')) throw err;
+      if (attempt === NUMBER_RACES) throw duplicateNumber(number);
     }
   }
-  const number = await nextPartnerNumber(db, accountId, type);
-  return numberUnique(number, () => insert(number));
 }
 
 /**
@@ -181,16 +183,21 @@ export async function numberUnique<T>(
     return await write();
   } catch (err) {
     if (number === undefined || !isUniqueViolation(err)) throw err;
-    throw new AppError('duplicate', `Another partner already has the number ${number}.`, {
-      errors: [
-        {
-          path: '/body/partnerNumber',
-          message: `${number} is already another partner's number`,
-          code: 'duplicate',
-        },
-      ],
-    });
+    throw duplicateNumber(number);
   }
+}
+
+/** 409: another partner of the account has the number. */
+function duplicateNumber(number: string): AppError {
+  return new AppError('duplicate', `Another partner already has the number ${number}.`, {
+    errors: [
+      {
+        path: '/body/partnerNumber',
+        message: `${number} is already another partner's number`,
+        code: 'duplicate',
+      },
+    ],
+  });
 }
 
 function present(

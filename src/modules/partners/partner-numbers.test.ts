@@ -1,15 +1,8 @@
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import {
-  buildTestApp,
-  createUser,
-  dbKind,
-  type TestApp,
-  type TestUser,
-} from '../../../test/helpers.js';
-import { freshPostgresDatabase } from '../../../test/plans.js';
-import { openDatabase, type Database } from '../../db/database.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
+import { freshDatabase } from '../../../test/fresh-database.js';
 import { migrations } from '../../db/migrations/index.js';
 import { findPartner, findPartnerJson } from './partners.repository.js';
 import { presentPartner } from './partners.presenter.js';
@@ -276,17 +269,8 @@ describe('partner numbers', () => {
 });
 
 describe('partner numbers: the upgrade (migration 0023)', () => {
-  /** A database of this run's kind to migrate step by step: in memory, or a fresh PostgreSQL one. */
-  async function freshDatabase(): Promise<Database> {
-    if (dbKind === 'sqlite')
-      return openDatabase({ database: { kind: 'sqlite', file: ':memory:' } });
-    const { url, drop } = await freshPostgresDatabase('kontor_numbers');
-    onTestFinished(drop);
-    return openDatabase({ database: { kind: 'postgres', url } });
-  }
-
   it('numbers existing partners in creation order per account and type, and continues after them', async () => {
-    const database = await freshDatabase();
+    const database = await freshDatabase('kontor_numbers');
     try {
       const migrator = new Migrator({
         db: database.db,

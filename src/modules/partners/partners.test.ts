@@ -5,7 +5,6 @@ import {
   auditCount as countAudit,
   buildTestApp,
   createUser,
-  dbKind,
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
@@ -13,7 +12,7 @@ import { SAMPLES, upload } from '../files/files.test-support.js';
 import * as audit from '../../shared/audit.js';
 import { registerReference } from '../../shared/references.js';
 import { describeResourceContract } from '../../../test/contract.js';
-import { openDatabase, type Database } from '../../db/database.js';
+import { freshDatabase } from '../../../test/fresh-database.js';
 import { migrations } from '../../db/migrations/index.js';
 import { findPartner, findPartnerJson } from './partners.repository.js';
 import { presentPartner } from './partners.presenter.js';
@@ -656,26 +655,8 @@ describe('partners: reads as JSON from the database', () => {
 });
 
 describe('partners: stored answers after the upgrade (migration 0021)', () => {
-  /** A database of this run's kind to migrate step by step: in memory, or a fresh PostgreSQL one. */
-  async function freshDatabase(): Promise<Database> {
-    if (dbKind === 'sqlite')
-      return openDatabase({ database: { kind: 'sqlite', file: ':memory:' } });
-    const { default: pg } = await import('pg');
-    const name = `kontor_upgrade_${process.pid}_${Date.now()}`;
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await client.connect();
-      await client.query(statement).finally(() => client.end());
-    };
-    await admin(`create database ${name}`);
-    onTestFinished(() => admin(`drop database if exists ${name} with (force)`));
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${name}`;
-    return openDatabase({ database: { kind: 'postgres', url: url.toString() } });
-  }
-
   it('fills in the partners that exist, then keeps them up to date', async () => {
-    const database = await freshDatabase();
+    const database = await freshDatabase('kontor_upgrade');
     try {
       const migrator = new Migrator({
         db: database.db,

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, dbKind } from '../../../test/helpers.js';
-import { appOnFreshDatabase, genericPlan } from '../../../test/plans.js';
+import { appOnFreshDatabase } from '../../../test/fresh-database.js';
+import { genericPlan } from '../../../test/plans.js';
 import { nextDueDelivery } from './webhook-endpoints.repository.js';
 
 /**
  * The sender's look for an account's next due delivery reads the index of its pending ones
  * (`webhook_deliveries_due_idx`, partial on `status = 'PENDING'`) on PostgreSQL's generic plan
  * too, not every delivery the account was ever sent. The plan is made in a database of its own
- * (test/plans.ts, `appOnFreshDatabase`).
+ * (test/fresh-database.ts, `appOnFreshDatabase`).
  */
 
 describe.skipIf(dbKind !== 'postgres')(
