@@ -446,7 +446,8 @@ describe.runIf(dbKind === 'postgres' && storageFullAlone)(
   'storage full, for real (PostgreSQL tablespace on a tmpfs)',
   () => {
     const uid = localPostgresUid();
-    const mount = uid === undefined ? undefined : mountTiny('16m');
+    // Collected even when skipped: mount only in the pass that runs it (its afterAll unmounts).
+    const mount = uid === undefined || !storageFullAlone ? undefined : mountTiny('16m');
     const name = `kontor_full_${process.pid}`;
     const admin = async (statement: string) => {
       const { default: pg } = await import('pg');
