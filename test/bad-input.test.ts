@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../src/http/pagination.js';
 import { mt940, uploadStatement } from '../src/modules/bank-imports/bank-imports.test-support.js';
 import { expectProblem as problemOf } from './contract.js';
+import { onServer } from './fresh-database.js';
 import { buildTestApp, createUser, dbKind, type TestApp, type TestUser } from './helpers.js';
 
 /**
@@ -449,20 +450,10 @@ describe.runIf(dbKind === 'postgres' && storageFullAlone)(
     // Collected even when skipped: mount only in the pass that runs it (its afterAll unmounts).
     const mount = uid === undefined || !storageFullAlone ? undefined : mountTiny('16m');
     const name = `kontor_full_${process.pid}`;
-    const admin = async (statement: string) => {
-      const { default: pg } = await import('pg');
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await client.connect();
-      try {
-        await client.query(statement);
-      } finally {
-        await client.end();
-      }
-    };
     afterAll(async () => {
       if (!mount) return;
-      await admin(`drop database if exists ${name}`);
-      await admin(`drop tablespace if exists ${name}`);
+      await onServer(`drop database if exists ${name}`);
+      await onServer(`drop tablespace if exists ${name}`);
       unmount(mount);
     });
 
@@ -472,8 +463,8 @@ describe.runIf(dbKind === 'postgres' && storageFullAlone)(
         const location = path.join(mount!, 'ts');
         fs.mkdirSync(location);
         fs.chownSync(location, uid!, fs.statSync(location).gid);
-        await admin(`create tablespace ${name} location '${location}'`);
-        await admin(`create database ${name} tablespace ${name}`);
+        await onServer(`create tablespace ${name} location '${location}'`);
+        await onServer(`create database ${name} tablespace ${name}`);
         const url = new URL(process.env.DATABASE_URL!);
         url.pathname = `/${name}`;
         const local = await buildTestApp({ env: { DATABASE_URL: url.toString() } });

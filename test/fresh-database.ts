@@ -15,17 +15,32 @@ import { buildTestApp, dbKind, type TestApp } from './helpers.js';
 export async function freshPostgresDatabase(
   prefix: string,
 ): Promise<{ url: string; drop: () => Promise<void> }> {
-  const { default: pg } = await import('pg');
   const name = `${prefix}_${process.pid}_${Date.now()}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await client.connect();
-    await client.query(statement).finally(() => client.end());
-  };
-  await admin(`create database ${name}`);
+  await onServer(`create database ${name}`);
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
+  return {
+    url: url.toString(),
+    drop: () => onServer(`drop database if exists ${name} with (force)`),
+  };
+}
+
+/**
+ * Runs one statement on the run's PostgreSQL server (`DATABASE_URL`), connected to its
+ * `postgres` database, outside any test database: creating or dropping databases and
+ * tablespaces.
+ */
+export async function onServer(statement: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }
 
 /**

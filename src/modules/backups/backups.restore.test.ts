@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onServer } from '../../../test/fresh-database.js';
 import {
   buildTestApp,
   createUser,
@@ -35,19 +35,6 @@ function createInvoice(t: TestApp, user: TestUser, partnerId: string, n: number)
       lineItems: [1, 2, 3].map((q) => ({ description: `Pos ${q}`, quantity: q, unitPrice: 10 })),
     },
   });
-}
-
-/** Runs SQL on the PostgreSQL server of the suite, outside any test database. */
-async function onServer(statement: string): Promise<void> {
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Restores as docs/operations.md says; answers the DATABASE_URL of the restored database. */

@@ -178,13 +178,13 @@ describe('partner numbers', () => {
     expect(events.json<{ data: unknown[] }>().data).toHaveLength(2);
   });
 
-  /** Sets the customer sequence's next value (an admin's PUT). */
-  async function customersFrom(user: TestUser, nextValue: number): Promise<void> {
+  /** Sets the sequences as an admin's PUT does. */
+  async function putNumbering(user: TestUser, payload: Record<string, unknown>): Promise<void> {
     const put = await t.request({
       method: 'PUT',
       url: '/v1/partners/numbering',
       token: user.token,
-      payload: { customer: { nextValue } },
+      payload,
     });
     expect(put.statusCode, put.body).toBe(200);
   }
@@ -192,7 +192,7 @@ describe('partner numbers', () => {
   it('moves a lowered sequence past a long run of taken numbers at once', async () => {
     const user = await createUser(t);
     for (let i = 0; i < 101; i++) await created(user, { name: `Bestand ${i}` });
-    await customersFrom(user, 10001);
+    await putNumbering(user, { customer: { nextValue: 10001 } });
     // 10001…10101 are taken: the create continues after them (it answered 422 after 100 tries).
     expect((await created(user, { name: 'Danach' })).partnerNumber).toBe('10102');
     expect((await created(user, { name: 'Und weiter' })).partnerNumber).toBe('10103');
@@ -207,7 +207,7 @@ describe('partner numbers', () => {
     );
     expect(Math.max(...vendors.map((v) => Number(v.partnerNumber)))).toBe(70130);
     // As after 60,000 customers: the customer sequence reaches 70001.
-    await customersFrom(user, 69999);
+    await putNumbering(user, { customer: { nextValue: 69999 } });
     const one = async (name: string) => Number((await created(user, { name })).partnerNumber);
     expect([await one('Kunde 1'), await one('Kunde 2'), await one('Kunde 3')]).toEqual([
       69999, 70000, 70131,
@@ -223,13 +223,7 @@ describe('partner numbers', () => {
   it('gives concurrent customers and vendors different numbers where their sequences meet', async () => {
     const user = await createUser(t);
     // Both sequences at 50000: each hands out 50000, 50001, … for its own type.
-    const put = await t.request({
-      method: 'PUT',
-      url: '/v1/partners/numbering',
-      token: user.token,
-      payload: { customer: { nextValue: 50000 }, vendor: { nextValue: 50000 } },
-    });
-    expect(put.statusCode, put.body).toBe(200);
+    await putNumbering(user, { customer: { nextValue: 50000 }, vendor: { nextValue: 50000 } });
     const answers = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
         created(user, { name: `Zugleich ${i}`, type: i % 2 ? 'VENDOR' : 'CUSTOMER' }),
