@@ -4,7 +4,7 @@ import { loadConfig } from '../config.js';
 import { newId } from '../shared/ids.js';
 import { dbKind } from '../../test/helpers.js';
 import { openDatabase, type Database } from './database.js';
-import { deferInsert, deferRead } from './transactions.js';
+import { deferInsert, deferRead, plannedEachRun } from './transactions.js';
 import type { DB } from './schema.js';
 
 /**
@@ -57,6 +57,20 @@ describe.skipIf(dbKind !== 'postgres')('PostgreSQL rounds (pg-driver)', () => {
     expect(await prepared()).not.toContain(text);
     for (let i = 0; i < 3; i++) expect(await byId(id).execute()).toEqual([{ id, n: 1 }]);
     expect((await prepared()).filter((s) => s === text)).toHaveLength(1);
+  });
+
+  it('never prepares a statement run through plannedEachRun, however often it runs', async () => {
+    const id = newId('partner');
+    await probe().insertInto(table).values({ id, n: 2 }).execute();
+    // A text no other test runs.
+    const read = () => probe().selectFrom(table).select(['n', 'id']).where('id', '=', id);
+    const text = read().compile().sql;
+    for (let i = 0; i < 8; i++)
+      expect(await plannedEachRun(database.db, read())).toEqual([{ id, n: 2 }]);
+    expect(await prepared()).not.toContain(text);
+    // The same text run the ordinary way afterwards is prepared as usual.
+    for (let i = 0; i < 2; i++) await read().execute();
+    expect(await prepared()).toContain(text);
   });
 
   it('after a failed round, keeps what it prepared before the failure and forgets the rest', async () => {

@@ -32,6 +32,9 @@ const MAX_PREPARED_PARAMETERS = 100;
 /** Statements marked by `deferStatement` (src/db/transactions.ts). */
 export const deferredStatements = new WeakSet<CompiledQuery>();
 
+/** Statements marked by `plannedEachRun` (src/db/transactions.ts): never prepared. */
+export const unpreparedStatements = new WeakSet<CompiledQuery>();
+
 /** Where a read marked by `deferRead` (src/db/transactions.ts) learns its rows. */
 export interface ReadSlot {
   /** Set by the driver when it holds the read back for the next round trip. */
@@ -387,11 +390,12 @@ class LazyConnection implements DatabaseConnection {
    * How `query` runs: as the prepared statement of its text if there is one (or if this is
    * the second time it is seen, and fewer than MAX_PREPARED are prepared: a stream of one-off
    * texts such as IN lists of every length cannot fill the server's memory), else unnamed; a
-   * batch's long IN list always unnamed (`MAX_PREPARED_PARAMETERS`).
+   * batch's long IN list and a statement marked by `plannedEachRun` always unnamed.
    */
   private step(query: CompiledQuery): Step {
     const text = query.sql;
     const values = [...query.parameters];
+    if (unpreparedStatements.has(query)) return { text, values, name: '', parse: true };
     const name = this.prepared.get(text);
     if (name !== undefined) {
       const shape = this.shapes.get(name);

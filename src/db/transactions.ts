@@ -5,7 +5,13 @@ import {
   type Transaction,
   type TransactionBuilder,
 } from 'kysely';
-import { deferredReads, deferredStatements, FLUSH, type ReadSlot } from './pg-driver.js';
+import {
+  deferredReads,
+  deferredStatements,
+  FLUSH,
+  unpreparedStatements,
+  type ReadSlot,
+} from './pg-driver.js';
 
 type Hook<DB> = (db: Kysely<DB>) => Promise<void>;
 
@@ -91,4 +97,21 @@ export async function deferRead<R>(
     if (!slot.sent) await db.executeQuery(FLUSH);
     return rows;
   };
+}
+
+/**
+ * Runs a statement that PostgreSQL plans anew for its values on every run, never as a prepared
+ * statement (elsewhere it runs as any other). For a statement whose good plan depends on the
+ * size of a table that grows while a connection keeps the statement: a prepared statement's
+ * generic plan, made on that connection's sixth run, stays as long as the connection, and made
+ * while the table was small and had no statistics it may read every row of an account where
+ * an index gives one (docs/benchmarks.md, "A plan made while the partners were few").
+ */
+export async function plannedEachRun<R>(
+  db: { executeQuery(query: CompiledQuery): Promise<{ rows: unknown[] }> },
+  query: Compilable<R> | CompiledQuery<R>,
+): Promise<R[]> {
+  const compiled = 'compile' in query ? query.compile() : query;
+  unpreparedStatements.add(compiled);
+  return (await db.executeQuery(compiled)).rows as R[];
 }

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { isPostgres } from '../../db/dialect.js';
 import type { Executor } from '../../db/records.js';
+import { plannedEachRun } from '../../db/transactions.js';
 import { NUMBER_BASE } from '../../db/migrations/0024_partner_numbers.js';
 
 /** A partner type's sequence as stored (`partner_number_sequences`). */
@@ -61,7 +62,11 @@ export async function putSequence(
 /**
  * Whether another partner of the account has the number `prefix` + `value`. A scalar subquery,
  * not `exists`: PostgreSQL turns an `exists` over many values into a hash join reading every
- * partner of the account (29 ms at 43,000 partners, against 0.3 ms).
+ * partner of the account (29 ms at 43,000 partners, against 0.3 ms). The statements holding it
+ * are planned on every run (`plannedEachRun`): a plan kept from while the account had fewer
+ * than a few hundred partners and no statistics read every partner of the account for each
+ * value (an account index with the number as a filter, the same cost as the unique index
+ * then), and kept that plan as the partners grew.
  */
 const othersHave = (accountId: string, prefix: RawBuilder<unknown>, value: RawBuilder<unknown>) =>
   sql<boolean>`(select 1 from partners p where p.account_id = ${accountId}
@@ -114,7 +119,7 @@ export async function takeNumbers(
       : insert.values(values);
   const others = (value: RawBuilder<unknown>) =>
     othersHave(accountId, sql`partner_number_sequences.prefix`, value);
-  const row = await upsert
+  const statement = upsert
     .onConflict((oc) =>
       oc.columns(['account_id', 'partner_type']).doUpdateSet((eb) => ({
         next_value: eb('partner_number_sequences.next_value', '+', count),
@@ -130,8 +135,9 @@ export async function takeNumbers(
             where ${others(sql`g`)})`.as('taken')
         : sql<number[]>`case when ${others(sql`partner_number_sequences.next_value - 1`)}
             then json_array(partner_number_sequences.next_value - 1) else '[]' end`.as('taken'),
-    ])
-    .executeTakeFirstOrThrow();
+    ]);
+  const [row] = await plannedEachRun(db, statement);
+  if (!row) throw new Error('takeNumbers: the upsert answered no row');
   const taken = typeof row.taken === 'string' ? (JSON.parse(row.taken) as number[]) : row.taken;
   return {
     prefix: row.prefix,
@@ -155,7 +161,7 @@ export async function skipTakenRun(
   type: NumberedType,
 ): Promise<void> {
   const greatest = isPostgres(db) ? sql.raw('greatest') : sql.raw('max');
-  await sql`with recursive run(v, prefix) as (
+  const walk = sql`with recursive run(v, prefix) as (
       select s.next_value, s.prefix from partner_number_sequences s
         where s.account_id = ${accountId} and s.partner_type = ${type}
           and ${othersHave(accountId, sql`s.prefix`, sql`s.next_value`)}
@@ -169,5 +175,6 @@ export async function skipTakenRun(
         and exists (select 1 from run)
         -- Still the sequence walked: a PUT that changed it meanwhile is kept as it is.
         and prefix = (select prefix from run limit 1)
-        and next_value >= (select min(v) from run)`.execute(db);
+        and next_value >= (select min(v) from run)`;
+  await plannedEachRun(db, walk.compile(db));
 }

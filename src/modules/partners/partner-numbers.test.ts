@@ -1,7 +1,13 @@
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
+import {
+  buildTestApp,
+  createUser,
+  dbKind,
+  type TestApp,
+  type TestUser,
+} from '../../../test/helpers.js';
 import { freshDatabase } from '../../../test/fresh-database.js';
 import { migrations } from '../../db/migrations/index.js';
 import { findPartner, findPartnerJson } from './partners.repository.js';
@@ -21,11 +27,15 @@ interface PartnerAnswer {
   partnerNumber: string | null;
 }
 
-const create = (user: TestUser, payload: Record<string, unknown>) =>
-  t.request({ method: 'POST', url: '/v1/partners', token: user.token, payload });
+const create = (user: TestUser, payload: Record<string, unknown>, app = t) =>
+  app.request({ method: 'POST', url: '/v1/partners', token: user.token, payload });
 
-async function created(user: TestUser, payload: Record<string, unknown>): Promise<PartnerAnswer> {
-  const res = await create(user, payload);
+async function created(
+  user: TestUser,
+  payload: Record<string, unknown>,
+  app = t,
+): Promise<PartnerAnswer> {
+  const res = await create(user, payload, app);
   expect(res.statusCode, res.body).toBe(201);
   return res.json<PartnerAnswer>();
 }
@@ -259,6 +269,46 @@ describe('partner numbers', () => {
       token: user.token,
     });
     expect(numbering.json()).toMatchObject({ customer: { nextValue: 10016 } });
+  });
+});
+
+describe.skipIf(dbKind !== 'postgres')('partner numbers: plans', () => {
+  it('plans the number take and the walk past taken numbers anew on every run', async () => {
+    // One connection, so the statements prepared on it are every statement the app prepared.
+    // A prepared take kept the plan of its sixth run, made while the account had a handful of
+    // partners and no statistics: an account index with the number as a filter, which read
+    // every partner of the account for each number as the partners grew.
+    const one = await buildTestApp({ env: { DATABASE_POOL_SIZE: '1' } });
+    try {
+      const user = await createUser(one);
+      const make = async (payload: Record<string, unknown>) =>
+        (await created(user, payload, one)).partnerNumber;
+      for (const partnerNumber of ['10003', '10006'])
+        await make({ name: 'Von Hand', partnerNumber });
+      const numbers = [];
+      for (let i = 0; i < 10; i++) numbers.push(await make({ name: `Kunde ${i}` }));
+      expect(numbers).toEqual([
+        '10001',
+        '10002',
+        '10004',
+        '10005',
+        '10007',
+        '10008',
+        '10009',
+        '10010',
+        '10011',
+        '10012',
+      ]);
+      const { rows } = await sql<{
+        statement: string;
+      }>`select statement from pg_prepared_statements`.execute(one.app.ctx.db);
+      const statements = rows.map((r) => r.statement);
+      // The check itself: the app prepares its other statements on this connection.
+      expect(statements.some((s) => s.includes('insert into "partners"'))).toBe(true);
+      expect(statements.filter((s) => s.includes('partner_number_sequences'))).toEqual([]);
+    } finally {
+      await one.close();
+    }
   });
 });
 
