@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import sjson from 'secure-json-parse';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { migrate, openDatabase, type Database } from './db/database.js';
+import { migrate, openDatabase, statisticsOff, type Database } from './db/database.js';
 import { findBadDates } from './db/date-check.js';
 import { sealAllAudit, setAuditLogger, settleAudit } from './shared/audit.js';
 import { LogOutput } from './shared/log-output.js';
@@ -261,6 +261,17 @@ async function warnOfBadDates(db: Database['db'], log: FastifyBaseLogger, clock:
     );
 }
 
+/**
+ * After migrating, on PostgreSQL without autovacuum: a warning that the planner has no
+ * statistics (`statisticsOff`), with what to do, since nothing else would tell the operator.
+ */
+async function warnOfNoStatistics(database: Database, log: FastifyBaseLogger) {
+  if (await statisticsOff(database.db, database.kind))
+    log.warn(
+      'PostgreSQL runs without autovacuum (autovacuum or track_counts is off): its planner gets no table statistics, and reads may come to scan whole accounts as they grow. Turn autovacuum on (the default), or run ANALYZE regularly.',
+    );
+}
+
 /** Database (migrated, pending audit chained) and, with `REDIS_URL`, two Redis connections. */
 async function openBackends(config: Config, log: FastifyBaseLogger, clock: Clock) {
   const database = openDatabase(config, log);
@@ -269,6 +280,7 @@ async function openBackends(config: Config, log: FastifyBaseLogger, clock: Clock
   try {
     await migrate(database.db);
     await warnOfBadDates(database.db, log, clock);
+    await warnOfNoStatistics(database, log);
     // Events a previous process committed but did not live to chain (audit.ts).
     setAuditLogger(log);
     await sealAllAudit(database.db);

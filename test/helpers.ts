@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import { settleAudit } from '../src/shared/audit.js';
@@ -38,7 +39,13 @@ export interface TestApp {
 
 /** A real app on a real database: a fresh SQLite file, or the run's PostgreSQL database. */
 export async function buildTestApp(
-  opts: { clock?: Clock; env?: Record<string, string>; webDist?: string } = {},
+  opts: {
+    clock?: Clock;
+    env?: Record<string, string>;
+    webDist?: string;
+    /** Where the app's log goes (with `LOG_LEVEL` in `env`). */
+    logStream?: Writable;
+  } = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-test-'));
   // Rate limits stay on in every test, with limits no test reaches by accident; the
@@ -72,6 +79,7 @@ export async function buildTestApp(
   };
   const app = await buildApp(loadConfig(env), {
     clock: opts.clock,
+    logStream: opts.logStream,
     // On PostgreSQL the test files of one worker share a pg-boss schema, and the other
     // worker's files another: a file's `drain()` runs its own worker's jobs, never those of a
     // file running beside it (whose app has another outbox, clock and data directory).

@@ -188,6 +188,21 @@ async function recorded(db: Kysely<DB>): Promise<Set<string> | undefined> {
   }
 }
 
+/**
+ * PostgreSQL: whether the server keeps no statistics of its own (`autovacuum` or
+ * `track_counts` off). Its planner then plans every table as if it had a handful of rows, and
+ * a plan made so may read every row of an account where an index gives one (docs/operations.md,
+ * "Statistics"). False on SQLite.
+ */
+export async function statisticsOff(db: Kysely<DB>, kind: DialectKind): Promise<boolean> {
+  if (kind !== 'postgres') return false;
+  const { rows } = await sql<{ off: boolean }>`select
+    current_setting('autovacuum') = 'off' or current_setting('track_counts') = 'off' as off`.execute(
+    db,
+  );
+  return rows[0]?.off === true;
+}
+
 /** Applies pending migrations; the same migrations serve both databases. */
 export async function migrate(db: Kysely<DB>): Promise<string[]> {
   // Up to date (every migration recorded, none unknown): nothing to lock or apply.
