@@ -268,7 +268,7 @@ async function warnOfBadDates(db: Database['db'], log: FastifyBaseLogger, clock:
 async function warnOfNoStatistics(database: Database, log: FastifyBaseLogger) {
   if (await statisticsOff(database.db, database.kind))
     log.warn(
-      'PostgreSQL runs without autovacuum (autovacuum or track_counts is off): its planner gets no table statistics, and reads may come to scan whole accounts as they grow. Turn autovacuum on (the default), or run ANALYZE regularly.',
+      'PostgreSQL runs without autovacuum (autovacuum or track_counts is off): unless ANALYZE is run, its planner gets no column statistics and keeps plans made while tables were small, so reads may come to scan whole accounts as they grow. Turn autovacuum on (the default), or run ANALYZE regularly.',
     );
 }
 

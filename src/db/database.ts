@@ -189,10 +189,11 @@ async function recorded(db: Kysely<DB>): Promise<Set<string> | undefined> {
 }
 
 /**
- * PostgreSQL: whether the server keeps no statistics of its own (`autovacuum` or
- * `track_counts` off). Its planner then plans every table as if it had a handful of rows, and
- * a plan made so may read every row of an account where an index gives one (docs/operations.md,
- * "Statistics"). False on SQLite.
+ * PostgreSQL: whether the server gathers no statistics of its own (`autovacuum` or
+ * `track_counts` off). Its planner then knows a table's size but nothing of its columns, and a
+ * prepared statement's plan made while a table was small is kept until an ANALYZE, which then
+ * never comes: such a plan may read every row of an account where an index gives one
+ * (docs/operations.md, "Statistics"). False on SQLite.
  */
 export async function statisticsOff(db: Kysely<DB>, kind: DialectKind): Promise<boolean> {
   if (kind !== 'postgres') return false;

@@ -258,7 +258,8 @@ const COMMIT = CompiledQuery.raw('commit');
  * Read-your-writes holds: deferred statements are sent before any later statement.
  *
  * Every statement a connection sees a second time becomes a named prepared statement on it,
- * so PostgreSQL parses and plans it once per connection instead of once per request.
+ * so PostgreSQL parses and plans it once per connection instead of once per request; not a
+ * batch's long IN list, nor a statement marked by `plannedEachRun` (`step`).
  */
 class LazyConnection implements DatabaseConnection {
   private state: 'none' | 'lazy' | 'open' = 'none';

@@ -48,6 +48,11 @@ export class KontorKysely<DB> extends Kysely<DB> {
   }
 }
 
+/** A query as the driver gets it: compiled once, so a mark set on it reaches the driver. */
+function compiledOf<R>(query: Compilable<R> | CompiledQuery<R>): CompiledQuery<R> {
+  return 'compile' in query ? query.compile() : query;
+}
+
 /**
  * Runs a statement whose answer the caller does not need (an insert without RETURNING, a
  * lock). On PostgreSQL inside a transaction it is sent later, together with the transaction's
@@ -60,7 +65,7 @@ export async function deferStatement(
   db: { executeQuery(query: CompiledQuery): Promise<unknown> },
   query: Compilable | CompiledQuery,
 ): Promise<void> {
-  const compiled = 'compile' in query ? query.compile() : query;
+  const compiled = compiledOf(query);
   deferredStatements.add(compiled);
   await db.executeQuery(compiled);
 }
@@ -83,7 +88,7 @@ export async function deferRead<R>(
   db: { executeQuery(query: CompiledQuery): Promise<{ rows: unknown[] }> },
   query: Compilable<R> | CompiledQuery<R>,
 ): Promise<() => Promise<R[]>> {
-  const compiled = 'compile' in query ? query.compile() : query;
+  const compiled = compiledOf(query);
   let slot!: ReadSlot;
   const rows = new Promise<R[]>((resolve, reject) => {
     slot = { deferred: false, sent: false, resolve: resolve as (rows: unknown[]) => void, reject };
@@ -103,15 +108,16 @@ export async function deferRead<R>(
  * Runs a statement that PostgreSQL plans anew for its values on every run, never as a prepared
  * statement (elsewhere it runs as any other). For a statement whose good plan depends on the
  * size of a table that grows while a connection keeps the statement: a prepared statement's
- * generic plan, made on that connection's sixth run, stays as long as the connection, and made
- * while the table was small and had no statistics it may read every row of an account where
- * an index gives one (docs/benchmarks.md, "A plan made while the partners were few").
+ * generic plan, made at its sixth run on that connection, stays until an ANALYZE of the table
+ * replaces it, and made while the table was small and had no statistics it may read every row
+ * of an account where an index gives one (docs/benchmarks.md, "A plan made while the partners
+ * were few").
  */
 export async function plannedEachRun<R>(
   db: { executeQuery(query: CompiledQuery): Promise<{ rows: unknown[] }> },
   query: Compilable<R> | CompiledQuery<R>,
 ): Promise<R[]> {
-  const compiled = 'compile' in query ? query.compile() : query;
+  const compiled = compiledOf(query);
   unpreparedStatements.add(compiled);
   return (await db.executeQuery(compiled)).rows as R[];
 }
