@@ -4,14 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
-import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { isoDate, latestDocumentDate } from '../src/shared/dates.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createUser, dbKind, type TestApp } from './helpers.js';
+import { buildTestApp, createUser, dbKind, logSink, type TestApp } from './helpers.js';
 
 const run = promisify(execFile);
 let t: TestApp;
@@ -205,19 +204,15 @@ describe('kontor CLI', () => {
     expect((await kontor('doctor')).code).toBe(1);
     expect((await kontor('migrate')).out).toMatch(/WARNING: \d+ stored date\(s\)/);
     // A start of the service warns with the count in its log.
-    let log = '';
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        log += chunk.toString('utf8');
-        done();
-      },
-    });
+    const log = logSink();
     const started = await buildApp(
       loadConfig({ ...cliEnv(), LOG_LEVEL: 'warn', JOB_POLL_INTERVAL_MS: '0' }),
-      { logStream: sink, jobsSchema: `pgboss_w${process.env.VITEST_POOL_ID ?? '1'}` },
+      { logStream: log.stream, jobsSchema: `pgboss_w${process.env.VITEST_POOL_ID ?? '1'}` },
     );
     await started.close();
-    expect(log).toMatch(/"level":40.*"count":\d+.*stored date\(s\) are impossible or out of range/);
+    expect(log.text()).toMatch(
+      /"level":40.*"count":\d+.*stored date\(s\) are impossible or out of range/,
+    );
     // The account without bad dates is clean, and so is this one once they are corrected.
     const none = await kontor('doctor', '--account', clean.accountId);
     expect(none.out).toContain('Every stored date is a calendar date in its range.');

@@ -1,11 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { expectProblem } from './contract.js';
-import { buildTestApp, createUser, type TestApp, type TestUser, checkAnswers } from './helpers.js';
+import {
+  buildTestApp,
+  createUser,
+  logSink,
+  type TestApp,
+  type TestUser,
+  checkAnswers,
+} from './helpers.js';
 
 let t: TestApp;
 let admin: TestUser;
@@ -329,13 +335,7 @@ describe('idempotency in flight', () => {
 
 describe('logs', () => {
   it('never contain passwords, tokens, codes or API keys', async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
+    const sink = logSink();
     const base = await buildTestApp();
     const app = await buildApp(
       loadConfig({
@@ -348,7 +348,7 @@ describe('logs', () => {
         LOG_LEVEL: 'trace',
       }),
       {
-        logger: { level: 'trace', stream },
+        logger: { level: 'trace', stream: sink.stream },
       },
     );
     const { createApiKey } = await import('../src/modules/api-keys/api-keys.service.js');
@@ -377,7 +377,7 @@ describe('logs', () => {
     });
     await app.close();
     await base.close();
-    const log = lines.join('');
+    const log = sink.text();
     expect(log).toContain('"reqId"');
     for (const secret of [password, key, user.token, 'wrong password here'])
       expect(log).not.toContain(secret);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import { settleAudit } from '../src/shared/audit.js';
@@ -35,6 +35,22 @@ export interface TestApp {
   request(
     opts: InjectOptions & { token?: string; key?: string | null },
   ): Promise<LightMyRequestResponse>;
+}
+
+/**
+ * A log kept in memory: `stream` for an app's `logStream` (or a pino logger), `text()` for
+ * everything written to it so far. Lines arrive in batches (src/shared/log-output.ts), so a
+ * test reads the text, or its lines split at newlines.
+ */
+export function logSink(): { stream: Writable; text(): string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      chunks.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
 }
 
 /** A real app on a real database: a fresh SQLite file, or the run's PostgreSQL database. */

@@ -1,9 +1,8 @@
-import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, statisticsOff } from '../src/db/database.js';
-import { buildTestApp, dbKind } from './helpers.js';
+import { buildTestApp, dbKind, logSink } from './helpers.js';
 
 /**
  * A PostgreSQL without autovacuum gathers no statistics, and plans made without them may read
@@ -35,16 +34,11 @@ describe.skipIf(dbKind !== 'postgres')('start on PostgreSQL: statistics', () => 
   });
 
   it('warns at start exactly when the server gathers no statistics', async () => {
-    let log = '';
-    const logStream = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        log += chunk.toString('utf8');
-        done();
-      },
-    });
-    const t = await buildTestApp({ env: { LOG_LEVEL: 'warn' }, logStream });
+    const log = logSink();
+    const t = await buildTestApp({ env: { LOG_LEVEL: 'warn' }, logStream: log.stream });
     try {
       const warned = log
+        .text()
         .split('\n')
         .filter((line) => line.includes('"level":40') && line.includes('without autovacuum'));
       expect(warned).toHaveLength((await settingsOff(t.app.ctx.db)) ? 1 : 0);

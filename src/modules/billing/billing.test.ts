@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
 import { settleAudit } from '../../shared/audit.js';
@@ -10,6 +9,7 @@ import {
   buildTestApp,
   createUser,
   dbKind,
+  logSink,
   type TestApp,
   type TestUser,
   checkAnswers,
@@ -34,7 +34,7 @@ const BANK = {
 
 let t: TestApp;
 let admin: TestUser;
-const logLines: string[] = [];
+const log = logSink();
 
 beforeAll(async () => {
   // A real app whose production logger writes into memory, so the test can read every line.
@@ -51,9 +51,7 @@ beforeAll(async () => {
       ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     }),
     {
-      logStream: new Writable({
-        write: (chunk: Buffer, _e, done) => (logLines.push(chunk.toString()), done()),
-      }),
+      logStream: log.stream,
     },
   );
   checkAnswers(app);
@@ -222,7 +220,7 @@ describe('billing', () => {
       expect(res.body).not.toContain(PAN);
       const text = await storedText(owner.accountId);
       expect(text).not.toContain('4111');
-      const logs = logLines.join('');
+      const logs = log.text();
       expect(logs).not.toContain('4111111111111111');
       expect(logs).not.toContain(PAN);
     },

@@ -1,18 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildTestApp,
   createUser,
-  dbKind,
+  logSink,
   mailsTo,
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
 import { startSmtp } from '../../../test/smtp.js';
-import { buildApp } from '../../app.js';
-import { loadConfig } from '../../config.js';
 import { SAMPLES, upload } from '../files/files.test-support.js';
 import { call } from './documents.test-support.js';
 
@@ -128,31 +125,16 @@ describe('documents: send through a mail server', () => {
 describe('start: mail that does not leave the machine', () => {
   /** The warnings an app logs while it is built, with and without SMTP_URL. */
   async function startWarnings(env: Record<string, string>): Promise<string[]> {
-    const base = await buildTestApp();
-    await base.app.close();
-    const lines: string[] = [];
-    const app = await buildApp(
-      loadConfig({
-        DATA_DIR: base.dataDir,
-        LOG_LEVEL: 'warn',
-        JOB_POLL_INTERVAL_MS: '0',
-        DATABASE_URL:
-          dbKind === 'postgres'
-            ? process.env.DATABASE_URL!
-            : `sqlite:${path.join(base.dataDir, 'kontor.sqlite')}`,
-        ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-        ...env,
-      }),
-      {
-        logStream: new Writable({
-          write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()),
-        }),
-        jobsSchema: `pgboss_w${process.env.VITEST_POOL_ID ?? '1'}`,
-      },
-    );
-    await app.close();
-    fs.rmSync(base.dataDir, { recursive: true, force: true });
-    return lines.filter((l) => l.includes('SMTP_URL'));
+    const log = logSink();
+    const started = await buildTestApp({
+      env: { LOG_LEVEL: 'warn', ...env },
+      logStream: log.stream,
+    });
+    await started.close();
+    return log
+      .text()
+      .split('\n')
+      .filter((l) => l.includes('SMTP_URL'));
   }
 
   it('warns once, naming SMTP_URL, in outbox mode; not when a mail server is set', async () => {

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildTestApp,
   createUser,
   dbKind,
+  logSink,
   type TestApp,
   type TestUser,
   checkAnswers,
@@ -324,7 +324,7 @@ describe('hooks for referencing modules', () => {
 
 describe('logs', () => {
   it('never contain the signed tokens', async () => {
-    const lines: string[] = [];
+    const sink = logSink();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-test-'));
     const app = await buildApp(
       loadConfig({
@@ -336,12 +336,7 @@ describe('logs', () => {
             : `sqlite:${path.join(dataDir, 'kontor.sqlite')}`,
       }),
       {
-        logStream: new Writable({
-          write(chunk: Buffer, _enc, done) {
-            lines.push(chunk.toString('utf8'));
-            done();
-          },
-        }),
+        logStream: sink.stream,
       },
     );
     try {
@@ -377,7 +372,7 @@ describe('logs', () => {
       await app.inject({ method: 'GET', url: localPath(url) });
       await putBytes(t, ticket.uploadUrl, SAMPLES.pdf, 'application/pdf'); // 409, logged too
       const tokens = [ticket.uploadUrl, url].map((u) => new URL(u).searchParams.get('token')!);
-      const log = lines.join('');
+      const log = sink.text();
       expect(log).toContain('/v1/files/upload');
       expect(log).toContain('/v1/files/download');
       for (const token of tokens) {

@@ -276,9 +276,8 @@ describe.skipIf(dbKind !== 'postgres')('partner numbers: plans', () => {
   it('plans the number take and the walk past taken numbers anew on every run', async () => {
     // One connection, so the statements prepared on it are every statement the app prepared.
     // A prepared take kept the plan of its sixth run as a prepared statement, made while the
-    // account had a handful of
-    // partners and no statistics: an account index with the number as a filter, which read
-    // every partner of the account for each number as the partners grew.
+    // account had a handful of partners and no statistics: an account index with the number as
+    // a filter, which read every partner of the account for each number as the partners grew.
     const one = await buildTestApp({ env: { DATABASE_POOL_SIZE: '1' } });
     try {
       const user = await createUser(one);
