@@ -1,5 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import type { TestApp, TestUser } from '../../../test/helpers.js';
+import type { FileStorage } from './storage.js';
 
 /** Small but genuine-looking samples of every accepted type (only the heads matter). */
 export const SAMPLES = {
@@ -121,4 +123,24 @@ export function pngHeader(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(height, 12);
   ihdr.set([8, 6, 0, 0, 0], 16); // 8 bits per channel, RGBA
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr]);
+}
+
+/**
+ * `storage.read` of `key` (holding `bytes`) whole, into a caller's buffer that fits (answered
+ * as a view of it), and into one too small (answered as a buffer of its own, the caller's left
+ * as it was).
+ */
+export async function expectWholeReads(storage: FileStorage, key: string, bytes: Buffer) {
+  expect((await storage.read(key)).equals(bytes)).toBe(true);
+  const roomy = Buffer.alloc(bytes.length + 100, 0xaa);
+  const into = await storage.read(key, roomy);
+  expect(into.equals(bytes)).toBe(true);
+  expect(into.buffer).toBe(roomy.buffer);
+  expect(into.byteOffset).toBe(roomy.byteOffset);
+  expect(roomy.subarray(bytes.length).every((b) => b === 0xaa)).toBe(true);
+  const small = Buffer.alloc(bytes.length - 1, 0xaa);
+  const own = await storage.read(key, small);
+  expect(own.equals(bytes)).toBe(true);
+  expect(own.buffer).not.toBe(small.buffer);
+  expect(small.every((b) => b === 0xaa)).toBe(true);
 }

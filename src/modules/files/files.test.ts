@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../shared/ids.js';
 import {
   auditCount,
   buildTestApp,
@@ -12,6 +13,7 @@ import {
 } from '../../../test/helpers.js';
 import {
   SAMPLES,
+  expectWholeReads,
   localPath,
   putBytes,
   requestUpload,
@@ -21,6 +23,7 @@ import {
   withToken,
   type UploadTicket,
 } from './files.test-support.js';
+import { fileKey } from './keys.js';
 
 let t: TestApp;
 let admin: TestUser;
@@ -575,6 +578,15 @@ describe('DELETE /v1/files/{fileId}', () => {
       expect(cleared.statusCode, cleared.body).toBe(200);
     }
     expect((await remove(admin, ticket.fileId)).statusCode).toBe(204);
+  });
+});
+
+describe('reading a stored file whole', () => {
+  it('reads into a buffer the caller gives when the file fits, else into its own', async () => {
+    const key = fileKey(admin.accountId, newId('file'));
+    await t.app.ctx.storage.write(key, SAMPLES.pdf, 'application/pdf');
+    await expectWholeReads(t.app.ctx.storage, key, SAMPLES.pdf);
+    await t.app.ctx.storage.remove(key);
   });
 });
 

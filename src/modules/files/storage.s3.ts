@@ -115,10 +115,17 @@ export class S3FileStorage implements FileStorage {
     return object.Body;
   }
 
-  async read(key: string): Promise<Buffer> {
+  async read(key: string, into?: Buffer): Promise<Buffer> {
     const chunks: Buffer[] = [];
-    for await (const chunk of await this.open(key)) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
+    let size = 0;
+    for await (const chunk of await this.open(key)) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+    if (into === undefined || size > into.length) return Buffer.concat(chunks, size);
+    let filled = 0;
+    for (const chunk of chunks) filled += chunk.copy(into, filled);
+    return into.subarray(0, filled);
   }
 
   private async head(key: string): Promise<{ size: number; contentType?: string } | undefined> {
