@@ -6,7 +6,7 @@
  * copies of its row and its PDF bytes under new ids and numbers (rendering thousands of PDFs
  * would time Chromium, not the export). Then `GET /v1/exports/datev` for the month,
  * over HTTP on loopback, streamed to a temp file: time, ZIP size, CSV size, rows, PDFs and the
- * peak growth of the process's RSS and JS heap while streaming. BENCH_ROUNDS (1) repeats the
+ * peak growth of the process's RSS, JS heap and buffers while streaming. BENCH_ROUNDS (1) repeats the
  * export in the same process; BENCH_CPU_PROFILE=file.cpuprofile writes the CPU profile of the
  * last round's export (`node bench/profile-summary.mjs file.cpuprofile`).
  * Embedded SQLite on a temp DATA_DIR, or the PostgreSQL of DATABASE_URL (a fresh database);
@@ -17,11 +17,11 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pipeline } from 'node:stream/promises';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { sql } from 'kysely';
 import path from 'node:path';
+import { writeLentChunks } from '../src/http/lent-chunks.js';
 import { DatevExportService } from '../src/modules/exports/datev-export.service.js';
 import { storeGeneratedFile } from '../src/modules/files/index.js';
 import { systemActor } from '../src/shared/audit.js';
@@ -200,7 +200,9 @@ try {
       })
       .then((pkg) => {
         res.writeHead(200, { 'content-type': 'application/zip', 'cache-control': 'no-store' });
-        return pipeline(pkg.stream, res);
+        return writeLentChunks(res, pkg.chunks, pkg.returned, {
+          error: (details) => say(`variant export failed: ${JSON.stringify(details)}`),
+        });
       })
       .catch((err: unknown) => {
         say(`variant export failed: ${String(err)}`);
@@ -217,14 +219,15 @@ try {
   for (let round = 1; round <= ROUNDS; round++)
     for (const run of runs) {
       if ('v' in run) variant = run.v;
-      const rssBefore = process.memoryUsage().rss;
-      const heapBefore = process.memoryUsage().heapUsed;
-      let rssPeak = rssBefore;
-      let heapPeak = heapBefore;
+      const before = process.memoryUsage();
+      // Peaks while streaming: RSS, the JS heap in use, and the memory of ArrayBuffers and
+      // Buffers (outside the heap: the PDFs as read, until they are freed).
+      const peak = { rss: before.rss, heap: before.heapUsed, buffers: before.arrayBuffers };
       const sampler = setInterval(() => {
         const m = process.memoryUsage();
-        rssPeak = Math.max(rssPeak, m.rss);
-        heapPeak = Math.max(heapPeak, m.heapUsed);
+        peak.rss = Math.max(peak.rss, m.rss);
+        peak.heap = Math.max(peak.heap, m.heapUsed);
+        peak.buffers = Math.max(peak.buffers, m.arrayBuffers);
       }, 20);
       const profiler = PROFILE && round === ROUNDS && run === runs[0] ? new Session() : null;
       if (profiler) {
@@ -246,8 +249,9 @@ try {
       const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
       say(
         `${ROUNDS > 1 ? `round ${round}: ` : ''}${runs.length > 1 ? `${run.label}: ` : ''}DATEV export of ${lines} bookings (${pdfs} PDFs): ${Math.round(ms)} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms), ZIP ${(zipBytes / 1024 / 1024).toFixed(1)} MiB, ` +
-          `CSV ${(csvBytes / 1024 / 1024).toFixed(2)} MiB, peak RSS +${mib(rssPeak - rssBefore)} MiB, ` +
-          `peak heap +${mib(heapPeak - heapBefore)} MiB while streaming ` +
+          `CSV ${(csvBytes / 1024 / 1024).toFixed(2)} MiB, peak RSS +${mib(peak.rss - before.rss)} MiB, ` +
+          `peak heap +${mib(peak.heap - before.heapUsed)} MiB, ` +
+          `peak buffers +${mib(peak.buffers - before.arrayBuffers)} MiB while streaming ` +
           `(${ctx.config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'}, HTTP on loopback)`,
       );
       if (lines !== BOOKINGS) throw new Error(`expected ${BOOKINGS} bookings, got ${lines}`);

@@ -17,7 +17,8 @@ import {
 import { presentSettings } from './exports.presenter.js';
 import * as repo from './exports.repository.js';
 import type { DatevExportQueryT, DatevSettings } from './exports.schemas.js';
-import { zipStream, type ZipEntry } from './zip-stream.js';
+import { LentBuffers } from './lent-buffers.js';
+import { zipChunks, type ZipEntry } from './zip-stream.js';
 
 /** The CSV's name inside the package, as DATEV's import expects it (`EXTF_` prefix). */
 export const CSV_NAME = 'EXTF_Buchungsstapel.csv';
@@ -64,7 +65,13 @@ export interface DatevPackage {
   fileName: string;
   bookings: number;
   images: number;
-  stream: Readable;
+  /** The ZIP's bytes, in order; a PDF's chunk is a buffer lent to the reader (`returned`). */
+  chunks: AsyncGenerator<Uint8Array>;
+  /**
+   * A chunk whose bytes have left the process (written to the socket): a PDF's buffer is read
+   * into again. A reader that never calls it leaves the buffers to the garbage collector.
+   */
+  returned: (chunk: Uint8Array) => void;
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -135,6 +142,7 @@ export class DatevExportService {
     await this.refuseImpossibleDates(accountId, year);
     const { bookings, images } = await this.plan(accountId, settings, from, to);
     const createdAt = this.ctx.clock.now();
+    const buffers = new LentBuffers(this.chunks.readAheadBytes);
     const header = headerLine({
       createdAt,
       consultantNumber: settings.consultantNumber,
@@ -150,7 +158,8 @@ export class DatevExportService {
       fileName: `DATEV_${from.replace(/-/g, '')}_${to.replace(/-/g, '')}.zip`,
       bookings: bookings.length,
       images: images.length,
-      stream: zipStream(this.entries(header, bookings, images, createdAt)),
+      chunks: zipChunks(this.entries(header, bookings, images, createdAt, buffers)),
+      returned: (chunk) => buffers.returned(chunk),
     };
   }
 
@@ -327,6 +336,7 @@ export class DatevExportService {
     bookings: Booking[],
     images: Image[],
     createdAt: Date,
+    buffers: LentBuffers,
   ): AsyncGenerator<ZipEntry> {
     yield {
       name: CSV_NAME,
@@ -345,7 +355,7 @@ export class DatevExportService {
       },
     };
     const packed: DocumentImage[] = [];
-    for await (const fetched of this.readAhead(images)) {
+    for await (const fetched of this.readAhead(images, buffers)) {
       if (!fetched) continue;
       const { image, body } = fetched;
       packed.push(image);
@@ -375,7 +385,7 @@ export class DatevExportService {
    * answered in their order. Streams opened ahead but never taken (the client went away) are
    * closed.
    */
-  private async *readAhead(images: Image[]): AsyncGenerator<Fetched> {
+  private async *readAhead(images: Image[], buffers: LentBuffers): AsyncGenerator<Fetched> {
     const { readAhead, readAheadBytes } = this.chunks;
     const window: { fetched: Promise<Fetched>; bytes: number }[] = [];
     let held = 0;
@@ -386,7 +396,7 @@ export class DatevExportService {
           const image = images[next]!;
           const bytes = image.size <= WHOLE_FILE_MAX ? image.size : 0;
           if (window.length > 0 && held + bytes > readAheadBytes) break;
-          window.push({ fetched: this.fetch(image), bytes });
+          window.push({ fetched: this.fetch(image, buffers), bytes });
           held += bytes;
           next++;
         }
@@ -404,16 +414,23 @@ export class DatevExportService {
   }
 
   /**
-   * One PDF: read whole when small, opened for streaming when large. A lost or unreadable
-   * file must not break the whole hand-off: the booking keeps its link, the index leaves the
-   * image out, and the log says which one.
+   * One PDF: read whole when small (into a buffer of `buffers`, lent to the stream), opened for
+   * streaming when large. A lost or unreadable file must not break the whole hand-off: the
+   * booking keeps its link, the index leaves the image out, and the log says which one.
    */
-  private async fetch(image: Image): Promise<Fetched> {
+  private async fetch(image: Image, buffers: LentBuffers): Promise<Fetched> {
+    let buffer: Buffer | undefined;
     try {
       if (image.size > WHOLE_FILE_MAX)
         return { image, body: await this.ctx.storage.open(image.key) };
-      return { image, body: [await this.ctx.storage.read(image.key)] };
+      buffer = buffers.take(image.size);
+      const bytes = await this.ctx.storage.read(image.key, buffer);
+      // A file larger than its stored size was read into a buffer of its own.
+      if (bytes.buffer === buffer.buffer) buffers.lend(bytes, buffer);
+      else buffers.give(buffer);
+      return { image, body: [bytes] };
     } catch (err) {
+      if (buffer) buffers.give(buffer);
       this.ctx.logger.warn({ err, key: image.key }, 'DATEV export: invoice PDF not readable');
       return null;
     }

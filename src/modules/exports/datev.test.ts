@@ -1,6 +1,9 @@
+import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
 import type { AppContext } from '../../context.js';
+import { writeLentChunks } from '../../http/lent-chunks.js';
 import { ManualClock } from '../../shared/clock.js';
 import { DatevExportService, type ExportChunks } from './datev-export.service.js';
 import { COLUMNS } from './datev-extf.js';
@@ -474,7 +477,7 @@ describe('GET /v1/exports/datev: the package as it streams', () => {
     const base = ctx ?? t.app.ctx;
     const fixed = { ...base, clock: new ManualClock(new Date('2026-11-02T08:00:00.000Z')) };
     const pkg = await new DatevExportService(fixed, chunks).export(user.accountId, period);
-    return bytesOf(pkg.stream);
+    return bytesOf(pkg.chunks);
   }
 
   it('stores the PDFs as they are (method 0) and deflates the CSV and the index', async () => {
@@ -506,6 +509,48 @@ describe('GET /v1/exports/datev: the package as it streams', () => {
     expect(pkg.rows).toHaveLength(9); // 6 lines of 5 invoices and credit notes, 3 payments
     expect(zipMethods(paged).map((e) => e.name)).toEqual(zipMethods(whole).map((e) => e.name));
     expect(paged.equals(whole)).toBe(true);
+  });
+
+  /**
+   * The package sent as the route sends it, to a socket that takes each chunk's bytes (copies
+   * them) a moment after the write, buffering up to `highWaterMark`; one PDF read ahead at a
+   * time. Answers the bytes and the memory the PDFs went out in.
+   */
+  async function sentThrough(highWaterMark: number) {
+    const fixed = { ...t.app.ctx, clock: new ManualClock(new Date('2026-11-02T08:00:00.000Z')) };
+    const pkg = await new DatevExportService(fixed, { readAhead: 1 }).export(
+      user.accountId,
+      period,
+    );
+    const copies: Buffer[] = [];
+    const memory = new Set<ArrayBufferLike>();
+    const socket = new Writable({
+      highWaterMark,
+      write(chunk: Buffer, _encoding, done) {
+        if (chunk.length > 50_000) memory.add(chunk.buffer);
+        setTimeout(() => {
+          copies.push(Buffer.from(chunk));
+          done();
+        }, 2);
+      },
+    });
+    await writeLentChunks(socket, pkg.chunks, pkg.returned, {
+      error: (details) => expect.fail(JSON.stringify(details)),
+    });
+    await finished(socket);
+    return { bytes: Buffer.concat(copies), buffers: memory.size };
+  }
+
+  it('reads each PDF into a buffer the socket gave back, and the package stays the same byte for byte', async () => {
+    const whole = await packageOf({});
+    expect(zipMethods(whole).filter((e) => e.name.endsWith('.pdf'))).toHaveLength(5);
+    // Each write waits for the socket: the 5 PDFs (50–62 KiB) go out in one buffer, read into again.
+    const waited = await sentThrough(1024);
+    expect(waited.bytes.equals(whole)).toBe(true);
+    expect(waited.buffers).toBe(1);
+    // The socket buffers the writes and takes the bytes later: no buffer is read into before.
+    const buffered = await sentThrough(1024 * 1024);
+    expect(buffered.bytes.equals(whole)).toBe(true);
   });
 
   it('leaves an unreadable PDF out of the package and its index, keeping the rest in order', async () => {

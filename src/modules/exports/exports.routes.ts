@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { readIfMatch, setEtag } from '../../http/concurrency.js';
 import { IfMatchHeaders, problems } from '../../http/schemas.js';
+import { sendLentChunks } from '../../http/lent-chunks.js';
 import type { App } from '../../http/types.js';
 import { actorOf } from '../../http/types.js';
 import { attachmentDisposition } from '../files/index.js';
@@ -45,13 +46,12 @@ export function exportRoutes(app: App, ctx: AppContext): void {
     },
     async (req, reply) => {
       const pkg = await exporter.export(req.principal!.accountId, req.query);
-      return reply
-        .headers({
-          'content-type': 'application/zip',
-          'content-disposition': attachmentDisposition(pkg.fileName),
-          'cache-control': 'no-store',
-        })
-        .send(pkg.stream);
+      reply.headers({
+        'content-type': 'application/zip',
+        'content-disposition': attachmentDisposition(pkg.fileName),
+        'cache-control': 'no-store',
+      });
+      await sendLentChunks(reply, pkg.chunks, pkg.returned);
     },
   );
 

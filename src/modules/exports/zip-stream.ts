@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 
@@ -29,37 +28,38 @@ class StoredEntry extends ZipPassThrough {
 }
 
 /**
- * A ZIP as a stream: entries are read one after the other and compressed chunk by chunk, and
- * each output chunk waits until the reader takes it (`Readable.from` pulls the generator), so
- * memory holds one entry's current chunk, not the archive. `fflate` (MIT) writes the format.
+ * A ZIP as its chunks: entries are read one after the other and compressed chunk by chunk, and
+ * each output chunk waits until the reader takes it, so memory holds one entry's current
+ * chunk, not the archive. A stored entry's chunks come out as the very objects that went in
+ * (the header and descriptor chunks around them are fflate's own), so a buffer lent to the
+ * ZIP can be told apart when it comes back. `fflate` (MIT) writes the format.
  */
-export function zipStream(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>): Readable {
-  async function* generate(): AsyncGenerator<Uint8Array> {
-    const out: Uint8Array[] = [];
-    let failure: Error | null = null;
-    const zip = new Zip((err, chunk) => {
-      if (err) failure = err;
-      else out.push(chunk);
-    });
-    function* drain(): Generator<Uint8Array> {
-      if (failure) throw failure;
-      while (out.length > 0) yield out.shift()!;
-    }
-    for await (const entry of entries) {
-      const file = entry.deflate
-        ? new ZipDeflate(entry.name, { level: 6 })
-        : new StoredEntry(entry.name);
-      file.mtime = entry.mtime;
-      zip.add(file);
-      for await (const chunk of entry.chunks()) {
-        file.push(chunk, false);
-        yield* drain();
-      }
-      file.push(new Uint8Array(0), true);
+export async function* zipChunks(
+  entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>,
+): AsyncGenerator<Uint8Array> {
+  const out: Uint8Array[] = [];
+  let failure: Error | null = null;
+  const zip = new Zip((err, chunk) => {
+    if (err) failure = err;
+    else out.push(chunk);
+  });
+  function* drain(): Generator<Uint8Array> {
+    if (failure) throw failure;
+    while (out.length > 0) yield out.shift()!;
+  }
+  for await (const entry of entries) {
+    const file = entry.deflate
+      ? new ZipDeflate(entry.name, { level: 6 })
+      : new StoredEntry(entry.name);
+    file.mtime = entry.mtime;
+    zip.add(file);
+    for await (const chunk of entry.chunks()) {
+      file.push(chunk, false);
       yield* drain();
     }
-    zip.end();
+    file.push(new Uint8Array(0), true);
     yield* drain();
   }
-  return Readable.from(generate(), { objectMode: false });
+  zip.end();
+  yield* drain();
 }
