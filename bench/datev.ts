@@ -202,6 +202,7 @@ try {
         res.writeHead(200, { 'content-type': 'application/zip', 'cache-control': 'no-store' });
         return writeLentChunks(res, pkg.chunks, pkg.returned, {
           error: (details) => say(`variant export failed: ${JSON.stringify(details)}`),
+          info: () => undefined,
         });
       })
       .catch((err: unknown) => {

@@ -13,6 +13,9 @@ async function* numbered(count: number) {
   }
 }
 
+/** A log whose lines the test reads. */
+const logged = () => ({ error: vi.fn(), info: vi.fn() });
+
 /** A socket that takes each chunk's bytes a moment after the write (as a full kernel buffer does). */
 function lateSocket(events: string[], fail?: (n: number) => boolean) {
   let n = 0;
@@ -34,8 +37,8 @@ describe('writeLentChunks', () => {
   it('returns each chunk after the socket took its bytes, in order, and ends the answer', async () => {
     const events: string[] = [];
     const socket = lateSocket(events);
-    const error = vi.fn();
-    await writeLentChunks(socket, numbered(3), (c) => events.push(`returned ${c[0]}`), { error });
+    const log = logged();
+    await writeLentChunks(socket, numbered(3), (c) => events.push(`returned ${c[0]}`), log);
     expect(events).toEqual([
       'taken 1',
       'returned 1',
@@ -45,7 +48,8 @@ describe('writeLentChunks', () => {
       'returned 3',
     ]);
     expect(socket.writableEnded).toBe(true);
-    expect(error).not.toHaveBeenCalled();
+    expect(log.error).not.toHaveBeenCalled();
+    expect(log.info).not.toHaveBeenCalled();
   });
 
   it('never returns a chunk whose write failed', async () => {
@@ -53,12 +57,12 @@ describe('writeLentChunks', () => {
     const returned = vi.fn();
     const socket = lateSocket(events, (n) => n === 2);
     socket.on('error', () => undefined);
-    await writeLentChunks(socket, numbered(3), (c) => returned(c[0]), { error: () => undefined });
+    await writeLentChunks(socket, numbered(3), (c) => returned(c[0]), logged());
     expect(returned.mock.calls).toEqual([[1]]);
     expect(socket.destroyed).toBe(true);
   });
 
-  it('stops the chunks when the client goes away, without an error in the log', async () => {
+  it('stops the chunks when the client goes away, logging it at info, not as an error', async () => {
     let closed = false;
     let produced = 0;
     const socket = new Writable({
@@ -67,7 +71,7 @@ describe('writeLentChunks', () => {
         if (produced === 2) socket.destroy();
       },
     });
-    const error = vi.fn();
+    const log = logged();
     await writeLentChunks(
       socket,
       (async function* () {
@@ -82,11 +86,35 @@ describe('writeLentChunks', () => {
         }
       })(),
       () => undefined,
-      { error },
+      log,
     );
     expect(closed).toBe(true);
     expect(produced).toBeLessThan(5);
-    expect(error).not.toHaveBeenCalled();
+    expect(log.error).not.toHaveBeenCalled();
+    expect(log.info).toHaveBeenCalledOnce();
+  });
+
+  it('starts no chunk for a client that went away while the answer was prepared', async () => {
+    const socket = new Writable({
+      write(_data, _encoding, done) {
+        done();
+      },
+    });
+    socket.destroy();
+    let started = false;
+    const log = logged();
+    await writeLentChunks(
+      socket,
+      (async function* () {
+        started = true;
+        await tick();
+        yield chunk(1);
+      })(),
+      () => undefined,
+      log,
+    );
+    expect(started).toBe(false);
+    expect(log.info).toHaveBeenCalledOnce();
   });
 
   it('logs a producer that fails once the answer has begun, and cuts the connection', async () => {
@@ -95,7 +123,7 @@ describe('writeLentChunks', () => {
         done();
       },
     });
-    const error = vi.fn();
+    const log = logged();
     await writeLentChunks(
       socket,
       (async function* () {
@@ -104,9 +132,10 @@ describe('writeLentChunks', () => {
         throw new Error('disk gone');
       })(),
       () => undefined,
-      { error },
+      log,
     );
-    expect(error).toHaveBeenCalledOnce();
+    expect(log.error).toHaveBeenCalledOnce();
+    expect(log.info).not.toHaveBeenCalled();
     expect(socket.destroyed).toBe(true);
     expect(socket.writableFinished).toBe(false);
   });

@@ -10,18 +10,20 @@ import type { FastifyReply } from 'fastify';
  * answer pipes without a callback per chunk, so the reply is hijacked: its `onSend` hooks do
  * not run (a GET has none here); `onResponse` and the access line do. Backpressure as `pipe`
  * keeps it: a write the socket cannot take yet waits for `drain`. A client that goes away
- * stops the chunks (their generator's `finally` runs); a producer that fails once the head is
- * out is logged and the connection cut, as Fastify does for a failing stream.
+ * (also before the first chunk) stops the chunks, whose generator's `finally` runs if it had
+ * begun, and is logged at info; a producer that fails once the head is out is logged as an
+ * error and the connection cut, as Fastify does for a failing stream. The head is written
+ * before the reply is hijacked, so a head Node refuses still reaches Fastify's error handler.
  */
 export function sendLentChunks(
   reply: FastifyReply,
   chunks: AsyncIterable<Uint8Array>,
   returned: (chunk: Uint8Array) => void,
 ): Promise<void> {
-  reply.hijack();
   for (const [name, value] of Object.entries(reply.getHeaders()))
     if (value !== undefined) reply.raw.setHeader(name, value);
   reply.raw.writeHead(reply.statusCode);
+  reply.hijack();
   return writeLentChunks(reply.raw, chunks, returned, reply.log);
 }
 
@@ -30,8 +32,13 @@ export async function writeLentChunks(
   res: Writable,
   chunks: AsyncIterable<Uint8Array>,
   returned: (chunk: Uint8Array) => void,
-  log: { error(details: object, message: string): void },
+  log: Record<'error' | 'info', (details: object, message: string) => void>,
 ): Promise<void> {
+  if (res.destroyed) {
+    // Gone while the answer was being prepared: its 'close' came before any listener here.
+    log.info({}, GONE);
+    return;
+  }
   const gone = new AbortController();
   const onClose = () => gone.abort();
   res.once('close', onClose);
@@ -50,4 +57,7 @@ export async function writeLentChunks(
   } finally {
     res.off('close', onClose);
   }
+  if (gone.signal.aborted) log.info({}, GONE);
 }
+
+const GONE = 'the client went away before the answer was complete';

@@ -425,7 +425,8 @@ export class DatevExportService {
         return { image, body: await this.ctx.storage.open(image.key) };
       buffer = buffers.take(image.size);
       const bytes = await this.ctx.storage.read(image.key, buffer);
-      // A file larger than its stored size was read into a buffer of its own.
+      // A file larger than the buffer taken for it (its stored size, rounded up) was read into
+      // one of its own.
       if (bytes.buffer === buffer.buffer) buffers.lend(bytes, buffer);
       else buffers.give(buffer);
       return { image, body: [bytes] };

@@ -536,6 +536,7 @@ describe('GET /v1/exports/datev: the package as it streams', () => {
     });
     await writeLentChunks(socket, pkg.chunks, pkg.returned, {
       error: (details) => expect.fail(JSON.stringify(details)),
+      info: (_details, message) => expect.fail(message),
     });
     await finished(socket);
     return { bytes: Buffer.concat(copies), buffers: memory.size };
