@@ -4,9 +4,14 @@
  * invoice verb against the partner verb. CPU time (`process.cpuUsage`, the process's user +
  * system time over the calls) moves far less with the machine's load than wall time, so two
  * builds can be compared on a busy machine: run it in each checkout. Calls run one at a time;
- * the databases' own CPU (PostgreSQL's backends) is not counted. Not a test.
- *   npm run bench:verbs -- [--calls 400] [--rounds 3] [--pg postgres://…/db]
+ * the databases' own CPU (PostgreSQL's backends) is not counted. `--profile DIR` writes a CPU
+ * profile of each verb's measured calls, per resource (`DIR/PUT-invoice.cpuprofile`; read with
+ * `node bench/profile-summary.mjs`). Not a test.
+ *   npm run bench:verbs -- [--calls 400] [--rounds 3] [--pg postgres://…/db] [--profile DIR]
  */
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { inProcessApp, invoicingCustomer, say } from './in-process.js';
 import { INVOICE_LINES, invoiceBody } from './seed-resources.js';
@@ -16,6 +21,7 @@ const { values: opt } = parseArgs({
     calls: { type: 'string', default: '400' },
     rounds: { type: 'string', default: '3' },
     pg: { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 const CALLS = Number(opt.calls);
@@ -63,9 +69,18 @@ try {
         () => b.call('GET', '/v1/documents?documentType=INVOICE&limit=25'),
       ],
     };
-  /** Median CPU microseconds per call over the rounds, after a warm-up of 50 calls. */
-  const cpuPerCall = async (run: (i: number) => Promise<unknown>) => {
+  /**
+   * Median CPU microseconds per call over the rounds, after a warm-up of 50 calls; with
+   * `--profile`, the rounds' CPU profile goes to `DIR/<name>.cpuprofile`.
+   */
+  const cpuPerCall = async (run: (i: number) => Promise<unknown>, name: string) => {
     for (let i = 0; i < 50; i++) await run(i);
+    const profiler = opt.profile ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     const rounds: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const before = process.cpuUsage();
@@ -73,13 +88,20 @@ try {
       const used = process.cpuUsage(before);
       rounds.push((used.user + used.system) / CALLS);
     }
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      fs.mkdirSync(opt.profile!, { recursive: true });
+      fs.writeFileSync(path.join(opt.profile!, `${name}.cpuprofile`), JSON.stringify(profile));
+      profiler.disconnect();
+    }
     return rounds.sort((x, y) => x - y)[Math.floor(rounds.length / 2)]!;
   };
   say(`CPU per call, in process, ${b.database}, median of ${ROUNDS} rounds of ${CALLS} calls`);
   say('verb        partner µs  invoice µs  partner / invoice');
   for (const [verb, [partnerCall, invoiceCall]] of Object.entries(verbs)) {
-    const p = await cpuPerCall(partnerCall);
-    const inv = await cpuPerCall(invoiceCall);
+    const file = verb.replace(/ /g, '-');
+    const p = await cpuPerCall(partnerCall, `${file}-partner`);
+    const inv = await cpuPerCall(invoiceCall, `${file}-invoice`);
     say(
       `${verb.padEnd(12)}${p.toFixed(0).padStart(10)}${inv.toFixed(0).padStart(12)}${(p / inv).toFixed(2).padStart(19)}`,
     );
