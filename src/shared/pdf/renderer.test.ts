@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { rasterizePdf } from './rasterize.js';
-import { PdfRenderer, type LetterInput } from './renderer.js';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { PDFDocument, PDFName, PDFDict } from 'pdf-lib';
+import { mayDeclareFonts, PdfRenderer, type LetterInput } from './renderer.js';
 import {
   darkPixels,
   pageTexts,
@@ -171,6 +174,40 @@ describe('PdfRenderer', () => {
     expect(text).toContain('noscript shown');
     expect(text).toContain('header');
     expect(text).not.toMatch(/changed|written by script|onerror ran/);
+  });
+
+  it.each([
+    ['system fonts only', '<style>p { font-family: Arial }</style><p>Größe</p>', false],
+    ['an @font-face rule', '<style>@font-face { font-family: X }</style>', true],
+    ['the rule in capitals', '<style>@FONT-FACE { font-family: X }</style>', true],
+    // A CSS escape can spell the at-rule without its letters; any backslash counts.
+    ['an escaped rule', '<style>@\\66 ont-face { font-family: X }</style>', true],
+    ['a backslash in the text', '<p>C:\\Rechnungen</p>', true],
+  ])(
+    'waits for the fonts of a document with %s only if it could declare one',
+    (_label, html, waits) => {
+      expect(mayDeclareFonts(html)).toBe(waits);
+    },
+  );
+
+  it('prints a font the document embeds', async () => {
+    const dir = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+    const italic = readFileSync(path.join(dir, 'standard_fonts', 'LiberationSans-Italic.ttf'));
+    const { pdf } = await renderer.render({
+      headerVisibility: 'ALL_PAGES',
+      footerVisibility: 'ALL_PAGES',
+      contentHtml: `<style>@font-face { font-family: Probe; src: url(data:font/ttf;base64,${italic.toString('base64')}); }
+        .probe { font-family: Probe; font-style: normal; }</style><p class="probe">Schrift</p>`,
+    });
+    const doc = await PDFDocument.load(pdf);
+    const fonts = doc.context
+      .enumerateIndirectObjects()
+      .map(([, object]) => object)
+      .filter(
+        (o): o is PDFDict => o instanceof PDFDict && o.get(PDFName.of('FontName')) !== undefined,
+      )
+      .map((o) => o.get(PDFName.of('FontName'))!.toString());
+    expect(fonts.some((name) => name.includes('Italic'))).toBe(true);
   });
 
   it('requests nothing from the network: images, CSS, fonts, frames, refreshes', async () => {
