@@ -36,14 +36,16 @@ interface Prepared {
 }
 
 /**
- * Whether a document could declare a web font: `@font-face` in any case, or a backslash (a CSS
- * escape can spell the at-rule). Only such a document is printed after `document.fonts.ready`
+ * Whether a document could declare a web font: `@font-face` in any case, a backslash (a CSS
+ * escape can spell the at-rule) or inline SVG (an SVG `<style>` decodes character references,
+ * so `@font&#45;face` is one). Only such a document is printed after `document.fonts.ready`
  * (puppeteer's `waitForFonts`, a round trip into an isolated world of the page: about 5 ms of a
- * 150 ms render). Without a declared font there is nothing to wait for: the page runs no
- * script and takes styles inline only (its CSP), so the system fonts are all it has.
+ * 150 ms render). Without one there is nothing to wait for: the page runs no script and takes
+ * styles inline only (its CSP). Letters made from templates never declare one (the sanitizer
+ * strips `src:`, `url(`, backslashes and `<svg>`); the check covers every other caller.
  */
 export function mayDeclareFonts(html: string): boolean {
-  return /font-face|\\/i.test(html);
+  return /font-face|\\|<svg/i.test(html);
 }
 
 /**
