@@ -472,12 +472,15 @@ describe('GET /v1/exports/datev: nothing left out, nothing run', () => {
 
 describe('GET /v1/exports/datev: the package as it streams', () => {
   const period = { from: '2026-10-01', to: '2026-10-31' };
-  /** The package made by the service directly, at a fixed time, with the given chunk sizes. */
+  /** The export made by the service directly, at a fixed time, with the given chunk sizes. */
+  function exportWith(chunks: Partial<ExportChunks>, ctx: AppContext = t.app.ctx) {
+    const fixed = { ...ctx, clock: new ManualClock(new Date('2026-11-02T08:00:00.000Z')) };
+    return new DatevExportService(fixed, chunks).export(user.accountId, period);
+  }
+
+  /** The package's bytes, read without giving any chunk back. */
   async function packageOf(chunks: Partial<ExportChunks>, ctx?: AppContext): Promise<Buffer> {
-    const base = ctx ?? t.app.ctx;
-    const fixed = { ...base, clock: new ManualClock(new Date('2026-11-02T08:00:00.000Z')) };
-    const pkg = await new DatevExportService(fixed, chunks).export(user.accountId, period);
-    return bytesOf(pkg.chunks);
+    return bytesOf((await exportWith(chunks, ctx)).chunks);
   }
 
   it('stores the PDFs as they are (method 0) and deflates the CSV and the index', async () => {
@@ -517,11 +520,7 @@ describe('GET /v1/exports/datev: the package as it streams', () => {
    * time. Answers the bytes and the memory the PDFs went out in.
    */
   async function sentThrough(highWaterMark: number) {
-    const fixed = { ...t.app.ctx, clock: new ManualClock(new Date('2026-11-02T08:00:00.000Z')) };
-    const pkg = await new DatevExportService(fixed, { readAhead: 1 }).export(
-      user.accountId,
-      period,
-    );
+    const pkg = await exportWith({ readAhead: 1 });
     const copies: Buffer[] = [];
     const memory = new Set<ArrayBufferLike>();
     const socket = new Writable({
