@@ -17,8 +17,6 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import fs from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { sql } from 'kysely';
 import path from 'node:path';
 import { writeLentChunks } from '../src/http/lent-chunks.js';
@@ -26,7 +24,7 @@ import { DatevExportService } from '../src/modules/exports/datev-export.service.
 import { storeGeneratedFile } from '../src/modules/files/index.js';
 import { systemActor } from '../src/shared/audit.js';
 import { newId } from '../src/shared/ids.js';
-import { billingAddress, inProcessApp, say } from './in-process.js';
+import { billingAddress, inProcessApp, say, startCpuProfile } from './in-process.js';
 
 const BOOKINGS = Number(process.env.BENCH_BOOKINGS ?? 10_000);
 const INVOICES = Math.round(BOOKINGS * 0.4);
@@ -230,22 +228,14 @@ try {
         peak.heap = Math.max(peak.heap, m.heapUsed);
         peak.buffers = Math.max(peak.buffers, m.arrayBuffers);
       }, 20);
-      const profiler = PROFILE && round === ROUNDS && run === runs[0] ? new Session() : null;
-      if (profiler) {
-        profiler.connect();
-        await profiler.post('Profiler.enable');
-        await profiler.post('Profiler.start');
-      }
+      const stopProfile =
+        PROFILE && round === ROUNDS && run === runs[0] ? await startCpuProfile() : undefined;
       const cpuBefore = process.cpuUsage();
       const got = await download(`${run.base}/v1/exports/datev?from=${MONTH}-01&to=${MONTH}-31`);
       const ms = got.doneAt - got.startedAt;
       const cpu = process.cpuUsage(cpuBefore);
       clearInterval(sampler);
-      if (profiler) {
-        const { profile } = await profiler.post('Profiler.stop');
-        fs.writeFileSync(PROFILE!, JSON.stringify(profile));
-        profiler.disconnect();
-      }
+      await stopProfile?.(PROFILE!);
       const { zipBytes, csvBytes, lines, pdfs } = got;
       const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
       say(

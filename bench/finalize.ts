@@ -17,8 +17,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { billingAddress, inProcessApp, say } from './in-process.js';
+import { billingAddress, inProcessApp, say, startCpuProfile } from './in-process.js';
 
 const FINALIZES = Number(process.env.BENCH_FINALIZES ?? 60);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 6);
@@ -155,12 +154,7 @@ try {
   let cpuMs = 0;
   let rendererMs = 0;
   let rendered = 0;
-  const profiler = PROFILE ? new Session() : null;
-  if (profiler) {
-    profiler.connect();
-    await profiler.post('Profiler.enable');
-    await profiler.post('Profiler.start');
-  }
+  const stopProfile = PROFILE ? await startCpuProfile() : undefined;
   for (const phase of phases) {
     if (phase.name === 'links on')
       await call('PUT', '/v1/customer-link-settings', { enabled: true, validDays: 14, version: 0 });
@@ -181,11 +175,7 @@ try {
         `server CPU ${(phaseCpu / n).toFixed(1)} ms/finalize, renderer CPU ${(phaseRenderer / n).toFixed(1)} ms/finalize`,
     );
   }
-  if (profiler) {
-    const { profile } = await profiler.post('Profiler.stop');
-    fs.writeFileSync(PROFILE!, JSON.stringify(profile));
-    profiler.disconnect();
-  }
+  await stopProfile?.(PROFILE!);
   const sorted = [...all].sort((a, b) => a - b);
   say(
     `all (${all.length}): ${summary(all)} (goal p99 < ${GOAL_P99_MS} ms: ${pct(sorted, 0.99) < GOAL_P99_MS ? 'met' : 'NOT met'}); ` +

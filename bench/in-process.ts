@@ -6,11 +6,29 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Session } from 'node:inspector/promises';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { seedUser } from '../test/helpers.js';
 import { COMPANY } from './seed-resources.js';
+
+/**
+ * Starts V8's CPU profiler on this process; the function it answers stops it and writes the
+ * profile to `file` (read with `node bench/profile-summary.mjs`).
+ */
+export async function startCpuProfile(): Promise<(file: string) => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async (file) => {
+    const { profile } = await session.post('Profiler.stop');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
 
 /** The BILLING address of a bench partner (Hamburg), with an e-mail when given. */
 export const billingAddress = (email?: string) => ({

@@ -9,11 +9,9 @@
  * `node bench/profile-summary.mjs`). Not a test.
  *   npm run bench:verbs -- [--calls 400] [--rounds 3] [--pg postgres://…/db] [--profile DIR]
  */
-import fs from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { inProcessApp, invoicingCustomer, say } from './in-process.js';
+import { inProcessApp, invoicingCustomer, say, startCpuProfile } from './in-process.js';
 import { INVOICE_LINES, invoiceBody } from './seed-resources.js';
 
 const { values: opt } = parseArgs({
@@ -75,12 +73,7 @@ try {
    */
   const cpuPerCall = async (run: (i: number) => Promise<unknown>, name: string) => {
     for (let i = 0; i < 50; i++) await run(i);
-    const profiler = opt.profile ? new Session() : undefined;
-    if (profiler) {
-      profiler.connect();
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.start');
-    }
+    const stopProfile = opt.profile ? await startCpuProfile() : undefined;
     const rounds: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const before = process.cpuUsage();
@@ -88,12 +81,7 @@ try {
       const used = process.cpuUsage(before);
       rounds.push((used.user + used.system) / CALLS);
     }
-    if (profiler) {
-      const { profile } = await profiler.post('Profiler.stop');
-      fs.mkdirSync(opt.profile!, { recursive: true });
-      fs.writeFileSync(path.join(opt.profile!, `${name}.cpuprofile`), JSON.stringify(profile));
-      profiler.disconnect();
-    }
+    await stopProfile?.(path.join(opt.profile!, `${name}.cpuprofile`));
     return rounds.sort((x, y) => x - y)[Math.floor(rounds.length / 2)]!;
   };
   say(`CPU per call, in process, ${b.database}, median of ${ROUNDS} rounds of ${CALLS} calls`);
