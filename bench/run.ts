@@ -58,6 +58,7 @@ const { values: opt } = parseArgs({
     'with-peer': { type: 'boolean', default: false },
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 });
 
@@ -364,7 +365,12 @@ async function startKontor(
   const logFile = opt['kontor-log'] === '/dev/null' ? '/dev/null' : path.resolve(opt['kontor-log']);
   const s = startProcess(
     name,
-    [path.join(ROOT, 'dist', 'server.js')],
+    [
+      // `--profile DIR`: a CPU profile of each Kontor server over the whole run (seeding too;
+      // `bench/profile-summary.mjs FILE TOP SECONDS` reads the last seconds alone).
+      ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opt.profile, name)}`] : []),
+      path.join(ROOT, 'dist', 'server.js'),
+    ],
     { ...env, PORT: String(port) },
     port,
     logFile,
