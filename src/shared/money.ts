@@ -210,6 +210,19 @@ export function toMajor(minor: number, currency: string): number {
   return minor === 0 ? 0 : minor / MINOR_UNIT[minorDigits(currency)]!;
 }
 
+/**
+ * `toMajor` for many amounts of one currency (a document's lines, taxes and totals): the
+ * currency's unit is looked up once, not per amount. Takes what a row holds (a number, or a
+ * bigint column's text).
+ */
+export function majorOf(currency: string): (minor: number | string) => number {
+  const unit = MINOR_UNIT[minorDigits(currency)]!;
+  return (minor) => {
+    const n = Number(minor);
+    return n === 0 ? 0 : n / unit;
+  };
+}
+
 /** 10 to the power of a currency's minor digits (0 to 3). */
 const MINOR_UNIT = [1, 10, 100, 1000];
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
 import { isIsoDate, formatDate } from './dates.js';
 import { newId } from './ids.js';
-import { formatMoney, toMajor, toMinor } from './money.js';
+import { CURRENCIES, formatMoney, majorOf, toMajor, toMinor } from './money.js';
 import { newSecret, seal, unseal, deriveKey } from './secrets.js';
 import { unitCodeOf, unitName } from './units.js';
 
@@ -51,6 +51,20 @@ describe('money', () => {
       ),
       { numRuns: 20_000 },
     );
+  });
+
+  it('converts many amounts of one currency as toMajor does each, from numbers and from text', () => {
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), fc.constantFrom(...CURRENCIES), (minor, currency) => {
+        const major = majorOf(currency);
+        expect(major(minor)).toBe(toMajor(minor, currency));
+        // A bigint column read as text (PostgreSQL) converts the same.
+        expect(major(String(minor))).toBe(toMajor(minor, currency));
+      }),
+      { numRuns: 20_000 },
+    );
+    expect(Object.is(majorOf('EUR')(-0), 0)).toBe(true);
+    expect(() => majorOf('XXX')).toThrow(RangeError);
   });
 
   it('formats amounts in both number formats', () => {

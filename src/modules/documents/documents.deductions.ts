@@ -23,16 +23,20 @@ export function deductionsOf(row: Pick<DocumentRow, 'down_payment_deductions'>) 
 }
 
 /** BT-113: what a final invoice's deducted down payments add up to (gross, minor units). */
-export function prepaidMinor(row: Pick<DocumentRow, 'down_payment_deductions'>): number {
-  return deductionsOf(row).reduce((sum, d) => sum + d.grossMinor, 0);
+export function prepaidMinor(
+  row: Pick<DocumentRow, 'down_payment_deductions'>,
+  deductions = deductionsOf(row),
+): number {
+  return deductions.reduce((sum, d) => sum + d.grossMinor, 0);
 }
 
 /** Deductions as the API answers them (major units). */
 export function presentDeductions(
   row: Pick<DocumentRow, 'down_payment_deductions' | 'currency'>,
+  deductions = deductionsOf(row),
 ): DocumentView['downPaymentDeductions'] {
   const major = (minor: number) => toMajor(minor, row.currency);
-  return deductionsOf(row).map((d) => ({
+  return deductions.map((d) => ({
     documentId: d.documentId,
     documentNumber: d.documentNumber,
     creationDate: d.creationDate,
