@@ -224,8 +224,8 @@ function presentTaxes(json: string, major: Major): DocumentView['taxes'] {
 function analysisOf(
   row: Pick<DocumentRow, 'analysis'>,
 ): Pick<DocumentView, 'eInvoice' | 'eInvoiceProblems'> {
-  if (!row.analysis) return { eInvoice: null, eInvoiceProblems: [] };
-  const analysis = JSON.parse(row.analysis) as StoredAnalysis;
+  const analysis = row.analysis ? (JSON.parse(row.analysis) as StoredAnalysis | null) : null;
+  if (!analysis) return { eInvoice: null, eInvoiceProblems: [] };
   return {
     // Analyses stored before the payee IBAN was kept have none.
     eInvoice: analysis.eInvoice
