@@ -58,12 +58,27 @@ describe('PdfRenderer limits', () => {
 
   it('stops a render after RENDER_TIMEOUT_MS with 422, and the browser stays usable', async () => {
     const quick = new PdfRenderer(loadConfig({ RENDER_TIMEOUT_MS: '1000' }), quietLogger);
+    /**
+     * A one-line letter within the 1 s limit, tried up to three times: on a loaded machine with
+     * a slow Chromium the cold first render (the browser's start) or one render under load can
+     * pass 1 s by itself. Any other failure, or three timeouts in a row, fails the test: a
+     * browser left unusable by the timeout never renders again.
+     */
+    const renderSmall = async (text: string) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await quick.render(letter(`<p>${text}</p>`));
+        } catch (err) {
+          if (attempt === 3 || !/took longer than/.test((err as Error).message)) throw err;
+        }
+      }
+    };
     try {
-      await quick.render(letter('<p>warm</p>'));
+      await renderSmall('warm');
       const error = await rejection(quick.render(letter(slowContent)));
       expect(error.code).toBe('file_unprocessable');
       expect(error.message).toMatch(/took longer than 1000 ms \(RENDER_TIMEOUT_MS\)/);
-      const { pageCount } = await quick.render(letter('<p>next</p>'));
+      const { pageCount } = await renderSmall('next');
       expect(pageCount).toBe(1);
     } finally {
       await quick.close();
