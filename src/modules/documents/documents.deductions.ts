@@ -1,4 +1,3 @@
-import { toMajor } from '../../shared/money.js';
 import type { DocumentRow } from './documents.repository.js';
 import type { DocumentView } from './documents.schemas.js';
 
@@ -30,12 +29,14 @@ export function prepaidMinor(
   return deductions.reduce((sum, d) => sum + d.grossMinor, 0);
 }
 
-/** Deductions as the API answers them (major units). */
+/**
+ * Deductions as the API answers them, in major units through `major` (the presenter's
+ * converter for the document's currency).
+ */
 export function presentDeductions(
-  row: Pick<DocumentRow, 'down_payment_deductions' | 'currency'>,
-  deductions = deductionsOf(row),
+  deductions: readonly StoredDeduction[],
+  major: (minor: number) => number,
 ): DocumentView['downPaymentDeductions'] {
-  const major = (minor: number) => toMajor(minor, row.currency);
   return deductions.map((d) => ({
     documentId: d.documentId,
     documentNumber: d.documentNumber,

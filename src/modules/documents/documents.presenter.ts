@@ -185,8 +185,8 @@ export function presentDocument(
     originDocumentId: row.origin_document_id ?? null,
     convertedToDocumentIds: row.converted_to ?? [],
     finalInvoice: final,
-    downPaymentDeductions: presentDeductions(row, deductions),
-    prepaidAmount: final ? toMajor(prepaid, currency) : null,
+    downPaymentDeductions: presentDeductions(deductions, major),
+    prepaidAmount: final ? major(prepaid) : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
