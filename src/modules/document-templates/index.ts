@@ -3,4 +3,9 @@ export { findTemplate } from './document-templates.repository.js';
 export type { TemplateRow } from './document-templates.repository.js';
 export { documentTemplateRoutes } from './document-templates.routes.js';
 export { TemplateFieldSchema } from './document-templates.schemas.js';
-export { ensureSystemTemplate, renderLimitOf, seedSystemTemplates } from './system-templates.js';
+export {
+  ensureSystemTemplate,
+  renderLimitOf,
+  rendersEveryDocument,
+  seedSystemTemplates,
+} from './system-templates.js';

@@ -19,7 +19,7 @@ import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
-import { compileTemplate, type TemplateField } from '../../shared/templating/index.js';
+import { compileTemplate, OWN_SOURCES, type TemplateField } from '../../shared/templating/index.js';
 import { searchText } from '../../http/pagination.js';
 import { findAccount, type AccountRow, readCompany } from '../account/index.js';
 import { accountRenderData, auditedTemplate } from './document-templates.presenter.js';
@@ -283,19 +283,40 @@ function systemSources(t: SystemTemplate) {
   };
 }
 
+type RenderedTemplateRow = Pick<
+  TemplateRow,
+  'id' | 'version' | 'system_key' | 'system_source_hash'
+> &
+  SystemSources;
+
 /**
- * The wall-clock budget of one render of `template` (ms): none while it is a system template
- * whose sources are still Kontor's own (its stored hash matches them: as seeded or last
- * upgraded), `configuredMs` for every template an account wrote or edited. The budget guards
- * against users' templates; a busy machine must not refuse a valid invoice in Kontor's own
- * layout, as it must not fail an account's creation (loops and output stay capped).
+ * The limit of one render of `template`: `OWN_SOURCES` (no time budget, no caps) while it is a
+ * system template whose sources are still Kontor's own (its stored hash matches them: as
+ * seeded or last upgraded), `configuredMs` and the caps for every template an account wrote
+ * or edited. They guard against users' templates; a busy machine must not refuse a valid
+ * invoice in Kontor's own layout, nor a cap a large one, as they must not fail an account's
+ * creation.
  */
-export function renderLimitOf(
-  template: Pick<TemplateRow, 'id' | 'version' | 'system_key' | 'system_source_hash'> &
-    SystemSources,
-  configuredMs: number,
-): number {
-  if (template.system_key === null || template.system_source_hash === null) return configuredMs;
+export function renderLimitOf(template: RenderedTemplateRow, configuredMs: number): number {
+  return isOwn(template) ? OWN_SOURCES : configuredMs;
+}
+
+/**
+ * Whether every document renders in `template`, so that a draft needs no trial render: its
+ * sources are the system's current ones (`OWN_SOURCES`: no budget, no caps) and it declares
+ * no fields (a required one could be missing). Kontor's layouts loop over the document's own
+ * lists and print what the API accepted through filters that answer every value; the system
+ * templates' tests render the largest and the oddest documents the API accepts in each.
+ */
+export function rendersEveryDocument(template: RenderedTemplateRow): boolean {
+  if (template.fields !== '[]' || !isOwn(template)) return false;
+  const system = SYSTEM_TEMPLATES.find((t) => t.systemKey === template.system_key);
+  return system !== undefined && currentSystemSourceHash(system) === template.system_source_hash;
+}
+
+/** Whether a template's sources hash to its stored system hash (unedited), once per version. */
+function isOwn(template: RenderedTemplateRow): boolean {
+  if (template.system_key === null || template.system_source_hash === null) return false;
   // A template's sources change only with its version: hashed once per version and process.
   const key = `${template.id} ${template.version} ${template.system_source_hash}`;
   let own = ownVersions.get(key);
@@ -304,10 +325,10 @@ export function renderLimitOf(
     if (ownVersions.size >= OWN_VERSIONS_KEPT) ownVersions.clear();
     ownVersions.set(key, own);
   }
-  return own ? Infinity : configuredMs;
+  return own;
 }
 
-/** Whether a template version's sources are the system's (`renderLimitOf`), by id and version. */
+/** Whether a template version's sources are the system's (`isOwn`), by id and version. */
 const ownVersions = new Map<string, boolean>();
 const OWN_VERSIONS_KEPT = 10_000;
 
@@ -331,9 +352,9 @@ function systemTemplateValues(t: SystemTemplate, account: AccountRow, now: strin
       account: accountRenderData(account),
       company: readCompany(account),
       today: now.slice(0, 10),
-      // Kontor's own sources: the time budget guards against users' templates, and a busy
-      // machine must not fail an account's creation (loops and output stay capped).
-      renderLimitMs: Infinity,
+      // Kontor's own sources: the budget and caps guard against users' templates, and a busy
+      // machine must not fail an account's creation.
+      renderLimitMs: OWN_SOURCES,
     },
   );
   if (compiled.problems.length > 0)

@@ -25,7 +25,12 @@ import { directDebitNoticeOf } from './documents.payment-notice.js';
 import { toMajor } from '../../shared/money.js';
 import { findAccount, readCompany, type AccountRow } from '../account/index.js';
 import { findContract, presentContract, type ContractRow } from '../contracts/index.js';
-import { findTemplate, renderLimitOf, type TemplateRow } from '../document-templates/index.js';
+import {
+  findTemplate,
+  renderLimitOf,
+  rendersEveryDocument,
+  type TemplateRow,
+} from '../document-templates/index.js';
 import {
   imageDataUriForPdf,
   requireUploadedFile,
@@ -189,12 +194,16 @@ export class DocumentOutput {
     return row;
   }
 
-  /** Throws 422 `template_invalid` when the template cannot render this document's data. */
+  /**
+   * Throws 422 `template_invalid` when the template cannot render this document's data. Kontor's
+   * own layouts render every document (`rendersEveryDocument`): nothing to try.
+   */
   async checkRenders(
     row: repo.DocumentRow,
     template: TemplateRow,
     reads: ContextReads = {},
   ): Promise<void> {
+    if (rendersEveryDocument(template)) return;
     checkTemplateRenders(
       templateSources(template),
       await this.renderContext(row, reads),

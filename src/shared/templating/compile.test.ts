@@ -7,6 +7,7 @@ import {
   type TemplateSources,
 } from './compile.js';
 import { buildRenderContext, type AccountData } from './context.js';
+import { OWN_SOURCES } from './engine.js';
 
 const account: AccountData = {
   name: 'Kontor GmbH',
@@ -280,6 +281,26 @@ describe('compile: sandbox', () => {
         message: expect.stringContaining('output size'),
       }),
     ]);
+  });
+
+  it('renders Kontor’s own sources without the caps, which stay on every other render', () => {
+    // Past the loop cap (12,000 iterations), the allocation cap (2,621,440 characters) and
+    // the output cap (1,800,000 characters).
+    const loops = '{% for i in (1..12000) %}{% endfor %}';
+    const memory =
+      '{% assign s = "xxxxxxxxxx" %}{% for i in (1..18) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}';
+    const output = `{% for i in (1..9000) %}${'x'.repeat(200)}{% endfor %}`;
+    for (const source of [loops, memory, output]) {
+      expect(compile(source).problems, source).toEqual([
+        expect.objectContaining({ code: 'limit_exceeded' }),
+      ]);
+      const own = compile(source, {}, OWN_SOURCES);
+      expect(own.problems, source).toEqual([]);
+    }
+    expect(compile(memory, {}, OWN_SOURCES).compiledContentHtml).toBe('2621440');
+    expect(compile(output, {}, OWN_SOURCES).compiledContentHtml).toHaveLength(1_800_000);
+    // The caps are counted per render: the next capped render starts from nothing again.
+    expect(compile(loops.replace('12000', '9000')).problems).toEqual([]);
   });
 });
 

@@ -214,7 +214,7 @@ export function compileTemplate(
     company?: CompanyData | null;
     data?: CompileData | null;
     today?: string;
-    /** Time budget of the whole render (ms); `Infinity` for Kontor's own templates. */
+    /** Time budget of the whole render (ms); `OWN_SOURCES` for Kontor's own templates. */
     renderLimitMs?: number;
   },
 ): CompiledTemplate {

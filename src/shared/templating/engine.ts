@@ -5,7 +5,8 @@
  * outside the render: `include`, `render`, `layout`, `block` and `capture` are refused at
  * parse time, the file system behind Liquid refuses every read, only own properties of the
  * context are visible (no `constructor`, no prototype), unknown filters are syntax errors,
- * and every render runs under limits on source length, time, allocation and output size.
+ * and every render of a template an account wrote runs under limits on source length, time,
+ * allocation and output size. Kontor's own sources render without them (`OWN_SOURCES`).
  */
 import {
   AssertionError,
@@ -34,6 +35,14 @@ export const PARSE_LIMIT = 256 * 1024;
  * render without one (their loops, allocations and output stay capped).
  */
 export const RENDER_LIMIT_MS = 500;
+/**
+ * The render limit of Kontor's own sources (the system templates as Kontor wrote them): no
+ * time budget and none of the caps below. Those guard against what a template an account
+ * writes might do; Kontor's own ones loop only over the document's lists and print what the
+ * API accepted, so every document renders in them however large it is (the PDF has its own
+ * page and time limits), and a draft needs no trial render (`rendersEveryDocument`).
+ */
+export const OWN_SOURCES = Infinity;
 /**
  * Allocation budget of one part's render, in Liquid's units (array items, string
  * characters). A range allocates its length, so it also caps every loop: `(1..N)` with a
@@ -67,16 +76,23 @@ class LoopLimitError extends Error {
 
 const LOOPS = 'kontor:loops';
 
+/** The loop iterations a render ran so far, and how many it may run. */
+interface LoopCount {
+  count: number;
+  limit: number;
+}
+
 /**
- * A template that counts one loop iteration and stops the render past `LOOP_LIMIT`. It is
- * put first into a loop's body, so it runs once per iteration, whatever the body holds.
+ * A template that counts one loop iteration and stops the render past its limit (set by
+ * `renderParsed`). It is put first into a loop's body, so it runs once per iteration, whatever
+ * the body holds.
  */
 function loopCounter(token: TagToken): Template {
   return {
     token,
     render(ctx: Context) {
-      const loops = ctx.getRegister<{ count: number }>(LOOPS, { count: 0 });
-      if (++loops.count > LOOP_LIMIT) throw new LoopLimitError();
+      const loops = ctx.getRegister<LoopCount>(LOOPS);
+      if (++loops.count > loops.limit) throw new LoopLimitError();
     },
   };
 }
@@ -272,16 +288,18 @@ export function contextVariables(templates: Template[]): readonly VariableUse[] 
 
 class CappedEmitter implements Emitter {
   buffer = '';
+  constructor(private readonly limit: number) {}
   write(html: unknown): void {
     const value: unknown = html;
     this.buffer += Array.isArray(value) ? value.map(text).join('') : text(value);
-    if (this.buffer.length > OUTPUT_LIMIT) throw new OutputLimitError();
+    if (this.buffer.length > this.limit) throw new OutputLimitError();
   }
 }
 
 /**
  * Renders parsed templates against `scope` (whose `[FORMATS]` the filters read) within
- * `budgetMs`; a limit or a runtime failure comes back as a problem, never as a throw.
+ * `budgetMs` and the caps; a limit or a runtime failure comes back as a problem, never as a
+ * throw. With `limitMs` `OWN_SOURCES`, without a budget or caps.
  */
 export function renderParsed(
   templates: Template[],
@@ -290,13 +308,19 @@ export function renderParsed(
   /** The whole render's budget, named in the problem's message. */
   limitMs: number,
 ): { html: string; problem?: undefined } | { html?: undefined; problem: EngineProblem } {
+  const own = limitMs === OWN_SOURCES;
   const ctx = new Context(
     scope,
     engine.options,
-    { sync: true, renderLimit: Math.max(1, budgetMs), memoryLimit: MEMORY_LIMIT },
+    {
+      sync: true,
+      renderLimit: Math.max(1, budgetMs),
+      memoryLimit: own ? Infinity : MEMORY_LIMIT,
+    },
     { liquid: engine },
   );
-  const emitter = new CappedEmitter();
+  ctx.setRegister(LOOPS, { count: 0, limit: own ? Infinity : LOOP_LIMIT } satisfies LoopCount);
+  const emitter = new CappedEmitter(own ? Infinity : OUTPUT_LIMIT);
   try {
     toValueSync(engine.renderer.renderTemplates(templates, ctx, emitter));
     return { html: emitter.buffer };

@@ -59,4 +59,4 @@ export {
   type DateFormat,
   type NumberFormat,
 } from './format.js';
-export { MEMORY_LIMIT, OUTPUT_LIMIT, PARSE_LIMIT, RENDER_LIMIT_MS } from './engine.js';
+export { MEMORY_LIMIT, OUTPUT_LIMIT, OWN_SOURCES, PARSE_LIMIT, RENDER_LIMIT_MS } from './engine.js';
