@@ -288,7 +288,7 @@ export const settings = {
   ),
   templateRenderLimitMs: int(
     'TEMPLATE_RENDER_LIMIT_MS',
-    "Time budget of one document template render (header, content and footer together) for templates an account wrote or edited; a template that runs longer is refused with 422 `limit_exceeded` (loops, allocations and output are capped separately). Kontor's own unedited templates have no time budget and no caps. Raise it on a slow or heavily loaded machine.",
+    "Time budget of one document template render (header, content and footer together) for templates an account wrote or edited; a template that runs longer is refused with 422 `limit_exceeded` (loops, allocations and output are capped separately). Kontor's own unedited templates have no time budget, and those without fields no caps either. Raise it on a slow or heavily loaded machine.",
     500,
     10,
     60_000,

@@ -68,7 +68,7 @@ export class DocumentTemplatesService {
       ...on,
       data,
       today: isoDate(this.ctx.clock.now()),
-      renderLimitMs: this.ctx.config.templateRenderLimitMs,
+      renderLimit: this.ctx.config.templateRenderLimitMs,
     });
   }
 

@@ -473,10 +473,12 @@ describe('the render budget of a template', () => {
     expect(edited.statusCode).toBe(200);
   };
 
-  it('none for Kontor’s own sources, the configured one once an account edits them', async () => {
+  it('none for Kontor’s own sources (nor caps without fields), the configured one once an account edits them', async () => {
     const owner = await createUser(t);
     const own = await stored('INVOICE', owner);
-    expect(renderLimitOf(own, 500)).toBe(Infinity);
+    expect(renderLimitOf(own, 500)).toBe(OWN_SOURCES);
+    // A field's value is not bounded by the API: the caps stay.
+    expect(renderLimitOf(await stored('NOTICE', owner), 500)).toBe(Infinity);
     await editInvoice(owner);
     expect(renderLimitOf(await stored('INVOICE', owner), 500)).toBe(500);
     // An account's own template, and a system row whose edit state is unknown, keep the budget.

@@ -19,7 +19,13 @@ import type { Executor } from '../../db/records.js';
 import type { DB } from '../../db/schema.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
-import { compileTemplate, OWN_SOURCES, type TemplateField } from '../../shared/templating/index.js';
+import {
+  compileTemplate,
+  OWN_SOURCES,
+  RENDER_LIMIT_MS,
+  type RenderLimit,
+  type TemplateField,
+} from '../../shared/templating/index.js';
 import { searchText } from '../../http/pagination.js';
 import { findAccount, type AccountRow, readCompany } from '../account/index.js';
 import { accountRenderData, auditedTemplate } from './document-templates.presenter.js';
@@ -290,26 +296,26 @@ type RenderedTemplateRow = Pick<
   SystemSources;
 
 /**
- * The limit of one render of `template`: `OWN_SOURCES` (no time budget, no caps) while it is a
- * system template whose sources are still Kontor's own (its stored hash matches them: as
- * seeded or last upgraded), `configuredMs` and the caps for every template an account wrote
- * or edited. They guard against users' templates; a busy machine must not refuse a valid
- * invoice in Kontor's own layout, nor a cap a large one, as they must not fail an account's
- * creation.
+ * The limit of one render of `template`. A system template whose sources are still Kontor's
+ * own (its stored hash matches them: as seeded or last upgraded) renders without a time
+ * budget, so a busy machine cannot refuse a valid invoice in Kontor's layout; one that
+ * declares no fields also without the caps (`OWN_SOURCES`), so they cannot refuse a large one
+ * either. Every template an account wrote or edited renders within `configuredMs` and the
+ * caps.
  */
-export function renderLimitOf(template: RenderedTemplateRow, configuredMs: number): number {
-  return isOwn(template) ? OWN_SOURCES : configuredMs;
+export function renderLimitOf(template: RenderedTemplateRow, configuredMs: number): RenderLimit {
+  if (!isOwn(template)) return configuredMs;
+  return template.fields === '[]' ? OWN_SOURCES : Infinity;
 }
 
 /**
- * Whether every document renders in `template`, so that a draft needs no trial render: its
- * sources are the system's current ones (`OWN_SOURCES`: no budget, no caps) and it declares
- * no fields (a required one could be missing). Kontor's layouts loop over the document's own
- * lists and print what the API accepted through filters that answer every value; the system
- * templates' tests render the largest and the oddest documents the API accepts in each.
+ * Whether every document renders in `template`, so that a draft needs no trial render: it
+ * renders as `OWN_SOURCES` (no budget, no caps, no fields that could be missing) and its
+ * sources are the system's current ones. The documents module's tests render the largest
+ * draft the API accepts and drafts of random content in each such layout.
  */
 export function rendersEveryDocument(template: RenderedTemplateRow): boolean {
-  if (template.fields !== '[]' || !isOwn(template)) return false;
+  if (renderLimitOf(template, RENDER_LIMIT_MS) !== OWN_SOURCES) return false;
   const system = SYSTEM_TEMPLATES.find((t) => t.systemKey === template.system_key);
   return system !== undefined && currentSystemSourceHash(system) === template.system_source_hash;
 }
@@ -352,9 +358,9 @@ function systemTemplateValues(t: SystemTemplate, account: AccountRow, now: strin
       account: accountRenderData(account),
       company: readCompany(account),
       today: now.slice(0, 10),
-      // Kontor's own sources: the budget and caps guard against users' templates, and a busy
-      // machine must not fail an account's creation.
-      renderLimitMs: OWN_SOURCES,
+      // Kontor's own sources (`renderLimitOf`): a busy machine must not fail an account's
+      // creation.
+      renderLimit: t.fields.length === 0 ? OWN_SOURCES : Infinity,
     },
   );
   if (compiled.problems.length > 0)

@@ -7,7 +7,7 @@ import {
   type TemplateSources,
 } from './compile.js';
 import { buildRenderContext, type AccountData } from './context.js';
-import { OWN_SOURCES } from './engine.js';
+import { OWN_SOURCES, type RenderLimit } from './engine.js';
 
 const account: AccountData = {
   name: 'Kontor GmbH',
@@ -23,8 +23,8 @@ const today = '2026-03-05';
 const compile = (
   contentSource: string,
   extra: Partial<TemplateSources> = {},
-  renderLimitMs = 10_000,
-) => compileTemplate({ contentSource, ...extra }, { account, today, renderLimitMs });
+  renderLimit: RenderLimit = 10_000,
+) => compileTemplate({ contentSource, ...extra }, { account, today, renderLimit });
 
 describe('compile: placeholders', () => {
   it('renders the context with sample data, escaping every value', () => {
@@ -284,8 +284,8 @@ describe('compile: sandbox', () => {
   });
 
   it('renders Kontor’s own sources without the caps, which stay on every other render', () => {
-    // Past the loop cap (12,000 iterations), the allocation cap (2,621,440 characters) and
-    // the output cap (1,800,000 characters).
+    // 12,000 iterations (the loop cap is 10,000), appends allocating over 5 million characters
+    // (the cap is 2,000,000) and 1,800,000 characters of output (the cap is 1,000,000).
     const loops = '{% for i in (1..12000) %}{% endfor %}';
     const memory =
       '{% assign s = "xxxxxxxxxx" %}{% for i in (1..18) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}';

@@ -16,7 +16,14 @@ import {
   type PartnerData,
   type RenderContext,
 } from './context.js';
-import { contextVariables, parseSource, RENDER_LIMIT_MS, renderParsed } from './engine.js';
+import {
+  contextVariables,
+  OWN_SOURCES,
+  parseSource,
+  RENDER_LIMIT_MS,
+  renderParsed,
+  type RenderLimit,
+} from './engine.js';
 import { FORMATS, type Formats } from './filters.js';
 import { resolveFields, type TemplateField } from './fields.js';
 import { unknownPath } from './placeholders.js';
@@ -72,7 +79,7 @@ function run(
   sources: TemplateSources,
   context: RenderContext,
   mode: 'sample' | 'strict',
-  renderLimitMs: number,
+  renderLimit: RenderLimit,
   sanitize = true,
 ): RenderRun {
   const defs = sources.fields ?? [];
@@ -109,7 +116,7 @@ function run(
     [FORMATS]: formats,
   };
   return {
-    html: renderParts(partSources, parsed, scope, problems, renderLimitMs, sanitize),
+    html: renderParts(partSources, parsed, scope, problems, renderLimit, sanitize),
     problems,
   };
 }
@@ -167,18 +174,18 @@ function renderParts(
   parsed: Map<TemplatePart, ParsedTemplates>,
   scope: object,
   problems: TemplateProblem[],
-  renderLimitMs: number,
+  renderLimit: RenderLimit,
   sanitize: boolean,
 ): Record<TemplatePart, string | null> {
   const html: Record<TemplatePart, string | null> = { header: null, content: null, footer: null };
-  const deadline = performance.now() + renderLimitMs;
+  const deadline = performance.now() + (renderLimit === OWN_SOURCES ? Infinity : renderLimit);
   for (const part of TEMPLATE_PARTS) {
     const templates = parsed.get(part);
     if (!templates) {
       if (partSources[part] !== null) html[part] = '';
       continue;
     }
-    const rendered = renderParsed(templates, scope, deadline - performance.now(), renderLimitMs);
+    const rendered = renderParsed(templates, scope, deadline - performance.now(), renderLimit);
     if (rendered.problem) {
       problems.push({ part, ...rendered.problem });
       html[part] = '';
@@ -214,8 +221,8 @@ export function compileTemplate(
     company?: CompanyData | null;
     data?: CompileData | null;
     today?: string;
-    /** Time budget of the whole render (ms); `OWN_SOURCES` for Kontor's own templates. */
-    renderLimitMs?: number;
+    /** Time budget of the whole render (ms) under the caps, or `OWN_SOURCES` (`RenderLimit`). */
+    renderLimit?: RenderLimit;
   },
 ): CompiledTemplate {
   const today = opts.data?.today ?? opts.today ?? isoDate(new Date());
@@ -234,7 +241,7 @@ export function compileTemplate(
     body,
     context,
     data ? 'strict' : 'sample',
-    opts.renderLimitMs ?? RENDER_LIMIT_MS,
+    opts.renderLimit ?? RENDER_LIMIT_MS,
   );
   return {
     compiledHeaderHtml: result.html.header,
@@ -260,9 +267,9 @@ const RENDER_BLOCKING: readonly TemplateProblemCode[] = [
 export function renderTemplate(
   template: TemplateSources,
   context: RenderContext,
-  renderLimitMs: number = RENDER_LIMIT_MS,
+  renderLimit: RenderLimit = RENDER_LIMIT_MS,
 ): RenderedTemplate {
-  const result = run(template, context, 'strict', renderLimitMs);
+  const result = run(template, context, 'strict', renderLimit);
   throwBlocking(result.problems);
   return {
     headerHtml: result.html.header,
@@ -280,9 +287,9 @@ export function renderTemplate(
 export function checkTemplateRenders(
   template: TemplateSources,
   context: RenderContext,
-  renderLimitMs: number = RENDER_LIMIT_MS,
+  renderLimit: RenderLimit = RENDER_LIMIT_MS,
 ): void {
-  throwBlocking(run(template, context, 'strict', renderLimitMs, false).problems);
+  throwBlocking(run(template, context, 'strict', renderLimit, false).problems);
 }
 
 function throwBlocking(problems: TemplateProblem[]): void {

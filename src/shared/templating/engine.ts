@@ -5,8 +5,8 @@
  * outside the render: `include`, `render`, `layout`, `block` and `capture` are refused at
  * parse time, the file system behind Liquid refuses every read, only own properties of the
  * context are visible (no `constructor`, no prototype), unknown filters are syntax errors,
- * and every render of a template an account wrote runs under limits on source length, time,
- * allocation and output size. Kontor's own sources render without them (`OWN_SOURCES`).
+ * and every render runs under limits on source length, time, allocation and output size
+ * (Kontor's own system templates: see `RenderLimit`).
  */
 import {
   AssertionError,
@@ -31,18 +31,23 @@ import { registerFilters, text } from './filters.js';
 export const PARSE_LIMIT = 256 * 1024;
 /**
  * Default time budget of one render of all parts of a template, in milliseconds; the service
- * passes its configured one (`TEMPLATE_RENDER_LIMIT_MS`), and Kontor's own system templates
- * render without one (their loops, allocations and output stay capped).
+ * passes its configured one (`TEMPLATE_RENDER_LIMIT_MS`).
  */
 export const RENDER_LIMIT_MS = 500;
 /**
- * The render limit of Kontor's own sources (the system templates as Kontor wrote them): no
- * time budget and none of the caps below. Those guard against what a template an account
- * writes might do; Kontor's own ones loop only over the document's lists and print what the
- * API accepted, so every document renders in them however large it is (the PDF has its own
- * page and time limits), and a draft needs no trial render (`rendersEveryDocument`).
+ * A render without a time budget and without the caps below (loops, allocations, output).
+ * Only for Kontor's own layouts that declare no fields (`renderLimitOf`): they loop over the
+ * document's own lists and print the document's, partner's and seller's data, all of bounded
+ * size, through filters that answer every value, so the caps could only refuse a large valid
+ * document (the PDF keeps its own page and time limits). A template with fields prints values
+ * the API does not bound, so it keeps the caps even as Kontor wrote it.
  */
-export const OWN_SOURCES = Infinity;
+export const OWN_SOURCES: unique symbol = Symbol('own sources');
+/**
+ * How one render is limited: a time budget in milliseconds (`Infinity`: none) under the caps
+ * below, or `OWN_SOURCES`.
+ */
+export type RenderLimit = number | typeof OWN_SOURCES;
 /**
  * Allocation budget of one part's render, in Liquid's units (array items, string
  * characters). A range allocates its length, so it also caps every loop: `(1..N)` with a
@@ -298,17 +303,18 @@ class CappedEmitter implements Emitter {
 
 /**
  * Renders parsed templates against `scope` (whose `[FORMATS]` the filters read) within
- * `budgetMs` and the caps; a limit or a runtime failure comes back as a problem, never as a
- * throw. With `limitMs` `OWN_SOURCES`, without a budget or caps.
+ * `budgetMs` and, unless `limit` is `OWN_SOURCES`, the caps; a limit or a runtime failure comes
+ * back as a problem, never as a throw.
  */
 export function renderParsed(
   templates: Template[],
   scope: object,
   budgetMs: number,
   /** The whole render's budget, named in the problem's message. */
-  limitMs: number,
+  limit: RenderLimit,
 ): { html: string; problem?: undefined } | { html?: undefined; problem: EngineProblem } {
-  const own = limitMs === OWN_SOURCES;
+  const own = limit === OWN_SOURCES;
+  const limitMs = own ? Infinity : limit;
   const ctx = new Context(
     scope,
     engine.options,
@@ -329,7 +335,7 @@ export function renderParsed(
       return {
         problem: {
           code: 'limit_exceeded',
-          message: `Rendering stopped: ${describe(err instanceof LiquidError ? (err.originalError ?? err) : err)}. Loops, text and output are capped (at most ${limitMs} ms per render).`,
+          message: `Rendering stopped: ${describe(err instanceof LiquidError ? (err.originalError ?? err) : err)}. Loops, text and output are capped (at most ${String(limitMs)} ms per render).`,
           ...position(err),
         },
       };

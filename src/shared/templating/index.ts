@@ -59,4 +59,11 @@ export {
   type DateFormat,
   type NumberFormat,
 } from './format.js';
-export { MEMORY_LIMIT, OUTPUT_LIMIT, OWN_SOURCES, PARSE_LIMIT, RENDER_LIMIT_MS } from './engine.js';
+export {
+  MEMORY_LIMIT,
+  OUTPUT_LIMIT,
+  OWN_SOURCES,
+  PARSE_LIMIT,
+  RENDER_LIMIT_MS,
+  type RenderLimit,
+} from './engine.js';
