@@ -19,6 +19,7 @@ import {
   OWN_SOURCES,
   renderTemplate,
   type AccountData,
+  type ContractData,
   type DocumentData,
   type PartnerData,
   type RenderContext,
@@ -57,12 +58,16 @@ const fieldless = SYSTEM_TEMPLATES.filter((s) => s.fields.length === 0);
 /** A document's render context as the documents module builds it, from the API's answers. */
 async function contextOf(documentId: string) {
   const document = (await send('GET', `/v1/documents/${documentId}`)).json<DocumentData>();
-  const partnerId = (document as { partnerId?: string }).partnerId;
+  const { partnerId, contractId } = document as { partnerId?: string; contractId?: string };
   const partner = (await send('GET', `/v1/partners/${partnerId}`)).json<PartnerData>();
+  const contract = contractId
+    ? (await send('GET', `/v1/contracts/${contractId}`)).json<ContractData>()
+    : null;
   return buildRenderContext({
     account,
     company: TEST_COMPANY,
     partner,
+    contract,
     document,
     invoice: { paidAmount: 0, cancellation: false, directDebit: null },
     today: '2026-11-30',
@@ -244,6 +249,9 @@ describe('a draft and its template', () => {
       unitPrice: fc.integer({ min: -10_000_000_000, max: 10_000_000_000 }).map((n) => n / 100),
       unitCode: fc.constantFrom('C62', 'HUR', 'KGM', 'LS', 'DAY'),
     });
+    const termination = (await send('GET', '/v1/document-templates?systemKey=TERMINATION')).json<{
+      data: Answer[];
+    }>().data[0]!;
     await fc.assert(
       fc.asyncProperty(
         fc.record({
@@ -253,14 +261,22 @@ describe('a draft and its template', () => {
             street: text(200),
             country: fc.constantFrom('DE', 'AT', 'FR', 'US'),
           }),
-          documentType: fc.constantFrom('INVOICE', 'QUOTE', 'ORDER_CONFIRMATION'),
+          documentType: fc.constantFrom('INVOICE', 'QUOTE', 'ORDER_CONFIRMATION', 'CONTRACT'),
           name: text(200),
           creationDate: day,
           currency: fc.constantFrom('EUR', 'USD', 'CHF', 'GBP'),
           lineItems: fc.array(line, { maxLength: 4 }),
           paymentTerms: fc.option(text(1000), { nil: undefined }),
+          // An invoice's service period (days after its first), or a contract's term.
+          period: fc.option(fc.tuple(day, fc.integer({ min: 0, max: 4000 })), { nil: undefined }),
+          contract: fc.record({
+            name: text(200),
+            totalValue: fc.integer({ min: 0, max: 100_000_000_000 }).map((n) => n / 100),
+            noticePeriodDays: fc.integer({ min: 0, max: 365 }),
+            autoRenew: fc.boolean(),
+          }),
         }),
-        async ({ partner: p, ...doc }) => {
+        async ({ partner: p, period, contract: c, ...doc }) => {
           const partner = await created('/v1/partners', {
             name: p.name,
             language: p.language,
@@ -275,10 +291,32 @@ describe('a draft and its template', () => {
             ],
           });
           const { paymentTerms, ...rest } = doc;
+          const [from, days] = period ?? [doc.creationDate, 0];
+          const to = new Date(Date.parse(from) + days * 86_400_000).toISOString().slice(0, 10);
+          // A contract document is written for a contract: its term ends a period after it starts.
+          const contract =
+            doc.documentType === 'CONTRACT'
+              ? await created('/v1/contracts', {
+                  name: c.name,
+                  partnerId: partner.id,
+                  partnerName: 'ignored',
+                  startDate: from,
+                  ...(period ? { endDate: to } : {}),
+                  totalValue: c.totalValue,
+                  currency: doc.currency,
+                  advanced: {
+                    noticePeriodDays: c.noticePeriodDays,
+                    ...(period ? { autoRenew: c.autoRenew, renewalMonths: 12 } : {}),
+                  },
+                })
+              : undefined;
           const draft = await created('/v1/documents', {
             ...rest,
+            ...(doc.documentType === 'CONTRACT'
+              ? { lineItems: undefined, contractId: contract!.id, templateId: termination.id }
+              : { partnerId: partner.id }),
             ...(doc.documentType === 'INVOICE' && paymentTerms ? { paymentTerms } : {}),
-            partnerId: partner.id,
+            ...(doc.documentType === 'INVOICE' && period ? { servicePeriod: { from, to } } : {}),
           });
           const context = await contextOf(draft.id);
           for (const layout of fieldless) {
