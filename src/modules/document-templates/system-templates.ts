@@ -22,7 +22,6 @@ import { newId } from '../../shared/ids.js';
 import {
   compileTemplate,
   OWN_SOURCES,
-  RENDER_LIMIT_MS,
   type RenderLimit,
   type TemplateField,
 } from '../../shared/templating/index.js';
@@ -304,8 +303,12 @@ type RenderedTemplateRow = Pick<
  * caps.
  */
 export function renderLimitOf(template: RenderedTemplateRow, configuredMs: number): RenderLimit {
-  if (!isOwn(template)) return configuredMs;
-  return template.fields === '[]' ? OWN_SOURCES : Infinity;
+  return isOwn(template) ? ownLimit(template.fields) : configuredMs;
+}
+
+/** The limit of Kontor's own sources by their fields (as stored, JSON text). */
+function ownLimit(fields: string): RenderLimit {
+  return fields === '[]' ? OWN_SOURCES : Infinity;
 }
 
 /**
@@ -315,7 +318,7 @@ export function renderLimitOf(template: RenderedTemplateRow, configuredMs: numbe
  * draft the API accepts and drafts of random content in each such layout.
  */
 export function rendersEveryDocument(template: RenderedTemplateRow): boolean {
-  if (renderLimitOf(template, RENDER_LIMIT_MS) !== OWN_SOURCES) return false;
+  if (!isOwn(template) || ownLimit(template.fields) !== OWN_SOURCES) return false;
   const system = SYSTEM_TEMPLATES.find((t) => t.systemKey === template.system_key);
   return system !== undefined && currentSystemSourceHash(system) === template.system_source_hash;
 }
@@ -352,6 +355,7 @@ export function currentSystemSourceHash(t: SystemTemplate): string {
 
 /** A system template's sources and their compilation against the account's settings. */
 function systemTemplateValues(t: SystemTemplate, account: AccountRow, now: string) {
+  const sources = systemSources(t);
   const compiled = compileTemplate(
     { contentSource: t.contentSource, footerSource: t.footerSource, fields: t.fields },
     {
@@ -360,7 +364,7 @@ function systemTemplateValues(t: SystemTemplate, account: AccountRow, now: strin
       today: now.slice(0, 10),
       // Kontor's own sources (`renderLimitOf`): a busy machine must not fail an account's
       // creation.
-      renderLimit: t.fields.length === 0 ? OWN_SOURCES : Infinity,
+      renderLimit: ownLimit(sources.fields),
     },
   );
   if (compiled.problems.length > 0)
@@ -368,7 +372,7 @@ function systemTemplateValues(t: SystemTemplate, account: AccountRow, now: strin
       `System template ${t.systemKey} does not compile: ${compiled.problems[0]!.message}`,
     );
   return {
-    ...systemSources(t),
+    ...sources,
     system_key: t.systemKey,
     compiled_header_html: compiled.compiledHeaderHtml,
     compiled_content_html: compiled.compiledContentHtml,

@@ -17,8 +17,8 @@ import {
   type RenderContext,
 } from './context.js';
 import {
+  budgetMsOf,
   contextVariables,
-  OWN_SOURCES,
   parseSource,
   RENDER_LIMIT_MS,
   renderParsed,
@@ -178,7 +178,7 @@ function renderParts(
   sanitize: boolean,
 ): Record<TemplatePart, string | null> {
   const html: Record<TemplatePart, string | null> = { header: null, content: null, footer: null };
-  const deadline = performance.now() + (renderLimit === OWN_SOURCES ? Infinity : renderLimit);
+  const deadline = performance.now() + budgetMsOf(renderLimit);
   for (const part of TEMPLATE_PARTS) {
     const templates = parsed.get(part);
     if (!templates) {

@@ -48,6 +48,11 @@ export const OWN_SOURCES: unique symbol = Symbol('own sources');
  * below, or `OWN_SOURCES`.
  */
 export type RenderLimit = number | typeof OWN_SOURCES;
+
+/** The time budget of a render limit, in milliseconds (`Infinity`: none). */
+export function budgetMsOf(limit: RenderLimit): number {
+  return limit === OWN_SOURCES ? Infinity : limit;
+}
 /**
  * Allocation budget of one part's render, in Liquid's units (array items, string
  * characters). A range allocates its length, so it also caps every loop: `(1..N)` with a
@@ -314,7 +319,6 @@ export function renderParsed(
   limit: RenderLimit,
 ): { html: string; problem?: undefined } | { html?: undefined; problem: EngineProblem } {
   const own = limit === OWN_SOURCES;
-  const limitMs = own ? Infinity : limit;
   const ctx = new Context(
     scope,
     engine.options,
@@ -335,7 +339,7 @@ export function renderParsed(
       return {
         problem: {
           code: 'limit_exceeded',
-          message: `Rendering stopped: ${describe(err instanceof LiquidError ? (err.originalError ?? err) : err)}. Loops, text and output are capped (at most ${String(limitMs)} ms per render).`,
+          message: `Rendering stopped: ${describe(err instanceof LiquidError ? (err.originalError ?? err) : err)}. Loops, text and output are capped (at most ${String(budgetMsOf(limit))} ms per render).`,
           ...position(err),
         },
       };
