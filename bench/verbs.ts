@@ -1,7 +1,7 @@
 /**
- * `npm run bench:verbs`: the CPU one call costs, in process (`inject`, no sockets), for each verb
- * of partners and of invoices — create (3 lines), update, GET by id, list of 25 — and each
- * invoice verb against the partner verb. CPU time (`process.cpuUsage`, the process's user +
+ * `npm run bench:verbs`: the CPU one call costs, and its wall time one call at a time, in process
+ * (`inject`, no sockets), for each verb of partners and of invoices — create (3 lines), update,
+ * GET by id, list of 25 — and each invoice verb against the partner verb. CPU time (`process.cpuUsage`, the process's user +
  * system time over the calls) moves far less with the machine's load than wall time, so two
  * builds can be compared on a busy machine: run it in each checkout. Calls run one at a time;
  * the databases' own CPU (PostgreSQL's backends) is not counted. `--profile DIR` writes a CPU
@@ -67,31 +67,36 @@ try {
         () => b.call('GET', '/v1/documents?documentType=INVOICE&limit=25'),
       ],
     };
+  const median = (rounds: number[]) => rounds.sort((x, y) => x - y)[Math.floor(rounds.length / 2)]!;
   /**
-   * Median CPU microseconds per call over the rounds, after a warm-up of 50 calls; with
-   * `--profile`, the rounds' CPU profile goes to `DIR/<name>.cpuprofile`.
+   * Median CPU microseconds per call over the rounds, after a warm-up of 50 calls, and the
+   * median wall time per call (one call at a time: its latency, the database's round trips
+   * included); with `--profile`, the rounds' CPU profile goes to `DIR/<name>.cpuprofile`.
    */
-  const cpuPerCall = async (run: (i: number) => Promise<unknown>, name: string) => {
+  const perCall = async (run: (i: number) => Promise<unknown>, name: string) => {
     for (let i = 0; i < 50; i++) await run(i);
     const stopProfile = opt.profile ? await startCpuProfile() : undefined;
-    const rounds: number[] = [];
+    const cpu: number[] = [];
+    const wall: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const before = process.cpuUsage();
+      const started = performance.now();
       for (let i = 0; i < CALLS; i++) await run(i);
+      wall.push(((performance.now() - started) * 1000) / CALLS);
       const used = process.cpuUsage(before);
-      rounds.push((used.user + used.system) / CALLS);
+      cpu.push((used.user + used.system) / CALLS);
     }
     await stopProfile?.(path.join(opt.profile!, `${name}.cpuprofile`));
-    return rounds.sort((x, y) => x - y)[Math.floor(rounds.length / 2)]!;
+    return { cpu: median(cpu), wall: median(wall) };
   };
-  say(`CPU per call, in process, ${b.database}, median of ${ROUNDS} rounds of ${CALLS} calls`);
-  say('verb        partner µs  invoice µs  partner / invoice');
+  say(`Per call, in process, ${b.database}, median of ${ROUNDS} rounds of ${CALLS} calls`);
+  say('verb        partner µs  invoice µs  partner / invoice  partner wall µs  invoice wall µs');
   for (const [verb, [partnerCall, invoiceCall]] of Object.entries(verbs)) {
     const file = verb.replace(/ /g, '-');
-    const p = await cpuPerCall(partnerCall, `${file}-partner`);
-    const inv = await cpuPerCall(invoiceCall, `${file}-invoice`);
+    const p = await perCall(partnerCall, `${file}-partner`);
+    const inv = await perCall(invoiceCall, `${file}-invoice`);
     say(
-      `${verb.padEnd(12)}${p.toFixed(0).padStart(10)}${inv.toFixed(0).padStart(12)}${(p / inv).toFixed(2).padStart(19)}`,
+      `${verb.padEnd(12)}${p.cpu.toFixed(0).padStart(10)}${inv.cpu.toFixed(0).padStart(12)}${(p.cpu / inv.cpu).toFixed(2).padStart(19)}${p.wall.toFixed(0).padStart(17)}${inv.wall.toFixed(0).padStart(17)}`,
     );
   }
 } finally {
