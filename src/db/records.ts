@@ -9,7 +9,7 @@ import {
 } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { DB } from './schema.js';
-import { deferInsert, deferRead } from './transactions.js';
+import { deferFirst, deferInsert, deferRead, type Later } from './transactions.js';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -424,8 +424,12 @@ export function pointRead(table: string, read: readonly string[] | undefined) {
       .where('account_id', '=', accountId)
       .where('id', '=', id);
   });
-  return async (db: Executor, accountId: string, id: string): Promise<unknown> =>
+  const find = async (db: Executor, accountId: string, id: string): Promise<unknown> =>
     (await db.executeQuery(query(db, accountId, id))).rows[0];
+  /** The same read started now, answered later (`deferFirst`). */
+  const later = (db: Executor, accountId: string, id: string): Promise<Later<unknown>> =>
+    deferFirst(db, query(db, accountId, id));
+  return Object.assign(find, { later });
 }
 
 /**
@@ -441,6 +445,9 @@ export function recordQueries<
   const read = pointRead(table, columns);
   const find = (db: Executor, accountId: string, id: string) =>
     read(db, accountId, id) as Promise<Row | undefined>;
+  /** `find` started now and answered later: deferred on a PostgreSQL transaction (`deferFirst`). */
+  const findLater = (db: Executor, accountId: string, id: string) =>
+    read.later(db, accountId, id) as Promise<Later<Row | undefined>>;
   /** `casUpdate` of this table. */
   const update = (
     db: Executor,
@@ -456,6 +463,8 @@ export function recordQueries<
 
   return {
     find,
+
+    findLater,
 
     version: async (db: Executor, accountId: string, id: string): Promise<number | undefined> =>
       (

@@ -104,6 +104,23 @@ export async function deferRead<R>(
   };
 }
 
+/** A read started now whose answer is asked for later (`deferRead`). */
+export type Later<T> = () => Promise<T>;
+
+/**
+ * `deferRead` of a read that answers at most one row (a point read): the row, or undefined.
+ * Several of them started in a row go out together with the transaction's next statement, so a
+ * write's reads of other records (its account, template, partner, tax rates) cost one round trip
+ * on PostgreSQL instead of one each; elsewhere each runs at once.
+ */
+export async function deferFirst<R>(
+  db: { executeQuery(query: CompiledQuery): Promise<{ rows: unknown[] }> },
+  query: Compilable<R> | CompiledQuery<R>,
+): Promise<Later<R | undefined>> {
+  const rows = await deferRead(db, query);
+  return async () => (await rows())[0];
+}
+
 /**
  * Runs a statement that PostgreSQL plans anew for its values on every run, never as a prepared
  * statement (elsewhere it runs as any other). For a statement whose good plan depends on the

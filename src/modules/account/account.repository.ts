@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { AccountsTable, DB } from '../../db/schema.js';
+import { deferFirst, type Later } from '../../db/transactions.js';
 import { WIDGETS } from './account.schemas.js';
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -45,6 +46,14 @@ export async function findAccount(
   accountId: string,
 ): Promise<AccountRow | undefined> {
   return db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+}
+
+/** `findAccount` started now, answered later (`deferFirst`). */
+export function findAccountLater(
+  db: Executor,
+  accountId: string,
+): Promise<Later<AccountRow | undefined>> {
+  return deferFirst(db, db.selectFrom('accounts').selectAll().where('id', '=', accountId));
 }
 
 export async function updateAccount(

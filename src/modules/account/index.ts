@@ -1,6 +1,7 @@
 /** The account module's face: what the app and other modules may use. */
 export {
   findAccount,
+  findAccountLater,
   insertAccount,
   lockAccount,
   newAccountRow,

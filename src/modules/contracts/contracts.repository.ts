@@ -27,6 +27,9 @@ export async function insertContract(
 
 export const findContract = records.find;
 
+/** `findContract` started now, answered later (`deferFirst`). */
+export const findContractLater = records.findLater;
+
 export async function contractState(
   db: Executor,
   accountId: string,

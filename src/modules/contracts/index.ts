@@ -10,7 +10,12 @@ export {
 } from './contract-billing.js';
 export { advanceBilling } from './contracts.billing.js';
 export { advancedOf, presentContract } from './contracts.presenter.js';
-export { directDebitContractIds, dueForBilling, findContract } from './contracts.repository.js';
+export {
+  directDebitContractIds,
+  dueForBilling,
+  findContract,
+  findContractLater,
+} from './contracts.repository.js';
 export type { ContractRow } from './contracts.repository.js';
 export { contractRoutes } from './contracts.routes.js';
 export { BILLING_CYCLES, ContractAdvancedSchema } from './contracts.schemas.js';

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { containsText } from '../../db/dialect.js';
 import type { Executor } from '../../db/records.js';
+import { deferFirst, type Later } from '../../db/transactions.js';
 import type { DocumentTemplatesTable } from '../../db/tables/document-templates.js';
 import { searchText } from '../../http/pagination.js';
 
@@ -95,12 +96,24 @@ export function findSystemTemplate(
   accountId: string,
   systemKey: string,
 ): Promise<TemplateRow | undefined> {
+  return systemTemplateByKey(db, accountId, systemKey).executeTakeFirst();
+}
+
+/** `findSystemTemplate` started now, answered later (`deferFirst`). */
+export function findSystemTemplateLater(
+  db: Executor,
+  accountId: string,
+  systemKey: string,
+): Promise<Later<TemplateRow | undefined>> {
+  return deferFirst(db, systemTemplateByKey(db, accountId, systemKey));
+}
+
+function systemTemplateByKey(db: Executor, accountId: string, systemKey: string) {
   return db
     .selectFrom('document_templates')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('system_key', '=', systemKey)
-    .executeTakeFirst();
+    .where('system_key', '=', systemKey);
 }
 
 export function findTemplate(
@@ -108,12 +121,24 @@ export function findTemplate(
   accountId: string,
   id: string,
 ): Promise<TemplateRow | undefined> {
+  return templateById(db, accountId, id).executeTakeFirst();
+}
+
+/** `findTemplate` started now, answered later (`deferFirst`). */
+export function findTemplateLater(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<Later<TemplateRow | undefined>> {
+  return deferFirst(db, templateById(db, accountId, id));
+}
+
+function templateById(db: Executor, accountId: string, id: string) {
   return db
     .selectFrom('document_templates')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .where('id', '=', id);
 }
 
 export async function templateVersion(

@@ -16,6 +16,7 @@ import {
   type SystemSources,
 } from '../../db/migrations/0034_system_template_sources.js';
 import type { Executor } from '../../db/records.js';
+import type { Later } from '../../db/transactions.js';
 import type { DB } from '../../db/schema.js';
 import { appendAudit, diff, type Actor } from '../../shared/audit.js';
 import { newId } from '../../shared/ids.js';
@@ -30,6 +31,7 @@ import { findAccount, type AccountRow, readCompany } from '../account/index.js';
 import { accountRenderData, auditedTemplate } from './document-templates.presenter.js';
 import {
   findSystemTemplate,
+  findSystemTemplateLater,
   findTemplates,
   insertSystemTemplate,
   insertTemplates,
@@ -579,6 +581,33 @@ export async function ensureSystemTemplates(
   });
 }
 
+/** Seeded or upgraded from the current layout, edited since or not: nothing to bring up. */
+function isCurrentSystemTemplate(
+  key: SystemKey,
+  found: TemplateRow | undefined,
+): found is TemplateRow {
+  const t = SYSTEM_TEMPLATES.find((s) => s.systemKey === key);
+  return t !== undefined && found?.system_source_hash === currentSystemSourceHash(t);
+}
+
+/**
+ * `ensureSystemTemplate`'s read started now (`deferFirst`: with the other reads of a write in a
+ * PostgreSQL transaction, in one round trip), answered later: the row when it stems from the
+ * current layout, else undefined (then `ensureSystemTemplate`, outside that transaction, seeds
+ * or upgrades it).
+ */
+export async function currentSystemTemplateLater(
+  db: Executor,
+  accountId: string,
+  key: SystemKey,
+): Promise<Later<TemplateRow | undefined>> {
+  const found = await findSystemTemplateLater(db, accountId, key);
+  return async () => {
+    const row = await found();
+    return isCurrentSystemTemplate(key, row) ? row : undefined;
+  };
+}
+
 /**
  * The account's system template with `key`, seeded or upgraded first when it is missing or
  * stems from another layout than the system's current one (see `ensureSystemTemplates`, which
@@ -592,10 +621,8 @@ export async function ensureSystemTemplate(
   key: SystemKey,
   now: Date = new Date(),
 ): Promise<TemplateRow> {
-  const t = SYSTEM_TEMPLATES.find((s) => s.systemKey === key);
   const found = await findSystemTemplate(db, accountId, key);
-  // Seeded or upgraded from the current layout, edited since or not: nothing to bring up.
-  if (t && found && found.system_source_hash === currentSystemSourceHash(t)) return found;
+  if (isCurrentSystemTemplate(key, found)) return found;
   const written = await ensureSystemTemplates(db, accountId, now);
   // What was just seeded or upgraded, else the row as found (an edited one stays as it is), else
   // the one another process seeded meanwhile.

@@ -13,6 +13,7 @@ import { containsText, isPostgres } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 import { systemClock } from '../../shared/clock.js';
 import { isoDate } from '../../shared/dates.js';
+import { deferFirst, type Later } from '../../db/transactions.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
 
@@ -209,8 +210,23 @@ export async function findDocument(
   id: string,
   today: string = todayUtc(),
 ): Promise<DocumentWithFigures | undefined> {
-  const found = (await db.executeQuery(readWithPreceding(db, accountId, id))).rows[0];
-  return found && { ...found, ...storedFigures(found), as_of: today };
+  return figured((await db.executeQuery(readWithPreceding(db, accountId, id))).rows[0], today);
+}
+
+/** `findDocument` started now, answered later (`deferFirst`). */
+export async function findDocumentLater(
+  db: Executor,
+  accountId: string,
+  id: string,
+  today: string = todayUtc(),
+): Promise<Later<DocumentWithFigures | undefined>> {
+  const found = await deferFirst(db, readWithPreceding(db, accountId, id));
+  return async () => figured(await found(), today);
+}
+
+/** A row as read by id, with its figures as of `today`. */
+function figured(row: DocumentRow | undefined, today: string): DocumentWithFigures | undefined {
+  return row && { ...row, ...storedFigures(row), as_of: today };
 }
 
 /**

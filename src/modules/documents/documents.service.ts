@@ -1,24 +1,24 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import { isUniqueViolation } from '../../db/dialect.js';
+import { isPostgres, isUniqueViolation } from '../../db/dialect.js';
+import type { Executor } from '../../db/records.js';
+import type { Later } from '../../db/transactions.js';
 import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
-import { AppError, notFound, referenceNotFound } from '../../shared/errors.js';
-import { bodyFieldError } from '../../http/field-rules.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { appendAudit, appendAudits, diff, type Actor } from '../../shared/audit.js';
-import { createInOneRound, withoutWebhookEvent } from '../../shared/one-round.js';
+import { createInTransaction, withoutWebhookEvent } from '../../shared/one-round.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { registerReference } from '../../shared/references.js';
-import { findAccount } from '../account/index.js';
-import { findContract, type ContractRow } from '../contracts/index.js';
+import { findAccount, findAccountLater } from '../account/index.js';
 import {
   findTemplate,
+  findTemplateLater,
   type TemplateRow,
   ensureSystemTemplate,
 } from '../document-templates/index.js';
-import { lockUploadedFile, onFileDelete, requireUploadedFile } from '../files/index.js';
-import { findPartner, type PartnerRow } from '../partners/index.js';
+import { lockUploadedFile, onFileDelete } from '../files/index.js';
 import { presentDocument } from './documents.presenter.js';
 import * as repo from './documents.repository.js';
 import type {
@@ -52,7 +52,6 @@ import {
   pricedValues,
   sourceOf,
   type Links,
-  type NewDocumentFile,
   type Origin,
 } from './documents.rows.js';
 import {
@@ -62,10 +61,17 @@ import {
 } from './documents.down-payments.js';
 import { DocumentLifecycle, duplicateNumber } from './documents.lifecycle.js';
 import { einvoiceParties, xrechnungFile, type EInvoiceFile } from './documents.einvoice.js';
-import { DocumentOutput, DOCUMENT_FILE_TYPES, pdfFileName } from './documents.output.js';
+import { DocumentOutput, pdfFileName } from './documents.output.js';
 import { rasterizeDocument } from './documents.rasterize.js';
 import { sendDocument, sendPreview } from './documents.send.js';
-import { linesAsInputs, priceLines } from './pricing.js';
+import {
+  contentLater,
+  linkRowsLater,
+  publishedTemplate,
+  resolveLinks,
+  type SalesKey,
+} from './documents.references.js';
+import { linesAsInputs, priceLines, startPricing, type Priced } from './pricing.js';
 import { isoDate } from '../../shared/dates.js';
 import { assertDocumentDate, invalid, invoiceValues, isSalesType } from './invoice-rules.js';
 import { finalizeCheck, invoiceReadiness } from './documents.checks.js';
@@ -94,6 +100,9 @@ onFileDelete(async (trx, accountId, fileId) => {
       { members: { referencedBy: [`${using.length} documents`] } },
     );
 });
+
+/** Thrown out of a write's transaction that must go the reading way instead (never answered). */
+const READING_WAY = new Error('this write goes the reading way');
 
 function immutable(id: string): AppError {
   return new AppError('state_conflict', `Document ${id} is FINAL and can no longer be changed.`);
@@ -178,50 +187,6 @@ export class DocumentsService {
     };
   }
 
-  /** What a new document is made of: its template (GENERATED) or its uploaded file. */
-  private async contentOf(
-    actor: Actor,
-    input: CreateDocument,
-    source: 'GENERATED' | 'UPLOADED',
-  ): Promise<{ template?: TemplateRow; file?: NewDocumentFile }> {
-    const { accountId } = actor;
-    let template: TemplateRow | undefined;
-    let file: NewDocumentFile | undefined;
-    if (source === 'GENERATED') {
-      if (input.templateId === undefined && isSalesType(input.documentType))
-        template = await ensureSystemTemplate(
-          this.ctx.db,
-          accountId,
-          input.documentType as 'INVOICE' | 'QUOTE' | 'ORDER_CONFIRMATION',
-        );
-      else if (input.templateId === undefined)
-        throw new AppError(
-          'business_rule_violated',
-          'A GENERATED document needs templateId.',
-          bodyFieldError('templateId', 'is required for GENERATED documents', 'required'),
-        );
-      else template = await this.publishedTemplate(accountId, input.templateId);
-    } else {
-      if (input.fileId === undefined)
-        throw new AppError(
-          'business_rule_violated',
-          'An UPLOADED document needs fileId.',
-          bodyFieldError('fileId', 'is required for UPLOADED documents', 'required'),
-        );
-      const uploaded = await requireUploadedFile(this.ctx, accountId, input.fileId, {
-        field: 'fileId',
-        accept: DOCUMENT_FILE_TYPES,
-        actor,
-      });
-      file = {
-        id: uploaded.file.id,
-        contentType: uploaded.file.contentType,
-        sha256: uploaded.file.sha256 ?? null,
-      };
-    }
-    return { template, file };
-  }
-
   // ---- create ------------------------------------------------------------------------------
 
   /**
@@ -245,8 +210,13 @@ export class DocumentsService {
     const { accountId } = actor;
     const db = this.ctx.db;
     const now = this.ctx.clock.now();
-    const { row, source, template, file, ...read } = await this.newRow(actor, input, opts, now);
     const final = input.status === 'FINAL';
+    // A plain draft on PostgreSQL: its reads in one round trip, the row and its event in another.
+    if (!final && sourceOf(input) === 'GENERATED' && !opts.processing && !opts.within) {
+      const view = await this.createDraftInTwoRounds(actor, input, opts, now);
+      if (view) return view;
+    }
+    const { row, source, template, file, ...read } = await this.newRow(actor, input, opts, now);
     const renderNow = final && opts.renderLater !== true;
     // A generated document must render with its data: checked now, the PDF comes later (a
     // document finalized now is checked by its trial render, in the same visit to the output).
@@ -257,11 +227,6 @@ export class DocumentsService {
     let stored: repo.DocumentRow;
     let view: DocumentView | undefined;
     try {
-      // A plain draft on PostgreSQL: the row and its event in one round trip.
-      if (!final && !file && !opts.processing && !opts.within) {
-        view = presentDocument(row);
-        if (await this.createInOneRound(actor, row, view, now)) return view;
-      }
       stored = await db.transaction().execute(async (trx) => {
         if (file) await lockUploadedFile(trx, accountId, file.id, 'fileId');
         if (final)
@@ -305,62 +270,112 @@ export class DocumentsService {
     opts: { processing?: boolean; origin?: Origin },
     now: Date,
   ) {
+    const make = await this.startRow(this.ctx.db, actor, input, opts, now, (key) =>
+      ensureSystemTemplate(this.ctx.db, actor.accountId, key),
+    );
+    return make();
+  }
+
+  /**
+   * `newRow` in two steps: the reads started on `db` (deferred on a PostgreSQL transaction, so
+   * that they go out in one round trip: `deferFirst`), the row made when the answered function
+   * is called. `ensure` seeds or upgrades a system template not of the current layout.
+   */
+  private async startRow(
+    db: Executor,
+    actor: Actor,
+    input: CreateDocument,
+    opts: { processing?: boolean; origin?: Origin },
+    now: Date,
+    ensure: (key: SalesKey) => Promise<TemplateRow>,
+  ) {
     const { accountId } = actor;
-    const account = await findAccount(this.ctx.db, accountId);
-    if (!account) throw notFound('Account');
+    const found = await findAccountLater(db, accountId);
     const source = sourceOf(input);
-    assertDocumentDate(input.creationDate, now);
-    const invoice = invoiceValues(input, input.documentType);
-    const { template, file } = await this.contentOf(actor, input, source);
-    const { links, partner, contract } = await this.resolveLinkRows(accountId, {
+    const content = await contentLater(this.ctx, db, actor, input, source, ensure);
+    const linked = await linkRowsLater(db, accountId, {
       contractId: input.contractId,
       contractName: input.contractName,
       partnerId: input.partnerId,
       partnerName: input.partnerName,
     });
-    const currency = input.currency ?? account.currency;
-    const priced = await priceLines(this.ctx.db, accountId, currency, input.lineItems ?? []);
-    const row = newDocumentRow(input, {
-      accountId,
-      source,
-      template,
-      file,
-      links,
-      currency,
-      priced,
-      invoice,
-      processing: opts.processing === true,
-      now,
-      ...(opts.origin ? { origin: opts.origin } : {}),
-    });
-    return { row, source, template, file, account, partner, contract };
+    const pricing = await startPricing(db, accountId, input.lineItems ?? []);
+    return async () => {
+      const account = await found();
+      if (!account) throw notFound('Account');
+      assertDocumentDate(input.creationDate, now);
+      const invoice = invoiceValues(input, input.documentType);
+      const { template, file } = await content();
+      const { links, partner, contract } = await linked();
+      const currency = input.currency ?? account.currency;
+      const priced = await pricing(currency);
+      const row = newDocumentRow(input, {
+        accountId,
+        source,
+        template,
+        file,
+        links,
+        currency,
+        priced,
+        invoice,
+        processing: opts.processing === true,
+        now,
+        ...(opts.origin ? { origin: opts.origin } : {}),
+      });
+      return { row, source, template, file, account, partner, contract };
+    };
   }
 
   /**
-   * PostgreSQL: a draft's create as one round trip and one statement, the row and its audit
-   * event (`createInOneRound`); a draft's create has no webhook event, so nothing stands in for
-   * reading endpoints. False where it wrote nothing (on SQLite): the transaction of `create`
-   * writes it.
+   * PostgreSQL: a GENERATED draft's create in two round trips. Its reads (`startRow`: the
+   * account, the template, the partner or contract, the lines' tax rates and products) go out
+   * together with BEGIN; the row with its audit event, one statement (`createInTransaction`; a
+   * draft's create has no webhook event, so nothing stands in for reading endpoints), with the
+   * COMMIT. Undefined where it wrote nothing: on SQLite, and where a system template must first
+   * be seeded or upgraded (`ensureSystemTemplate` does that in a transaction of its own, not
+   * while this one holds a connection); `create`'s reading way then makes the document.
    */
-  private createInOneRound(
+  private async createDraftInTwoRounds(
     actor: Actor,
-    row: repo.DocumentRow,
-    view: DocumentView,
+    input: CreateDocument,
+    opts: { origin?: Origin },
     now: Date,
-  ): Promise<boolean> {
-    return createInOneRound(
-      this.ctx.db,
-      actor,
-      {
-        action: 'document.created',
-        resourceType: 'document',
-        resourceId: row.id,
-        guard: withoutWebhookEvent,
-      },
-      now,
-      view,
-      (trx, write) => repo.insertDocumentAudited(trx, row, write),
-    );
+  ): Promise<DocumentView | undefined> {
+    const db = this.ctx.db;
+    if (!isPostgres(db)) return undefined;
+    let made: { view: DocumentView; wrote: Later<boolean> } | undefined;
+    let number: string | null = null;
+    try {
+      made = await db.transaction().execute(async (trx) => {
+        const make = await this.startRow(trx, actor, input, opts, now, () =>
+          Promise.reject(READING_WAY),
+        );
+        const { row, source: _source, template, file: _file, ...read } = await make();
+        number = row.document_number;
+        // The template check (none for Kontor's own unedited layouts) before anything is written.
+        if (template) await this.output.checkRenders(row, template, { ...read, keptFigures: true });
+        const view = presentDocument(row);
+        const wrote = await createInTransaction(
+          trx,
+          actor,
+          {
+            action: 'document.created',
+            resourceType: 'document',
+            resourceId: row.id,
+            guard: withoutWebhookEvent,
+          },
+          now,
+          view,
+          (t, write) => repo.insertDocumentAudited(t, row, write),
+        );
+        return wrote && { view, wrote };
+      });
+    } catch (err) {
+      if (err === READING_WAY) return undefined;
+      if (isUniqueViolation(err)) throw duplicateNumber(number);
+      throw err;
+    }
+    return made && (await made.wrote()) ? made.view : undefined;
   }
 
   // ---- many FINAL documents at once (a dunning run's letters) ------------------------------
@@ -400,7 +415,7 @@ export class DocumentsService {
         const invoice = invoiceValues(input, input.documentType);
         let template = templates.get(templateId);
         if (!template)
-          templates.set(templateId, (template = this.publishedTemplate(accountId, templateId)));
+          templates.set(templateId, (template = publishedTemplate(db, accountId, templateId)));
         const key = JSON.stringify([
           input.contractId,
           input.contractName,
@@ -411,7 +426,7 @@ export class DocumentsService {
         if (!linked)
           links.set(
             key,
-            (linked = this.resolveLinks(accountId, {
+            (linked = resolveLinks(db, accountId, {
               contractId: input.contractId,
               contractName: input.contractName,
               partnerId: input.partnerId,
@@ -493,27 +508,18 @@ export class DocumentsService {
   ): Promise<DocumentView> {
     const { accountId } = actor;
     const db = this.ctx.db;
-    const before = await repo.findDocument(db, accountId, id);
-    if (!before) throw notFound('Document');
-    if (before.status === 'FINAL') throw immutable(id);
-
-    const documentType = input.documentType ?? before.document_type;
-    if (input.validUntil && documentType !== 'QUOTE')
-      throw invalid('validUntil', 'is only for QUOTE documents');
-    if (input.lineItems !== undefined && !isSalesType(documentType))
-      throw invalid('lineItems', 'are only for INVOICE, QUOTE and ORDER_CONFIRMATION documents');
-    if (input.dueDate && documentType !== 'INVOICE')
-      throw invalid('dueDate', 'is only for INVOICE documents');
-
     const now = this.ctx.clock.now();
-    assertDocumentDate(input.creationDate, now);
-    const values: Partial<repo.DocumentRow> = {
-      ...changedColumns(input, documentType, before, now),
-      ...(await this.relinked(accountId, input, before)),
-      ...(await this.repriced(accountId, input, documentType, before)),
-    };
-
-    const merged: repo.DocumentRow = { ...before, ...values };
+    if (input.status !== 'FINAL' && isPostgres(db))
+      return this.updateDraftInThreeRounds(actor, id, input, ifMatch, now);
+    const found = await repo.findDocument(db, accountId, id);
+    const { before, values, merged } = await this.updatedValues(
+      db,
+      accountId,
+      id,
+      found,
+      input,
+      now,
+    );
     const template =
       merged.source === 'GENERATED' && merged.template_id
         ? await findTemplate(db, accountId, merged.template_id)
@@ -532,29 +538,10 @@ export class DocumentsService {
           const sha = await this.lifecycle.uploadedSha(trx, merged);
           Object.assign(values, await this.lifecycle.finalValues(trx, merged, sha));
         }
-        const updated = await compareAndSet({
-          expected: input.version,
-          ifMatch,
-          what: 'Document',
-          run: (version) =>
-            version === undefined
-              ? Promise.resolve(undefined)
-              : repo.updateDocument(trx, accountId, id, version, values, { status: 'DRAFT' }),
-          current: () => this.versionOrImmutable(trx, accountId, id),
-        });
+        const updated = await this.updateDraftRow(trx, accountId, id, input, ifMatch, values);
         if (final && updated.source === 'GENERATED')
           await this.output.queueRender(trx, accountId, id, { inRequest: true });
-        await appendAudit(
-          trx,
-          actor,
-          {
-            action: final ? 'document.finalized' : 'document.updated',
-            resourceType: 'document',
-            resourceId: id,
-            changes: diff(presentDocument(before), presentDocument(updated)),
-          },
-          now,
-        );
+        await this.auditUpdate(trx, actor, final, before, updated, now);
         return final
           ? this.lifecycle.announceFinal(trx, actor, updated, { settle: true, trial })
           : updated;
@@ -571,8 +558,161 @@ export class DocumentsService {
     return presentDocument(await withCurrentDeduction(db, after, isoDate(now)));
   }
 
+  /**
+   * PostgreSQL: a draft's update in three round trips and one transaction. The draft goes out
+   * with BEGIN and the reads its new lines need (`startPricing`); the template's read with the
+   * compare-and-set update; the audit event with the COMMIT. The template check comes when the
+   * update has answered: before the commit (a refusal rolls the update back), or before the
+   * 409 or 412 of an update that did not match, which the reading way answers in that order.
+   */
+  private async updateDraftInThreeRounds(
+    actor: Actor,
+    id: string,
+    input: UpdateDocument,
+    ifMatch: IfMatch,
+    now: Date,
+  ): Promise<DocumentView> {
+    const { accountId } = actor;
+    const db = this.ctx.db;
+    let number: string | null = null;
+    let after: repo.DocumentRow;
+    try {
+      after = await db.transaction().execute(async (trx) => {
+        const found = await repo.findDocumentLater(trx, accountId, id);
+        const pricing = input.lineItems && (await startPricing(trx, accountId, input.lineItems));
+        const drafted = await found();
+        const { before, values, merged } = await this.updatedValues(
+          trx,
+          accountId,
+          id,
+          drafted,
+          input,
+          now,
+          pricing,
+        );
+        number = values.document_number ?? null;
+        const template =
+          merged.source === 'GENERATED' && merged.template_id
+            ? await findTemplateLater(trx, accountId, merged.template_id)
+            : undefined;
+        // Checked once, when the update answers: before its 409 or 412 (as the reading way
+        // checks before its update), else before the commit.
+        let checked: Promise<void> | undefined;
+        const check = () =>
+          (checked ??= (async () => {
+            const layout = await template?.();
+            if (layout)
+              await this.output.checkRenders(merged, layout, {
+                keptFigures: repo.keepsFigures(values),
+              });
+          })());
+        const updated = await this.updateDraftRow(
+          trx,
+          accountId,
+          id,
+          input,
+          ifMatch,
+          values,
+          check,
+        );
+        await check();
+        await this.auditUpdate(trx, actor, false, before, updated, now);
+        return updated;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateNumber(number);
+      throw err;
+    }
+    // A draft final invoice answers what it would deduct today.
+    return presentDocument(await withCurrentDeduction(db, after, isoDate(now)));
+  }
+
+  /**
+   * What an update writes to the draft `before` (404 when there is none, 409 when it is FINAL,
+   * 400 for a field its type does not take): its changed columns, its links and its priced lines,
+   * the reads for them on `db`; `pricing`: the new lines' reads, started ahead (`startPricing`).
+   */
+  private async updatedValues(
+    db: Executor,
+    accountId: string,
+    id: string,
+    before: repo.DocumentWithFigures | undefined,
+    input: UpdateDocument,
+    now: Date,
+    pricing?: (currency: string) => Promise<Priced>,
+  ) {
+    if (!before) throw notFound('Document');
+    if (before.status === 'FINAL') throw immutable(id);
+    const documentType = input.documentType ?? before.document_type;
+    if (input.validUntil && documentType !== 'QUOTE')
+      throw invalid('validUntil', 'is only for QUOTE documents');
+    if (input.lineItems !== undefined && !isSalesType(documentType))
+      throw invalid('lineItems', 'are only for INVOICE, QUOTE and ORDER_CONFIRMATION documents');
+    if (input.dueDate && documentType !== 'INVOICE')
+      throw invalid('dueDate', 'is only for INVOICE documents');
+    assertDocumentDate(input.creationDate, now);
+    const values: Partial<repo.DocumentRow> = {
+      ...changedColumns(input, documentType, before, now),
+      ...(await this.relinked(db, accountId, input, before)),
+      ...(await this.repriced(db, accountId, input, documentType, before, pricing)),
+    };
+    const merged: repo.DocumentRow = { ...before, ...values };
+    return { before, values, merged };
+  }
+
+  /**
+   * The compare-and-set update of a DRAFT (404, 409 or 412 when it does not match; `first` runs
+   * before that answer).
+   */
+  private updateDraftRow(
+    trx: Transaction<DB>,
+    accountId: string,
+    id: string,
+    input: UpdateDocument,
+    ifMatch: IfMatch,
+    values: Partial<repo.DocumentRow>,
+    first?: () => Promise<void>,
+  ): Promise<repo.DocumentRow> {
+    return compareAndSet({
+      expected: input.version,
+      ifMatch,
+      what: 'Document',
+      run: (version) =>
+        version === undefined
+          ? Promise.resolve(undefined)
+          : repo.updateDocument(trx, accountId, id, version, values, { status: 'DRAFT' }),
+      current: async () => {
+        await first?.();
+        return this.versionOrImmutable(trx, accountId, id);
+      },
+    });
+  }
+
+  /** The audit event of an update: `document.finalized` or `document.updated`, with its diff. */
+  private auditUpdate(
+    trx: Transaction<DB>,
+    actor: Actor,
+    final: boolean,
+    before: repo.DocumentRow,
+    updated: repo.DocumentRow,
+    now: Date,
+  ): Promise<void> {
+    return appendAudit(
+      trx,
+      actor,
+      {
+        action: final ? 'document.finalized' : 'document.updated',
+        resourceType: 'document',
+        resourceId: updated.id,
+        changes: diff(presentDocument(before), presentDocument(updated)),
+      },
+      now,
+    );
+  }
+
   /** The contract and partner columns when the update names either of them anew. */
   private async relinked(
+    db: Executor,
     accountId: string,
     input: UpdateDocument,
     before: repo.DocumentRow,
@@ -587,7 +727,7 @@ export class DocumentsService {
     // A field the update leaves out keeps its value; null clears it.
     const pick = <T>(given: T | null | undefined, kept: T | null) =>
       given === undefined ? (kept ?? undefined) : (given ?? undefined);
-    return this.resolveLinks(accountId, {
+    return resolveLinks(db, accountId, {
       contractId: pick(input.contractId, before.contract_id),
       contractName: pick(input.contractName, before.contract_name),
       partnerId: pick(input.partnerId, before.partner_id),
@@ -600,10 +740,12 @@ export class DocumentsService {
    * or when the document is no invoice (no lines, zero totals).
    */
   private async repriced(
+    db: Executor,
     accountId: string,
     input: UpdateDocument,
     documentType: string,
     before: repo.DocumentRow,
+    pricing?: (currency: string) => Promise<Priced>,
   ): Promise<Partial<repo.DocumentRow>> {
     const currency = input.currency ?? before.currency;
     // The currency is written only when it changes: the row's kept figures then stay current.
@@ -611,16 +753,20 @@ export class DocumentsService {
     if (!isSalesType(documentType))
       return {
         ...moved,
-        ...pricedValues(await priceLines(this.ctx.db, accountId, currency, [])),
+        ...pricedValues(await priceLines(db, accountId, currency, [])),
       };
     if (input.lineItems === undefined && currency === before.currency) return {};
-    const lines =
-      input.lineItems ??
-      linesAsInputs(JSON.parse(before.line_items) as repo.StoredLine[], before.currency);
-    return {
-      ...moved,
-      ...pricedValues(await priceLines(this.ctx.db, accountId, currency, lines)),
-    };
+    const priced =
+      input.lineItems !== undefined && pricing
+        ? await pricing(currency)
+        : await priceLines(
+            db,
+            accountId,
+            currency,
+            input.lineItems ??
+              linesAsInputs(JSON.parse(before.line_items) as repo.StoredLine[], before.currency),
+          );
+    return { ...moved, ...pricedValues(priced) };
   }
 
   // ---- quotes and order confirmations -------------------------------------------------------
@@ -756,56 +902,6 @@ export class DocumentsService {
   }
 
   // ---- references --------------------------------------------------------------------------
-
-  private async publishedTemplate(accountId: string, templateId: string): Promise<TemplateRow> {
-    const template = await findTemplate(this.ctx.db, accountId, templateId);
-    if (!template) throw referenceNotFound('templateId', 'Template');
-    if (template.status !== 'PUBLISHED')
-      throw new AppError(
-        'business_rule_violated',
-        `Template ${templateId} is ${template.status}; only PUBLISHED templates generate documents.`,
-        bodyFieldError('templateId', 'must be a PUBLISHED template', 'not_published'),
-      );
-    return template;
-  }
-
-  /** Contract and partner of the account; names come from them, the client's only without ids. */
-  private async resolveLinks(
-    accountId: string,
-    input: { contractId?: string; contractName?: string; partnerId?: string; partnerName?: string },
-  ): Promise<Links> {
-    return (await this.resolveLinkRows(accountId, input)).links;
-  }
-
-  /** `resolveLinks`, with the partner and contract rows it read. */
-  private async resolveLinkRows(
-    accountId: string,
-    input: { contractId?: string; contractName?: string; partnerId?: string; partnerName?: string },
-  ): Promise<{ links: Links; partner?: PartnerRow; contract?: ContractRow }> {
-    const links: Links = {
-      contract_id: null,
-      contract_name: input.contractName ?? null,
-      partner_id: null,
-      partner_name: input.partnerName ?? null,
-    };
-    let partnerId = input.partnerId;
-    let contract: ContractRow | undefined;
-    let partner: PartnerRow | undefined;
-    if (input.contractId !== undefined) {
-      contract = await findContract(this.ctx.db, accountId, input.contractId);
-      if (!contract) throw referenceNotFound('contractId', 'Contract');
-      links.contract_id = contract.id;
-      links.contract_name = contract.name;
-      partnerId ??= contract.partner_id;
-    }
-    if (partnerId !== undefined) {
-      partner = await findPartner(this.ctx.db, accountId, partnerId);
-      if (!partner) throw referenceNotFound('partnerId', 'Partner');
-      links.partner_id = partner.id;
-      links.partner_name = partner.name;
-    }
-    return { links, partner, contract };
-  }
 }
 
 /** For other modules (recurring invoices): a document made as `POST /v1/documents` makes it. */

@@ -2,8 +2,14 @@ import type { Executor } from '../../db/records.js';
 import { AppError, referenceNotFound, type FieldError } from '../../shared/errors.js';
 import { minorDigits, toMinor } from '../../shared/money.js';
 import { unitCodeOf } from '../../shared/units.js';
-import { findProduct } from '../products/index.js';
-import { findDefaultTaxRate, findTaxRate } from '../tax-rates/index.js';
+import type { Later } from '../../db/transactions.js';
+import { findProductLater, type ProductRow } from '../products/index.js';
+import {
+  findDefaultTaxRate,
+  findDefaultTaxRateLater,
+  findTaxRate,
+  findTaxRateLater,
+} from '../tax-rates/index.js';
 import type { StoredLine, StoredTaxLine } from './documents.repository.js';
 import type { CreateDocument } from './documents.schemas.js';
 import { computeTotals, scaled } from './totals.js';
@@ -32,12 +38,59 @@ export async function priceLines(
   currency: string,
   inputs: LineInput[],
 ): Promise<Priced> {
+  return (await startPricing(db, accountId, inputs))(currency);
+}
+
+/**
+ * `priceLines` in two steps: the reads its lines need (their products, the tax rates they name,
+ * the account's default rate) started now, deferred on a PostgreSQL transaction so that they go
+ * out in one round trip with the write's other reads (`deferFirst`); the pricing when the
+ * answered function is called. A rate only a product names is read then.
+ */
+export async function startPricing(
+  db: Executor,
+  accountId: string,
+  inputs: LineInput[],
+): Promise<(currency: string) => Promise<Priced>> {
+  const products = new Map<string, Later<ProductRow | undefined>>();
+  const named = new Map<string, Later<Rate | undefined>>();
+  for (const input of inputs) {
+    const { productId, taxRateId } = input;
+    if (productId !== undefined && !products.has(productId))
+      products.set(productId, await findProductLater(db, accountId, productId));
+    if (taxRateId !== undefined && !named.has(taxRateId))
+      named.set(taxRateId, await findTaxRateLater(db, accountId, taxRateId));
+  }
+  // Any line without its own rate may fall back on the default.
+  const fallback = inputs.some((input) => input.taxRateId === undefined)
+    ? await findDefaultTaxRateLater(db, accountId)
+    : undefined;
+  return (currency) =>
+    pricedLines(currency, inputs, {
+      product: (id) => products.get(id)!(),
+      rate: (id) => named.get(id)?.() ?? findTaxRate(db, accountId, id),
+      defaultRate: async () => (await fallback?.()) ?? findDefaultTaxRate(db, accountId),
+    });
+}
+
+/** Where `pricedLines` gets the rows its lines name. */
+interface PricingReads {
+  product(id: string): Promise<ProductRow | undefined>;
+  rate(id: string): Promise<Rate | undefined>;
+  defaultRate(): Promise<Rate | undefined>;
+}
+
+async function pricedLines(
+  currency: string,
+  inputs: LineInput[],
+  reads: PricingReads,
+): Promise<Priced> {
   const lines: StoredLine[] = [];
   const rates = new Map<string, Rate>();
-  const rateOf = taxRates(db, accountId);
+  const rateOf = taxRates(reads);
   for (const [i, input] of inputs.entries()) {
     const at = `/body/lineItems/${i}`;
-    const product = input.productId ? await findProduct(db, accountId, input.productId) : undefined;
+    const product = input.productId ? await reads.product(input.productId) : undefined;
     if (input.productId && !product) throw referenceNotFound(`lineItems/${i}/productId`, 'Product');
     const quantityMilli = scaled(input.quantity, 3);
     if (quantityMilli === undefined || quantityMilli <= 0)
@@ -103,15 +156,15 @@ type Rate = {
  * A line's tax rate: the one it (or its product) names, else the account's default, read once
  * per pricing. 422 when the named rate does not exist or there is no default.
  */
-function taxRates(db: Executor, accountId: string) {
+function taxRates(reads: PricingReads) {
   let defaultRate: Rate | null | undefined;
   return async (rateId: string | undefined, i: number): Promise<Rate> => {
     if (rateId !== undefined) {
-      const rate = await findTaxRate(db, accountId, rateId);
+      const rate = await reads.rate(rateId);
       if (!rate) throw referenceNotFound(`lineItems/${i}/taxRateId`, 'Tax rate');
       return rate;
     }
-    if (defaultRate === undefined) defaultRate = (await findDefaultTaxRate(db, accountId)) ?? null;
+    if (defaultRate === undefined) defaultRate = (await reads.defaultRate()) ?? null;
     if (!defaultRate)
       throw new AppError('business_rule_violated', 'The account has no default tax rate.', {
         errors: [

@@ -83,6 +83,9 @@ export async function insertPartner(trx: Executor, row: PartnerRow, tags: string
 
 export const findPartner = records.find;
 
+/** `findPartner` started now, answered later (`deferFirst`). */
+export const findPartnerLater = records.findLater;
+
 export const partnerVersion = records.version;
 
 export interface PartnerFilter {

@@ -1,3 +1,4 @@
 /** The products module's face: what the app and other modules may use. */
-export { findProduct } from './products.repository.js';
+export { findProduct, findProductLater } from './products.repository.js';
+export type { ProductRow } from './products.repository.js';
 export { productRoutes } from './products.routes.js';

@@ -23,6 +23,9 @@ export async function insertProduct(trx: Executor, row: ProductRow, tags: string
 
 export const findProduct = records.find;
 
+/** `findProduct` started now, answered later (`deferFirst`). */
+export const findProductLater = records.findLater;
+
 export const productVersion = records.version;
 
 /** Whether `taxRateId` names a tax rate of this account (another account's id does not). */

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { recordQueries, type Executor } from '../../db/records.js';
 import type { TaxRatesTable } from '../../db/schema.js';
+import { deferFirst, type Later } from '../../db/transactions.js';
 import { newId } from '../../shared/ids.js';
 
 export type TaxRateRow = Selectable<TaxRatesTable>;
@@ -14,6 +15,9 @@ export async function insertTaxRate(trx: Executor, row: TaxRateRow): Promise<voi
 
 export const findTaxRate = records.find;
 
+/** `findTaxRate` started now, answered later (`deferFirst`). */
+export const findTaxRateLater = records.findLater;
+
 export const taxRateVersion = records.version;
 
 /** The account's default rate, if it has one (it has exactly one once it has any rate). */
@@ -21,12 +25,23 @@ export async function findDefaultTaxRate(
   db: Executor,
   accountId: string,
 ): Promise<TaxRateRow | undefined> {
+  return defaultTaxRate(db, accountId).executeTakeFirst();
+}
+
+/** `findDefaultTaxRate` started now, answered later (`deferFirst`). */
+export function findDefaultTaxRateLater(
+  db: Executor,
+  accountId: string,
+): Promise<Later<TaxRateRow | undefined>> {
+  return deferFirst(db, defaultTaxRate(db, accountId));
+}
+
+function defaultTaxRate(db: Executor, accountId: string) {
   return db
     .selectFrom('tax_rates')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('is_default', '=', 1)
-    .executeTakeFirst();
+    .where('is_default', '=', 1);
 }
 
 export interface TaxRateFilter {
