@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { newId } from '../shared/ids.js';
 import { dbKind } from '../../test/helpers.js';
+import { roundsOf } from '../../test/pg-rounds.js';
 import { openDatabase, type Database } from './database.js';
-import { deferInsert, deferRead, plannedEachRun } from './transactions.js';
+import { deferFirst, deferInsert, deferRead, plannedEachRun, readAhead } from './transactions.js';
 import type { DB } from './schema.js';
 
 /**
@@ -218,6 +219,89 @@ describe.skipIf(dbKind !== 'postgres')('PostgreSQL rounds (pg-driver)', () => {
         );
       });
     expect(await byId(id).execute()).toEqual([{ id, n: 3 }]);
+  });
+
+  it('reads ahead: the reads go out together without BEGIN, answered once they are back', async () => {
+    const [a, b] = [newId('partner'), newId('partner')];
+    await probe()
+      .insertInto(table)
+      .values([
+        { id: a, n: 1 },
+        { id: b, n: 2 },
+      ])
+      .execute();
+    let started!: {
+      first: () => Promise<unknown>;
+      second: () => Promise<unknown>;
+      none: () => Promise<unknown>;
+    };
+    const rounds = await roundsOf(async () => {
+      started = await readAhead(database.db, async (ahead) => {
+        const first = await deferFirst(ahead, byId(a));
+        const second = await deferFirst(ahead, byId(b));
+        const none = await deferFirst(ahead, byId('none'));
+        await sql`select ${'plain'}::text as plain`.execute(ahead);
+        return { first, second, none };
+      });
+    });
+    // The three reads went out with the plain statement, in one round trip without BEGIN.
+    expect(rounds).toHaveLength(1);
+    expect(rounds[0]).toHaveLength(4);
+    expect(rounds[0]).not.toContain('begin');
+    expect(await started.first()).toEqual({ id: a, n: 1 });
+    expect(await started.second()).toEqual({ id: b, n: 2 });
+    expect(await started.none()).toBeUndefined();
+    // What nothing asked for is sent when `start` is done.
+    const later = await readAhead(database.db, (ahead) => deferFirst(ahead, byId(a)));
+    expect(await later()).toEqual({ id: a, n: 1 });
+  });
+
+  it('reads ahead: a failure of start drops the held reads, and the connection goes on as before', async () => {
+    const id = newId('partner');
+    await probe().insertInto(table).values({ id, n: 5 }).execute();
+    let held: (() => Promise<unknown>) | undefined;
+    await expect(
+      readAhead(database.db, async (ahead) => {
+        held = await deferFirst(ahead, byId(id));
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    await expect(held!()).rejects.toThrow(/not needed/);
+    // The pool's one connection reads as usual afterwards, in and out of transactions.
+    expect(await byId(id).execute()).toEqual([{ id, n: 5 }]);
+    expect(
+      await database.db.transaction().execute(async (trx) => {
+        const early = await deferRead(trx, byId(id));
+        await trx.executeQuery(CompiledQuery.raw('select 1'));
+        return early();
+      }),
+    ).toEqual([{ id, n: 5 }]);
+  });
+
+  it('reads ahead: a read prepared before a migration changed its columns is prepared anew', async () => {
+    const other = `${table}_ahead`;
+    await sql`create table ${sql.table(other)} (id text primary key)`.execute(database.db);
+    const read = (db: Kysely<DB>) =>
+      sql<Record<string, unknown>>`select * from ${sql.table(other)} where id = ${'a'}`.compile(db);
+    const ahead = () =>
+      readAhead(database.db, async (db) => {
+        const row = await deferFirst(db, read(db));
+        const none = await deferFirst(db, byId('none'));
+        return { row, none };
+      });
+    try {
+      await sql`insert into ${sql.table(other)} (id) values ('a')`.execute(database.db);
+      for (let i = 0; i < 3; i++) await (await ahead()).row();
+      expect((await prepared()).some((text) => text.includes(other))).toBe(true);
+      await sql`alter table ${sql.table(other)} add column b integer default 7`.execute(
+        database.db,
+      );
+      const again = await ahead();
+      expect(await again.row()).toEqual({ id: 'a', b: 7 });
+      expect(await again.none()).toBeUndefined();
+    } finally {
+      await sql`drop table ${sql.table(other)}`.execute(database.db);
+    }
   });
 
   it('prepares statements anew when a migration changed the columns they answer', async () => {

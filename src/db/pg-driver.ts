@@ -51,6 +51,18 @@ export const deferredReads = new WeakMap<CompiledQuery, ReadSlot>();
 /** Sends what a transaction holds back and nothing else (how a deferred read is asked for). */
 export const FLUSH = CompiledQuery.raw('select 1');
 
+/**
+ * Marks a connection outside a transaction as reading ahead (`readAhead` of
+ * src/db/transactions.ts): deferred reads wait and go out together, without BEGIN, as one
+ * implicit transaction, when one of them is asked for, with the next other statement, or at
+ * `AHEAD_DONE`.
+ */
+export const AHEAD = CompiledQuery.raw('select 1');
+/** Ends reading ahead: what is still held back goes out now. */
+export const AHEAD_DONE = CompiledQuery.raw('select 1');
+/** Ends reading ahead after a failure: what is still held back is dropped, never sent. */
+export const AHEAD_DROP = CompiledQuery.raw('select 1');
+
 /** Settles the deferred reads among `batch` from `raw`, its results in order. */
 function settle(batch: CompiledQuery[], raw: pg.QueryResult | pg.QueryResult[]) {
   const results = Array.isArray(raw) ? raw : [raw];
@@ -264,6 +276,8 @@ const COMMIT = CompiledQuery.raw('commit');
 class LazyConnection implements DatabaseConnection {
   private state: 'none' | 'lazy' | 'open' = 'none';
   private deferred: CompiledQuery[] = [];
+  /** Reading ahead outside a transaction (`AHEAD`): deferred reads wait, without BEGIN. */
+  private ahead = false;
   /** Statements this connection has prepared on the server: SQL text → name. */
   private readonly prepared = new Map<string, string>();
   /** What the prepared statements answer, by name (see `Shape`). */
@@ -283,9 +297,26 @@ class LazyConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (query === AHEAD || query === AHEAD_DONE || query === AHEAD_DROP) {
+      if (query === AHEAD_DROP) fail(this.deferred, new Error('the read ahead was not needed'));
+      else if (query === AHEAD_DONE) await this.sendAhead([]);
+      this.deferred = [];
+      this.ahead = query === AHEAD;
+      return { rows: [] };
+    }
     if (query === FLUSH) {
       if (this.state !== 'none') await this.send([]);
+      else if (this.ahead) await this.sendAhead([]);
       return { rows: [] };
+    }
+    if (this.state === 'none' && this.ahead) {
+      const slot = deferredReads.get(query);
+      if (slot) {
+        slot.deferred = true;
+        this.deferred.push(query);
+        return { rows: [] };
+      }
+      if (this.deferred.length > 0) return toResult(await this.sendAhead([query]));
     }
     if (this.state === 'none') {
       try {
@@ -307,6 +338,23 @@ class LazyConnection implements DatabaseConnection {
     return toResult(await this.send([query]));
   }
 
+  /**
+   * Reading ahead: what was deferred and `more` in one round trip without BEGIN (one implicit
+   * transaction). A statement prepared before a migration changed its columns is prepared anew
+   * and the round sent once more, as a single statement outside a transaction is.
+   */
+  private async sendAhead(more: CompiledQuery[]) {
+    const batch = [...this.deferred, ...more];
+    this.deferred = [];
+    if (batch.length === 0) return [];
+    try {
+      return await this.run(batch, true);
+    } catch (err) {
+      if (!isStalePlan(err)) throw err;
+      return this.run(batch);
+    }
+  }
+
   /** Starts the transaction on the server if it has not, with what was deferred and `more`. */
   private async send(more: CompiledQuery[]) {
     const batch = [...(this.state === 'lazy' ? [BEGIN] : []), ...this.deferred, ...more];
@@ -316,8 +364,14 @@ class LazyConnection implements DatabaseConnection {
     return this.run(batch);
   }
 
-  /** Sends `batch` in one round trip; the deferred reads among it get their rows, or its error. */
-  private async run(batch: CompiledQuery[]): Promise<pg.QueryResult | pg.QueryResult[]> {
+  /**
+   * Sends `batch` in one round trip; the deferred reads among it get their rows, or its error
+   * (with `retryStale`, not a stale plan's: the caller sends the batch again).
+   */
+  private async run(
+    batch: CompiledQuery[],
+    retryStale = false,
+  ): Promise<pg.QueryResult | pg.QueryResult[]> {
     // Forgotten between transactions: outside one, or in the round that starts it.
     if (this.stale && (this.state !== 'open' || batch[0] === BEGIN)) await this.forgetPlans();
     if (batch.length === 0) return [];
@@ -350,6 +404,7 @@ class LazyConnection implements DatabaseConnection {
       (err) => {
         this.forgetUnparsed(steps, this.parses - before);
         if (isStalePlan(err)) this.stale = true;
+        return retryStale && isStalePlan(err);
       },
     );
   }
@@ -369,18 +424,20 @@ class LazyConnection implements DatabaseConnection {
     await this.client.query('deallocate all');
   }
 
-  /** Runs `send`; the deferred reads among `batch` get their rows from it, or its error. */
+  /**
+   * Runs `send`; the deferred reads among `batch` get their rows from it, or its error (unless
+   * `onError` answers true: the batch goes out once more).
+   */
   private async settled(
     batch: CompiledQuery[],
     send: () => Promise<pg.QueryResult | pg.QueryResult[]>,
-    onError?: (err: unknown) => void,
+    onError?: (err: unknown) => boolean,
   ): Promise<pg.QueryResult | pg.QueryResult[]> {
     let raw: pg.QueryResult | pg.QueryResult[];
     try {
       raw = await send();
     } catch (err) {
-      onError?.(err);
-      fail(batch, err);
+      if (onError?.(err) !== true) fail(batch, err);
       throw err;
     }
     settle(batch, raw);

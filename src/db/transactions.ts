@@ -5,7 +5,11 @@ import {
   type Transaction,
   type TransactionBuilder,
 } from 'kysely';
+import { isPostgres } from './dialect.js';
 import {
+  AHEAD,
+  AHEAD_DONE,
+  AHEAD_DROP,
   deferredReads,
   deferredStatements,
   FLUSH,
@@ -119,6 +123,35 @@ export async function deferFirst<R>(
 ): Promise<Later<R | undefined>> {
   const rows = await deferRead(db, query);
   return async () => (await rows())[0];
+}
+
+/**
+ * Reads ahead outside a transaction: `start` starts reads on the executor it is given (with
+ * `deferFirst` or `deferRead`, each answering a function for its rows later), and on PostgreSQL
+ * they go out together in one round trip without BEGIN (one implicit transaction, so one
+ * snapshot), instead of one round trip each; what `start` did not ask for yet goes out when it
+ * is done, and its connection goes back to the pool. Answers what `start` answered, whose
+ * functions then answer from rows already read. Elsewhere `start` runs on `db`, each read at
+ * once. Reads only: `start` must not write, and whatever the later answer functions read
+ * besides (a record only a read row names) they read through another executor, not this one.
+ */
+export async function readAhead<DB, T>(
+  db: Kysely<DB>,
+  start: (ahead: Kysely<DB>) => Promise<T>,
+): Promise<T> {
+  if (!isPostgres(db)) return start(db);
+  return db.connection().execute(async (ahead) => {
+    await ahead.executeQuery(AHEAD);
+    let started: T;
+    try {
+      started = await start(ahead);
+    } catch (err) {
+      await ahead.executeQuery(AHEAD_DROP);
+      throw err;
+    }
+    await ahead.executeQuery(AHEAD_DONE);
+    return started;
+  });
 }
 
 /**

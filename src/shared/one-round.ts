@@ -4,7 +4,6 @@ import type { AuditedWrite, SqlCondition } from '../db/records.js';
 import type { DB } from '../db/schema.js';
 import { auditChange, auditedValues, type Actor } from './audit.js';
 import type { IfMatch } from './concurrency.js';
-import type { Later } from '../db/transactions.js';
 
 /**
  * Writes in one round trip (PostgreSQL): a record's create or plain update as one statement
@@ -52,33 +51,13 @@ export async function inOneRound<A extends string, T>(
   if (!isPostgres(db)) return undefined;
   const guard = event.guard(actor.accountId, event.action);
   if (!guard) return undefined;
+  const { action, resourceType, resourceId } = event;
   const written = await db.transaction().execute(async (trx) => {
-    const parts = roundParts(trx, actor, event, guard, now);
-    return parts && write(trx, parts);
+    const audit = auditChange(trx, actor, { action, resourceType, resourceId }, now);
+    return audit && write(trx, { guard, audit });
   });
   return written && (await written());
 }
-
-/** The guard and the audit event of a one-round write; undefined where the event cannot go so. */
-function roundParts<A extends string>(
-  trx: Transaction<DB>,
-  actor: Actor,
-  { action, resourceType, resourceId }: OneRoundEvent<A>,
-  guard: SqlCondition,
-  now: Date,
-): AuditedWrite | undefined {
-  const audit = auditChange(trx, actor, { action, resourceType, resourceId }, now);
-  return audit && { guard, audit };
-}
-
-/**
- * A repository's audited insert (`insertAudited` of src/db/records.ts): deferred, it answers
- * whether it wrote once its round trip is back.
- */
-type AuditedCreate = (
-  trx: Transaction<DB>,
-  parts: AuditedWrite & { changes: string },
-) => Promise<Later<boolean>>;
 
 /**
  * A create in one round: `insert` (the repository's audited insert) writes the row, its tags and
@@ -90,7 +69,10 @@ export async function createInOneRound<A extends string>(
   event: OneRoundEvent<A>,
   now: Date,
   record: object,
-  insert: AuditedCreate,
+  insert: (
+    trx: Transaction<DB>,
+    parts: AuditedWrite & { changes: string },
+  ) => Promise<() => Promise<boolean>>,
 ): Promise<boolean> {
   if (!isPostgres(db)) return false;
   const changes = auditedValues(record as Record<string, unknown>);
@@ -98,28 +80,6 @@ export async function createInOneRound<A extends string>(
     insert(trx, { ...parts, changes }),
   );
   return wrote === true;
-}
-
-/**
- * `createInOneRound` in a transaction the caller opened, whose reads went out with its BEGIN
- * (a draft document's create in two round trips): the insert is deferred and goes out with the
- * COMMIT. Answers, to be asked after the commit, whether it wrote; undefined where it does not
- * apply (SQLite, an account with endpoints for the event, an event not sealed after the
- * commit): the caller then writes the reading way.
- */
-export async function createInTransaction<A extends string>(
-  trx: Transaction<DB>,
-  actor: Actor,
-  event: OneRoundEvent<A>,
-  now: Date,
-  record: object,
-  insert: AuditedCreate,
-): Promise<Later<boolean> | undefined> {
-  if (!isPostgres(trx)) return undefined;
-  const guard = event.guard(actor.accountId, event.action);
-  const parts = guard && roundParts(trx, actor, event, guard, now);
-  if (!parts) return undefined;
-  return insert(trx, { ...parts, changes: auditedValues(record as Record<string, unknown>) });
 }
 
 /**

@@ -122,15 +122,16 @@ export async function resolveLinks(
   accountId: string,
   input: LinkInput,
 ): Promise<Links> {
-  return (await (await linkRowsLater(db, accountId, input))()).links;
+  return (await (await linkRowsLater(db, db, accountId, input))()).links;
 }
 
 /**
  * `resolveLinks` in two steps, with the partner and contract rows it read: their reads started
- * now, the links made when the answered function is called (a partner only the contract names
- * is read then).
+ * on `ahead` now, the links made when the answered function is called (a partner only the
+ * contract names is read then, through `db`).
  */
 export async function linkRowsLater(
+  ahead: Executor,
   db: Executor,
   accountId: string,
   input: LinkInput,
@@ -138,11 +139,11 @@ export async function linkRowsLater(
   const contractRow =
     input.contractId === undefined
       ? undefined
-      : await findContractLater(db, accountId, input.contractId);
+      : await findContractLater(ahead, accountId, input.contractId);
   const partnerRow =
     input.partnerId === undefined
       ? undefined
-      : await findPartnerLater(db, accountId, input.partnerId);
+      : await findPartnerLater(ahead, accountId, input.partnerId);
   return async () => {
     const links: Links = {
       contract_id: null,

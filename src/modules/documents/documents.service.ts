@@ -1,20 +1,19 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import { isPostgres, isUniqueViolation } from '../../db/dialect.js';
+import { isUniqueViolation } from '../../db/dialect.js';
 import type { Executor } from '../../db/records.js';
-import type { Later } from '../../db/transactions.js';
+import { readAhead } from '../../db/transactions.js';
 import type { DB } from '../../db/schema.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { decodeCursor, toPage } from '../../http/pagination.js';
 import { appendAudit, appendAudits, diff, type Actor } from '../../shared/audit.js';
-import { createInTransaction, withoutWebhookEvent } from '../../shared/one-round.js';
+import { createInOneRound, withoutWebhookEvent } from '../../shared/one-round.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { registerReference } from '../../shared/references.js';
 import { findAccount, findAccountLater } from '../account/index.js';
 import {
   findTemplate,
-  findTemplateLater,
   type TemplateRow,
   ensureSystemTemplate,
 } from '../document-templates/index.js';
@@ -69,7 +68,6 @@ import {
   linkRowsLater,
   publishedTemplate,
   resolveLinks,
-  type SalesKey,
 } from './documents.references.js';
 import { linesAsInputs, priceLines, startPricing, type Priced } from './pricing.js';
 import { isoDate } from '../../shared/dates.js';
@@ -100,9 +98,6 @@ onFileDelete(async (trx, accountId, fileId) => {
       { members: { referencedBy: [`${using.length} documents`] } },
     );
 });
-
-/** Thrown out of a write's transaction that must go the reading way instead (never answered). */
-const READING_WAY = new Error('this write goes the reading way');
 
 function immutable(id: string): AppError {
   return new AppError('state_conflict', `Document ${id} is FINAL and can no longer be changed.`);
@@ -210,13 +205,8 @@ export class DocumentsService {
     const { accountId } = actor;
     const db = this.ctx.db;
     const now = this.ctx.clock.now();
-    const final = input.status === 'FINAL';
-    // A plain draft on PostgreSQL: its reads in one round trip, the row and its event in another.
-    if (!final && sourceOf(input) === 'GENERATED' && !opts.processing && !opts.within) {
-      const view = await this.createDraftInTwoRounds(actor, input, opts, now);
-      if (view) return view;
-    }
     const { row, source, template, file, ...read } = await this.newRow(actor, input, opts, now);
+    const final = input.status === 'FINAL';
     const renderNow = final && opts.renderLater !== true;
     // A generated document must render with its data: checked now, the PDF comes later (a
     // document finalized now is checked by its trial render, in the same visit to the output).
@@ -227,6 +217,11 @@ export class DocumentsService {
     let stored: repo.DocumentRow;
     let view: DocumentView | undefined;
     try {
+      // A plain draft on PostgreSQL: the row and its event in one round trip.
+      if (!final && !file && !opts.processing && !opts.within) {
+        view = presentDocument(row);
+        if (await this.createInOneRound(actor, row, view, now)) return view;
+      }
       stored = await db.transaction().execute(async (trx) => {
         if (file) await lockUploadedFile(trx, accountId, file.id, 'fileId');
         if (final)
@@ -270,36 +265,39 @@ export class DocumentsService {
     opts: { processing?: boolean; origin?: Origin },
     now: Date,
   ) {
-    const make = await this.startRow(this.ctx.db, actor, input, opts, now, (key) =>
-      ensureSystemTemplate(this.ctx.db, actor.accountId, key),
+    // Its reads in one round trip on PostgreSQL; what they answer is checked after.
+    const make = await readAhead(this.ctx.db, (ahead) =>
+      this.startRow(ahead, actor, input, opts, now),
     );
     return make();
   }
 
   /**
-   * `newRow` in two steps: the reads started on `db` (deferred on a PostgreSQL transaction, so
-   * that they go out in one round trip: `deferFirst`), the row made when the answered function
-   * is called. `ensure` seeds or upgrades a system template not of the current layout.
+   * `newRow` in two steps: the reads started on `ahead` (`readAhead`: one round trip on
+   * PostgreSQL), the row made when the answered function is called, checking what they found
+   * and reading through the app's executor what only they name.
    */
   private async startRow(
-    db: Executor,
+    ahead: Executor,
     actor: Actor,
     input: CreateDocument,
     opts: { processing?: boolean; origin?: Origin },
     now: Date,
-    ensure: (key: SalesKey) => Promise<TemplateRow>,
   ) {
     const { accountId } = actor;
-    const found = await findAccountLater(db, accountId);
+    const db = this.ctx.db;
+    const found = await findAccountLater(ahead, accountId);
     const source = sourceOf(input);
-    const content = await contentLater(this.ctx, db, actor, input, source, ensure);
-    const linked = await linkRowsLater(db, accountId, {
+    const content = await contentLater(this.ctx, ahead, actor, input, source, (key) =>
+      ensureSystemTemplate(db, accountId, key),
+    );
+    const linked = await linkRowsLater(ahead, db, accountId, {
       contractId: input.contractId,
       contractName: input.contractName,
       partnerId: input.partnerId,
       partnerName: input.partnerName,
     });
-    const pricing = await startPricing(db, accountId, input.lineItems ?? []);
+    const pricing = await startPricing(ahead, db, accountId, input.lineItems ?? []);
     return async () => {
       const account = await found();
       if (!account) throw notFound('Account');
@@ -327,55 +325,30 @@ export class DocumentsService {
   }
 
   /**
-   * PostgreSQL: a GENERATED draft's create in two round trips. Its reads (`startRow`: the
-   * account, the template, the partner or contract, the lines' tax rates and products) go out
-   * together with BEGIN; the row with its audit event, one statement (`createInTransaction`; a
-   * draft's create has no webhook event, so nothing stands in for reading endpoints), with the
-   * COMMIT. Undefined where it wrote nothing: on SQLite, and where a system template must first
-   * be seeded or upgraded (`ensureSystemTemplate` does that in a transaction of its own, not
-   * while this one holds a connection); `create`'s reading way then makes the document.
+   * PostgreSQL: a draft's create as one round trip and one statement, the row and its audit
+   * event (`createInOneRound`); a draft's create has no webhook event, so nothing stands in for
+   * reading endpoints. False where it wrote nothing (on SQLite): the transaction of `create`
+   * writes it.
    */
-  private async createDraftInTwoRounds(
+  private createInOneRound(
     actor: Actor,
-    input: CreateDocument,
-    opts: { origin?: Origin },
+    row: repo.DocumentRow,
+    view: DocumentView,
     now: Date,
-  ): Promise<DocumentView | undefined> {
-    const db = this.ctx.db;
-    if (!isPostgres(db)) return undefined;
-    let made: { view: DocumentView; wrote: Later<boolean> } | undefined;
-    let number: string | null = null;
-    try {
-      made = await db.transaction().execute(async (trx) => {
-        const make = await this.startRow(trx, actor, input, opts, now, () =>
-          Promise.reject(READING_WAY),
-        );
-        const { row, source: _source, template, file: _file, ...read } = await make();
-        number = row.document_number;
-        // The template check (none for Kontor's own unedited layouts) before anything is written.
-        if (template) await this.output.checkRenders(row, template, { ...read, keptFigures: true });
-        const view = presentDocument(row);
-        const wrote = await createInTransaction(
-          trx,
-          actor,
-          {
-            action: 'document.created',
-            resourceType: 'document',
-            resourceId: row.id,
-            guard: withoutWebhookEvent,
-          },
-          now,
-          view,
-          (t, write) => repo.insertDocumentAudited(t, row, write),
-        );
-        return wrote && { view, wrote };
-      });
-    } catch (err) {
-      if (err === READING_WAY) return undefined;
-      if (isUniqueViolation(err)) throw duplicateNumber(number);
-      throw err;
-    }
-    return made && (await made.wrote()) ? made.view : undefined;
+  ): Promise<boolean> {
+    return createInOneRound(
+      this.ctx.db,
+      actor,
+      {
+        action: 'document.created',
+        resourceType: 'document',
+        resourceId: row.id,
+        guard: withoutWebhookEvent,
+      },
+      now,
+      view,
+      (trx, write) => repo.insertDocumentAudited(trx, row, write),
+    );
   }
 
   // ---- many FINAL documents at once (a dunning run's letters) ------------------------------
@@ -509,16 +482,18 @@ export class DocumentsService {
     const { accountId } = actor;
     const db = this.ctx.db;
     const now = this.ctx.clock.now();
-    if (input.status !== 'FINAL' && isPostgres(db))
-      return this.updateDraftInThreeRounds(actor, id, input, ifMatch, now);
-    const found = await repo.findDocument(db, accountId, id);
+    // The draft and the reads its new lines need in one round trip on PostgreSQL.
+    const { found, pricing } = await readAhead(db, async (ahead) => ({
+      found: await repo.findDocumentLater(ahead, accountId, id),
+      pricing: input.lineItems && (await startPricing(ahead, db, accountId, input.lineItems)),
+    }));
     const { before, values, merged } = await this.updatedValues(
-      db,
       accountId,
       id,
-      found,
+      await found(),
       input,
       now,
+      pricing,
     );
     const template =
       merged.source === 'GENERATED' && merged.template_id
@@ -559,81 +534,11 @@ export class DocumentsService {
   }
 
   /**
-   * PostgreSQL: a draft's update in three round trips and one transaction. The draft goes out
-   * with BEGIN and the reads its new lines need (`startPricing`); the template's read with the
-   * compare-and-set update; the audit event with the COMMIT. The template check comes when the
-   * update has answered: before the commit (a refusal rolls the update back), or before the
-   * 409 or 412 of an update that did not match, which the reading way answers in that order.
-   */
-  private async updateDraftInThreeRounds(
-    actor: Actor,
-    id: string,
-    input: UpdateDocument,
-    ifMatch: IfMatch,
-    now: Date,
-  ): Promise<DocumentView> {
-    const { accountId } = actor;
-    const db = this.ctx.db;
-    let number: string | null = null;
-    let after: repo.DocumentRow;
-    try {
-      after = await db.transaction().execute(async (trx) => {
-        const found = await repo.findDocumentLater(trx, accountId, id);
-        const pricing = input.lineItems && (await startPricing(trx, accountId, input.lineItems));
-        const drafted = await found();
-        const { before, values, merged } = await this.updatedValues(
-          trx,
-          accountId,
-          id,
-          drafted,
-          input,
-          now,
-          pricing,
-        );
-        number = values.document_number ?? null;
-        const template =
-          merged.source === 'GENERATED' && merged.template_id
-            ? await findTemplateLater(trx, accountId, merged.template_id)
-            : undefined;
-        // Checked once, when the update answers: before its 409 or 412 (as the reading way
-        // checks before its update), else before the commit.
-        let checked: Promise<void> | undefined;
-        const check = () =>
-          (checked ??= (async () => {
-            const layout = await template?.();
-            if (layout)
-              await this.output.checkRenders(merged, layout, {
-                keptFigures: repo.keepsFigures(values),
-              });
-          })());
-        const updated = await this.updateDraftRow(
-          trx,
-          accountId,
-          id,
-          input,
-          ifMatch,
-          values,
-          check,
-        );
-        await check();
-        await this.auditUpdate(trx, actor, false, before, updated, now);
-        return updated;
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw duplicateNumber(number);
-      throw err;
-    }
-    // A draft final invoice answers what it would deduct today.
-    return presentDocument(await withCurrentDeduction(db, after, isoDate(now)));
-  }
-
-  /**
    * What an update writes to the draft `before` (404 when there is none, 409 when it is FINAL,
    * 400 for a field its type does not take): its changed columns, its links and its priced lines,
    * the reads for them on `db`; `pricing`: the new lines' reads, started ahead (`startPricing`).
    */
   private async updatedValues(
-    db: Executor,
     accountId: string,
     id: string,
     before: repo.DocumentWithFigures | undefined,
@@ -653,17 +558,14 @@ export class DocumentsService {
     assertDocumentDate(input.creationDate, now);
     const values: Partial<repo.DocumentRow> = {
       ...changedColumns(input, documentType, before, now),
-      ...(await this.relinked(db, accountId, input, before)),
-      ...(await this.repriced(db, accountId, input, documentType, before, pricing)),
+      ...(await this.relinked(accountId, input, before)),
+      ...(await this.repriced(accountId, input, documentType, before, pricing)),
     };
     const merged: repo.DocumentRow = { ...before, ...values };
     return { before, values, merged };
   }
 
-  /**
-   * The compare-and-set update of a DRAFT (404, 409 or 412 when it does not match; `first` runs
-   * before that answer).
-   */
+  /** The compare-and-set update of a DRAFT (404, 409 or 412 when it does not match). */
   private updateDraftRow(
     trx: Transaction<DB>,
     accountId: string,
@@ -671,7 +573,6 @@ export class DocumentsService {
     input: UpdateDocument,
     ifMatch: IfMatch,
     values: Partial<repo.DocumentRow>,
-    first?: () => Promise<void>,
   ): Promise<repo.DocumentRow> {
     return compareAndSet({
       expected: input.version,
@@ -681,10 +582,7 @@ export class DocumentsService {
         version === undefined
           ? Promise.resolve(undefined)
           : repo.updateDocument(trx, accountId, id, version, values, { status: 'DRAFT' }),
-      current: async () => {
-        await first?.();
-        return this.versionOrImmutable(trx, accountId, id);
-      },
+      current: () => this.versionOrImmutable(trx, accountId, id),
     });
   }
 
@@ -712,7 +610,6 @@ export class DocumentsService {
 
   /** The contract and partner columns when the update names either of them anew. */
   private async relinked(
-    db: Executor,
     accountId: string,
     input: UpdateDocument,
     before: repo.DocumentRow,
@@ -727,7 +624,7 @@ export class DocumentsService {
     // A field the update leaves out keeps its value; null clears it.
     const pick = <T>(given: T | null | undefined, kept: T | null) =>
       given === undefined ? (kept ?? undefined) : (given ?? undefined);
-    return resolveLinks(db, accountId, {
+    return resolveLinks(this.ctx.db, accountId, {
       contractId: pick(input.contractId, before.contract_id),
       contractName: pick(input.contractName, before.contract_name),
       partnerId: pick(input.partnerId, before.partner_id),
@@ -740,7 +637,6 @@ export class DocumentsService {
    * or when the document is no invoice (no lines, zero totals).
    */
   private async repriced(
-    db: Executor,
     accountId: string,
     input: UpdateDocument,
     documentType: string,
@@ -753,14 +649,14 @@ export class DocumentsService {
     if (!isSalesType(documentType))
       return {
         ...moved,
-        ...pricedValues(await priceLines(db, accountId, currency, [])),
+        ...pricedValues(await priceLines(this.ctx.db, accountId, currency, [])),
       };
     if (input.lineItems === undefined && currency === before.currency) return {};
     const priced =
       input.lineItems !== undefined && pricing
         ? await pricing(currency)
         : await priceLines(
-            db,
+            this.ctx.db,
             accountId,
             currency,
             input.lineItems ??

@@ -38,16 +38,17 @@ export async function priceLines(
   currency: string,
   inputs: LineInput[],
 ): Promise<Priced> {
-  return (await startPricing(db, accountId, inputs))(currency);
+  return (await startPricing(db, db, accountId, inputs))(currency);
 }
 
 /**
  * `priceLines` in two steps: the reads its lines need (their products, the tax rates they name,
- * the account's default rate) started now, deferred on a PostgreSQL transaction so that they go
- * out in one round trip with the write's other reads (`deferFirst`); the pricing when the
- * answered function is called. A rate only a product names is read then.
+ * the account's default rate) started on `ahead` now (`deferFirst`; with `readAhead` in one round
+ * trip with a write's other reads), the pricing when the answered function is called. A rate
+ * only a product names is read then, through `db`.
  */
 export async function startPricing(
+  ahead: Executor,
   db: Executor,
   accountId: string,
   inputs: LineInput[],
@@ -57,13 +58,13 @@ export async function startPricing(
   for (const input of inputs) {
     const { productId, taxRateId } = input;
     if (productId !== undefined && !products.has(productId))
-      products.set(productId, await findProductLater(db, accountId, productId));
+      products.set(productId, await findProductLater(ahead, accountId, productId));
     if (taxRateId !== undefined && !named.has(taxRateId))
-      named.set(taxRateId, await findTaxRateLater(db, accountId, taxRateId));
+      named.set(taxRateId, await findTaxRateLater(ahead, accountId, taxRateId));
   }
   // Any line without its own rate may fall back on the default.
   const fallback = inputs.some((input) => input.taxRateId === undefined)
-    ? await findDefaultTaxRateLater(db, accountId)
+    ? await findDefaultTaxRateLater(ahead, accountId)
     : undefined;
   return (currency) =>
     pricedLines(currency, inputs, {
