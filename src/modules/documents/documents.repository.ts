@@ -13,7 +13,7 @@ import { containsText, isPostgres } from '../../db/dialect.js';
 import { searchText } from '../../http/pagination.js';
 import { systemClock } from '../../shared/clock.js';
 import { isoDate } from '../../shared/dates.js';
-import { deferFirst, type Later } from '../../db/transactions.js';
+import { deferFirst, deferRead, type Later } from '../../db/transactions.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
 
@@ -296,14 +296,34 @@ export async function findInvoices(
   today?: string,
 ): Promise<(DocumentRow & PaymentFigures & PrecedingFigures)[]> {
   if (ids.length === 0) return [];
-  const rows = await db
+  const rows = await invoicesAmong(db, accountId, ids).execute();
+  return withStoredFigures(db, accountId, rows, today ?? todayUtc());
+}
+
+/** The invoices (document_type INVOICE) among `ids`. */
+function invoicesAmong(db: Executor, accountId: string, ids: readonly string[]) {
+  return db
     .selectFrom('documents')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', 'in', [...new Set(ids)])
-    .where('document_type', '=', 'INVOICE')
-    .execute();
-  return withStoredFigures(db, accountId, rows, today ?? todayUtc());
+    .where('document_type', '=', 'INVOICE');
+}
+
+/**
+ * The invoices among `ids` with their payment figures as their rows keep them (not their
+ * preceding invoices'), the read started now and answered later (`deferRead`: in a PostgreSQL
+ * write it may go out with the COMMIT, its answer wanted after it).
+ */
+export async function findInvoicesLater(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+  today: string,
+): Promise<Later<(DocumentRow & PaymentFigures)[]>> {
+  if (ids.length === 0) return () => Promise.resolve([]);
+  const rows = await deferRead(db, invoicesAmong(db, accountId, ids));
+  return async () => (await rows()).map((row) => ({ ...row, ...storedFigures(row), as_of: today }));
 }
 
 export const documentVersion = records.version;

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/records.js';
+import type { Later } from '../../db/transactions.js';
 import type { DB } from '../../db/schema.js';
 import { isoDate } from '../../shared/dates.js';
 import { emitEvents } from '../webhook-endpoints/index.js';
@@ -99,23 +100,37 @@ export async function invoiceStandings(
   documentIds: readonly (string | null | undefined)[],
   today: string,
 ): Promise<Map<string, InvoiceStanding>> {
+  return (await invoiceStandingsLater(db, accountId, documentIds, today))();
+}
+
+/**
+ * `invoiceStandings` started now and answered later (`findInvoicesLater`): in a PostgreSQL
+ * write whose answer shows them, the read goes out with the COMMIT.
+ */
+export async function invoiceStandingsLater(
+  db: Executor,
+  accountId: string,
+  documentIds: readonly (string | null | undefined)[],
+  today: string,
+): Promise<Later<Map<string, InvoiceStanding>>> {
   const ids = documentIds.filter((id): id is string => !!id);
-  const out = new Map<string, InvoiceStanding>();
-  const rows = await repo.findInvoices(db, accountId, ids, today);
-  if (rows.length === 0) return out;
-  for (const row of rows) {
-    // A FINAL invoice's is the open amount its own answer shows (`openAmount`); a draft's or a
-    // credit note's is its gross total less what was settled.
-    const open =
-      openMinor(row) ?? Math.max(0, Number(row.gross_total) - Math.abs(row.settled_minor));
-    out.set(row.id, {
-      id: row.id,
-      documentNumber: row.document_number,
-      currency: row.currency,
-      paymentStatus: paymentState(row).paymentStatus ?? 'UNPAID',
-      openMinor: open,
-      paidAt: row.paid_at,
-    });
-  }
-  return out;
+  const found = await repo.findInvoicesLater(db, accountId, ids, today);
+  return async () => {
+    const out = new Map<string, InvoiceStanding>();
+    for (const row of await found()) {
+      // A FINAL invoice's is the open amount its own answer shows (`openAmount`); a draft's or a
+      // credit note's is its gross total less what was settled.
+      const open =
+        openMinor(row) ?? Math.max(0, Number(row.gross_total) - Math.abs(row.settled_minor));
+      out.set(row.id, {
+        id: row.id,
+        documentNumber: row.document_number,
+        currency: row.currency,
+        paymentStatus: paymentState(row).paymentStatus ?? 'UNPAID',
+        openMinor: open,
+        paidAt: row.paid_at,
+      });
+    }
+    return out;
+  };
 }

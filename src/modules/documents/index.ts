@@ -23,6 +23,7 @@ export {
 } from './documents.service.js';
 export {
   invoiceStandings,
+  invoiceStandingsLater,
   recordSettlement,
   type EventContext,
   type InvoiceStanding,

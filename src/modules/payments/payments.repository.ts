@@ -2,6 +2,7 @@ import { type ColumnType, type ExpressionBuilder, type Kysely, type Selectable }
 import { containsText } from '../../db/dialect.js';
 import { insertChunked, recordQueries, type Executor, type Guard } from '../../db/records.js';
 import type { DB, PaymentsTable } from '../../db/schema.js';
+import { deferInsert } from '../../db/transactions.js';
 import { searchText } from '../../http/pagination.js';
 
 /**
@@ -31,8 +32,13 @@ export function paymentSearchText(
 
 /** Payment queries; every one is scoped by account (STYLE rule 3) unless it says why not. */
 
+/**
+ * A new row, deferred (`deferInsert`): on PostgreSQL it goes out with the transaction's next
+ * statement (a payment's settlement read of its invoice), its failure (a provider id taken, a
+ * link deleted meanwhile) reported by that statement, in the same transaction.
+ */
 export async function insertPayment(trx: Executor, row: PaymentRow): Promise<void> {
-  await typed(trx).insertInto('payments').values(row).execute();
+  await deferInsert(trx, typed(trx).insertInto('payments').values(row));
 }
 
 /** Many new rows at once (a bank statement's lines). */

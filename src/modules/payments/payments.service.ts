@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js';
 import type { Executor } from '../../db/records.js';
+import type { Later } from '../../db/transactions.js';
 import type { DB } from '../../db/schema.js';
 import { isoDate } from '../../shared/dates.js';
 import { compareAndSet, type IfMatch } from '../../shared/concurrency.js';
@@ -12,10 +13,10 @@ import type { Actor } from '../../shared/audit.js';
 import { deleteRecord } from '../../shared/delete-record.js';
 import { toMajor } from '../../shared/money.js';
 import { registerReference } from '../../shared/references.js';
-import { emitEvent } from '../webhook-endpoints/index.js';
+import { emitEvent, prefetchEndpoints } from '../webhook-endpoints/index.js';
 import { amountBounds } from './amount-filter.js';
 import { createPaymentRecord, newPaymentRow, updatePaymentRecord } from './payments.api.js';
-import { invoiceStandings, recordSettlement } from '../documents/index.js';
+import { invoiceStandingsLater, recordSettlement } from '../documents/index.js';
 import { presentPayment } from './payments.presenter.js';
 import * as repo from './payments.repository.js';
 import {
@@ -69,8 +70,11 @@ export class PaymentsService {
     const now = this.ctx.clock.now();
     assertIsoDate(input.paymentDate, '/body/paymentDate');
     const amountMinor = minorAmount(input.amount, input.currency, '/body/amount');
-    return this.guarded(actor.accountId, input, () =>
-      this.ctx.db.transaction().execute(async (trx) => {
+    return this.guarded(actor.accountId, input, async () => {
+      const answer = await this.ctx.db.transaction().execute(async (trx) => {
+        // On PostgreSQL the endpoints' read goes out with the first statement (the invoice's),
+        // the insert with the settlement's read and the invoice's standing with the COMMIT.
+        await prefetchEndpoints(trx, actor.accountId);
         const links = await resolveLinks(trx, actor.accountId, input);
         assertDocumentCurrency(links, input.currency);
         assertHasPartner(links);
@@ -94,9 +98,10 @@ export class PaymentsService {
         );
         const payment = await createPaymentRecord(this.ctx, trx, actor, row, now);
         await emitEvent(this.ctx, trx, actor.accountId, 'payment.created', payment);
-        return (await this.withInvoices(trx, actor.accountId, [payment], now))[0]!;
-      }),
-    );
+        return this.withInvoicesLater(trx, actor.accountId, [payment], now);
+      });
+      return (await answer())[0]!;
+    });
   }
 
   async get(accountId: string, id: string): Promise<Payment> {
@@ -186,26 +191,39 @@ export class PaymentsService {
     payments: Payment[],
     now: Date = this.ctx.clock.now(),
   ): Promise<Payment[]> {
-    const standings = await invoiceStandings(
+    return (await this.withInvoicesLater(db, accountId, payments, now))();
+  }
+
+  /** `withInvoices`, the read started now and answered later (`invoiceStandingsLater`). */
+  private async withInvoicesLater(
+    db: Executor,
+    accountId: string,
+    payments: Payment[],
+    now: Date,
+  ): Promise<Later<Payment[]>> {
+    const standingsLater = await invoiceStandingsLater(
       db,
       accountId,
       payments.map((p) => p.documentId),
       isoDate(now),
     );
-    return payments.map((p) => {
-      const invoice = p.documentId ? standings.get(p.documentId) : undefined;
-      if (!invoice) return p;
-      return {
-        ...p,
-        document: {
-          id: invoice.id,
-          documentNumber: invoice.documentNumber,
-          paymentStatus: invoice.paymentStatus,
-          openAmount: toMajor(invoice.openMinor, invoice.currency),
-          paidAt: invoice.paidAt,
-        },
-      };
-    });
+    return async () => {
+      const standings = await standingsLater();
+      return payments.map((p) => {
+        const invoice = p.documentId ? standings.get(p.documentId) : undefined;
+        if (!invoice) return p;
+        return {
+          ...p,
+          document: {
+            id: invoice.id,
+            documentNumber: invoice.documentNumber,
+            paymentStatus: invoice.paymentStatus,
+            openAmount: toMajor(invoice.openMinor, invoice.currency),
+            paidAt: invoice.paidAt,
+          },
+        };
+      });
+    };
   }
 
   /** The stored values a PUT changes, checked against the references and currency rules. */
