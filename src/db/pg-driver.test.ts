@@ -278,6 +278,27 @@ describe.skipIf(dbKind !== 'postgres')('PostgreSQL rounds (pg-driver)', () => {
     ).toEqual([{ id, n: 5 }]);
   });
 
+  it('reads ahead: when the last round fails, the connection goes back to the pool as it came', async () => {
+    const id = newId('partner');
+    await probe().insertInto(table).values({ id, n: 6 }).execute();
+    const missing = CompiledQuery.raw(`select * from ${table}_missing where id = $1`, [id]);
+    let held: (() => Promise<unknown>) | undefined;
+    await expect(
+      readAhead(database.db, async (ahead) => {
+        held = await deferFirst(ahead, missing);
+      }),
+    ).rejects.toThrow(/does not exist/);
+    await expect(held!()).rejects.toThrow(/does not exist/);
+    // Not reading ahead any more: a deferred read outside a transaction goes out at once, not
+    // when it is asked for (by then, on a pool of many, from another connection).
+    let read!: () => Promise<unknown>;
+    const rounds = await roundsOf(async () => {
+      read = await deferFirst(database.db, byId(id));
+    });
+    expect(rounds).toHaveLength(1);
+    expect(await read()).toEqual({ id, n: 6 });
+  });
+
   it('reads ahead: a read prepared before a migration changed its columns is prepared anew', async () => {
     const other = `${table}_ahead`;
     await sql`create table ${sql.table(other)} (id text primary key)`.execute(database.db);

@@ -269,6 +269,10 @@ const COMMIT = CompiledQuery.raw('commit');
  *   create with its tags and its audit event: one round trip instead of five).
  * Read-your-writes holds: deferred statements are sent before any later statement.
  *
+ * Outside a transaction a connection may read ahead (`AHEAD` … `AHEAD_DONE`, `readAhead` of
+ * src/db/transactions.ts): its deferred reads go out together without BEGIN, one implicit
+ * transaction, before any other statement it runs and at the latest when the mode ends.
+ *
  * Every statement a connection sees a second time becomes a named prepared statement on it,
  * so PostgreSQL parses and plans it once per connection instead of once per request; not a
  * batch's long IN list, nor a statement marked by `plannedEachRun` (`step`).
@@ -298,15 +302,18 @@ class LazyConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (query === AHEAD || query === AHEAD_DONE || query === AHEAD_DROP) {
-      if (query === AHEAD_DROP) fail(this.deferred, new Error('the read ahead was not needed'));
-      else if (query === AHEAD_DONE) await this.sendAhead([]);
+      // Out of the mode before anything is sent: a failing last round must not leave a
+      // connection that holds reads back in the pool.
+      const held = this.deferred;
       this.deferred = [];
       this.ahead = query === AHEAD;
+      if (query === AHEAD_DROP) fail(held, new Error('the read ahead was not needed'));
+      else if (query === AHEAD_DONE) await this.sendAhead(held);
       return { rows: [] };
     }
     if (query === FLUSH) {
       if (this.state !== 'none') await this.send([]);
-      else if (this.ahead) await this.sendAhead([]);
+      else if (this.ahead) await this.sendAhead(this.taken());
       return { rows: [] };
     }
     if (this.state === 'none' && this.ahead) {
@@ -316,7 +323,7 @@ class LazyConnection implements DatabaseConnection {
         this.deferred.push(query);
         return { rows: [] };
       }
-      if (this.deferred.length > 0) return toResult(await this.sendAhead([query]));
+      if (this.deferred.length > 0) return toResult(await this.sendAhead([...this.taken(), query]));
     }
     if (this.state === 'none') {
       try {
@@ -338,14 +345,19 @@ class LazyConnection implements DatabaseConnection {
     return toResult(await this.send([query]));
   }
 
-  /**
-   * Reading ahead: what was deferred and `more` in one round trip without BEGIN (one implicit
-   * transaction). A statement prepared before a migration changed its columns is prepared anew
-   * and the round sent once more, as a single statement outside a transaction is.
-   */
-  private async sendAhead(more: CompiledQuery[]) {
-    const batch = [...this.deferred, ...more];
+  /** What was deferred, taken off the connection to be sent. */
+  private taken(): CompiledQuery[] {
+    const held = this.deferred;
     this.deferred = [];
+    return held;
+  }
+
+  /**
+   * Reading ahead: `batch` in one round trip without BEGIN (one implicit transaction). A
+   * statement prepared before a migration changed its columns is prepared anew and the round
+   * sent once more, as a single statement outside a transaction is.
+   */
+  private async sendAhead(batch: CompiledQuery[]) {
     if (batch.length === 0) return [];
     try {
       return await this.run(batch, true);
@@ -383,7 +395,7 @@ class LazyConnection implements DatabaseConnection {
     if (batch.some((query) => query.parameters.length === 0 && query.sql.includes(';'))) {
       const results: pg.QueryResult[] = [];
       for (const query of batch) {
-        const raw = await this.run([query]);
+        const raw = await this.run([query], retryStale);
         results.push(Array.isArray(raw) ? raw.at(-1)! : raw);
       }
       return results;

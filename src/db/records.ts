@@ -445,7 +445,7 @@ export function recordQueries<
   const read = pointRead(table, columns);
   const find = (db: Executor, accountId: string, id: string) =>
     read(db, accountId, id) as Promise<Row | undefined>;
-  /** `find` started now and answered later: deferred on a PostgreSQL transaction (`deferFirst`). */
+  /** `find` started now and answered later (`deferFirst`: deferred where PostgreSQL can). */
   const findLater = (db: Executor, accountId: string, id: string) =>
     read.later(db, accountId, id) as Promise<Later<Row | undefined>>;
   /** `casUpdate` of this table. */

@@ -89,10 +89,16 @@ export const deferInsert = deferStatement;
  * wanted only after the commit (the audit seal: its count goes out with the `COMMIT`).
  */
 export async function deferRead<R>(
-  db: { executeQuery(query: CompiledQuery): Promise<{ rows: unknown[] }> },
+  db: Pick<Kysely<unknown>, 'executeQuery' | 'getExecutor'>,
   query: Compilable<R> | CompiledQuery<R>,
 ): Promise<() => Promise<R[]>> {
   const compiled = compiledOf(query);
+  if (!isPostgres(db)) {
+    // Nothing to hold back: read at once, without the slot (its promises and its entry in a
+    // WeakMap, which every young-generation collection walks, cost SQLite's writes a few %).
+    const { rows } = await db.executeQuery(compiled);
+    return () => Promise.resolve(rows);
+  }
   let slot!: ReadSlot;
   const rows = new Promise<R[]>((resolve, reject) => {
     slot = { deferred: false, sent: false, resolve: resolve as (rows: unknown[]) => void, reject };
@@ -101,7 +107,7 @@ export async function deferRead<R>(
   rows.catch(() => undefined);
   deferredReads.set(compiled, slot);
   const result = await db.executeQuery(compiled);
-  if (!slot.deferred) return () => Promise.resolve(result.rows as R[]);
+  if (!slot.deferred) return () => Promise.resolve(result.rows);
   return async () => {
     if (!slot.sent) await db.executeQuery(FLUSH);
     return rows;
@@ -113,12 +119,13 @@ export type Later<T> = () => Promise<T>;
 
 /**
  * `deferRead` of a read that answers at most one row (a point read): the row, or undefined.
- * Several of them started in a row go out together with the transaction's next statement, so a
- * write's reads of other records (its account, template, partner, tax rates) cost one round trip
- * on PostgreSQL instead of one each; elsewhere each runs at once.
+ * Several of them started in a row on PostgreSQL go out together (in a transaction with its next
+ * statement; reading ahead, `readAhead`, in one round trip of their own), so a write's reads of
+ * the records it names (its account, template, partner, tax rates) cost one round trip instead
+ * of one each; elsewhere each runs at once.
  */
 export async function deferFirst<R>(
-  db: { executeQuery(query: CompiledQuery): Promise<{ rows: unknown[] }> },
+  db: Pick<Kysely<unknown>, 'executeQuery' | 'getExecutor'>,
   query: Compilable<R> | CompiledQuery<R>,
 ): Promise<Later<R | undefined>> {
   const rows = await deferRead(db, query);

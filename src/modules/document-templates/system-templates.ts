@@ -591,10 +591,9 @@ function isCurrentSystemTemplate(
 }
 
 /**
- * `ensureSystemTemplate`'s read started now (`deferFirst`: with the other reads of a write in a
- * PostgreSQL transaction, in one round trip), answered later: the row when it stems from the
- * current layout, else undefined (then `ensureSystemTemplate`, outside that transaction, seeds
- * or upgrades it).
+ * `ensureSystemTemplate`'s read started now (`deferFirst`: read ahead with the other reads of a
+ * write, in one round trip on PostgreSQL), answered later: the row when it stems from the
+ * current layout, else undefined (then the caller's `ensureSystemTemplate` seeds or upgrades it).
  */
 export async function currentSystemTemplateLater(
   db: Executor,

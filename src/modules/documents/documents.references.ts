@@ -20,9 +20,9 @@ import { isSalesType } from './invoice-rules.js';
 
 /**
  * The records a document refers to (its template or uploaded file, its contract and partner),
- * read in two steps where a write sends its reads ahead: the reads started on `db` now
- * (`deferFirst`: on a PostgreSQL transaction they go out together with its next statement),
- * the checked answer made when the answered function is called.
+ * read in two steps: the reads started now (`deferFirst`; on the executor `readAhead` gives,
+ * they go out together in one round trip on PostgreSQL), the checked answer made when the
+ * answered function is called, after the read-ahead connection went back to the pool.
  */
 
 /** A document's links as a request names them. */

@@ -93,19 +93,9 @@ export interface InvoiceStanding {
  * invoice's own (decisions §7); the open amount is what dunning claims: the gross total less
  * the settled payments (in either direction, as `paymentStatus` counts them) and the FINAL
  * credit notes against it.
- */
-export async function invoiceStandings(
-  db: Executor,
-  accountId: string,
-  documentIds: readonly (string | null | undefined)[],
-  today: string,
-): Promise<Map<string, InvoiceStanding>> {
-  return (await invoiceStandingsLater(db, accountId, documentIds, today))();
-}
-
-/**
- * `invoiceStandings` started now and answered later (`findInvoicesLater`): in a PostgreSQL
- * write whose answer shows them, the read goes out with the COMMIT.
+ *
+ * The read is started now and answered later (`findInvoicesLater`): in a PostgreSQL write whose
+ * answer shows them, it goes out with the COMMIT.
  */
 export async function invoiceStandingsLater(
   db: Executor,

@@ -22,7 +22,6 @@ export {
   type PreparedDocument,
 } from './documents.service.js';
 export {
-  invoiceStandings,
   invoiceStandingsLater,
   recordSettlement,
   type EventContext,

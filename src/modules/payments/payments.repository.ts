@@ -34,8 +34,10 @@ export function paymentSearchText(
 
 /**
  * A new row, deferred (`deferInsert`): on PostgreSQL it goes out with the transaction's next
- * statement (a payment's settlement read of its invoice), its failure (a provider id taken, a
- * link deleted meanwhile) reported by that statement, in the same transaction.
+ * statement (the settlement's read of a MARKED payment's invoice, else the COMMIT), its failure
+ * (a provider id taken, a link deleted meanwhile) reported there, in the same transaction. Every
+ * payment's create (by hand, a SEPA run, a provider's webhook) writes through it; each maps
+ * those failures for its whole transaction.
  */
 export async function insertPayment(trx: Executor, row: PaymentRow): Promise<void> {
   await deferInsert(trx, typed(trx).insertInto('payments').values(row));
