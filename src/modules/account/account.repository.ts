@@ -45,7 +45,7 @@ export async function findAccount(
   db: Executor,
   accountId: string,
 ): Promise<AccountRow | undefined> {
-  return db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+  return accountById(db, accountId).executeTakeFirst();
 }
 
 /** `findAccount` started now, answered later (`deferFirst`). */
@@ -53,7 +53,11 @@ export function findAccountLater(
   db: Executor,
   accountId: string,
 ): Promise<Later<AccountRow | undefined>> {
-  return deferFirst(db, db.selectFrom('accounts').selectAll().where('id', '=', accountId));
+  return deferFirst(db, accountById(db, accountId));
+}
+
+function accountById(db: Executor, accountId: string) {
+  return db.selectFrom('accounts').selectAll().where('id', '=', accountId);
 }
 
 export async function updateAccount(

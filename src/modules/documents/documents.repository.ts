@@ -224,8 +224,16 @@ export async function findDocumentLater(
   return async () => figured(await found(), today);
 }
 
-/** A row as read by id, with its figures as of `today`. */
-function figured(row: DocumentRow | undefined, today: string): DocumentWithFigures | undefined {
+/** A row as read, with its figures as its row keeps them, as of `today`. */
+function figured(row: DocumentRow, today: string): DocumentRow & PaymentFigures;
+function figured(
+  row: DocumentRow | undefined,
+  today: string,
+): (DocumentRow & PaymentFigures) | undefined;
+function figured(
+  row: DocumentRow | undefined,
+  today: string,
+): (DocumentRow & PaymentFigures) | undefined {
   return row && { ...row, ...storedFigures(row), as_of: today };
 }
 
@@ -323,7 +331,7 @@ export async function findInvoicesLater(
 ): Promise<Later<(DocumentRow & PaymentFigures)[]>> {
   if (ids.length === 0) return () => Promise.resolve([]);
   const rows = await deferRead(db, invoicesAmong(db, accountId, ids));
-  return async () => (await rows()).map((row) => ({ ...row, ...storedFigures(row), as_of: today }));
+  return async () => (await rows()).map((row) => figured(row, today));
 }
 
 export const documentVersion = records.version;

@@ -481,20 +481,27 @@ export class DocumentsService {
   ): Promise<DocumentView> {
     const { accountId } = actor;
     const db = this.ctx.db;
+    const { before, pricing } = await this.draftAhead(accountId, id, input.lineItems);
+    if (!before) throw notFound('Document');
+    if (before.status === 'FINAL') throw immutable(id);
+
+    const documentType = input.documentType ?? before.document_type;
+    if (input.validUntil && documentType !== 'QUOTE')
+      throw invalid('validUntil', 'is only for QUOTE documents');
+    if (input.lineItems !== undefined && !isSalesType(documentType))
+      throw invalid('lineItems', 'are only for INVOICE, QUOTE and ORDER_CONFIRMATION documents');
+    if (input.dueDate && documentType !== 'INVOICE')
+      throw invalid('dueDate', 'is only for INVOICE documents');
+
     const now = this.ctx.clock.now();
-    // The draft and the reads its new lines need in one round trip on PostgreSQL.
-    const { found, pricing } = await readAhead(db, async (ahead) => ({
-      found: await repo.findDocumentLater(ahead, accountId, id),
-      pricing: input.lineItems && (await startPricing(ahead, db, accountId, input.lineItems)),
-    }));
-    const { before, values, merged } = await this.updatedValues(
-      accountId,
-      id,
-      await found(),
-      input,
-      now,
-      pricing,
-    );
+    assertDocumentDate(input.creationDate, now);
+    const values: Partial<repo.DocumentRow> = {
+      ...changedColumns(input, documentType, before, now),
+      ...(await this.relinked(accountId, input, before)),
+      ...(await this.repriced(accountId, input, documentType, before, pricing)),
+    };
+
+    const merged: repo.DocumentRow = { ...before, ...values };
     const template =
       merged.source === 'GENERATED' && merged.template_id
         ? await findTemplate(db, accountId, merged.template_id)
@@ -513,10 +520,29 @@ export class DocumentsService {
           const sha = await this.lifecycle.uploadedSha(trx, merged);
           Object.assign(values, await this.lifecycle.finalValues(trx, merged, sha));
         }
-        const updated = await this.updateDraftRow(trx, accountId, id, input, ifMatch, values);
+        const updated = await compareAndSet({
+          expected: input.version,
+          ifMatch,
+          what: 'Document',
+          run: (version) =>
+            version === undefined
+              ? Promise.resolve(undefined)
+              : repo.updateDocument(trx, accountId, id, version, values, { status: 'DRAFT' }),
+          current: () => this.versionOrImmutable(trx, accountId, id),
+        });
         if (final && updated.source === 'GENERATED')
           await this.output.queueRender(trx, accountId, id, { inRequest: true });
-        await this.auditUpdate(trx, actor, final, before, updated, now);
+        await appendAudit(
+          trx,
+          actor,
+          {
+            action: final ? 'document.finalized' : 'document.updated',
+            resourceType: 'document',
+            resourceId: id,
+            changes: diff(presentDocument(before), presentDocument(updated)),
+          },
+          now,
+        );
         return final
           ? this.lifecycle.announceFinal(trx, actor, updated, { settle: true, trial })
           : updated;
@@ -534,78 +560,16 @@ export class DocumentsService {
   }
 
   /**
-   * What an update writes to the draft `before` (404 when there is none, 409 when it is FINAL,
-   * 400 for a field its type does not take): its changed columns, its links and its priced lines,
-   * the reads for them on `db`; `pricing`: the new lines' reads, started ahead (`startPricing`).
+   * The draft an update changes, and the reads its new lines need (`startPricing`): in one round
+   * trip on PostgreSQL (`readAhead`).
    */
-  private async updatedValues(
-    accountId: string,
-    id: string,
-    before: repo.DocumentWithFigures | undefined,
-    input: UpdateDocument,
-    now: Date,
-    pricing?: (currency: string) => Promise<Priced>,
-  ) {
-    if (!before) throw notFound('Document');
-    if (before.status === 'FINAL') throw immutable(id);
-    const documentType = input.documentType ?? before.document_type;
-    if (input.validUntil && documentType !== 'QUOTE')
-      throw invalid('validUntil', 'is only for QUOTE documents');
-    if (input.lineItems !== undefined && !isSalesType(documentType))
-      throw invalid('lineItems', 'are only for INVOICE, QUOTE and ORDER_CONFIRMATION documents');
-    if (input.dueDate && documentType !== 'INVOICE')
-      throw invalid('dueDate', 'is only for INVOICE documents');
-    assertDocumentDate(input.creationDate, now);
-    const values: Partial<repo.DocumentRow> = {
-      ...changedColumns(input, documentType, before, now),
-      ...(await this.relinked(accountId, input, before)),
-      ...(await this.repriced(accountId, input, documentType, before, pricing)),
-    };
-    const merged: repo.DocumentRow = { ...before, ...values };
-    return { before, values, merged };
-  }
-
-  /** The compare-and-set update of a DRAFT (404, 409 or 412 when it does not match). */
-  private updateDraftRow(
-    trx: Transaction<DB>,
-    accountId: string,
-    id: string,
-    input: UpdateDocument,
-    ifMatch: IfMatch,
-    values: Partial<repo.DocumentRow>,
-  ): Promise<repo.DocumentRow> {
-    return compareAndSet({
-      expected: input.version,
-      ifMatch,
-      what: 'Document',
-      run: (version) =>
-        version === undefined
-          ? Promise.resolve(undefined)
-          : repo.updateDocument(trx, accountId, id, version, values, { status: 'DRAFT' }),
-      current: () => this.versionOrImmutable(trx, accountId, id),
-    });
-  }
-
-  /** The audit event of an update: `document.finalized` or `document.updated`, with its diff. */
-  private auditUpdate(
-    trx: Transaction<DB>,
-    actor: Actor,
-    final: boolean,
-    before: repo.DocumentRow,
-    updated: repo.DocumentRow,
-    now: Date,
-  ): Promise<void> {
-    return appendAudit(
-      trx,
-      actor,
-      {
-        action: final ? 'document.finalized' : 'document.updated',
-        resourceType: 'document',
-        resourceId: updated.id,
-        changes: diff(presentDocument(before), presentDocument(updated)),
-      },
-      now,
-    );
+  private async draftAhead(accountId: string, id: string, lines: UpdateDocument['lineItems']) {
+    const db = this.ctx.db;
+    const { found, pricing } = await readAhead(db, async (ahead) => ({
+      found: await repo.findDocumentLater(ahead, accountId, id),
+      pricing: lines && (await startPricing(ahead, db, accountId, lines)),
+    }));
+    return { before: await found(), pricing };
   }
 
   /** The contract and partner columns when the update names either of them anew. */
@@ -652,16 +616,16 @@ export class DocumentsService {
         ...pricedValues(await priceLines(this.ctx.db, accountId, currency, [])),
       };
     if (input.lineItems === undefined && currency === before.currency) return {};
-    const priced =
-      input.lineItems !== undefined && pricing
-        ? await pricing(currency)
-        : await priceLines(
-            this.ctx.db,
-            accountId,
-            currency,
-            input.lineItems ??
-              linesAsInputs(JSON.parse(before.line_items) as repo.StoredLine[], before.currency),
-          );
+    // `pricing`: the new lines' reads, started with the draft's (`startPricing`).
+    const priced = pricing
+      ? await pricing(currency)
+      : await priceLines(
+          this.ctx.db,
+          accountId,
+          currency,
+          input.lineItems ??
+            linesAsInputs(JSON.parse(before.line_items) as repo.StoredLine[], before.currency),
+        );
     return { ...moved, ...pricedValues(priced) };
   }
 
@@ -796,8 +760,6 @@ export class DocumentsService {
     if (row?.status === 'FINAL') throw immutable(id);
     return row?.version;
   }
-
-  // ---- references --------------------------------------------------------------------------
 }
 
 /** For other modules (recurring invoices): a document made as `POST /v1/documents` makes it. */

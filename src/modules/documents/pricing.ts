@@ -70,7 +70,7 @@ export async function startPricing(
     pricedLines(currency, inputs, {
       product: (id) => products.get(id)!(),
       rate: (id) => named.get(id)?.() ?? findTaxRate(db, accountId, id),
-      defaultRate: async () => (await fallback?.()) ?? findDefaultTaxRate(db, accountId),
+      defaultRate: () => (fallback ? fallback() : findDefaultTaxRate(db, accountId)),
     });
 }
 
