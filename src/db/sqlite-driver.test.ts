@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
+import { Kysely, sql, type Generated } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from './database.js';
+import { KontorSqliteDialect } from './sqlite-driver.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -113,5 +114,86 @@ describe('SQLite checkpoints', () => {
     const reader = new SQLite(file, { readonly: true });
     expect(reader.prepare('select count(*) from t').pluck().get()).toBe(500);
     reader.close();
+  });
+
+  /**
+   * A database whose writes stop for the WAL to start over after `restartFrames` frames, with
+   * a table of rows one page each.
+   */
+  async function walDatabase(restartFrames: number) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sqlite-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'db.sqlite');
+    const handle = new SQLite(file);
+    handle.pragma('journal_mode = WAL');
+    handle.pragma('synchronous = NORMAL');
+    const db = new Kysely<{ t: { n: Generated<number>; body: string } }>({
+      dialect: new KontorSqliteDialect(handle, file, () => undefined, restartFrames),
+    });
+    await sql`create table t (n integer primary key, body text not null)`.execute(db);
+    return { db, file, wal: () => fs.statSync(`${file}-wal`).size };
+  }
+
+  /**
+   * 20 writers, each inserting one page-sized row after another for `ms`: the rows written
+   * and the largest size of the WAL file meanwhile.
+   */
+  async function writeWithoutPause(
+    db: Kysely<{ t: { n: Generated<number>; body: string } }>,
+    wal: () => number,
+    ms: number,
+  ) {
+    const until = Date.now() + ms;
+    let rows = 0;
+    let largest = 0;
+    const watch = setInterval(() => (largest = Math.max(largest, wal())), 5);
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        while (Date.now() < until) {
+          await db
+            .insertInto('t')
+            .values({ body: 'x'.repeat(3500) })
+            .execute();
+          rows += 1;
+        }
+      }),
+    );
+    clearInterval(watch);
+    return { rows, largest };
+  }
+
+  it('starts the WAL over under writes that never pause', async () => {
+    const { db, file, wal } = await walDatabase(256);
+    const { rows, largest } = await writeWithoutPause(db, wal, 1_500);
+    // Every row is at least a page of WAL: without starting over the WAL would hold them all.
+    expect(rows).toBeGreaterThan(1_000);
+    expect(largest).toBeLessThan((rows * 4096) / 2);
+    await db.destroy();
+    const reader = new SQLite(file, { readonly: true });
+    expect(reader.prepare('select count(*) from t').pluck().get()).toBe(rows);
+    reader.close();
+  });
+
+  it('keeps writing while a reader holds the WAL, and starts it over once the reader is gone', async () => {
+    const { db, file, wal } = await walDatabase(256);
+    await writeWithoutPause(db, wal, 200);
+    // A read transaction of another connection keeps every frame after its snapshot.
+    const reader = new SQLite(file, { readonly: true });
+    reader.exec('begin');
+    const before = reader.prepare('select count(*) from t').pluck().get() as number;
+    const during = await writeWithoutPause(db, wal, 600);
+    expect(during.rows).toBeGreaterThan(300);
+    expect(reader.prepare('select count(*) from t').pluck().get()).toBe(before);
+    expect(wal()).toBeGreaterThan(during.rows * 4096);
+    reader.exec('commit');
+    reader.close();
+    // The first stop after the reader is gone comes a second after the last one it foiled;
+    // from then on the WAL starts over, and the file was cut back from the size it had grown to.
+    await writeWithoutPause(db, wal, 1_500);
+    const after = await writeWithoutPause(db, wal, 1_000);
+    expect(after.rows).toBeGreaterThan(300);
+    expect(after.largest).toBeLessThan((after.rows * 4096) / 2);
+    expect(after.largest).toBeLessThan(during.largest / 2);
+    await db.destroy();
   });
 });

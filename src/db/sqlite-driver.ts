@@ -148,9 +148,19 @@ class GroupSync {
 const CHECKPOINT_MS = 100;
 
 /**
+ * WAL frames (pages of 4 KiB) after which the writes stop for a moment so that the WAL can
+ * start over (`Checkpointer`, "Starting the WAL over"): 64 MiB.
+ */
+export const WAL_RESTART_FRAMES = 16_384;
+
+/** After a stop that could not bring the whole WAL in (a reader held it), none for this long. */
+const RESTART_RETRY_MS = 1_000;
+
+/**
  * The checkpoint thread's script: its own connection to the database file, a PASSIVE
- * checkpoint every `intervalMs`, and a last one when told to stop. Inline, so it runs the same
- * from the sources (tests) and from `dist/`.
+ * checkpoint every `intervalMs` that reports a WAL of `restartFrames` or more, one more when
+ * asked (`now`, answered with the frames it could not bring in), and a last one when told to
+ * stop. Inline, so it runs the same from the sources (tests) and from `dist/`.
  */
 const CHECKPOINT_SCRIPT = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -158,13 +168,22 @@ const Database = require(workerData.module);
 const db = new Database(workerData.file);
 const checkpoint = () => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    return db.pragma('wal_checkpoint(PASSIVE)')[0];
   } catch (err) {
-    parentPort.postMessage(String((err && err.message) || err));
+    parentPort.postMessage({ error: String((err && err.message) || err) });
+    return undefined;
   }
 };
-const timer = setInterval(checkpoint, workerData.intervalMs);
-parentPort.on('message', () => {
+const timer = setInterval(() => {
+  const done = checkpoint();
+  if (done && done.log >= workerData.restartFrames) parentPort.postMessage({ full: done.log });
+}, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message === 'now') {
+    const done = checkpoint();
+    parentPort.postMessage({ left: done ? done.log - done.checkpointed : -1 });
+    return;
+  }
   clearInterval(timer);
   checkpoint();
   db.close();
@@ -172,35 +191,68 @@ parentPort.on('message', () => {
 });
 `;
 
+/** What the checkpoint thread tells the writer. */
+type CheckpointMessage = { error: string } | { full: number } | { left: number };
+
 /**
  * Checkpoints off the event loop. SQLite's automatic checkpoint runs inside the COMMIT that
  * takes the WAL past 1,000 pages: it copies the pages into the database file and (with
  * `synchronous=NORMAL`) syncs the WAL before and the database after, two `fsync`s on the event
  * loop every few hundred writes, during which no request moves. The connection's automatic
  * checkpoint is off instead, and a worker thread with a connection of its own runs a PASSIVE
- * checkpoint every CHECKPOINT_MS: it copies what no reader still needs, never waits for or
- * blocks the writer, and the writer starts the WAL over once all of it is in the database.
+ * checkpoint every CHECKPOINT_MS: it copies what no reader still needs and never waits for or
+ * blocks the writer.
+ *
+ * Starting the WAL over. The writer starts the WAL from its beginning only when a checkpoint
+ * has brought all of it into the database file; under writes that never pause, every PASSIVE
+ * checkpoint ends with newer frames behind it, and the WAL grew without end (1.2 GB in 16 s of
+ * partner creates), each commit's flush growing the file and each read searching a larger WAL
+ * index. So once a checkpoint reports WAL_RESTART_FRAMES or more (`onFull`), the driver takes
+ * the connection in its turn, asks for one more checkpoint (`now`), which then brings in
+ * everything, and hands the connection on: the next write starts the WAL over. Requests wait
+ * for that checkpoint only, which copies what came since the last one (at most CHECKPOINT_MS
+ * of writes).
  */
 class Checkpointer {
   private readonly worker: Worker;
   private readonly exited: Promise<void>;
   private closing = false;
+  /** The thread ended (closed, or died). */
+  private ended = false;
+  private asked: ((left: number) => void) | undefined;
 
-  constructor(db: SQLite.Database, file: string, onError: (message: string) => void) {
+  constructor(
+    db: SQLite.Database,
+    file: string,
+    onError: (message: string) => void,
+    onFull: () => void,
+    restartFrames: number,
+  ) {
     db.pragma('wal_autocheckpoint = 0');
+    // A WAL grown past twice the restart point (a reader kept it from starting over) is cut
+    // back to that when it does.
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.pragma(`journal_size_limit = ${2 * restartFrames * pageSize}`);
     this.worker = new Worker(CHECKPOINT_SCRIPT, {
       eval: true,
       workerData: {
         module: createRequire(import.meta.url).resolve('better-sqlite3'),
         file,
         intervalMs: CHECKPOINT_MS,
+        restartFrames,
       },
     });
-    this.worker.on('message', (message: string) => onError(message));
+    this.worker.on('message', (message: CheckpointMessage) => {
+      if ('error' in message) onError(message.error);
+      else if ('full' in message) onFull();
+      else this.answer(message.left);
+    });
     this.worker.on('error', (err: Error) => onError(err.message));
     this.exited = new Promise((resolve) =>
       this.worker.once('exit', () => {
         resolve();
+        this.ended = true;
+        this.answer(-1);
         if (this.closing) return;
         // A thread that died (it could not open the file) checkpoints no more: the writer
         // takes the checkpoints back, as SQLite does by default, rather than grow the WAL.
@@ -210,6 +262,21 @@ class Checkpointer {
     );
     // The thread does not keep the process alive; `close` ends it with a last checkpoint.
     this.worker.unref();
+  }
+
+  /** A checkpoint now; resolves with the frames it could not bring in (-1: it failed). */
+  now(): Promise<number> {
+    if (this.closing || this.ended) return Promise.resolve(-1);
+    return new Promise((resolve) => {
+      this.asked = resolve;
+      this.worker.postMessage('now');
+    });
+  }
+
+  private answer(left: number): void {
+    const asked = this.asked;
+    this.asked = undefined;
+    asked?.(left);
   }
 
   async close(): Promise<void> {
@@ -231,16 +298,45 @@ class KontorSqliteDriver implements Driver {
   private readonly connection: Connection;
   private readonly sync: GroupSync | undefined;
   private readonly checkpointer: Checkpointer | undefined;
+  /** A stop to start the WAL over is under way, or none is tried before this time. */
+  private restartBlockedUntil = 0;
 
   constructor(
     private readonly db: SQLite.Database,
     file: string | undefined,
     onCheckpointError: (message: string) => void,
+    restartFrames: number,
   ) {
     this.connection = new Connection(db);
     if (file === undefined) return;
     this.sync = new GroupSync(`${file}-wal`, () => this.connection.commits);
-    this.checkpointer = new Checkpointer(db, file, onCheckpointError);
+    this.checkpointer = new Checkpointer(
+      db,
+      file,
+      onCheckpointError,
+      () => void this.restartWal(),
+      restartFrames,
+    );
+  }
+
+  /**
+   * Holds the connection (reads and writes wait in line) while the checkpoint thread brings
+   * the whole WAL into the database file, so that the next write starts the WAL over (see
+   * `Checkpointer`). A reader of another connection can keep frames from being brought in:
+   * then the next try waits RESTART_RETRY_MS.
+   */
+  private async restartWal(): Promise<void> {
+    if (Date.now() < this.restartBlockedUntil || !this.checkpointer) return;
+    this.restartBlockedUntil = Infinity;
+    const wait = this.lock.acquire();
+    if (wait) await wait;
+    let left = -1;
+    try {
+      left = await this.checkpointer.now();
+    } finally {
+      this.lock.release();
+      this.restartBlockedUntil = left === 0 ? 0 : Date.now() + RESTART_RETRY_MS;
+    }
   }
 
   async init(): Promise<void> {}
@@ -375,12 +471,19 @@ export class KontorSqliteDialect extends SqliteDialect {
     private readonly handle: SQLite.Database,
     private readonly file?: string,
     private readonly onCheckpointError: (message: string) => void = () => undefined,
+    /** WAL frames after which the writes stop for the WAL to start over (tests lower it). */
+    private readonly restartFrames = WAL_RESTART_FRAMES,
   ) {
     super({ database: handle });
   }
 
   override createDriver(): Driver {
-    return new KontorSqliteDriver(this.handle, this.file, this.onCheckpointError);
+    return new KontorSqliteDriver(
+      this.handle,
+      this.file,
+      this.onCheckpointError,
+      this.restartFrames,
+    );
   }
 
   override createAdapter(): DialectAdapter {
