@@ -157,10 +157,25 @@ export const WAL_RESTART_FRAMES = 16_384;
 const RESTART_RETRY_MS = 1_000;
 
 /**
+ * The most frames a checkpoint may have left behind for a stop to follow it (16 MiB): a stop
+ * copies that rest and what came since, while requests wait. A checkpoint leaves more when a
+ * reader holds frames back; those are left to the next checkpoints, which stop nothing.
+ */
+const RESTART_MAX_LEFT = 4_096;
+
+/**
+ * A checkpoint that took longer than this (it copied a backlog) had as long for new frames to
+ * come in behind it: the thread runs the next one at once, up to 5 times, before it asks for a
+ * stop, so that a stop copies a few milliseconds of writes.
+ */
+const QUICK_CHECKPOINT_MS = 20;
+
+/**
  * The checkpoint thread's script: its own connection to the database file, a PASSIVE
- * checkpoint every `intervalMs` that reports a WAL of `restartFrames` or more, one more when
- * asked (`now`, answered with the frames it could not bring in), and a last one when told to
- * stop. Inline, so it runs the same from the sources (tests) and from `dist/`.
+ * checkpoint every `intervalMs`, one more when asked (`now`, answered with the frames it could
+ * not bring in, -1 when it could not run), and a last one when told to stop. A quick checkpoint
+ * of a WAL of `restartFrames` or more that left at most `maxLeft` behind asks for a stop
+ * (`full`). Inline, so it runs the same from the sources (tests) and from `dist/`.
  */
 const CHECKPOINT_SCRIPT = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -168,15 +183,25 @@ const Database = require(workerData.module);
 const db = new Database(workerData.file);
 const checkpoint = () => {
   try {
-    return db.pragma('wal_checkpoint(PASSIVE)')[0];
+    const done = db.pragma('wal_checkpoint(PASSIVE)')[0];
+    // busy: another connection was checkpointing, and nothing was done.
+    return done.busy || done.log < 0 ? undefined : done;
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
     return undefined;
   }
 };
-const timer = setInterval(() => {
+const timed = () => {
+  const started = performance.now();
   const done = checkpoint();
-  if (done && done.log >= workerData.restartFrames) parentPort.postMessage({ full: done.log });
+  return done && { done, quick: performance.now() - started <= workerData.quickMs };
+};
+const timer = setInterval(() => {
+  let run = timed();
+  for (let i = 0; run && !run.quick && i < 5; i++) run = timed();
+  if (!run || !run.quick || run.done.log < workerData.restartFrames) return;
+  if (run.done.log - run.done.checkpointed <= workerData.maxLeft)
+    parentPort.postMessage({ full: run.done.log });
 }, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message === 'now') {
@@ -207,11 +232,12 @@ type CheckpointMessage = { error: string } | { full: number } | { left: number }
  * has brought all of it into the database file; under writes that never pause, every PASSIVE
  * checkpoint ends with newer frames behind it, and the WAL grew without end (1.2 GB in 16 s of
  * partner creates), each commit's flush growing the file and each read searching a larger WAL
- * index. So once a checkpoint reports WAL_RESTART_FRAMES or more (`onFull`), the driver takes
- * the connection in its turn, asks for one more checkpoint (`now`), which then brings in
- * everything, and hands the connection on: the next write starts the WAL over. Requests wait
- * for that checkpoint only, which copies what came since the last one (at most CHECKPOINT_MS
- * of writes).
+ * index. So once a checkpoint of WAL_RESTART_FRAMES or more leaves a little behind (`onFull`),
+ * the driver takes the connection in its turn, asks for one more checkpoint (`now`), which then
+ * brings in everything, and hands the connection on: the next write starts the WAL over.
+ * Requests wait for that checkpoint, which copies the rest and what came since (a few
+ * milliseconds of writes), and the first commit after it for SQLite's sync of the new WAL
+ * header, on the event loop as every such start was before.
  */
 class Checkpointer {
   private readonly worker: Worker;
@@ -240,6 +266,8 @@ class Checkpointer {
         file,
         intervalMs: CHECKPOINT_MS,
         restartFrames,
+        maxLeft: RESTART_MAX_LEFT,
+        quickMs: QUICK_CHECKPOINT_MS,
       },
     });
     this.worker.on('message', (message: CheckpointMessage) => {
@@ -300,6 +328,8 @@ class KontorSqliteDriver implements Driver {
   private readonly checkpointer: Checkpointer | undefined;
   /** A stop to start the WAL over is under way, or none is tried before this time. */
   private restartBlockedUntil = 0;
+  /** Commits made when the last stop brought the whole WAL in: none since, no stop needed. */
+  private restartedAt = -1;
 
   constructor(
     private readonly db: SQLite.Database,
@@ -314,7 +344,7 @@ class KontorSqliteDriver implements Driver {
       db,
       file,
       onCheckpointError,
-      () => void this.restartWal(),
+      () => void this.restartWal().catch((err: unknown) => onCheckpointError(String(err))),
       restartFrames,
     );
   }
@@ -327,6 +357,9 @@ class KontorSqliteDriver implements Driver {
    */
   private async restartWal(): Promise<void> {
     if (Date.now() < this.restartBlockedUntil || !this.checkpointer) return;
+    // Nothing written since the last stop brought everything in: the WAL starts over with the
+    // next write (the checkpoints report its size until then).
+    if (this.connection.commits === this.restartedAt) return;
     this.restartBlockedUntil = Infinity;
     const wait = this.lock.acquire();
     if (wait) await wait;
@@ -334,6 +367,7 @@ class KontorSqliteDriver implements Driver {
     try {
       left = await this.checkpointer.now();
     } finally {
+      if (left === 0) this.restartedAt = this.connection.commits;
       this.lock.release();
       this.restartBlockedUntil = left === 0 ? 0 : Date.now() + RESTART_RETRY_MS;
     }
