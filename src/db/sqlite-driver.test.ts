@@ -59,6 +59,9 @@ describe('SQLite group commit', () => {
     // An autocommitted write outside a transaction waits too.
     await sql`insert into t (n) values (${1000})`.execute(db);
     expect(flushed.has(1000)).toBe(true);
+    // And one that answers rows (a statement better-sqlite3 runs as a reader).
+    await sql`insert into t (n) values (${1001}) returning n`.execute(db);
+    expect(flushed.has(1001)).toBe(true);
 
     expect(early).toEqual([]);
     expect(flushes).toBeGreaterThan(0);
@@ -68,7 +71,7 @@ describe('SQLite group commit', () => {
     await database.close();
     const pragma = new SQLite(file);
     expect(pragma.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect((pragma.prepare('select count(*) from t').pluck().get() as number) === 51).toBe(true);
+    expect((pragma.prepare('select count(*) from t').pluck().get() as number) === 52).toBe(true);
     pragma.close();
   });
 

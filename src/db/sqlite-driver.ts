@@ -43,6 +43,8 @@ interface Prepared {
   stmt: SQLite.Statement;
   /** Readers only: raw mode, with the builder of their rows. */
   build?: RowBuilder;
+  /** A reader that writes (`insert … returning`). */
+  writes?: boolean;
 }
 
 /** Runs statements on the one better-sqlite3 handle, prepared once per SQL text. */
@@ -61,7 +63,11 @@ class Connection implements DatabaseConnection {
     if (prepared) return prepared;
     const stmt = this.db.prepare(sql);
     prepared = stmt.reader
-      ? { stmt: stmt.raw(true), build: rowBuilder(stmt.columns().map((c) => c.name)) }
+      ? {
+          stmt: stmt.raw(true),
+          build: rowBuilder(stmt.columns().map((c) => c.name)),
+          writes: !stmt.readonly,
+        }
       : { stmt };
     if (this.statements.size >= this.maxStatements)
       this.statements.delete(this.statements.keys().next().value!);
@@ -70,10 +76,14 @@ class Connection implements DatabaseConnection {
   }
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const { stmt, build } = this.prepare(query.sql);
+    const { stmt, build, writes } = this.prepare(query.sql);
     const params = query.parameters as unknown[];
-    if (build)
-      return Promise.resolve({ rows: (stmt.all(params) as unknown[][]).map(build) as R[] });
+    if (build) {
+      const rows = (stmt.all(params) as unknown[][]).map(build) as R[];
+      // An autocommitted write that answers rows is a commit as any other (`GroupSync`).
+      if (writes && !this.db.inTransaction) this.commits += 1;
+      return Promise.resolve({ rows });
+    }
     const { changes, lastInsertRowid } = stmt.run(params);
     if (!this.db.inTransaction) this.commits += 1;
     return Promise.resolve({
@@ -164,18 +174,18 @@ const RESTART_RETRY_MS = 1_000;
 const RESTART_MAX_LEFT = 4_096;
 
 /**
- * A checkpoint that took longer than this (it copied a backlog) had as long for new frames to
- * come in behind it: the thread runs the next one at once, up to 5 times, before it asks for a
- * stop, so that a stop copies a few milliseconds of writes.
+ * A checkpoint of a large WAL that took longer than this (it copied a backlog, or the disk was
+ * slow) had as long for new frames to come in behind it: the thread runs the next one at once,
+ * up to 5 times while they stay slow, before it asks for the stop, so that the stop copies less.
  */
 const QUICK_CHECKPOINT_MS = 20;
 
 /**
  * The checkpoint thread's script: its own connection to the database file, a PASSIVE
  * checkpoint every `intervalMs`, one more when asked (`now`, answered with the frames it could
- * not bring in, -1 when it could not run), and a last one when told to stop. A quick checkpoint
- * of a WAL of `restartFrames` or more that left at most `maxLeft` behind asks for a stop
- * (`full`). Inline, so it runs the same from the sources (tests) and from `dist/`.
+ * not bring in, -1 when it could not run), and a last one when told to stop. A checkpoint of a
+ * WAL of `restartFrames` or more that left at most `maxLeft` behind asks for a stop (`full`).
+ * Inline, so it runs the same from the sources (tests) and from `dist/`.
  */
 const CHECKPOINT_SCRIPT = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -198,9 +208,9 @@ const timed = () => {
 };
 const timer = setInterval(() => {
   let run = timed();
+  if (!run || run.done.log < workerData.restartFrames) return;
   for (let i = 0; run && !run.quick && i < 5; i++) run = timed();
-  if (!run || !run.quick || run.done.log < workerData.restartFrames) return;
-  if (run.done.log - run.done.checkpointed <= workerData.maxLeft)
+  if (run && run.done.log - run.done.checkpointed <= workerData.maxLeft)
     parentPort.postMessage({ full: run.done.log });
 }, workerData.intervalMs);
 parentPort.on('message', (message) => {
@@ -235,9 +245,9 @@ type CheckpointMessage = { error: string } | { full: number } | { left: number }
  * index. So once a checkpoint of WAL_RESTART_FRAMES or more leaves a little behind (`onFull`),
  * the driver takes the connection in its turn, asks for one more checkpoint (`now`), which then
  * brings in everything, and hands the connection on: the next write starts the WAL over.
- * Requests wait for that checkpoint, which copies the rest and what came since (a few
- * milliseconds of writes), and the first commit after it for SQLite's sync of the new WAL
- * header, on the event loop as every such start was before.
+ * Requests wait for that checkpoint, which copies what the last one left (at most
+ * RESTART_MAX_LEFT frames) and what came since, and the first commit after it for SQLite's sync
+ * of the new WAL header, on the event loop as every such start was before.
  */
 class Checkpointer {
   private readonly worker: Worker;
