@@ -631,15 +631,35 @@ export interface AuditEventFilter {
   limit: number;
 }
 
-/** The account's chained events, newest first. */
+/** The account's chained events, newest first in the chain's order (`auditEventsPage`). */
 export function listAuditEvents(db: Kysely<DB>, accountId: string, f: AuditEventFilter) {
+  return auditEventsPage(db, accountId, f).execute();
+}
+
+/**
+ * The statement of a page of the audit trail: by sequence number, newest first, through the
+ * unique (account, sequence) index; `after` is the id of the last event of the page before.
+ */
+export function auditEventsPage(db: Kysely<DB>, accountId: string, f: AuditEventFilter) {
   let query = db.selectFrom('audit_events').selectAll().where('account_id', '=', accountId);
-  if (f.after !== undefined) query = query.where('id', '<', f.after);
+  const after = f.after;
+  if (after !== undefined)
+    query = query.where((eb) =>
+      eb(
+        'seq',
+        '<',
+        eb
+          .selectFrom('audit_events as a')
+          .select('a.seq')
+          .where('a.account_id', '=', accountId)
+          .where('a.id', '=', after),
+      ),
+    );
   if (f.resourceType !== undefined) query = query.where('resource_type', '=', f.resourceType);
   if (f.resourceId !== undefined) query = query.where('resource_id', '=', f.resourceId);
   if (f.actorId !== undefined) query = query.where('actor_id', '=', f.actorId);
   if (f.action !== undefined) query = query.where('action', '=', f.action);
   if (f.from !== undefined) query = query.where('occurred_at', '>=', f.from);
   if (f.to !== undefined) query = query.where('occurred_at', '<', f.to);
-  return query.orderBy('id', 'desc').limit(f.limit).execute();
+  return query.orderBy('seq', 'desc').limit(f.limit);
 }

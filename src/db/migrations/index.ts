@@ -41,6 +41,7 @@ import * as m0039 from './0039_document_figures.js';
 import * as m0040 from './0040_payment_day_flows.js';
 import * as m0041 from './0041_open_invoice_totals.js';
 import * as m0042 from './0042_partial_preceding_index.js';
+import * as m0043 from './0043_audit_list_by_sequence.js';
 
 /** Every migration, in order. Listed statically so the compiled build and tests agree. */
 export const migrations: Record<string, Migration> = {
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '0040_payment_day_flows': m0040,
   '0041_open_invoice_totals': m0041,
   '0042_partial_preceding_index': m0042,
+  '0043_audit_list_by_sequence': m0043,
 };

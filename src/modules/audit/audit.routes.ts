@@ -77,6 +77,8 @@ export function auditRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['audit'],
         summary: 'List audit events (filters: resource, actor, action, time range)',
+        description:
+          'Newest first, in the order of the account’s hash chain (`seq` descending); `nextCursor` continues after the last event of the page.',
         querystring: Query,
         response: { 200: PageOf(AuditEventSchema), ...problems(400, 401, 403) },
       },
