@@ -49,7 +49,8 @@ const ID_SHAPE = /^[a-z]{3}_[0-9a-hjkmnp-tv-z]{26}$/;
 /** The position a list of numbered lines pages by: what a 32-bit `integer` column holds. */
 const INDEX_SHAPE = /^(0|[1-9]\d{0,9})$/;
 
-function invalidCursor(): AppError {
+/** 400: a cursor this API did not issue (or not for this list). */
+export function invalidCursor(): AppError {
   return new AppError('validation_failed', 'The cursor is not valid.', {
     errors: [
       {

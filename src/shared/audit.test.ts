@@ -360,18 +360,57 @@ describe('audit: the list', () => {
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => seqs.length - i));
   });
 
+  it("pages a filtered list by cursor; another account's event is no cursor (400)", async () => {
+    const owner = await createUser(t);
+    const member = await createUser(t, { role: 'user', accountId: owner.accountId });
+    for (const user of [owner, member, owner, member, member]) await writeSome(user, 1);
+    const page = async (query: string, user = owner) => {
+      const res = await t.request({
+        method: 'GET',
+        url: `/v1/audit-events?${query}`,
+        token: user.token,
+      });
+      return res;
+    };
+    const first = (await page(`actorId=${member.userId}&limit=2`)).json<{
+      data: { seq: number; actor: { userId: string } }[];
+      nextCursor: string;
+    }>();
+    const second = (
+      await page(`actorId=${member.userId}&limit=2&cursor=${first.nextCursor}`)
+    ).json<{
+      data: { seq: number; actor: { userId: string } }[];
+      nextCursor: string | null;
+    }>();
+    const seqs = [...first.data, ...second.data].map((e) => e.seq);
+    expect(seqs).toHaveLength(3);
+    expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
+    expect(new Set([...first.data, ...second.data].map((e) => e.actor.userId))).toEqual(
+      new Set([member.userId]),
+    );
+    expect(second.nextCursor).toBeNull();
+    const stranger = await createUser(t);
+    const foreign = await page(`limit=2&cursor=${first.nextCursor}`, stranger);
+    expect(foreign.statusCode).toBe(400);
+    expect(foreign.json()).toMatchObject({ errors: [{ path: '/querystring/cursor' }] });
+  });
+
   it.runIf(dbKind === 'sqlite')(
     "reads a page through the (account, sequence) index, without sorting the account's events",
     async () => {
-      const plan = async (after: string | undefined) => {
-        const page = auditEventsPage(t.app.ctx.db, admin.accountId, { after, limit: 26 }).compile();
+      const plan = async (afterSeq: number | undefined) => {
+        const page = auditEventsPage(t.app.ctx.db, admin.accountId, {
+          afterSeq,
+          limit: 26,
+        }).compile();
         const rows = await t.app.ctx.db.executeQuery<{ detail: string }>(
           CompiledQuery.raw(`explain query plan ${page.sql}`, [...page.parameters]),
         );
         return rows.rows.map((r) => r.detail).join('\n');
       };
-      for (const after of [undefined, newId('auditEvent')]) {
-        const detail = await plan(after);
+      // The unique (account, sequence) index, SQLite's second automatic index of the table.
+      for (const afterSeq of [undefined, 5]) {
+        const detail = await plan(afterSeq);
         expect(detail).toMatch(/audit_events USING INDEX sqlite_autoindex_audit_events_2/);
         expect(detail).not.toMatch(/TEMP B-TREE/);
       }

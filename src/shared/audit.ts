@@ -619,7 +619,8 @@ export async function verifyAuditChain(db: Kysely<DB>): Promise<ChainReport> {
 
 /** Filters of the audit trail's list (`GET /v1/audit-events`); all optional. */
 export interface AuditEventFilter {
-  after: string | undefined;
+  /** The sequence number of the last event of the page before (`auditSeqOf` its id). */
+  afterSeq: number | undefined;
   resourceType?: string;
   resourceId?: string;
   actorId?: string;
@@ -636,25 +637,28 @@ export function listAuditEvents(db: Kysely<DB>, accountId: string, f: AuditEvent
   return auditEventsPage(db, accountId, f).execute();
 }
 
+/** Where one of the account's events stands in its chain; undefined for an id it has not. */
+export async function auditSeqOf(
+  db: Kysely<DB>,
+  accountId: string,
+  id: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('audit_events')
+    .select('seq')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.seq;
+}
+
 /**
  * The statement of a page of the audit trail: by sequence number, newest first, through the
- * unique (account, sequence) index; `after` is the id of the last event of the page before.
+ * unique (account, sequence) index.
  */
 export function auditEventsPage(db: Kysely<DB>, accountId: string, f: AuditEventFilter) {
   let query = db.selectFrom('audit_events').selectAll().where('account_id', '=', accountId);
-  const after = f.after;
-  if (after !== undefined)
-    query = query.where((eb) =>
-      eb(
-        'seq',
-        '<',
-        eb
-          .selectFrom('audit_events as a')
-          .select('a.seq')
-          .where('a.account_id', '=', accountId)
-          .where('a.id', '=', after),
-      ),
-    );
+  if (f.afterSeq !== undefined) query = query.where('seq', '<', f.afterSeq);
   if (f.resourceType !== undefined) query = query.where('resource_type', '=', f.resourceType);
   if (f.resourceId !== undefined) query = query.where('resource_id', '=', f.resourceId);
   if (f.actorId !== undefined) query = query.where('actor_id', '=', f.actorId);

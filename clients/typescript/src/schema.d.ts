@@ -406,7 +406,7 @@ export interface paths {
         };
         /**
          * List audit events (filters: resource, actor, action, time range)
-         * @description Newest first, in the order of the account’s hash chain (`seq` descending); `nextCursor` continues after the last event of the page.
+         * @description Needs the admin role. Newest first, in the order of the account’s hash chain (`seq` descending); `nextCursor` continues after the last event of the page.
          */
         get: operations["listAuditEvents"];
         put?: never;

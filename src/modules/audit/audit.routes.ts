@@ -2,9 +2,9 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../http/types.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../shared/errors.js';
-import { listAuditEvents, sealAudit } from '../../shared/audit.js';
+import { auditSeqOf, listAuditEvents, sealAudit } from '../../shared/audit.js';
 import { parseTimestamp } from '../../shared/dates.js';
-import { PageOf, PageQuery, decodeCursor, toPage } from '../../http/pagination.js';
+import { PageOf, PageQuery, decodeCursor, invalidCursor, toPage } from '../../http/pagination.js';
 import { Nullable, Timestamp, problems } from '../../http/schemas.js';
 
 const AuditEventSchema = Type.Object(
@@ -78,7 +78,7 @@ export function auditRoutes(app: App, ctx: AppContext): void {
         tags: ['audit'],
         summary: 'List audit events (filters: resource, actor, action, time range)',
         description:
-          'Newest first, in the order of the account’s hash chain (`seq` descending); `nextCursor` continues after the last event of the page.',
+          'Needs the admin role. Newest first, in the order of the account’s hash chain (`seq` descending); `nextCursor` continues after the last event of the page.',
         querystring: Query,
         response: { 200: PageOf(AuditEventSchema), ...problems(400, 401, 403) },
       },
@@ -105,8 +105,13 @@ export function auditRoutes(app: App, ctx: AppContext): void {
       // Events another process committed a moment ago are chained before they are shown.
       await sealAudit(ctx.db, req.principal!.accountId, { now: true });
       const to = iso(q.to, 'to');
+      // The cursor names the last event of the page before: an event of this account.
+      const after = decodeCursor(q.cursor);
+      const afterSeq =
+        after === undefined ? undefined : await auditSeqOf(ctx.db, req.principal!.accountId, after);
+      if (after !== undefined && afterSeq === undefined) throw invalidCursor();
       const rows = await listAuditEvents(ctx.db, req.principal!.accountId, {
-        after: decodeCursor(q.cursor),
+        afterSeq,
         resourceType: q.resourceType,
         resourceId: q.resourceId,
         actorId: q.actorId,
