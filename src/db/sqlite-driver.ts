@@ -161,7 +161,7 @@ const CHECKPOINT_MS = 100;
  * WAL frames (pages of 4 KiB) after which the writes stop for a moment so that the WAL can
  * start over (`Checkpointer`, "Starting the WAL over"): 64 MiB.
  */
-export const WAL_RESTART_FRAMES = 16_384;
+const WAL_RESTART_FRAMES = 16_384;
 
 /** After a stop that could not bring the whole WAL in (a reader held it), none for this long. */
 const RESTART_RETRY_MS = 1_000;

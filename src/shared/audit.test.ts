@@ -33,6 +33,20 @@ async function writeSome(user: TestUser, n: number): Promise<string[]> {
   return ids;
 }
 
+/** `n` partner creates of `user` sent at once: their events commit in no set order. */
+async function writeAtOnce(user: TestUser, n: number): Promise<void> {
+  await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      t.request({
+        method: 'POST',
+        url: '/v1/partners',
+        token: user.token,
+        payload: { name: `Zugleich ${i}` },
+      }),
+    ),
+  );
+}
+
 /** An event as a PostgreSQL writer commits it, before any seal chains it. */
 async function insertPending(accountId: string): Promise<string> {
   const id = newId('auditEvent');
@@ -84,16 +98,7 @@ async function brokenFor(accountId: string) {
 describe('audit chain', () => {
   it('chains events per account with gapless sequence numbers, even under concurrent writes', async () => {
     const user = await createUser(t);
-    await Promise.all(
-      Array.from({ length: 12 }, (_, i) =>
-        t.request({
-          method: 'POST',
-          url: '/v1/partners',
-          token: user.token,
-          payload: { name: `Concurrent ${i}` },
-        }),
-      ),
-    );
+    await writeAtOnce(user, 12);
     const rows = await t.app.ctx.db
       .selectFrom('audit_events')
       .selectAll()
@@ -333,16 +338,7 @@ describe('audit: the list', () => {
     const owner = await createUser(t);
     // Writes at once: on PostgreSQL an event's id is made before its commit, its place in the
     // chain after it, so the two orders can differ.
-    await Promise.all(
-      Array.from({ length: 7 }, (_, i) =>
-        t.request({
-          method: 'POST',
-          url: '/v1/partners',
-          token: owner.token,
-          payload: { name: `Seite ${i}` },
-        }),
-      ),
-    );
+    await writeAtOnce(owner, 7);
     const seqs: number[] = [];
     let cursor: string | null = null;
     do {
