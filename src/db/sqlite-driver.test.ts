@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -193,6 +194,28 @@ describe('SQLite checkpoints', () => {
     await db.destroy();
     const reader = new SQLite(file, { readonly: true });
     expect(reader.prepare('select count(*) from t').pluck().get()).toBe(rows);
+    reader.close();
+  });
+
+  // A stop holds the connection while it waits for the thread's checkpoint. In a process with no
+  // server, every piece of work then waits on it: the thread itself must keep the process alive
+  // meanwhile, or it ends with its work half done (exit code 13 with the thread unreferenced).
+  it('keeps a process without a server alive through every stop', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sqlite-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'db.sqlite');
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'test/wal-writer-child.ts', file, '3000'],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(child.stderr).not.toContain('unsettled');
+    expect({ status: child.status, stdout: child.stdout }).toEqual({
+      status: 0,
+      stdout: 'wrote 3000\n',
+    });
+    const reader = new SQLite(file, { readonly: true });
+    expect(reader.prepare('select count(*) from t').pluck().get()).toBe(3000);
     reader.close();
   });
 

@@ -305,6 +305,9 @@ class Checkpointer {
   /** A checkpoint now; resolves with the frames it could not bring in (-1: it failed). */
   now(): Promise<number> {
     if (this.closing || this.ended) return Promise.resolve(-1);
+    // Referenced while the answer is awaited: the connection is held meanwhile, so a process
+    // whose work all waits for it (a command without a server) would otherwise end here.
+    this.worker.ref();
     return new Promise((resolve) => {
       this.asked = resolve;
       this.worker.postMessage('now');
@@ -314,6 +317,7 @@ class Checkpointer {
   private answer(left: number): void {
     const asked = this.asked;
     this.asked = undefined;
+    if (asked && !this.closing && !this.ended) this.worker.unref();
     asked?.(left);
   }
 
