@@ -21,6 +21,7 @@ import { registerWebApp, type AppShell } from './http/web-app.js';
 import { AppError } from './shared/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerCsv } from './http/csv.js';
+import { builtAnswers } from './http/built-answers.js';
 import { boundIntegers, registerInputLimits } from './http/input-limits.js';
 import { registerOptionalBodies } from './http/optional-body.js';
 import {
@@ -572,6 +573,7 @@ async function registerModules(app: App, ctx: AppContext): Promise<void> {
 /** Builds the app: plugins, error handling, authentication and every module. Never listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const app = createServer(config, options);
+  app.addHook('onRoute', builtAnswers(cachedSerializers));
   const backends = await openBackends(config, app.log, options.clock ?? systemClock);
   const ctx = await createContext(config, options, app.log, backends);
   ctx.customerLinks = customerLinkIssuer(ctx);

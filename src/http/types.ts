@@ -73,6 +73,11 @@ declare module 'fastify' {
     webClient?: boolean;
     /** On a `public` web route: it reads the session cookie (OpenAPI security only). */
     webSession?: boolean;
+    /**
+     * Its success answers are built by a presenter in exactly the schema's shape, so
+     * `JSON.stringify` writes them rather than the schema's serializer (src/app.ts).
+     */
+    builtAnswers?: boolean;
   }
   interface FastifyRequest {
     principal?: Principal;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createUser, type TestApp, type TestUser } from '../../../test/helpers.js';
 import { toCii } from '../../shared/einvoice/index.js';
@@ -87,6 +88,33 @@ describe('uploaded e-invoices fill their document', () => {
     );
     const doc = await process(xml);
     expect(doc).toMatchObject({ partnerId: named, documentNumber: null, grossTotal: 1870.39 });
+  });
+
+  // Its answers are written as built (`builtAnswers`): the stored analysis is of its day, and
+  // what it kept then that the answer does not name stays out of the answer.
+  it('answers a stored analysis field by field, whatever else it kept', async () => {
+    const doc = await process(toCii(buildEnInvoice({ number: 'ER-12', seller })));
+    const stored = JSON.parse(
+      (
+        await sql<{
+          analysis: string;
+        }>`select analysis from documents where id = ${doc.id}`.execute(t.app.ctx.db)
+      ).rows[0]!.analysis,
+    ) as { eInvoice: Body };
+    const { payeeIban: _dropped, ...older } = stored.eInvoice;
+    const analysis = JSON.stringify({
+      ...stored,
+      eInvoice: { ...older, sellerVatId: 'DE811907980' },
+      eInvoiceProblems: [{ code: 'x', message: 'BR-1 failed', ruleIds: ['BR-1'], line: 7 }],
+    });
+    await sql`update documents set analysis = ${analysis} where id = ${doc.id}`.execute(
+      t.app.ctx.db,
+    );
+    const after = await call<Doc>(t, user, 'GET', `/v1/documents/${doc.id}`);
+    expect(after.eInvoice).toEqual({ ...older, payeeIban: null });
+    expect(after.eInvoiceProblems).toEqual([
+      { code: 'x', message: 'BR-1 failed', ruleIds: ['BR-1'] },
+    ]);
   });
 
   it('says why an e-invoice is refused, with its rule ids', async () => {

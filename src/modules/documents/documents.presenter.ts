@@ -226,16 +226,35 @@ function analysisOf(
 ): Pick<DocumentView, 'eInvoice' | 'eInvoiceProblems'> {
   const analysis = row.analysis ? (JSON.parse(row.analysis) as StoredAnalysis | null) : null;
   if (!analysis) return { eInvoice: null, eInvoiceProblems: [] };
+  // Field by field, as every answer is (the stored JSON is an analysis of its day: a field
+  // it kept then that the answer no longer has must not reach the client).
+  const e = analysis.eInvoice;
+  const problems =
+    analysis.eInvoiceProblems ??
+    (analysis.eInvoiceError ? [eInvoiceProblem('file_unprocessable', analysis.eInvoiceError)] : []);
   return {
-    // Analyses stored before the payee IBAN was kept have none.
-    eInvoice: analysis.eInvoice
-      ? { ...analysis.eInvoice, payeeIban: analysis.eInvoice.payeeIban ?? null }
+    eInvoice: e
+      ? {
+          syntax: e.syntax,
+          profile: e.profile,
+          documentNumber: e.documentNumber,
+          issueDate: e.issueDate,
+          currency: e.currency,
+          sellerName: e.sellerName,
+          buyerName: e.buyerName,
+          netTotal: e.netTotal,
+          taxTotal: e.taxTotal,
+          grossTotal: e.grossTotal,
+          dueAmount: e.dueAmount,
+          // Analyses stored before the payee IBAN was kept have none.
+          payeeIban: e.payeeIban ?? null,
+        }
       : null,
-    eInvoiceProblems:
-      analysis.eInvoiceProblems ??
-      (analysis.eInvoiceError
-        ? [eInvoiceProblem('file_unprocessable', analysis.eInvoiceError)]
-        : []),
+    eInvoiceProblems: problems.map((p) => ({
+      code: p.code,
+      message: p.message,
+      ruleIds: p.ruleIds,
+    })),
   };
 }
 

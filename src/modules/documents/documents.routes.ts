@@ -212,7 +212,7 @@ function collectionRoutes(app: App, service: DocumentsService): void {
     '/v1/documents',
     {
       // Lines and rates are rows of their own in CSV: GET /v1/documents/lines and /taxes.
-      config: { access: 'user', csv: { omit: ['lineItems', 'taxes'] } },
+      config: { access: 'user', builtAnswers: true, csv: { omit: ['lineItems', 'taxes'] } },
       schema: {
         tags,
         summary: 'List documents',
@@ -226,7 +226,7 @@ function collectionRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Create a document (FINAL: numbered, rendered and immutable)',
@@ -246,7 +246,7 @@ function collectionRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/processing',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Create a document and render or analyse it in the background (202)',
@@ -332,7 +332,7 @@ function correctionRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/cancel',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', builtAnswers: true },
       schema: {
         tags,
         summary: 'Cancel a FINAL invoice (Storno) with a FINAL credit note for the full amount',
@@ -355,7 +355,7 @@ function correctionRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/credit-notes',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', builtAnswers: true },
       schema: {
         tags,
         summary: 'Credit part of a FINAL invoice with a FINAL credit note',
@@ -381,7 +381,7 @@ function quoteRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/decision',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Record the customer’s answer to a quote (accepted or declined)',
@@ -402,7 +402,7 @@ function quoteRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/convert',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary:
@@ -426,7 +426,7 @@ function quoteRoutes(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/down-payments',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Bill a down payment (Abschlagsrechnung) on a quote or an order confirmation',
@@ -452,7 +452,7 @@ function recordRoutes(app: App, service: DocumentsService): void {
   app.get(
     '/v1/documents/:documentId',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Get a document',
@@ -470,7 +470,7 @@ function recordRoutes(app: App, service: DocumentsService): void {
   app.put(
     '/v1/documents/:documentId',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Update a DRAFT document (partial; status FINAL finalizes it)',
@@ -516,7 +516,7 @@ function dunningBlockRoute(app: App, ctx: AppContext): void {
   app.put(
     '/v1/documents/:documentId/dunning-block',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Block an invoice from dunning (Mahnsperre) or lift the block',
@@ -547,7 +547,7 @@ function sendRoute(app: App, service: DocumentsService): void {
   app.post(
     '/v1/documents/:documentId/send',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Mail the document with its PDF (finalizes a DRAFT first)',

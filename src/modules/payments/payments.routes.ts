@@ -29,7 +29,7 @@ function paymentCollectionRoutes(app: App, service: PaymentsService): void {
   app.get(
     '/v1/payments',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'List payments',
@@ -43,7 +43,7 @@ function paymentCollectionRoutes(app: App, service: PaymentsService): void {
   app.post(
     '/v1/payments',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Create a payment',
@@ -66,7 +66,7 @@ function paymentItemRoutes(app: App, service: PaymentsService): void {
   app.get(
     '/v1/payments/:paymentId',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Get a payment',
@@ -84,7 +84,7 @@ function paymentItemRoutes(app: App, service: PaymentsService): void {
   app.put(
     '/v1/payments/:paymentId',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Update a payment (partial: omitted fields stay, null clears; PENDING ↔ MARKED)',
