@@ -55,6 +55,8 @@ const { values: opt } = parseArgs({
     'load-cpu': { type: 'string', default: '0' },
     keep: { type: 'boolean', default: false },
     reuse: { type: 'string' },
+    'node-args': { type: 'string', default: '' },
+    probe: { type: 'string' },
   },
 });
 
@@ -574,10 +576,24 @@ async function serve(s: Seeded, runDir: string) {
   const out = fs.openSync(path.join(runDir, `${s.name}-server.log`), 'a');
   const child = spawn(
     'taskset',
-    ['-c', opt['server-cpu'], process.execPath, path.join(ROOT, 'dist', 'server.js')],
+    [
+      '-c',
+      opt['server-cpu'],
+      process.execPath,
+      // `--node-args "…"`: flags for the server's node; `--probe FILE`: bench/tail-probe.cjs
+      // writes what stalled the server (GC pauses, event-loop delays, pool waits) to FILE.
+      ...opt['node-args'].split(' ').filter(Boolean),
+      ...(opt.probe ? ['--require', path.join(HERE, 'tail-probe.cjs')] : []),
+      path.join(ROOT, 'dist', 'server.js'),
+    ],
     {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        ...env,
+        ...(opt.probe ? { PROBE_FILE: path.resolve(opt.probe) } : {}),
+      },
       stdio: ['ignore', out, out],
     },
   );

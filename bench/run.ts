@@ -33,6 +33,7 @@ import {
   sleep,
   stopChild,
 } from './common.js';
+import { probeEvents, stallsIn } from './probe-stalls.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -59,6 +60,8 @@ const { values: opt } = parseArgs({
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    'node-args': { type: 'string', default: '' },
+    probe: { type: 'string' },
   },
 });
 
@@ -369,9 +372,18 @@ async function startKontor(
       // `--profile DIR`: a CPU profile of each Kontor server over the whole run (seeding too;
       // `bench/profile-summary.mjs FILE TOP SECONDS` reads the last seconds alone).
       ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opt.profile, name)}`] : []),
+      // `--node-args="…"`: flags for the server's node. `--probe DIR`: bench/tail-probe.cjs
+      // writes what stalled each server (GC pauses, event-loop delays, WAL flushes,
+      // checkpoints, pool waits) to DIR/<target>.jsonl, each event with its wall-clock time.
+      ...opt['node-args'].split(' ').filter(Boolean),
+      ...(opt.probe ? ['--require', path.join(HERE, 'tail-probe.cjs')] : []),
       path.join(ROOT, 'dist', 'server.js'),
     ],
-    { ...env, PORT: String(port) },
+    {
+      ...env,
+      PORT: String(port),
+      ...(opt.probe ? { PROBE_FILE: path.resolve(opt.probe, `${name}.jsonl`) } : {}),
+    },
     port,
     logFile,
   );
@@ -393,6 +405,9 @@ interface Case {
 }
 interface Row extends Case {
   round: number;
+  /** The measured seconds, wall clock (ms since the epoch). */
+  from: number;
+  to: number;
   rps: number;
   requests: number;
   p50: number;
@@ -653,9 +668,23 @@ function table(cases: Case[], rows: Row[]): string {
   ].join('\n');
 }
 
+/** `--probe`: beside each measured case, what stalled its server meanwhile. */
+function explainRows(rows: Row[]): void {
+  log('what stalled each server in each measured case (ms; count of events):');
+  for (const r of rows) {
+    const events = probeEvents(path.resolve(opt.probe!, `${r.target}.jsonl`));
+    if (events.length === 0) continue;
+    log(
+      `  ${key(r.target, r.size)} ${r.endpoint} round ${r.round}: p99 ${f1(r.p99)}, ` +
+        stallsIn(events, r.from, r.to),
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   fs.mkdirSync(outDir, { recursive: true });
+  if (opt.probe) fs.mkdirSync(path.resolve(opt.probe), { recursive: true });
   pinSelf();
   log(
     `node ${process.version}, ${os.cpus().length} CPUs, servers on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}, ` +
@@ -670,7 +699,8 @@ async function main(): Promise<void> {
     log(`round ${round}/${ROUNDS} (loadavg ${load})`);
     for (const c of cases) {
       if (WARMUP > 0) await measure(c, round, WARMUP);
-      const r: Row = { ...c, round, ...(await measure(c, round, SECONDS)) };
+      const from = Date.now();
+      const r: Row = { ...c, round, ...(await measure(c, round, SECONDS)), from, to: Date.now() };
       rows.push(r);
       fs.appendFileSync(path.join(outDir, 'rounds.jsonl'), `${JSON.stringify(r)}\n`);
       log(
@@ -679,6 +709,7 @@ async function main(): Promise<void> {
       );
     }
   }
+  if (opt.probe) explainRows(rows);
   const md = table(cases, rows);
   fs.writeFileSync(path.join(outDir, 'summary.md'), `${md}\n`);
   say();

@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { probeEvents, stallsIn } from './probe-stalls.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const harness = path.resolve(here, '../../shared/bench/lib');
@@ -63,35 +64,13 @@ function postgresTicks() {
 
 const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** Reads a probe file (and its checkpoint thread's) into events. */
-function probeEvents(file) {
-  const read = (f) =>
-    fs.existsSync(f)
-      ? fs
-          .readFileSync(f, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line))
-      : [];
-  return [...read(file), ...read(`${file}.worker`)];
-}
-
 /** Per round: the p99 beside the longest stall of each kind the probe saw in its window. */
 function explainRounds(name, file, list) {
   const events = probeEvents(file);
   say(`${name}: what stalled the server in each measured round (ms; count of events)`);
   list.forEach((w, i) => {
     const [from, to] = w.window;
-    const inRound = events.filter((e) => e.t + e.ms >= from && e.t <= to);
-    const of = (kind) => inRound.filter((e) => e.e === kind || e.kind === kind);
-    const max = (xs) => (xs.length ? Math.max(...xs.map((e) => e.ms)).toFixed(1) : '–');
-    const gcTotal = of('gc').reduce((sum, e) => sum + e.ms, 0);
-    say(
-      `  round ${i + 1}: p99 ${(w.p99 / 1000).toFixed(1)}, loop delay max ${max(of('loop'))} (${of('loop').length} windows > 5 ms), ` +
-        `scavenge max ${max(of('scavenge'))} (${of('scavenge').length}), mark-compact max ${max(of('mark-compact'))} (${of('mark-compact').length}), ` +
-        `GC total ${gcTotal.toFixed(0)}, WAL flush max ${max(of('fsync'))} (${of('fsync').length}), ` +
-        `checkpoint max ${max(of('checkpoint'))} (${of('checkpoint').length}), pool wait max ${max(of('pool'))} (${of('pool').length})`,
-    );
+    say(`  round ${i + 1}: p99 ${(w.p99 / 1000).toFixed(1)}, ${stallsIn(events, from, to)}`);
   });
 }
 
