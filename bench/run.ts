@@ -672,7 +672,9 @@ function table(cases: Case[], rows: Row[]): string {
 function explainRows(rows: Row[]): void {
   log('what stalled each server in each measured case (ms; count of events):');
   for (const r of rows) {
-    const events = probeEvents(path.resolve(opt.probe!, `${r.target}.jsonl`));
+    // The file of the server's name (startKontor's `name`: the target, and its size with --sizes).
+    const name = key(r.target, r.size).replace('@', '-');
+    const events = probeEvents(path.resolve(opt.probe!, `${name}.jsonl`));
     if (events.length === 0) continue;
     log(
       `  ${key(r.target, r.size)} ${r.endpoint} round ${r.round}: p99 ${f1(r.p99)}, ` +

@@ -38,7 +38,7 @@ describe('answers written as built', () => {
   it('writes a success answer as its handler built it, and a problem by its schema', async () => {
     const a = await app();
     // What the handler built, whole: this is why such a route's presenter must build exactly
-    // its schema's fields (the tests check every answer against the schema).
+    // its schema's fields (the tests check every answer against the schema, closed).
     expect((await a.inject('/built')).body).toBe('{"total":12.5,"extra":1}');
     expect((await a.inject('/built?fail=1')).body).toBe('{"title":"Conflict"}');
     // Without the flag, the schema's serializer leaves out what it does not name.

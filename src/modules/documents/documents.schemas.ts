@@ -98,7 +98,10 @@ const EInvoiceSchema = Type.Object(
       'The payee’s IBAN (BT-84) of the first credit transfer, upper-case without spaces; a SEPA transfer of this supplier invoice pays to it when the partner has no bank account. Null: none (or read before it was kept).',
     ),
   },
-  { description: 'An embedded or uploaded e-invoice (ZUGFeRD/Factur-X, XRechnung) as read.' },
+  {
+    additionalProperties: false,
+    description: 'An embedded or uploaded e-invoice (ZUGFeRD/Factur-X, XRechnung) as read.',
+  },
 );
 
 /** A down payment a final invoice deducts (§ 14 (5) UStG: its net and VAT per rate). */
