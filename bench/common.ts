@@ -60,6 +60,25 @@ export function pgArgs(pgUrl: string): string[] {
   ];
 }
 
+/**
+ * A bench's `--node-args="…"` and `--probe DIR` for the Kontor server called `name`: the flags
+ * for its `node` and the environment it adds. With a probe, bench/tail-probe.cjs writes what
+ * stalled the server (event-loop delays, GC pauses, WAL flushes, checkpoints, pool waits) to
+ * `DIR/<name>.jsonl`, each event with its wall-clock time.
+ */
+export function serverProbe(
+  opt: { 'node-args': string; probe?: string },
+  name: string,
+): { args: string[]; env: Record<string, string> } {
+  const args = opt['node-args'].split(' ').filter(Boolean);
+  if (!opt.probe) return { args, env: {} };
+  fs.mkdirSync(path.resolve(opt.probe), { recursive: true });
+  return {
+    args: [...args, '--require', path.join(HERE, 'tail-probe.cjs')],
+    env: { PROBE_FILE: path.resolve(opt.probe, `${name}.jsonl`) },
+  };
+}
+
 export interface InjectResponse {
   statusCode: number;
   body: string;

@@ -26,6 +26,7 @@ import {
   registerAccount,
   runWrk,
   say,
+  serverProbe,
   sh,
   sleep,
   stopChild,
@@ -574,18 +575,14 @@ async function serve(s: Seeded, runDir: string) {
   const port = await freePort();
   const env = { ...kontorEnv(s.dataDir, s.apiKey, s.databaseUrl), PORT: String(port) };
   const out = fs.openSync(path.join(runDir, `${s.name}-server.log`), 'a');
-  if (opt.probe) fs.mkdirSync(path.resolve(opt.probe), { recursive: true });
+  const probe = serverProbe(opt, s.name);
   const child = spawn(
     'taskset',
     [
       '-c',
       opt['server-cpu'],
       process.execPath,
-      // `--node-args="…"`: flags for the server's node; `--probe DIR`: bench/tail-probe.cjs
-      // writes what stalled the server (GC pauses, event-loop delays, pool waits) to
-      // DIR/<target>.jsonl.
-      ...opt['node-args'].split(' ').filter(Boolean),
-      ...(opt.probe ? ['--require', path.join(HERE, 'tail-probe.cjs')] : []),
+      ...probe.args,
       path.join(ROOT, 'dist', 'server.js'),
     ],
     {
@@ -594,7 +591,7 @@ async function serve(s: Seeded, runDir: string) {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
         ...env,
-        ...(opt.probe ? { PROBE_FILE: path.resolve(opt.probe, `${s.name}.jsonl`) } : {}),
+        ...probe.env,
       },
       stdio: ['ignore', out, out],
     },

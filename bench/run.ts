@@ -29,11 +29,12 @@ import {
   registerAccount,
   runWrk,
   say,
+  serverProbe,
   sh,
   sleep,
   stopChild,
 } from './common.js';
-import { probeEvents, stallsIn } from './probe-stalls.mjs';
+import { probeEvents, stallsIn, type ProbeEvent } from './probe-stalls.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -365,6 +366,7 @@ async function startKontor(
   const env = kontorEnv(dataDir, apiKey, databaseUrl);
   const { token, ids, resources } = await seedKontor(name, env, count);
   const port = await freePort();
+  const probe = serverProbe(opt, name);
   const logFile = opt['kontor-log'] === '/dev/null' ? '/dev/null' : path.resolve(opt['kontor-log']);
   const s = startProcess(
     name,
@@ -372,18 +374,10 @@ async function startKontor(
       // `--profile DIR`: a CPU profile of each Kontor server over the whole run (seeding too;
       // `bench/profile-summary.mjs FILE TOP SECONDS` reads the last seconds alone).
       ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opt.profile, name)}`] : []),
-      // `--node-args="…"`: flags for the server's node. `--probe DIR`: bench/tail-probe.cjs
-      // writes what stalled each server (GC pauses, event-loop delays, WAL flushes,
-      // checkpoints, pool waits) to DIR/<target>.jsonl, each event with its wall-clock time.
-      ...opt['node-args'].split(' ').filter(Boolean),
-      ...(opt.probe ? ['--require', path.join(HERE, 'tail-probe.cjs')] : []),
+      ...probe.args,
       path.join(ROOT, 'dist', 'server.js'),
     ],
-    {
-      ...env,
-      PORT: String(port),
-      ...(opt.probe ? { PROBE_FILE: path.resolve(opt.probe, `${name}.jsonl`) } : {}),
-    },
+    { ...env, PORT: String(port), ...probe.env },
     port,
     logFile,
   );
@@ -477,7 +471,7 @@ async function setUp(): Promise<Case[]> {
         url = u.toString();
       }
       log(`${name}: seeding ${size} partners`);
-      servers.set(name, await startKontor(name.replace('@', '-'), runDir, size, url));
+      servers.set(name, await startKontor(serverName(name), runDir, size, url));
       apps.push({ target, size: SIZES ? size : undefined });
     }
   for (const endpoint of ENDPOINTS)
@@ -668,16 +662,22 @@ function table(cases: Case[], rows: Row[]): string {
   ].join('\n');
 }
 
+/** A Kontor server's name (its data folder, profile and probe file): `key` without the `@`. */
+const serverName = (key: string) => key.replace('@', '-');
+
 /** `--probe`: beside each measured case, what stalled its server meanwhile. */
 function explainRows(rows: Row[]): void {
   log('what stalled each server in each measured case (ms; count of events):');
+  // Each server's file read once; named as its server is (`serverName`).
+  const read = new Map<string, ProbeEvent[]>();
   for (const r of rows) {
-    // The file of the server's name (startKontor's `name`: the target, and its size with --sizes).
-    const name = key(r.target, r.size).replace('@', '-');
-    const events = probeEvents(path.resolve(opt.probe!, `${name}.jsonl`));
+    const name = key(r.target, r.size);
+    if (!read.has(name))
+      read.set(name, probeEvents(path.resolve(opt.probe!, `${serverName(name)}.jsonl`)));
+    const events = read.get(name)!;
     if (events.length === 0) continue;
     log(
-      `  ${key(r.target, r.size)} ${r.endpoint} round ${r.round}: p99 ${f1(r.p99)}, ` +
+      `  ${name} ${r.endpoint} round ${r.round}: p99 ${f1(r.p99)}, ` +
         stallsIn(events, r.from, r.to),
     );
   }
@@ -686,7 +686,6 @@ function explainRows(rows: Row[]): void {
 async function main(): Promise<void> {
   const started = Date.now();
   fs.mkdirSync(outDir, { recursive: true });
-  if (opt.probe) fs.mkdirSync(path.resolve(opt.probe), { recursive: true });
   pinSelf();
   log(
     `node ${process.version}, ${os.cpus().length} CPUs, servers on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}, ` +
