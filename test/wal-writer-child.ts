@@ -3,18 +3,10 @@
  * database the parent names until `rows` are in, with nothing else to keep the process alive
  * (no server, no timer), while the WAL starts over every 128 frames. Prints how many it wrote.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, sql, type Generated } from 'kysely';
-import { KontorSqliteDialect } from '../src/db/sqlite-driver.js';
+import { walTable } from '../src/db/sqlite-driver.test-support.js';
 
 const [file, wanted] = process.argv.slice(2) as [string, string];
-const handle = new SQLite(file);
-handle.pragma('journal_mode = WAL');
-handle.pragma('synchronous = NORMAL');
-const db = new Kysely<{ t: { n: Generated<number>; body: string } }>({
-  dialect: new KontorSqliteDialect(handle, file, () => undefined, 128),
-});
-await sql`create table t (n integer primary key, body text not null)`.execute(db);
+const db = await walTable(file, 128);
 let rows = 0;
 await Promise.all(
   Array.from({ length: 20 }, async () => {

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, sql, type Generated } from 'kysely';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from './database.js';
-import { KontorSqliteDialect } from './sqlite-driver.js';
+import { walTable, type WalTable } from './sqlite-driver.test-support.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -129,13 +129,7 @@ describe('SQLite checkpoints', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sqlite-'));
     dirs.push(dir);
     const file = path.join(dir, 'db.sqlite');
-    const handle = new SQLite(file);
-    handle.pragma('journal_mode = WAL');
-    handle.pragma('synchronous = NORMAL');
-    const db = new Kysely<{ t: { n: Generated<number>; body: string } }>({
-      dialect: new KontorSqliteDialect(handle, file, () => undefined, restartFrames),
-    });
-    await sql`create table t (n integer primary key, body text not null)`.execute(db);
+    const db = await walTable(file, restartFrames);
     const header = Buffer.alloc(16);
     const wal = () => {
       const fd = fs.openSync(`${file}-wal`, 'r');
@@ -154,19 +148,18 @@ describe('SQLite checkpoints', () => {
    * the times the WAL started over and the smallest and largest size of its file meanwhile.
    */
   async function writeWithoutPause(
-    db: Kysely<{ t: { n: Generated<number>; body: string } }>,
+    db: WalTable,
     wal: () => { size: number; starts: number },
     ms: number,
   ) {
     const until = Date.now() + ms;
     let rows = 0;
     const first = wal();
-    let last = first;
     let [smallest, largest] = [first.size, first.size];
     const watch = setInterval(() => {
-      last = wal();
-      smallest = Math.min(smallest, last.size);
-      largest = Math.max(largest, last.size);
+      const { size } = wal();
+      smallest = Math.min(smallest, size);
+      largest = Math.max(largest, size);
     }, 5);
     await Promise.all(
       Array.from({ length: 20 }, async () => {
