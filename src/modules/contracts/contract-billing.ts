@@ -28,6 +28,9 @@ export interface StoredBilling extends Omit<ContractBilling, 'paymentMethod'> {
   paymentMethod?: ContractBilling['paymentMethod'];
 }
 
+/** A line of the plan, as written and as answered. */
+type PlanLine = ContractBilling['lineItems'][number];
+
 export interface BillingPeriod {
   /** The invoice's date. */
   invoiceDate: string;
@@ -40,11 +43,34 @@ export function billingOf(row: Pick<ContractRow, 'billing'>): StoredBilling | nu
   return row.billing === null ? null : (JSON.parse(row.billing) as StoredBilling);
 }
 
+/** The plan as answered, field by field (the stored anchor day and nothing else left out). */
 export function presentBilling(billing: StoredBilling | null): ContractBilling | null {
   if (billing === null) return null;
-  const { anchorDay: _anchor, ...answer } = billing;
-  // Plans stored before the payment method existed are paid by transfer.
-  return { ...answer, paymentMethod: billing.paymentMethod ?? 'TRANSFER' };
+  return {
+    interval: billing.interval,
+    nextInvoiceDate: billing.nextInvoiceDate,
+    endDate: billing.endDate,
+    lineItems: billing.lineItems.map(presentLine),
+    period: billing.period,
+    autoFinalize: billing.autoFinalize,
+    autoSend: billing.autoSend,
+    paused: billing.paused,
+    // Plans stored before the payment method existed are paid by transfer.
+    paymentMethod: billing.paymentMethod ?? 'TRANSFER',
+    ended: billing.ended,
+  };
+}
+
+/** A stored line of the plan as written: the fields it was given, and nothing else. */
+function presentLine(line: PlanLine): PlanLine {
+  const answer = {} as PlanLine;
+  if (line.productId !== undefined) answer.productId = line.productId;
+  if (line.description !== undefined) answer.description = line.description;
+  answer.quantity = line.quantity;
+  if (line.unitPrice !== undefined) answer.unitPrice = line.unitPrice;
+  if (line.taxRateId !== undefined) answer.taxRateId = line.taxRateId;
+  if (line.unitCode !== undefined) answer.unitCode = line.unitCode;
+  return answer;
 }
 
 /** The date `steps` intervals after `date`, on the plan's anchor day. */

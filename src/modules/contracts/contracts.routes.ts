@@ -29,7 +29,7 @@ function contractCollectionRoutes(app: App, service: ContractsService): void {
   app.get(
     '/v1/contracts',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'List contracts',
@@ -43,7 +43,7 @@ function contractCollectionRoutes(app: App, service: ContractsService): void {
   app.post(
     '/v1/contracts',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Create a contract',
@@ -66,7 +66,7 @@ function contractItemRoutes(app: App, service: ContractsService): void {
   app.get(
     '/v1/contracts/:contractId',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary: 'Get a contract',
@@ -84,7 +84,7 @@ function contractItemRoutes(app: App, service: ContractsService): void {
   app.put(
     '/v1/contracts/:contractId',
     {
-      config: { access: 'user' },
+      config: { access: 'user', builtAnswers: true },
       schema: {
         tags,
         summary:

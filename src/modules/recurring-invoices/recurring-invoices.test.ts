@@ -7,6 +7,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../../../test/helpers.js';
+import { sql } from 'kysely';
 import { ManualClock } from '../../shared/clock.js';
 import { call, type Body } from '../documents/documents.test-support.js';
 
@@ -33,7 +34,12 @@ const billingAddress = {
 const line = { description: 'Wartung', quantity: 1, unitPrice: 100 };
 
 type Billing = Body & { nextInvoiceDate: string; ended: boolean; paused: boolean };
-type Contract = Body & { id: string; version: number; billing: Billing | null };
+type Contract = Body & {
+  id: string;
+  version: number;
+  billing: Billing | null;
+  advanced?: Body | null;
+};
 type RunInvoice = {
   contractId: string;
   invoiceDate: string;
@@ -120,6 +126,35 @@ describe('a contract’s billing plan', () => {
       billing: null,
     });
     expect(cleared.billing).toBeNull();
+  });
+
+  it('answers a stored plan and terms field by field, whatever else they kept', async () => {
+    const c = await contract(
+      { nextInvoiceDate: '2026-06-01' },
+      { advanced: { autoRenew: true, noticePeriodDays: 30 } },
+    );
+    const stored = (
+      await sql<{ billing: string; advanced: string }>`
+        select billing, advanced from contracts where id = ${c.id}`.execute(t.app.ctx.db)
+    ).rows[0]!;
+    const billing = JSON.parse(stored.billing) as Body & { lineItems: Body[] };
+    // What an older or a future version might have kept beside the answer's fields.
+    const kept = {
+      billing: JSON.stringify({
+        ...billing,
+        legacyField: 1,
+        lineItems: billing.lineItems.map((l) => ({ ...l, priceSource: 'product' })),
+      }),
+      advanced: JSON.stringify({ ...JSON.parse(stored.advanced), legacyTerm: 'x' }),
+    };
+    await sql`update contracts set billing = ${kept.billing}, advanced = ${kept.advanced}
+      where id = ${c.id}`.execute(t.app.ctx.db);
+    const read = await call<Contract>(t, user, 'GET', `/v1/contracts/${c.id}`);
+    expect(read.billing).toEqual(c.billing);
+    expect(read.advanced).toEqual(c.advanced);
+    expect(read.advanced).toMatchObject({ autoRenew: true, noticePeriodDays: 30 });
+    const page = await call<{ data: Contract[] }>(t, user, 'GET', '/v1/contracts?limit=100');
+    expect(page.data.find((x) => x.id === c.id)?.billing).toEqual(c.billing);
   });
 
   it('refuses a plan it could not run, naming the field', async () => {
