@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import { isPostgres } from '../../db/dialect.js';
 import type { Executor } from '../../db/records.js';
 import { plannedEachRun } from '../../db/transactions.js';
@@ -103,40 +103,26 @@ export async function takeNumbers(
   const postgres = isPostgres(db);
   if (count !== 1 && !postgres) throw new Error('takeNumbers: one value at a time on SQLite');
   const start = defaultSequence(type);
-  const values = {
-    account_id: accountId,
-    partner_type: type,
-    prefix: start.prefix,
-    next_value: start.nextValue + count,
-  };
-  const insert = db.insertInto('partner_number_sequences');
-  const upsert =
-    postgres && !db.isTransaction
-      ? insert.columns(['account_id', 'partner_type', 'prefix', 'next_value']).expression(
-          sql`select ${values.account_id}, ${values.partner_type}, ${values.prefix}, ${values.next_value}
-              from (select set_config('synchronous_commit', 'off', true)) as async_commit`,
-        )
-      : insert.values(values);
-  const others = (value: RawBuilder<unknown>) =>
-    othersHave(accountId, sql`partner_number_sequences.prefix`, value);
-  const statement = upsert
-    .onConflict((oc) =>
-      oc.columns(['account_id', 'partner_type']).doUpdateSet((eb) => ({
-        next_value: eb('partner_number_sequences.next_value', '+', count),
-      })),
-    )
-    .returning([
-      'prefix',
-      'next_value',
-      postgres
-        ? sql<number[]>`array(select g from generate_series(
-              partner_number_sequences.next_value - ${count},
-              partner_number_sequences.next_value - 1) as g
-            where ${others(sql`g`)})`.as('taken')
-        : sql<number[]>`case when ${others(sql`partner_number_sequences.next_value - 1`)}
-            then json_array(partner_number_sequences.next_value - 1) else '[]' end`.as('taken'),
-    ]);
-  const [row] = await plannedEachRun(db, statement);
+  const statement = postgres
+    ? CompiledQuery.raw(db.isTransaction ? TAKE_PG_IN_TRANSACTION : TAKE_PG, [
+        accountId,
+        type,
+        start.prefix,
+        start.nextValue + count,
+        count,
+      ])
+    : CompiledQuery.raw(TAKE_SQLITE, [
+        accountId,
+        type,
+        start.prefix,
+        start.nextValue + 1,
+        accountId,
+      ]);
+  const [row] = await plannedEachRun<{
+    prefix: string;
+    next_value: number | string;
+    taken: number[] | string;
+  }>(db, statement);
   if (!row) throw new Error('takeNumbers: the upsert answered no row');
   const taken = typeof row.taken === 'string' ? (JSON.parse(row.taken) as number[]) : row.taken;
   return {
@@ -145,6 +131,30 @@ export async function takeNumbers(
     taken: taken.map(Number),
   };
 }
+
+// `takeNumbers`' statement written out once per form: built through the query builder on every
+// call, it cost a tenth of a SQLite create's CPU (docs/benchmarks.md).
+const TAKE_INSERT =
+  'insert into partner_number_sequences (account_id, partner_type, prefix, next_value)';
+const TAKE_CONFLICT =
+  'on conflict (account_id, partner_type) do update set next_value = partner_number_sequences.next_value +';
+/** `othersHave` as text, for the sequence's own prefix. */
+const othersHaveText = (account: string, value: string) =>
+  `(select 1 from partners p where p.account_id = ${account}
+    and p.partner_number = partner_number_sequences.prefix || cast(${value} as text) limit 1) is not null`;
+/** PostgreSQL: $1 account, $2 type, $3 prefix, $4 the value after the first take, $5 count. */
+const takePg = (values: string) => `${TAKE_INSERT} ${values} ${TAKE_CONFLICT} $5
+  returning prefix, next_value, array(select g from generate_series(
+      partner_number_sequences.next_value - $5, partner_number_sequences.next_value - 1) as g
+    where ${othersHaveText('$1', 'g')}) as taken`;
+const TAKE_PG = takePg(
+  "select $1, $2, $3, $4 from (select set_config('synchronous_commit', 'off', true)) as async_commit",
+);
+const TAKE_PG_IN_TRANSACTION = takePg('values ($1, $2, $3, $4)');
+/** SQLite, one value: account, type, prefix, the value after the first take, account. */
+const TAKE_SQLITE = `${TAKE_INSERT} values (?, ?, ?, ?) ${TAKE_CONFLICT} 1
+  returning prefix, next_value, case when ${othersHaveText('?', 'partner_number_sequences.next_value - 1')}
+    then json_array(partner_number_sequences.next_value - 1) else '[]' end as taken`;
 
 /**
  * Moves a type's sequence past the run of numbers other partners have from its next value on,
