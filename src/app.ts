@@ -178,7 +178,7 @@ function loggerOptions(
   return {
     level: config.logLevel,
     // Standard output is written asynchronously and in batches (4 KB or 200 ms, whichever
-    // comes first; shared/log-output.ts). pino flushes what is left when the process exits,
+    // comes first; shared/log-output.ts), which writes what is left when the process exits,
     // also on a fatal error.
     stream: stream ?? new LogOutput(),
     // Credentials never reach the log, whatever a future serializer adds.

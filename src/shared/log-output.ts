@@ -17,7 +17,7 @@ function hookEnd(): void {
   endHooked = true;
   // First, before the destination's own end handler (pino registers it when it opens one).
   process.prependListener('exit', () => {
-    for (const output of holding) output.writeNow();
+    for (const output of holding) output.flushSync();
   });
 }
 
@@ -33,8 +33,9 @@ function hookEnd(): void {
  *
  * When the process ends on its own, calls `process.exit` or dies of an uncaught error, what is
  * waiting is written then, synchronously; only a batch the thread pool is writing at that moment
- * may not reach the output (its write is not waited for, as in pino's own destination). A
- * process killed outright (SIGKILL, OOM) loses at most the last 200 ms of lines.
+ * may not reach the output, or reach it after the lines written at exit (its write is not
+ * waited for, as in pino's own destination). A process killed outright (SIGKILL, OOM) loses at
+ * most the last 200 ms of lines.
  */
 export class LogOutput {
   private lines: string[] = [];
@@ -42,18 +43,16 @@ export class LogOutput {
   private timer: NodeJS.Timeout | undefined;
   private readonly flushNow = () => {
     this.timer = undefined;
-    this.handOver();
-    // Destroyed (the process is ending) or not yet open: the end handlers write the rest.
+    // Destroyed (the process is ending): the exit handler writes the rest.
     try {
+      this.handOver();
       this.destination.flush();
     } catch {
       // nothing to do; see above
     }
   };
 
-  constructor(
-    private readonly destination: Destination = pino.destination({ dest: 1, sync: false }),
-  ) {
+  constructor(private readonly destination: Destination = pino.destination(DESTINATION)) {
     hookEnd();
   }
 
@@ -76,12 +75,6 @@ export class LogOutput {
     this.destination.flush(cb);
   }
 
-  /** Writes every waiting line before it returns (shutdown; pino's `flush` when final). */
-  flushSync(): void {
-    this.handOver();
-    this.destination.flushSync();
-  }
-
   /** The waiting lines, as one string, to the destination (which writes it when it can). */
   handOver(): void {
     clearTimeout(this.timer);
@@ -95,23 +88,55 @@ export class LogOutput {
   }
 
   /**
-   * At `exit`, with no more turns of the event loop: what the destination holds, then the
-   * waiting lines, written synchronously. (Handing them over would start a write on the thread
-   * pool that may never run.)
+   * Writes every waiting line before it returns (shutdown, and at `exit` with no more turns of
+   * the event loop): what the destination holds, then the lines waiting here, synchronously.
+   * (Handing them over would start a write on the thread pool, which may never run.)
    */
-  writeNow(): void {
+  flushSync(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     holding.delete(this);
     const text = this.lines.join('');
     this.lines = [];
     this.chars = 0;
     // sonic-boom's descriptor and state, public but not in its types.
     const { fd, destroyed } = this.destination as unknown as { fd?: unknown; destroyed?: boolean };
-    if (destroyed || typeof fd !== 'number' || fd < 0) return;
+    if (destroyed) return;
+    // Not open yet: the destination writes the lines once it is (lost if the process ends first).
+    if (typeof fd !== 'number' || fd < 0) {
+      if (text) this.destination.write(text);
+      return;
+    }
     try {
       this.destination.flushSync();
-      if (text) fs.writeSync(fd, text);
+      if (text) writeAllSync(fd, text);
     } catch {
       // the destination is gone (closed descriptor, full disk): nothing left to write to
+    }
+  }
+}
+
+/**
+ * Standard output's destination: written asynchronously. `minLength` 1 rather than 0: a
+ * write still starts as soon as a batch is handed over, and `flush(cb)` waits for the bytes
+ * (with 0, sonic-boom answers a flush at once).
+ */
+export const DESTINATION = { dest: 1, sync: false, minLength: 1 } as const;
+
+/**
+ * `text` written whole to `fd`, synchronously: a pipe that libuv made non-blocking may take
+ * part of it or answer EAGAIN, retried for at most a second (as sonic-boom's `flushSync`).
+ */
+function writeAllSync(fd: number, text: string): void {
+  let rest = Buffer.from(text);
+  const deadline = Date.now() + 1000;
+  while (rest.length > 0) {
+    try {
+      rest = rest.subarray(fs.writeSync(fd, rest));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'EAGAIN' && code !== 'EBUSY') || Date.now() > deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
     }
   }
 }
