@@ -19,12 +19,16 @@ export function probeEvents(file) {
 export function stallsIn(events, from, to) {
   const inWindow = events.filter((e) => e.t + e.ms >= from && e.t <= to);
   const of = (kind) => inWindow.filter((e) => e.e === kind || e.kind === kind);
-  const max = (xs) => (xs.length ? Math.max(...xs.map((e) => e.ms)).toFixed(1) : '–');
+  /** The longest of a kind and how many (`12.3 (4)`, `– (0)` for none); `what` names the count. */
+  const longest = (kind, what = '') => {
+    const xs = of(kind);
+    return `${xs.length ? Math.max(...xs.map((e) => e.ms)).toFixed(1) : '–'} (${xs.length}${what})`;
+  };
   const gcTotal = of('gc').reduce((sum, e) => sum + e.ms, 0);
   return (
-    `loop delay max ${max(of('loop'))} (${of('loop').length} windows > 5 ms), ` +
-    `scavenge max ${max(of('scavenge'))} (${of('scavenge').length}), mark-compact max ${max(of('mark-compact'))} (${of('mark-compact').length}), ` +
-    `GC total ${gcTotal.toFixed(0)}, WAL flush max ${max(of('fsync'))} (${of('fsync').length}), ` +
-    `checkpoint max ${max(of('checkpoint'))} (${of('checkpoint').length}), pool wait max ${max(of('pool'))} (${of('pool').length})`
+    `loop delay max ${longest('loop', ' windows > 5 ms')}, ` +
+    `scavenge max ${longest('scavenge')}, mark-compact max ${longest('mark-compact')}, ` +
+    `GC total ${gcTotal.toFixed(0)}, WAL flush max ${longest('fsync')}, ` +
+    `checkpoint max ${longest('checkpoint')}, pool wait max ${longest('pool')}`
   );
 }

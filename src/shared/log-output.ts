@@ -77,14 +77,8 @@ export class LogOutput {
 
   /** The waiting lines, as one string, to the destination (which writes it when it can). */
   handOver(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    holding.delete(this);
-    if (this.lines.length === 0) return;
-    const text = this.lines.join('');
-    this.lines = [];
-    this.chars = 0;
-    this.destination.write(text);
+    const text = this.take();
+    if (text) this.destination.write(text);
   }
 
   /**
@@ -93,12 +87,7 @@ export class LogOutput {
    * (Handing them over would start a write on the thread pool, which may never run.)
    */
   flushSync(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    holding.delete(this);
-    const text = this.lines.join('');
-    this.lines = [];
-    this.chars = 0;
+    const text = this.take();
     // sonic-boom's descriptor and state, public but not in its types.
     const { fd, destroyed } = this.destination as unknown as { fd?: unknown; destroyed?: boolean };
     if (destroyed) return;
@@ -113,6 +102,17 @@ export class LogOutput {
     } catch {
       // the destination is gone (closed descriptor, full disk): nothing left to write to
     }
+  }
+
+  /** The waiting lines joined ('' for none), no longer waiting: the timer stopped. */
+  private take(): string {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    holding.delete(this);
+    const text = this.lines.join('');
+    this.lines = [];
+    this.chars = 0;
+    return text;
   }
 }
 

@@ -103,21 +103,11 @@ export async function takeNumbers(
   const postgres = isPostgres(db);
   if (count !== 1 && !postgres) throw new Error('takeNumbers: one value at a time on SQLite');
   const start = defaultSequence(type);
+  // The sequence as created by the first take, then what each form asks for last.
+  const created = [accountId, type, start.prefix, start.nextValue + count];
   const statement = postgres
-    ? CompiledQuery.raw(db.isTransaction ? TAKE_PG_IN_TRANSACTION : TAKE_PG, [
-        accountId,
-        type,
-        start.prefix,
-        start.nextValue + count,
-        count,
-      ])
-    : CompiledQuery.raw(TAKE_SQLITE, [
-        accountId,
-        type,
-        start.prefix,
-        start.nextValue + 1,
-        accountId,
-      ]);
+    ? CompiledQuery.raw(db.isTransaction ? TAKE_PG_IN_TRANSACTION : TAKE_PG, [...created, count])
+    : CompiledQuery.raw(TAKE_SQLITE, [...created, accountId]);
   const [row] = await plannedEachRun<{
     prefix: string;
     next_value: number | string;
