@@ -341,9 +341,11 @@ function unmount(dir: string | undefined): void {
 /**
  * Fills the disk at `dir` but for a little (a ballast file, so that removing it is "space
  * returns"), then creates partners until one fails: that answer must be a 507 problem, /ready
- * a 503, and exactly the partners that answered 201 may exist. Returns the ballast's path.
+ * a 503, and exactly the partners that answered 201 may exist. `parallel` creates are sent at
+ * a time (on SQLite, those that wait for the connection commit together). Returns the
+ * ballast's path.
  */
-async function fillUntilFull(local: TestApp, dir: string): Promise<string> {
+async function fillUntilFull(local: TestApp, dir: string, parallel = 1): Promise<string> {
   const owner = await createUser(local);
   // PostgreSQL chains the new account's audit events just after the answers: let that write
   // land before measuring the free space, so the ballast does not race it.
@@ -362,17 +364,29 @@ async function fillUntilFull(local: TestApp, dir: string): Promise<string> {
   }
   let created = 0;
   let full: LightMyRequestResponse | undefined;
-  for (let i = 0; i < 200 && !full; i++) {
-    const res = await local.request({
-      method: 'POST',
-      url: '/v1/partners',
-      token: owner.token,
-      // Text no compression shrinks (PostgreSQL compresses a repeated letter to almost nothing):
-      // 200 of them fill more than the largest margin above.
-      payload: { name: `Partner ${i}`, description: randomBytes(6_750).toString('base64') },
-    });
-    if (res.statusCode === 201) created++;
-    else full = res;
+  for (let i = 0; i < 200 && !full; i += parallel) {
+    const answers = await Promise.all(
+      Array.from({ length: parallel }, (_, k) =>
+        local.request({
+          method: 'POST',
+          url: '/v1/partners',
+          token: owner.token,
+          // Text no compression shrinks (PostgreSQL compresses a repeated letter to almost
+          // nothing): 200 of them fill more than the largest margin above.
+          payload: {
+            name: `Partner ${i + k}`,
+            description: randomBytes(6_750).toString('base64'),
+          },
+        }),
+      ),
+    );
+    for (const res of answers) {
+      if (res.statusCode === 201) created++;
+      else {
+        expectProblem(res, 507, 'insufficient_storage');
+        full ??= res;
+      }
+    }
   }
   expect(full, 'the disk never filled').toBeDefined();
   expectProblem(full!, 507, 'insufficient_storage');
@@ -419,6 +433,20 @@ describe.runIf(dbKind === 'sqlite')('storage full, for real (SQLite on a tiny tm
           payload: { name: 'Wieder Platz' },
         });
         expect(after.statusCode).toBe(201);
+      } finally {
+        await local.close();
+      }
+    },
+  );
+
+  it.runIf(mount !== undefined)(
+    'writes sent together answer 201 or 507, and exactly those answered 201 are kept',
+    async () => {
+      const local = await buildTestApp({
+        env: { DATABASE_URL: `sqlite:${path.join(mount!, 'parallel.sqlite')}` },
+      });
+      try {
+        fs.rmSync(await fillUntilFull(local, mount!, 10));
       } finally {
         await local.close();
       }

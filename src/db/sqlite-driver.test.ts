@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from './database.js';
+import { KontorSqliteDialect } from './sqlite-driver.js';
 import { walTable, type WalTable } from './sqlite-driver.test-support.js';
 
 const dirs: string[] = [];
@@ -232,5 +233,107 @@ describe('SQLite checkpoints', () => {
     expect(after.starts).toBeGreaterThanOrEqual(4);
     expect(after.smallest).toBeLessThan(during.largest / 4);
     await db.destroy();
+  });
+});
+
+describe('SQLite batches', () => {
+  /**
+   * A database file through Kontor's dialect without its group commit (no `file`): a batch
+   * then commits exactly when nobody waits for the connection, so the transactions started
+   * together below form one. A second connection tells what has been committed.
+   */
+  function batchDatabase() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sqlite-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'db.sqlite');
+    const handle = new SQLite(file);
+    handle.pragma('journal_mode = WAL');
+    handle.pragma('foreign_keys = ON');
+    handle.exec(`create table t (n integer primary key);
+      create table parent (id integer primary key);
+      create table child (id integer primary key,
+        parent_id integer references parent (id) deferrable initially deferred);`);
+    const db = new Kysely<{ t: { n: number }; child: { id: number; parent_id: number } }>({
+      dialect: new KontorSqliteDialect(handle),
+    });
+    const observer = new SQLite(file, { readonly: true });
+    const committed = () => observer.prepare('select n from t order by n').pluck().all();
+    return { db, handle, committed, close: () => (observer.close(), db.destroy()) };
+  }
+
+  it('commits the transactions of waiting holders as one; one that rolls back takes only its own writes', async () => {
+    const { db, committed, close } = batchDatabase();
+    const seen: { inside: unknown[]; committed: unknown[] }[] = [];
+    const results = await Promise.allSettled(
+      [0, 1, 2, 3, 4].map((n) =>
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto('t').values({ n }).execute();
+          const inside = await trx.selectFrom('t').select('n').orderBy('n').execute();
+          seen.push({ inside: inside.map((r) => r.n), committed: committed() });
+          if (n === 2) throw new Error('two rolls back');
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    // The last transaction saw the earlier ones' writes (not the one rolled back), none of
+    // them committed yet: they were one database transaction, committed when all were done.
+    expect(seen[4]).toEqual({ inside: [0, 1, 3, 4], committed: [] });
+    expect(committed()).toEqual([0, 1, 3, 4]);
+    // One at a time, each commits on its own.
+    await db.transaction().execute((trx) => trx.insertInto('t').values({ n: 5 }).execute());
+    expect(committed()).toEqual([0, 1, 3, 4, 5]);
+    await close();
+  });
+
+  it('answers every holder of a batch whose commit failed with its error, and keeps none of its writes', async () => {
+    const { db, committed, close } = batchDatabase();
+    // A reader between the writers saw their writes; it gets the error too.
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute()),
+      db.selectFrom('t').select('n').execute(),
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ n: 2 }).execute();
+        // Checked only at COMMIT: the batch's commit fails.
+        await trx.insertInto('child').values({ id: 1, parent_id: 99 }).execute();
+      }),
+      db.transaction().execute((trx) => trx.insertInto('t').values({ n: 3 }).execute()),
+    ]);
+    for (const r of results) {
+      expect(r.status).toBe('rejected');
+      expect(String((r as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY constraint failed/);
+    }
+    expect(committed()).toEqual([]);
+    await db.transaction().execute((trx) => trx.insertInto('t').values({ n: 4 }).execute());
+    expect(committed()).toEqual([4]);
+    await close();
+  });
+
+  it('answers every holder with the error when SQLite rolls the whole transaction back', async () => {
+    const { db, handle, committed, close } = batchDatabase();
+    handle.exec(`create trigger t_over_nine before insert on t when new.n > 9
+      begin select raise(rollback, 'n over nine'); end`);
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute()),
+      db.insertInto('t').values({ n: 2 }).execute(),
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ n: 3 }).execute();
+        await trx.insertInto('t').values({ n: 10 }).execute();
+      }),
+    ]);
+    for (const r of results) {
+      expect(r.status).toBe('rejected');
+      expect(String((r as PromiseRejectedResult).reason)).toMatch(/n over nine/);
+    }
+    expect(committed()).toEqual([]);
+    // The connection is clean: the next transaction opens a batch of its own.
+    await db.transaction().execute((trx) => trx.insertInto('t').values({ n: 4 }).execute());
+    expect(committed()).toEqual([4]);
+    await close();
   });
 });

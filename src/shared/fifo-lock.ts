@@ -22,6 +22,11 @@ export class FifoLock {
     else this.held = false;
   }
 
+  /** Whether somebody waits for the lock. */
+  get queued(): boolean {
+    return this.waiters.length > 0;
+  }
+
   /** Whether nobody holds the lock or waits for it. */
   get idle(): boolean {
     return !this.held;
