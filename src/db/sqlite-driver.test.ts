@@ -236,13 +236,23 @@ describe('SQLite checkpoints', () => {
   });
 });
 
+type BatchDb = { t: { n: number }; child: { id: number; parent_id: number } };
+
+/** Inserts `n` and swallows its error, as a caller that catches it would. */
+const insertCaught = (trx: Kysely<BatchDb>, n: number) =>
+  trx
+    .insertInto('t')
+    .values({ n })
+    .execute()
+    .catch(() => undefined);
+
 describe('SQLite batches', () => {
   /**
    * A database file through Kontor's dialect without its group commit (no `file`): a batch
    * then commits exactly when nobody waits for the connection, so the transactions started
    * together below form one. A second connection tells what has been committed.
    */
-  function batchDatabase() {
+  function batchDatabase(stallMs?: number) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sqlite-'));
     dirs.push(dir);
     const file = path.join(dir, 'db.sqlite');
@@ -253,8 +263,8 @@ describe('SQLite batches', () => {
       create table parent (id integer primary key);
       create table child (id integer primary key,
         parent_id integer references parent (id) deferrable initially deferred);`);
-    const db = new Kysely<{ t: { n: number }; child: { id: number; parent_id: number } }>({
-      dialect: new KontorSqliteDialect(handle),
+    const db = new Kysely<BatchDb>({
+      dialect: new KontorSqliteDialect(handle, undefined, undefined, undefined, stallMs),
     });
     const observer = new SQLite(file, { readonly: true });
     const committed = () => observer.prepare('select n from t order by n').pluck().all();
@@ -293,24 +303,86 @@ describe('SQLite batches', () => {
 
   it('answers every holder of a batch whose commit failed with its error, and keeps none of its writes', async () => {
     const { db, committed, close } = batchDatabase();
-    // A reader between the writers saw their writes; it gets the error too.
     const results = await Promise.allSettled([
       db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute()),
+      // A read outside a transaction commits the open batch first: it reads only what is
+      // committed, and waits for no batch.
       db.selectFrom('t').select('n').execute(),
       db.transaction().execute(async (trx) => {
         await trx.insertInto('t').values({ n: 2 }).execute();
         // Checked only at COMMIT: the batch's commit fails.
         await trx.insertInto('child').values({ id: 1, parent_id: 99 }).execute();
       }),
-      db.transaction().execute((trx) => trx.insertInto('t').values({ n: 3 }).execute()),
+      // A write outside a transaction joins the open batch.
+      db.insertInto('t').values({ n: 3 }).execute(),
+      db.transaction().execute((trx) => trx.insertInto('t').values({ n: 4 }).execute()),
     ]);
-    for (const r of results) {
+    expect(results[0].status).toBe('fulfilled');
+    expect(results[1]).toEqual({ status: 'fulfilled', value: [{ n: 1 }] });
+    for (const r of results.slice(2)) {
       expect(r.status).toBe('rejected');
       expect(String((r as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY constraint failed/);
     }
+    expect(committed()).toEqual([1]);
+    await db.transaction().execute((trx) => trx.insertInto('t').values({ n: 5 }).execute());
+    expect(committed()).toEqual([1, 5]);
+    await close();
+  });
+
+  it('lets a transaction await a read it started before it: the read waits for no batch', async () => {
+    const { db, committed, close } = batchDatabase();
+    const first = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute());
+    const early = db.selectFrom('t').select('n').execute();
+    const later = db.transaction().execute(async (trx) => {
+      await trx.insertInto('t').values({ n: 2 }).execute();
+      return (await early).length;
+    });
+    await first;
+    expect(await later).toBe(1);
+    expect(committed()).toEqual([1, 2]);
+    await close();
+  });
+
+  it('makes a member that holds up its batch give its place back: a 503 for it, the others committed', async () => {
+    const { db, committed, close } = batchDatabase(50);
+    const first = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute());
+    // A write outside a transaction joins the batch and waits for its commit, which waits for
+    // the member below, which waits for the write: after 50 ms the member gives way.
+    const early = db.insertInto('t').values({ n: 2 }).execute();
+    const member = db.transaction().execute(async (trx) => {
+      await trx.insertInto('t').values({ n: 3 }).execute();
+      await early;
+      await trx.insertInto('t').values({ n: 4 }).execute();
+    });
+    const results = await Promise.allSettled([first, early, member]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'service_unavailable',
+      status: 503,
+    });
+    expect(committed()).toEqual([1, 2]);
+    await db.transaction().execute((trx) => trx.insertInto('t').values({ n: 5 }).execute());
+    expect(committed()).toEqual([1, 2, 5]);
+    await close();
+  });
+
+  it('refuses to go on with a transaction whose batch SQLite rolled back, even if it caught the error', async () => {
+    const { db, handle, committed, close } = batchDatabase();
+    handle.exec(`create trigger t_over_nine before insert on t when new.n > 9
+      begin select raise(rollback, 'n over nine'); end`);
+    const outcome = db.transaction().execute(async (trx) => {
+      await trx.insertInto('t').values({ n: 1 }).execute();
+      await insertCaught(trx, 10);
+      await trx.insertInto('t').values({ n: 2 }).execute();
+    });
+    await expect(outcome).rejects.toThrow(/n over nine/);
+    // Nor does it commit when it runs nothing more after catching.
+    const quiet = db.transaction().execute(async (trx) => {
+      await trx.insertInto('t').values({ n: 3 }).execute();
+      await insertCaught(trx, 11);
+    });
+    await expect(quiet).rejects.toThrow(/n over nine/);
     expect(committed()).toEqual([]);
-    await db.transaction().execute((trx) => trx.insertInto('t').values({ n: 4 }).execute());
-    expect(committed()).toEqual([4]);
     await close();
   });
 

@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
+import { AppError } from '../shared/errors.js';
 import { FifoLock } from '../shared/fifo-lock.js';
 import { withIndexedConstant } from './partial-index-constants.js';
 import {
-  CompiledQuery,
+  type CompiledQuery,
   SelectQueryNode,
   SqliteAdapter,
   SqliteDialect,
@@ -55,8 +56,8 @@ class Connection implements DatabaseConnection {
 
   constructor(
     private readonly db: SQLite.Database,
-    /** Told of every statement that failed, before the error goes on (see `Batch`). */
-    private readonly failed: (err: unknown) => void,
+    /** The driver's look at each statement of a holder, before it runs and when it failed. */
+    private readonly hooks: StatementHooks,
     private readonly maxStatements = 500,
   ) {}
 
@@ -78,18 +79,26 @@ class Connection implements DatabaseConnection {
   }
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const prepared = this.prepare(query.sql);
+    this.hooks.before(prepared.stmt.readonly);
     try {
-      return this.run<R>(query);
+      return this.runPrepared<R>(prepared, query.parameters as unknown[]);
     } catch (err) {
-      this.failed(err);
+      this.hooks.failed(err);
       throw err;
     }
   }
 
-  /** Runs a statement at once (better-sqlite3 is synchronous); throws what SQLite throws. */
-  run<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const { stmt, build, writes } = this.prepare(query.sql);
-    const params = query.parameters as unknown[];
+  /**
+   * Runs a statement at once (better-sqlite3 is synchronous) without the hooks: the driver's
+   * own transaction statements. Throws what SQLite throws.
+   */
+  run(sql: string): void {
+    void this.runPrepared(this.prepare(sql), []);
+  }
+
+  private runPrepared<R>(prepared: Prepared, params: unknown[]): Promise<QueryResult<R>> {
+    const { stmt, build, writes } = prepared;
     if (build) {
       const rows = (stmt.all(params) as unknown[][]).map(build) as R[];
       // An autocommitted write that answers rows is a commit as any other (`GroupSync`).
@@ -108,11 +117,26 @@ class Connection implements DatabaseConnection {
   streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(query.query)) throw new Error('SQLite streams SELECT queries only');
     const { stmt, build } = this.prepare(query.sql);
+    const hooks = this.hooks;
+    hooks.before(true);
     const rows = stmt.iterate(query.parameters) as Iterable<unknown[]>;
     return (async function* () {
-      for (const row of rows) yield await Promise.resolve({ rows: [build!(row) as R] });
+      try {
+        for (const row of rows) yield await Promise.resolve({ rows: [build!(row) as R] });
+      } catch (err) {
+        hooks.failed(err);
+        throw err;
+      }
     })();
   }
+}
+
+/** What the driver does around each statement a holder of the connection runs. */
+interface StatementHooks {
+  /** Before the statement (`readonly`: it changes nothing); throws to refuse it. */
+  before(readonly: boolean): void;
+  /** The statement failed, with `err`; the error goes on to the holder after this. */
+  failed(err: unknown): void;
 }
 
 /**
@@ -350,6 +374,12 @@ class Checkpointer {
 /** Holders after which an open batch commits even with others waiting (see `Batch`). */
 const BATCH_MAX_HOLDERS = 64;
 
+/**
+ * How long the holders of a batch wait for a later member that keeps its savepoint open while
+ * it waits for something else, before that member is made to give its place back (see `Batch`).
+ */
+const BATCH_STALL_MS = 5_000;
+
 /** The savepoint of a transaction that joins an open batch. */
 const MEMBER_SAVEPOINT = 'kontor_batch_member';
 
@@ -361,15 +391,22 @@ const MEMBER_SAVEPOINT = 'kontor_batch_member';
  * paid for writing them all again. Under load the queue for the connection is rarely empty:
  * the first transaction of a batch opens the database transaction (`BEGIN IMMEDIATE`) and
  * leaves it open when others wait; each later one runs in a savepoint of it, released on its
- * commit and rolled back on its rollback, so each stays all-or-nothing on its own. The batch
- * commits when a holder hands the connection on and nobody waits, when no WAL flush is under
- * way (its members would wait for the next flush anyway), or after BATCH_MAX_HOLDERS holders.
+ * commit and rolled back on its rollback, so each stays all-or-nothing on its own. A write
+ * outside a transaction joins the batch as it is; a read outside a transaction commits the
+ * batch first, so it reads only what is committed and waits for no batch. The batch commits
+ * when a holder hands the connection on and nobody waits, when no WAL flush is under way (its
+ * members would wait for the next flush anyway), or after BATCH_MAX_HOLDERS holders.
  *
  * Nobody learns of a batch's writes before they are committed and flushed: every holder of
- * the connection while it was open (a reader may have seen its writes) waits for its commit,
- * then for the flush, before its answer. When the commit fails (disk full), or SQLite rolls the
- * whole transaction back after an error (SQLITE_FULL, SQLITE_IOERR), every such holder gets
- * that error, and nothing of the batch is left behind.
+ * the connection while it was open waits for its commit, then for the flush, before its
+ * answer. When the commit fails (disk full), or SQLite rolls the whole transaction back after
+ * an error (SQLITE_FULL, SQLITE_IOERR), every such holder gets that error, nothing of the
+ * batch is left behind, and the holder whose statement it was can run no more statements in
+ * its transaction (they would no longer be in one). A member that keeps its savepoint open
+ * while it waits for something else holds up the batch's earlier holders; should it wait for
+ * one of them (a promise it started before its transaction), neither could go on. After
+ * BATCH_STALL_MS such a member's savepoint is rolled back, the batch commits without it, and
+ * its transaction fails with a 503 (try again).
  */
 class Batch {
   /** Holders that had the connection while it was open. */
@@ -377,6 +414,7 @@ class Batch {
   /** Resolves once the batch is committed; rejects with what made it fail. */
   readonly done: Promise<void>;
   private settle!: (err?: Error) => void;
+  private stall: NodeJS.Timeout | undefined;
 
   constructor() {
     this.done = new Promise<void>((resolve, reject) => {
@@ -386,12 +424,31 @@ class Batch {
     this.done.catch(() => undefined);
   }
 
+  /** Calls `stalled` after `ms` unless the batch has ended by then (armed once). */
+  watch(ms: number, stalled: () => void): void {
+    this.stall ??= setTimeout(stalled, ms).unref();
+  }
+
   committed(): void {
+    clearTimeout(this.stall);
     this.settle();
   }
 
   failed(err: unknown): void {
-    this.settle(err instanceof Error ? err : new Error(String(err)));
+    clearTimeout(this.stall);
+    this.settle(asError(err));
+  }
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
+/** `run`'s outcome as a promise: resolved, or rejected with what it threw. */
+function settled(run: () => void): Promise<void> {
+  try {
+    run();
+    return Promise.resolve();
+  } catch (err) {
+    return Promise.reject(asError(err));
   }
 }
 
@@ -411,16 +468,22 @@ class KontorSqliteDriver implements Driver {
   private restartedAt = -1;
   /** The database transaction open across holders (see `Batch`). */
   private batch: Batch | undefined;
-  /** The holder's transaction runs in a savepoint of the batch, not as its opener. */
-  private inSavepoint = false;
+  /** What the holder of the connection runs: statements, the batch's first transaction, or a savepoint of it. */
+  private holding: 'statements' | 'opener' | 'member' = 'statements';
+  /** The holder's transaction can go on no more: its statements and its commit throw this. */
+  private refused: Error | undefined;
 
   constructor(
     private readonly db: SQLite.Database,
     file: string | undefined,
     onCheckpointError: (message: string) => void,
     restartFrames: number,
+    private readonly batchStallMs: number,
   ) {
-    this.connection = new Connection(db, (err) => this.statementFailed(err));
+    this.connection = new Connection(db, {
+      before: (readonly) => this.beforeStatement(readonly),
+      failed: (err) => this.statementFailed(err),
+    });
     if (file === undefined) return;
     this.sync = new GroupSync(`${file}-wal`, () => this.connection.commits);
     this.checkpointer = new Checkpointer(
@@ -472,43 +535,65 @@ class KontorSqliteDriver implements Driver {
    * with SQLITE_BUSY when it upgrades. A transaction that finds a batch open joins it in a
    * savepoint (see `Batch`).
    */
-  async beginTransaction(
-    connection: DatabaseConnection,
-    _settings: TransactionSettings,
-  ): Promise<void> {
-    this.inSavepoint = this.batch !== undefined;
-    if (this.inSavepoint) {
-      await connection.executeQuery(CompiledQuery.raw(`savepoint ${MEMBER_SAVEPOINT}`));
-      return;
-    }
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-    this.batch = new Batch();
+  beginTransaction(_connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
+    return settled(() => this.begin());
   }
 
-  /** Releases the holder's savepoint; the batch commits when the connection is handed on. */
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    if (this.inSavepoint)
-      await connection.executeQuery(CompiledQuery.raw(`release ${MEMBER_SAVEPOINT}`));
+  private begin(): void {
+    // A batch whose transaction SQLite ended by itself unseen is lost, not joined.
+    if (this.batch && !this.db.inTransaction)
+      this.loseBatch(this.batch, new Error('SQLite ended the transaction of the open batch'));
+    if (this.batch) {
+      this.control(`savepoint ${MEMBER_SAVEPOINT}`);
+      this.holding = 'member';
+      return;
+    }
+    this.control('begin immediate');
+    this.batch = new Batch();
+    this.holding = 'opener';
+  }
+
+  /** Releases a member's savepoint; the batch commits when the connection is handed on. */
+  commitTransaction(_connection: DatabaseConnection): Promise<void> {
+    return settled(() => this.commit());
+  }
+
+  private commit(): void {
+    if (this.refused) throw this.refused;
+    if (this.holding === 'member') this.control(`release ${MEMBER_SAVEPOINT}`);
+    this.holding = 'statements';
   }
 
   /**
-   * SQLite rolls a transaction back by itself after some errors (SQLITE_FULL, SQLITE_IOERR,
-   * an interrupted commit); a second `rollback` would then fail with "no transaction is
-   * active" and hide the original error, which decides the answer (507, not 500). A member of
-   * a batch rolls back to its savepoint; the batch's opener is its only member until it hands
-   * the connection on, so it rolls the whole transaction back.
+   * A member rolls back to its savepoint. The batch's first transaction is its only member
+   * until it hands the connection on, so it rolls the whole transaction back. SQLite rolls a
+   * transaction back by itself after some errors (SQLITE_FULL, SQLITE_IOERR, an interrupted
+   * commit); a second `rollback` would then fail with "no transaction is active" and hide the
+   * original error, which decides the answer (507, not 500): such a batch is already lost.
    */
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    if (!this.db.inTransaction) return;
-    if (this.inSavepoint) {
-      await connection.executeQuery(CompiledQuery.raw(`rollback to ${MEMBER_SAVEPOINT}`));
-      await connection.executeQuery(CompiledQuery.raw(`release ${MEMBER_SAVEPOINT}`));
-      return;
-    }
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  rollbackTransaction(_connection: DatabaseConnection): Promise<void> {
+    return settled(() => this.rollback());
+  }
+
+  private rollback(): void {
+    const holding = this.holding;
+    this.holding = 'statements';
+    if (this.refused || holding === 'statements' || !this.db.inTransaction) return;
     const batch = this.batch;
-    this.batch = undefined;
-    batch?.committed();
+    try {
+      if (holding === 'member') {
+        this.control(`rollback to ${MEMBER_SAVEPOINT}`);
+        this.control(`release ${MEMBER_SAVEPOINT}`);
+        return;
+      }
+      this.control('rollback');
+      this.batch = undefined;
+      batch?.committed();
+    } catch (err) {
+      // A rollback that failed leaves the batch in no known state: all of it is given up.
+      if (this.batch) this.loseBatch(this.batch, err);
+      throw err;
+    }
   }
 
   /**
@@ -517,49 +602,119 @@ class KontorSqliteDriver implements Driver {
    */
   async releaseConnection(): Promise<void> {
     const batch = this.batch;
-    if (batch !== undefined) {
-      batch.holders += 1;
-      if (
-        !this.lock.queued ||
-        batch.holders >= BATCH_MAX_HOLDERS ||
-        (this.sync !== undefined && !this.sync.busy)
-      )
-        this.commitBatch(batch);
+    this.holding = 'statements';
+    this.refused = undefined;
+    try {
+      if (batch !== undefined) {
+        batch.holders += 1;
+        if (
+          !this.lock.queued ||
+          batch.holders >= BATCH_MAX_HOLDERS ||
+          (this.sync !== undefined && !this.sync.busy)
+        )
+          this.commitBatch(batch);
+        else batch.watch(this.batchStallMs, () => this.unstall(batch));
+      }
+    } finally {
+      this.lock.release();
     }
-    this.lock.release();
     if (batch !== undefined) await batch.done;
     if (this.sync) await this.sync.durable();
+  }
+
+  /** A statement of the holder is about to run. */
+  private beforeStatement(readonly: boolean): void {
+    if (this.refused) throw this.refused;
+    // A read outside a transaction reads what is committed and waits for no batch.
+    if (readonly && this.holding === 'statements' && this.batch) this.commitBatch(this.batch);
+  }
+
+  /** A statement failed: if SQLite rolled the whole transaction back, the batch is lost. */
+  private statementFailed(err: unknown): void {
+    if (this.batch !== undefined && !this.db.inTransaction) this.loseBatch(this.batch, err);
+  }
+
+  /** One of the driver's own transaction statements; a failure is seen as any other. */
+  private control(sql: string): void {
+    try {
+      this.connection.run(sql);
+    } catch (err) {
+      this.statementFailed(err);
+      throw err;
+    }
   }
 
   /** Commits the open batch (the connection is held); its holders learn how it went. */
   private commitBatch(batch: Batch): void {
     this.batch = undefined;
     try {
-      void this.connection.run(CompiledQuery.raw('commit'));
-      batch.committed();
+      this.connection.run('commit');
     } catch (err) {
       // A commit that failed may leave the transaction open (SQLITE_BUSY, SQLITE_FULL).
-      try {
-        if (this.db.inTransaction) this.db.exec('rollback');
-      } finally {
-        batch.failed(err);
-      }
+      this.rollbackQuietly();
+      batch.failed(err);
+      return;
+    }
+    batch.committed();
+  }
+
+  /**
+   * Gives the batch up: its transaction rolled back (if SQLite has not), its holders told
+   * `err`, and the holder's own transaction, if it was in it, refused from now on.
+   */
+  private loseBatch(batch: Batch, err: unknown): void {
+    this.batch = undefined;
+    this.rollbackQuietly();
+    batch.failed(err);
+    if (this.holding !== 'statements') this.refused = asError(err);
+  }
+
+  /** Rolls back what is open; the error that led here is the one that counts. */
+  private rollbackQuietly(): void {
+    try {
+      if (this.db.inTransaction) this.db.exec('rollback');
+    } catch {
+      // nothing more to do: SQLite ends the transaction when the connection closes
     }
   }
 
-  /** A statement failed: if SQLite rolled the whole transaction back, the batch is lost. */
-  private statementFailed(err: unknown): void {
-    const batch = this.batch;
-    if (batch === undefined || this.db.inTransaction) return;
-    this.batch = undefined;
-    batch.failed(err);
+  /**
+   * The batch's holders have waited BATCH_STALL_MS for the holder now in it: a member keeping
+   * its savepoint open gives its place back (rolled back, its transaction refused with a 503),
+   * and the batch commits without it.
+   */
+  private unstall(batch: Batch): void {
+    if (this.batch !== batch) return;
+    if (this.holding === 'member') {
+      try {
+        this.control(`rollback to ${MEMBER_SAVEPOINT}`);
+        this.control(`release ${MEMBER_SAVEPOINT}`);
+      } catch (err) {
+        if (this.batch) this.loseBatch(this.batch, err);
+        return;
+      }
+      this.refused = new AppError(
+        'service_unavailable',
+        'The database was held up by this request for too long; try again.',
+        { headers: { 'retry-after': '1' } },
+      );
+    }
+    this.commitBatch(batch);
   }
 
   async destroy(): Promise<void> {
-    if (this.batch) this.commitBatch(this.batch);
-    await this.checkpointer?.close();
-    await this.sync?.close();
-    this.db.close();
+    // In its turn: an open batch is committed between two holders, never inside one.
+    const wait = this.lock.acquire();
+    if (wait) await wait;
+    try {
+      if (this.batch) this.commitBatch(this.batch);
+      await this.checkpointer?.close();
+      await this.sync?.close();
+      this.db.close();
+    } finally {
+      // Whoever still waits finds the connection closed.
+      this.lock.release();
+    }
   }
 }
 
@@ -650,6 +805,8 @@ export class KontorSqliteDialect extends SqliteDialect {
     private readonly onCheckpointError: (message: string) => void = () => undefined,
     /** WAL frames after which the writes stop for the WAL to start over (tests lower it). */
     private readonly restartFrames = WAL_RESTART_FRAMES,
+    /** How long a batch waits for a member that holds it up (see `Batch`; tests lower it). */
+    private readonly batchStallMs = BATCH_STALL_MS,
   ) {
     super({ database: handle });
   }
@@ -660,6 +817,7 @@ export class KontorSqliteDialect extends SqliteDialect {
       this.file,
       this.onCheckpointError,
       this.restartFrames,
+      this.batchStallMs,
     );
   }
 
