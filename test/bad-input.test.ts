@@ -362,7 +362,7 @@ async function fillUntilFull(local: TestApp, dir: string, parallel = 1): Promise
       if ((err as NodeJS.ErrnoException).code !== 'ENOSPC' || margin > 4 * 1024 * 1024) throw err;
     }
   }
-  let created = 0;
+  const created: string[] = [];
   let full: LightMyRequestResponse | undefined;
   for (let i = 0; i < 200 && !full; i += parallel) {
     const answers = await Promise.all(
@@ -381,7 +381,7 @@ async function fillUntilFull(local: TestApp, dir: string, parallel = 1): Promise
       ),
     );
     for (const res of answers) {
-      if (res.statusCode === 201) created++;
+      if (res.statusCode === 201) created.push(res.json<{ name: string }>().name);
       else {
         expectProblem(res, 507, 'insufficient_storage');
         full ??= res;
@@ -393,20 +393,20 @@ async function fillUntilFull(local: TestApp, dir: string, parallel = 1): Promise
   expectProblem(await local.request({ method: 'GET', url: '/ready' }), 503, 'service_unavailable');
   // Nothing half-written: exactly the partners that answered 201 exist (over as many pages as
   // that takes: up to 200 may fit).
-  let listed = 0;
+  const listed: string[] = [];
   let cursor: string | null = null;
   do {
-    const page: { data: unknown[]; nextCursor: string | null } = (
+    const page: { data: { name: string }[]; nextCursor: string | null } = (
       await local.request({
         method: 'GET',
         url: `/v1/partners?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
         token: owner.token,
       })
-    ).json<{ data: unknown[]; nextCursor: string | null }>();
-    listed += page.data.length;
+    ).json<{ data: { name: string }[]; nextCursor: string | null }>();
+    listed.push(...page.data.map((p) => p.name));
     cursor = page.nextCursor;
   } while (cursor);
-  expect(listed).toBe(created);
+  expect(listed.sort()).toEqual(created.sort());
   return ballast;
 }
 

@@ -366,6 +366,23 @@ describe('SQLite batches', () => {
     await close();
   });
 
+  it('gives each holder of a batch the stall time anew: members that wait a while are not refused', async () => {
+    const { db, committed, close } = batchDatabase(200);
+    // Eight transactions of 60 ms each: the batch stays open for about half a second, but no
+    // holder keeps it for 200 ms.
+    const results = await Promise.allSettled(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((n) =>
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto('t').values({ n }).execute();
+          await new Promise((resolve) => setTimeout(resolve, 60));
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill('fulfilled'));
+    expect(committed()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    await close();
+  });
+
   it('refuses to go on with a transaction whose batch SQLite rolled back, even if it caught the error', async () => {
     const { db, handle, committed, close } = batchDatabase();
     handle.exec(`create trigger t_over_nine before insert on t when new.n > 9

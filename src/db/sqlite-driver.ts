@@ -53,6 +53,8 @@ class Connection implements DatabaseConnection {
   private readonly statements = new Map<string, Prepared>();
   /** Commits so far: autocommitted writes and COMMITs (see `GroupSync`). */
   commits = 0;
+  /** Streams being read: the connection runs no other statement meanwhile. */
+  streams = 0;
 
   constructor(
     private readonly db: SQLite.Database,
@@ -120,12 +122,16 @@ class Connection implements DatabaseConnection {
     const hooks = this.hooks;
     hooks.before(true);
     const rows = stmt.iterate(query.parameters) as Iterable<unknown[]>;
+    this.streams += 1;
+    const ended = () => (this.streams -= 1);
     return (async function* () {
       try {
         for (const row of rows) yield await Promise.resolve({ rows: [build!(row) as R] });
       } catch (err) {
         hooks.failed(err);
         throw err;
+      } finally {
+        ended();
       }
     })();
   }
@@ -375,8 +381,8 @@ class Checkpointer {
 const BATCH_MAX_HOLDERS = 64;
 
 /**
- * How long the holders of a batch wait for a later member that keeps its savepoint open while
- * it waits for something else, before that member is made to give its place back (see `Batch`).
+ * How long one holder may keep the connection while a batch's earlier holders wait for it,
+ * before a member is made to give its place back (see `Batch`).
  */
 const BATCH_STALL_MS = 5_000;
 
@@ -394,19 +400,23 @@ const MEMBER_SAVEPOINT = 'kontor_batch_member';
  * commit and rolled back on its rollback, so each stays all-or-nothing on its own. A write
  * outside a transaction joins the batch as it is; a read outside a transaction commits the
  * batch first, so it reads only what is committed and waits for no batch. The batch commits
- * when a holder hands the connection on and nobody waits, when no WAL flush is under way (its
- * members would wait for the next flush anyway), or after BATCH_MAX_HOLDERS holders.
+ * when a holder hands the connection on and nobody waits, or no WAL flush is under way, or
+ * BATCH_MAX_HOLDERS holders have had it; while a flush is under way it stays open, as its
+ * members would wait for the next flush anyway.
  *
- * Nobody learns of a batch's writes before they are committed and flushed: every holder of
- * the connection while it was open waits for its commit, then for the flush, before its
- * answer. When the commit fails (disk full), or SQLite rolls the whole transaction back after
- * an error (SQLITE_FULL, SQLITE_IOERR), every such holder gets that error, nothing of the
- * batch is left behind, and the holder whose statement it was can run no more statements in
- * its transaction (they would no longer be in one). A member that keeps its savepoint open
- * while it waits for something else holds up the batch's earlier holders; should it wait for
- * one of them (a promise it started before its transaction), neither could go on. After
- * BATCH_STALL_MS such a member's savepoint is rolled back, the batch commits without it, and
- * its transaction fails with a 503 (try again).
+ * No holder of the connection while a batch was open gets its answer (its query or its
+ * transaction resolving) before the batch is committed and flushed; members read the earlier
+ * holders' rows inside their transactions, as any transaction reads its own. When the commit
+ * fails (disk full), or SQLite rolls the whole transaction back after an error (SQLITE_FULL,
+ * SQLITE_IOERR), every such holder gets that error, nothing of the batch is left behind, and
+ * the transaction whose statement it was can neither run more statements nor commit. A member
+ * that keeps its savepoint open while it waits for something else holds up the batch's earlier
+ * holders; should it wait for one of them (a promise it started before its transaction),
+ * neither could go on. A member that has kept the connection for BATCH_STALL_MS while others
+ * wait on its batch is rolled back to its savepoint, the batch commits without it, and its
+ * transaction fails with a 503 (try again): a transaction that joins a batch may keep the
+ * connection for that long at most. In a `connection()` block, a transaction is committed by
+ * the time the block ends, not when the transaction's `execute` resolves.
  */
 class Batch {
   /** Holders that had the connection while it was open. */
@@ -424,9 +434,14 @@ class Batch {
     this.done.catch(() => undefined);
   }
 
-  /** Calls `stalled` after `ms` unless the batch has ended by then (armed once). */
+  /**
+   * Calls `stalled` after `ms` unless the batch has ended or been handed on again by then:
+   * armed anew at each hand-over, so it measures the hold of the holder that took it. Kept
+   * referenced: a process with nothing else to do must still see a stall broken.
+   */
   watch(ms: number, stalled: () => void): void {
-    this.stall ??= setTimeout(stalled, ms).unref();
+    clearTimeout(this.stall);
+    this.stall = setTimeout(stalled, ms);
   }
 
   committed(): void {
@@ -472,6 +487,11 @@ class KontorSqliteDriver implements Driver {
   private holding: 'statements' | 'opener' | 'member' = 'statements';
   /** The holder's transaction can go on no more: its statements and its commit throw this. */
   private refused: Error | undefined;
+  /**
+   * The batch the holder wrote into or read from: it waits for that batch's outcome when it
+   * hands the connection on, even if the batch ended while it held the connection.
+   */
+  private joined: Batch | undefined;
 
   constructor(
     private readonly db: SQLite.Database,
@@ -540,17 +560,37 @@ class KontorSqliteDriver implements Driver {
   }
 
   private begin(): void {
-    // A batch whose transaction SQLite ended by itself unseen is lost, not joined.
-    if (this.batch && !this.db.inTransaction)
-      this.loseBatch(this.batch, new Error('SQLite ended the transaction of the open batch'));
+    this.refused = undefined;
+    this.checkState();
     if (this.batch) {
       this.control(`savepoint ${MEMBER_SAVEPOINT}`);
       this.holding = 'member';
+      this.joined = this.batch;
       return;
     }
     this.control('begin immediate');
     this.batch = new Batch();
     this.holding = 'opener';
+    this.joined = this.batch;
+  }
+
+  /**
+   * The batch as SQLite has it: one whose transaction SQLite ended unseen is lost, not joined;
+   * a transaction open without a batch (a rollback that could not run) is rolled back now, and
+   * while that fails nothing more runs on the connection.
+   */
+  private checkState(): void {
+    if (this.batch && !this.db.inTransaction)
+      this.loseBatch(this.batch, new Error('SQLite ended the transaction of the open batch'));
+    if (this.batch || !this.db.inTransaction) return;
+    try {
+      this.db.exec('rollback');
+    } catch (err) {
+      throw new Error(
+        `The SQLite connection is left in a transaction it cannot roll back: ${asError(err).message}`,
+        { cause: err },
+      );
+    }
   }
 
   /** Releases a member's savepoint; the batch commits when the connection is handed on. */
@@ -577,8 +617,11 @@ class KontorSqliteDriver implements Driver {
 
   private rollback(): void {
     const holding = this.holding;
+    const refused = this.refused;
     this.holding = 'statements';
-    if (this.refused || holding === 'statements' || !this.db.inTransaction) return;
+    // The transaction ends here: what refused it refuses nothing after it.
+    this.refused = undefined;
+    if (refused || holding === 'statements' || !this.db.inTransaction) return;
     const batch = this.batch;
     try {
       if (holding === 'member') {
@@ -602,8 +645,10 @@ class KontorSqliteDriver implements Driver {
    */
   async releaseConnection(): Promise<void> {
     const batch = this.batch;
+    const joined = batch ?? this.joined;
     this.holding = 'statements';
     this.refused = undefined;
+    this.joined = undefined;
     try {
       if (batch !== undefined) {
         batch.holders += 1;
@@ -618,15 +663,19 @@ class KontorSqliteDriver implements Driver {
     } finally {
       this.lock.release();
     }
-    if (batch !== undefined) await batch.done;
+    if (joined !== undefined) await joined.done;
     if (this.sync) await this.sync.durable();
   }
 
   /** A statement of the holder is about to run. */
   private beforeStatement(readonly: boolean): void {
     if (this.refused) throw this.refused;
-    // A read outside a transaction reads what is committed and waits for no batch.
-    if (readonly && this.holding === 'statements' && this.batch) this.commitBatch(this.batch);
+    if (this.holding !== 'statements') return;
+    this.checkState();
+    // A read outside a transaction reads what is committed and waits for no batch; a write
+    // joins the open batch.
+    if (this.batch && readonly) this.commitBatch(this.batch);
+    else if (this.batch) this.joined = this.batch;
   }
 
   /** A statement failed: if SQLite rolled the whole transaction back, the batch is lost. */
@@ -685,6 +734,11 @@ class KontorSqliteDriver implements Driver {
    */
   private unstall(batch: Batch): void {
     if (this.batch !== batch) return;
+    // A stream being read keeps the connection busy: look again later.
+    if (this.connection.streams > 0) {
+      batch.watch(this.batchStallMs, () => this.unstall(batch));
+      return;
+    }
     if (this.holding === 'member') {
       try {
         this.control(`rollback to ${MEMBER_SAVEPOINT}`);
