@@ -366,6 +366,25 @@ describe('SQLite batches', () => {
     await close();
   });
 
+  it('fails a connection() block whose earlier transaction a later one lost, though it resolved', async () => {
+    const { db, handle, committed, close } = batchDatabase();
+    handle.exec(`create trigger t_over_nine before insert on t when new.n > 9
+      begin select raise(rollback, 'n over nine'); end`);
+    const outcome = db.connection().execute(async (conn) => {
+      // Resolves with its batch still open (committed when the block hands the connection on).
+      await conn.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute());
+      // Joins that batch, and SQLite rolls all of it back.
+      await conn
+        .transaction()
+        .execute((trx) => trx.insertInto('t').values({ n: 10 }).execute())
+        .catch(() => undefined);
+      await conn.transaction().execute((trx) => trx.insertInto('t').values({ n: 2 }).execute());
+    });
+    await expect(outcome).rejects.toThrow(/n over nine/);
+    expect(committed()).toEqual([2]);
+    await close();
+  });
+
   it('gives each holder of a batch the stall time anew: members that wait a while are not refused', async () => {
     const { db, committed, close } = batchDatabase(200);
     // Eight transactions of 60 ms each: the batch stays open for about half a second, but no

@@ -415,7 +415,8 @@ const MEMBER_SAVEPOINT = 'kontor_batch_member';
  * neither could go on. A member that has kept the connection for BATCH_STALL_MS while others
  * wait on its batch is rolled back to its savepoint, the batch commits without it, and its
  * transaction fails with a 503 (try again): a transaction that joins a batch may keep the
- * connection for that long at most. In a `connection()` block, a transaction is committed by
+ * connection for that long at most, unless it is reading a stream (the connection can run
+ * nothing else meanwhile, so it is left to end). In a `connection()` block, a transaction is committed by
  * the time the block ends, not when the transaction's `execute` resolves.
  */
 class Batch {
@@ -488,10 +489,15 @@ class KontorSqliteDriver implements Driver {
   /** The holder's transaction can go on no more: its statements and its commit throw this. */
   private refused: Error | undefined;
   /**
-   * The batch the holder wrote into or read from: it waits for that batch's outcome when it
-   * hands the connection on, even if the batch ended while it held the connection.
+   * The batches the holder wrote into (more than one only in a `connection()` block): it waits
+   * for their outcome when it hands the connection on, also for those that ended meanwhile.
    */
-  private joined: Batch | undefined;
+  private joined: Batch[] = [];
+  /**
+   * A rollback of the driver's own could not run: the transaction it meant to end may still be
+   * open, and is rolled back before anything else runs (see `recover`).
+   */
+  private stranded = false;
 
   constructor(
     private readonly db: SQLite.Database,
@@ -561,30 +567,35 @@ class KontorSqliteDriver implements Driver {
 
   private begin(): void {
     this.refused = undefined;
-    this.checkState();
+    this.recover();
+    // A batch whose transaction SQLite ended by itself unseen is lost, not joined.
+    if (this.batch && !this.db.inTransaction)
+      this.loseBatch(this.batch, new Error('SQLite ended the transaction of the open batch'));
     if (this.batch) {
       this.control(`savepoint ${MEMBER_SAVEPOINT}`);
       this.holding = 'member';
-      this.joined = this.batch;
+      this.join(this.batch);
       return;
     }
     this.control('begin immediate');
     this.batch = new Batch();
     this.holding = 'opener';
-    this.joined = this.batch;
+    this.join(this.batch);
+  }
+
+  private join(batch: Batch): void {
+    if (this.joined[this.joined.length - 1] !== batch) this.joined.push(batch);
   }
 
   /**
-   * The batch as SQLite has it: one whose transaction SQLite ended unseen is lost, not joined;
-   * a transaction open without a batch (a rollback that could not run) is rolled back now, and
-   * while that fails nothing more runs on the connection.
+   * After a rollback of the driver's own that could not run: rolls back what may still be open
+   * before anything else runs; while that fails, nothing runs on the connection.
    */
-  private checkState(): void {
-    if (this.batch && !this.db.inTransaction)
-      this.loseBatch(this.batch, new Error('SQLite ended the transaction of the open batch'));
-    if (this.batch || !this.db.inTransaction) return;
+  private recover(): void {
+    if (!this.stranded) return;
     try {
-      this.db.exec('rollback');
+      if (this.db.inTransaction) this.db.exec('rollback');
+      this.stranded = false;
     } catch (err) {
       throw new Error(
         `The SQLite connection is left in a transaction it cannot roll back: ${asError(err).message}`,
@@ -645,10 +656,10 @@ class KontorSqliteDriver implements Driver {
    */
   async releaseConnection(): Promise<void> {
     const batch = this.batch;
-    const joined = batch ?? this.joined;
+    const joined = this.joined;
     this.holding = 'statements';
     this.refused = undefined;
-    this.joined = undefined;
+    if (joined.length > 0) this.joined = [];
     try {
       if (batch !== undefined) {
         batch.holders += 1;
@@ -663,7 +674,7 @@ class KontorSqliteDriver implements Driver {
     } finally {
       this.lock.release();
     }
-    if (joined !== undefined) await joined.done;
+    for (const each of joined) await each.done;
     if (this.sync) await this.sync.durable();
   }
 
@@ -671,11 +682,13 @@ class KontorSqliteDriver implements Driver {
   private beforeStatement(readonly: boolean): void {
     if (this.refused) throw this.refused;
     if (this.holding !== 'statements') return;
-    this.checkState();
+    this.recover();
     // A read outside a transaction reads what is committed and waits for no batch; a write
     // joins the open batch.
-    if (this.batch && readonly) this.commitBatch(this.batch);
-    else if (this.batch) this.joined = this.batch;
+    if (this.batch && readonly) {
+      this.commitBatch(this.batch);
+      this.recover();
+    } else if (this.batch) this.join(this.batch);
   }
 
   /** A statement failed: if SQLite rolled the whole transaction back, the batch is lost. */
@@ -718,12 +731,15 @@ class KontorSqliteDriver implements Driver {
     if (this.holding !== 'statements') this.refused = asError(err);
   }
 
-  /** Rolls back what is open; the error that led here is the one that counts. */
+  /**
+   * Rolls back what is open; the error that led here is the one that counts. A rollback that
+   * cannot run (a stream still being read) is tried again before the next statement.
+   */
   private rollbackQuietly(): void {
     try {
       if (this.db.inTransaction) this.db.exec('rollback');
     } catch {
-      // nothing more to do: SQLite ends the transaction when the connection closes
+      this.stranded = true;
     }
   }
 
@@ -757,7 +773,7 @@ class KontorSqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    // In its turn: an open batch is committed between two holders, never inside one.
+    // In its turn: an open batch is committed between two holders, not inside one's savepoint.
     const wait = this.lock.acquire();
     if (wait) await wait;
     try {
