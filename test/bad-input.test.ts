@@ -417,11 +417,8 @@ describe.runIf(dbKind === 'sqlite')('storage full, for real (SQLite on a tiny tm
 
   it.runIf(mount !== undefined)(
     'writes answer 507 and change nothing, /ready answers 503 until space returns',
-    async () => {
-      const local = await buildTestApp({
-        env: { DATABASE_URL: `sqlite:${path.join(mount!, 'kontor.sqlite')}` },
-      });
-      try {
+    () =>
+      onMount('kontor.sqlite', async (local) => {
         const ballast = await fillUntilFull(local, mount!);
         fs.rmSync(ballast);
         expect((await local.request({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
@@ -433,25 +430,28 @@ describe.runIf(dbKind === 'sqlite')('storage full, for real (SQLite on a tiny tm
           payload: { name: 'Wieder Platz' },
         });
         expect(after.statusCode).toBe(201);
-      } finally {
-        await local.close();
-      }
-    },
+      }),
   );
 
   it.runIf(mount !== undefined)(
     'writes sent together answer 201 or 507, and exactly those answered 201 are kept',
-    async () => {
-      const local = await buildTestApp({
-        env: { DATABASE_URL: `sqlite:${path.join(mount!, 'parallel.sqlite')}` },
-      });
-      try {
+    () =>
+      onMount('parallel.sqlite', async (local) => {
         fs.rmSync(await fillUntilFull(local, mount!, 10));
-      } finally {
-        await local.close();
-      }
-    },
+      }),
   );
+
+  /** `run` with an app whose database is `file` on the tiny disk; the app closed after. */
+  async function onMount(file: string, run: (local: TestApp) => Promise<void>): Promise<void> {
+    const local = await buildTestApp({
+      env: { DATABASE_URL: `sqlite:${path.join(mount!, file)}` },
+    });
+    try {
+      await run(local);
+    } finally {
+      await local.close();
+    }
+  }
 });
 
 /** The PostgreSQL server runs on this machine, as its own user: a tablespace can live on a tmpfs. */

@@ -238,6 +238,10 @@ describe('SQLite checkpoints', () => {
 
 type BatchDb = { t: { n: number }; child: { id: number; parent_id: number } };
 
+/** A trigger by which SQLite rolls the whole transaction back when a row over 9 is inserted. */
+const OVER_NINE_ROLLS_BACK = `create trigger t_over_nine before insert on t when new.n > 9
+  begin select raise(rollback, 'n over nine'); end`;
+
 /** Inserts `n` and swallows its error, as a caller that catches it would. */
 const insertCaught = (trx: Kysely<BatchDb>, n: number) =>
   trx
@@ -368,8 +372,7 @@ describe('SQLite batches', () => {
 
   it('fails a connection() block whose earlier transaction a later one lost, though it resolved', async () => {
     const { db, handle, committed, close } = batchDatabase();
-    handle.exec(`create trigger t_over_nine before insert on t when new.n > 9
-      begin select raise(rollback, 'n over nine'); end`);
+    handle.exec(OVER_NINE_ROLLS_BACK);
     const outcome = db.connection().execute(async (conn) => {
       // Resolves with its batch still open (committed when the block hands the connection on).
       await conn.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute());
@@ -404,8 +407,7 @@ describe('SQLite batches', () => {
 
   it('refuses to go on with a transaction whose batch SQLite rolled back, even if it caught the error', async () => {
     const { db, handle, committed, close } = batchDatabase();
-    handle.exec(`create trigger t_over_nine before insert on t when new.n > 9
-      begin select raise(rollback, 'n over nine'); end`);
+    handle.exec(OVER_NINE_ROLLS_BACK);
     const outcome = db.transaction().execute(async (trx) => {
       await trx.insertInto('t').values({ n: 1 }).execute();
       await insertCaught(trx, 10);
@@ -424,8 +426,7 @@ describe('SQLite batches', () => {
 
   it('answers every holder with the error when SQLite rolls the whole transaction back', async () => {
     const { db, handle, committed, close } = batchDatabase();
-    handle.exec(`create trigger t_over_nine before insert on t when new.n > 9
-      begin select raise(rollback, 'n over nine'); end`);
+    handle.exec(OVER_NINE_ROLLS_BACK);
     const results = await Promise.allSettled([
       db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute()),
       db.insertInto('t').values({ n: 2 }).execute(),

@@ -416,8 +416,8 @@ const MEMBER_SAVEPOINT = 'kontor_batch_member';
  * wait on its batch is rolled back to its savepoint, the batch commits without it, and its
  * transaction fails with a 503 (try again): a transaction that joins a batch may keep the
  * connection for that long at most, unless it is reading a stream (the connection can run
- * nothing else meanwhile, so it is left to end). In a `connection()` block, a transaction is committed by
- * the time the block ends, not when the transaction's `execute` resolves.
+ * nothing else meanwhile, so it is left to end). In a `connection()` block, a transaction is
+ * committed by the time the block ends, not when the transaction's `execute` resolves.
  */
 class Batch {
   /** Holders that had the connection while it was open. */
@@ -484,7 +484,10 @@ class KontorSqliteDriver implements Driver {
   private restartedAt = -1;
   /** The database transaction open across holders (see `Batch`). */
   private batch: Batch | undefined;
-  /** What the holder of the connection runs: statements, the batch's first transaction, or a savepoint of it. */
+  /**
+   * What the holder of the connection runs: statements, the batch's first transaction, or a
+   * savepoint of it.
+   */
   private holding: 'statements' | 'opener' | 'member' = 'statements';
   /** The holder's transaction can go on no more: its statements and its commit throw this. */
   private refused: Error | undefined;
@@ -636,8 +639,7 @@ class KontorSqliteDriver implements Driver {
     const batch = this.batch;
     try {
       if (holding === 'member') {
-        this.control(`rollback to ${MEMBER_SAVEPOINT}`);
-        this.control(`release ${MEMBER_SAVEPOINT}`);
+        this.rollbackMember();
         return;
       }
       this.control('rollback');
@@ -669,7 +671,7 @@ class KontorSqliteDriver implements Driver {
           (this.sync !== undefined && !this.sync.busy)
         )
           this.commitBatch(batch);
-        else batch.watch(this.batchStallMs, () => this.unstall(batch));
+        else this.watchStall(batch);
       }
     } finally {
       this.lock.release();
@@ -743,6 +745,17 @@ class KontorSqliteDriver implements Driver {
     }
   }
 
+  /** A member's transaction undone: its savepoint rolled back and released. */
+  private rollbackMember(): void {
+    this.control(`rollback to ${MEMBER_SAVEPOINT}`);
+    this.control(`release ${MEMBER_SAVEPOINT}`);
+  }
+
+  /** Breaks a stall of `batch` if its holder keeps it for BATCH_STALL_MS from now on. */
+  private watchStall(batch: Batch): void {
+    batch.watch(this.batchStallMs, () => this.unstall(batch));
+  }
+
   /**
    * The batch's holders have waited BATCH_STALL_MS for the holder now in it: a member keeping
    * its savepoint open gives its place back (rolled back, its transaction refused with a 503),
@@ -752,13 +765,12 @@ class KontorSqliteDriver implements Driver {
     if (this.batch !== batch) return;
     // A stream being read keeps the connection busy: look again later.
     if (this.connection.streams > 0) {
-      batch.watch(this.batchStallMs, () => this.unstall(batch));
+      this.watchStall(batch);
       return;
     }
     if (this.holding === 'member') {
       try {
-        this.control(`rollback to ${MEMBER_SAVEPOINT}`);
-        this.control(`release ${MEMBER_SAVEPOINT}`);
+        this.rollbackMember();
       } catch (err) {
         if (this.batch) this.loseBatch(this.batch, err);
         return;
