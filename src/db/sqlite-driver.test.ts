@@ -253,10 +253,12 @@ const insertCaught = (trx: Kysely<BatchDb>, n: number) =>
 describe('SQLite batches', () => {
   /**
    * A database file through Kontor's dialect without its group commit (no `file`): a batch
-   * then commits exactly when nobody waits for the connection, so the transactions started
-   * together below form one. A second connection tells what has been committed.
+   * then stays open while somebody waits for the connection (up to 64 holders), and to the end
+   * of the event loop's turn after while writes come back to back (`openMs`, 10 ms unless
+   * given), so the transactions started together below form one. A second connection tells
+   * what has been committed.
    */
-  function batchDatabase(stallMs?: number) {
+  function batchDatabase(stallMs?: number, openMs?: number) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-sqlite-'));
     dirs.push(dir);
     const file = path.join(dir, 'db.sqlite');
@@ -268,7 +270,7 @@ describe('SQLite batches', () => {
       create table child (id integer primary key,
         parent_id integer references parent (id) deferrable initially deferred);`);
     const db = new Kysely<BatchDb>({
-      dialect: new KontorSqliteDialect(handle, undefined, undefined, undefined, stallMs),
+      dialect: new KontorSqliteDialect(handle, undefined, undefined, undefined, stallMs, openMs),
     });
     const observer = new SQLite(file, { readonly: true });
     const committed = () => observer.prepare('select n from t order by n').pluck().all();
@@ -302,6 +304,67 @@ describe('SQLite batches', () => {
     // One at a time, each commits on its own.
     await db.transaction().execute((trx) => trx.insertInto('t').values({ n: 5 }).execute());
     expect(committed()).toEqual([0, 1, 3, 4, 5]);
+    await close();
+  });
+
+  it('keeps a batch open to the end of the event loop turn while writes come back to back, though nobody waited', async () => {
+    // Writes count as back to back for 10 s here: the test's own pace does not matter.
+    const { db, committed, close } = batchDatabase(undefined, 10_000);
+    await db.transaction().execute((trx) => trx.insertInto('t').values({ n: 0 }).execute());
+    let second: Promise<unknown[]> | undefined;
+    // Runs in the turn's check phase, before the commit the first transaction's hand-over
+    // asked for there: the connection is free, nobody waited for it.
+    setImmediate(() => {
+      second = db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ n: 2 }).execute();
+        return committed();
+      });
+    });
+    await db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute());
+    // The second saw the first uncommitted: it ran in the first one's database transaction.
+    expect(await second).toEqual([0]);
+    expect(committed()).toEqual([0, 1, 2]);
+    await close();
+  });
+
+  it('commits a transaction that finds nobody waiting at once when writes come at rest', async () => {
+    const { db, committed, close } = batchDatabase(300, 10_000);
+    let second: Promise<unknown[]> | undefined;
+    // Nothing was committed before: the writes are at rest. The second, begun in the same turn
+    // with the connection free, may await the first, which committed as it handed it on.
+    const begun = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        second = db.transaction().execute(async (trx) => {
+          await trx.insertInto('t').values({ n: 2 }).execute();
+          await first;
+          return committed();
+        });
+        resolve();
+      }),
+    );
+    const first = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute());
+    const started = performance.now();
+    await Promise.all([first, begun]);
+    expect(await second).toEqual([1]);
+    expect(performance.now() - started).toBeLessThan(300);
+    expect(committed()).toEqual([1, 2]);
+    await close();
+  });
+
+  it('never cuts short a member that keeps running statements, however long its batch waits', async () => {
+    const { db, committed, close } = batchDatabase(200);
+    const first = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 0 }).execute());
+    // Queued behind the first, it joins its batch and holds it for about 400 ms, never quiet
+    // for 200 ms.
+    const member = db.transaction().execute(async (trx) => {
+      for (let n = 1; n <= 20; n++) {
+        await trx.insertInto('t').values({ n }).execute();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    });
+    const results = await Promise.allSettled([first, member]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(committed()).toHaveLength(21);
     await close();
   });
 

@@ -381,8 +381,15 @@ class Checkpointer {
 const BATCH_MAX_HOLDERS = 64;
 
 /**
- * How long one holder may keep the connection while a batch's earlier holders wait for it,
- * before a member is made to give its place back (see `Batch`).
+ * When nobody waits for the connection, a batch stays open for more holders up to the end of
+ * the event loop's turn only while writes come back to back: the last batch committed less
+ * than this long ago, and this one has not been open for longer (see `Batch`).
+ */
+const BATCH_OPEN_MS = 10;
+
+/**
+ * How long the holder of the connection may run no statement while a batch's earlier holders
+ * wait for it, before a member is made to give its place back (see `Batch`).
  */
 const BATCH_STALL_MS = 5_000;
 
@@ -399,10 +406,16 @@ const MEMBER_SAVEPOINT = 'kontor_batch_member';
  * leaves it open when others wait; each later one runs in a savepoint of it, released on its
  * commit and rolled back on its rollback, so each stays all-or-nothing on its own. A write
  * outside a transaction joins the batch as it is; a read outside a transaction commits the
- * batch first, so it reads only what is committed and waits for no batch. The batch commits
- * when a holder hands the connection on and nobody waits, or no WAL flush is under way, or
- * BATCH_MAX_HOLDERS holders have had it; while a flush is under way it stays open, as its
- * members would wait for the next flush anyway.
+ * batch first, so it reads only what is committed and waits for no batch. When a holder hands
+ * the connection on to one that waits, the batch commits if no WAL flush is under way (while
+ * one is, its members would wait for the next flush anyway, so it stays open). When nobody
+ * waits while writes come back to back (the last batch committed less than BATCH_OPEN_MS ago),
+ * it stays open until the end of the event loop's turn (its next check phase), for the
+ * transactions that the requests read meanwhile begin: a transaction that awaits nothing slower
+ * than SQLite runs from its begin to its commit without letting another request in, so under
+ * load the next one rarely waits for the connection. It commits at a hand-over once it has been
+ * open for BATCH_OPEN_MS, and at once after BATCH_MAX_HOLDERS holders. At rest, a holder that
+ * finds nobody waiting commits as it hands the connection on.
  *
  * No holder of the connection while a batch was open gets its answer (its query or its
  * transaction resolving) before the batch is committed and flushed; members read the earlier
@@ -412,16 +425,23 @@ const MEMBER_SAVEPOINT = 'kontor_batch_member';
  * the transaction whose statement it was can neither run more statements nor commit. A member
  * that keeps its savepoint open while it waits for something else holds up the batch's earlier
  * holders; should it wait for one of them (a promise it started before its transaction),
- * neither could go on. A member that has kept the connection for BATCH_STALL_MS while others
- * wait on its batch is rolled back to its savepoint, the batch commits without it, and its
- * transaction fails with a 503 (try again): a transaction that joins a batch may keep the
- * connection for that long at most, unless it is reading a stream (the connection can run
- * nothing else meanwhile, so it is left to end). In a `connection()` block, a transaction is
- * committed by the time the block ends, not when the transaction's `execute` resolves.
+ * neither could go on. A member that has run no statement for BATCH_STALL_MS (counted from
+ * the hand-over) while others wait on its batch is rolled back to its savepoint, the batch
+ * commits without it, and its transaction fails with a 503 (try again): a transaction that
+ * joins a batch may wait that long between two statements, not more; one that keeps running
+ * statements is never cut short, nor is one reading a stream (the connection can run nothing
+ * else meanwhile, so it is left to end). Under load any transaction may find a batch open and
+ * join it, also one that found the connection free, so none should await work begun before it
+ * on this database. In a `connection()` block, a transaction is committed by the time the
+ * block ends, not when the transaction's `execute` resolves.
  */
 class Batch {
   /** Holders that had the connection while it was open. */
   holders = 0;
+  /** When it was opened (`performance.now()`). */
+  readonly opened = performance.now();
+  /** A commit at the end of the event loop's turn is asked for (`commitSoon`). */
+  soon = false;
   /** Resolves once the batch is committed; rejects with what made it fail. */
   readonly done: Promise<void>;
   private settle!: (err?: Error) => void;
@@ -436,9 +456,9 @@ class Batch {
   }
 
   /**
-   * Calls `stalled` after `ms` unless the batch has ended or been handed on again by then:
-   * armed anew at each hand-over, so it measures the hold of the holder that took it. Kept
-   * referenced: a process with nothing else to do must still see a stall broken.
+   * Calls `stalled` after `ms` unless the batch has ended or been watched anew by then (at each
+   * hand-over, and while its holder keeps running statements: see `unstall`). Kept referenced:
+   * a process with nothing else to do must still see a stall broken.
    */
   watch(ms: number, stalled: () => void): void {
     clearTimeout(this.stall);
@@ -467,6 +487,16 @@ function settled(run: () => void): Promise<void> {
     return Promise.reject(asError(err));
   }
 }
+
+/**
+ * This process's batches that wait for the end of the event loop's turn to commit
+ * (`commitSoon`), by driver, each with its commit. Two connections to one file in one process
+ * (tests: a second app stands in for the CLI, which runs as a process of its own) would
+ * otherwise hold each other up: SQLite's wait for the write lock (busy timeout) is synchronous,
+ * so while the second waits, the turn never ends and the first's commit never comes. Before a
+ * driver takes the write lock, it commits the others' waiting batches.
+ */
+const waitingCommits = new Map<KontorSqliteDriver, () => void>();
 
 class KontorSqliteDriver implements Driver {
   /**
@@ -501,6 +531,10 @@ class KontorSqliteDriver implements Driver {
    * open, and is rolled back before anything else runs (see `recover`).
    */
   private stranded = false;
+  /** When the holder last ran a statement, or took the connection (`performance.now()`). */
+  private active = 0;
+  /** When the last batch committed (`performance.now()`): writes come back to back. */
+  private committedAt = -Infinity;
 
   constructor(
     private readonly db: SQLite.Database,
@@ -508,6 +542,7 @@ class KontorSqliteDriver implements Driver {
     onCheckpointError: (message: string) => void,
     restartFrames: number,
     private readonly batchStallMs: number,
+    private readonly batchOpenMs: number,
   ) {
     this.connection = new Connection(db, {
       before: (readonly) => this.beforeStatement(readonly),
@@ -580,6 +615,7 @@ class KontorSqliteDriver implements Driver {
       this.join(this.batch);
       return;
     }
+    this.commitOthers();
     this.control('begin immediate');
     this.batch = new Batch();
     this.holding = 'opener';
@@ -653,7 +689,7 @@ class KontorSqliteDriver implements Driver {
   }
 
   /**
-   * Commits an open batch if nobody waits, no flush is under way or it is full; hands the
+   * Commits an open batch, or leaves it open for the next holders (see `Batch`); hands the
    * connection on; then waits until what this holder may have seen is committed and durable.
    */
   async releaseConnection(): Promise<void> {
@@ -665,24 +701,65 @@ class KontorSqliteDriver implements Driver {
     try {
       if (batch !== undefined) {
         batch.holders += 1;
-        if (
-          !this.lock.queued ||
-          batch.holders >= BATCH_MAX_HOLDERS ||
-          (this.sync !== undefined && !this.sync.busy)
-        )
-          this.commitBatch(batch);
-        else this.watchStall(batch);
+        const now = performance.now();
+        const keep = this.lock.queued
+          ? this.sync === undefined || this.sync.busy
+          : now - batch.opened < this.batchOpenMs && now - this.committedAt < this.batchOpenMs;
+        if (!keep || batch.holders >= BATCH_MAX_HOLDERS) this.commitBatch(batch);
+        else {
+          if (!this.lock.queued) this.commitSoon(batch);
+          this.watchStall(batch);
+        }
       }
     } finally {
       this.lock.release();
     }
-    for (const each of joined) await each.done;
+    if (joined.length === 1) await joined[0]!.done;
+    else if (joined.length > 1) {
+      // Every one settled before the answer, so that none commits after it; the first loss wins.
+      const lost = (await Promise.allSettled(joined.map((each) => each.done))).find(
+        (outcome) => outcome.status === 'rejected',
+      );
+      if (lost) throw lost.reason;
+    }
     if (this.sync) await this.sync.durable();
+  }
+
+  /**
+   * Commits `batch` at the end of the event loop's turn if nobody holds the connection then;
+   * a holder that does hands it on through `releaseConnection`, which decides again.
+   */
+  private commitSoon(batch: Batch): void {
+    if (batch.soon) return;
+    batch.soon = true;
+    const commit = () => {
+      if (this.batch !== batch || !this.lock.idle) return;
+      waitingCommits.delete(this);
+      void this.lock.acquire();
+      try {
+        this.commitBatch(batch);
+      } finally {
+        this.lock.release();
+      }
+    };
+    waitingCommits.set(this, commit);
+    setImmediate(() => {
+      batch.soon = false;
+      if (waitingCommits.get(this) === commit) waitingCommits.delete(this);
+      commit();
+    });
+  }
+
+  /** Commits the batches other drivers of this process keep open for the turn's end. */
+  private commitOthers(): void {
+    if (waitingCommits.size === 0) return;
+    for (const [driver, commit] of waitingCommits) if (driver !== this) commit();
   }
 
   /** A statement of the holder is about to run. */
   private beforeStatement(readonly: boolean): void {
     if (this.refused) throw this.refused;
+    if (this.batch) this.active = performance.now();
     if (this.holding !== 'statements') return;
     this.recover();
     // A read outside a transaction reads what is committed and waits for no batch; a write
@@ -691,6 +768,7 @@ class KontorSqliteDriver implements Driver {
       this.commitBatch(this.batch);
       this.recover();
     } else if (this.batch) this.join(this.batch);
+    else if (!readonly && !this.db.inTransaction) this.commitOthers();
   }
 
   /** A statement failed: if SQLite rolled the whole transaction back, the batch is lost. */
@@ -711,6 +789,7 @@ class KontorSqliteDriver implements Driver {
   /** Commits the open batch (the connection is held); its holders learn how it went. */
   private commitBatch(batch: Batch): void {
     this.batch = undefined;
+    this.committedAt = performance.now();
     try {
       this.connection.run('commit');
     } catch (err) {
@@ -751,21 +830,31 @@ class KontorSqliteDriver implements Driver {
     this.control(`release ${MEMBER_SAVEPOINT}`);
   }
 
-  /** Breaks a stall of `batch` if its holder keeps it for BATCH_STALL_MS from now on. */
+  /**
+   * Breaks a stall of `batch` if the holder that takes it now runs no statement for
+   * BATCH_STALL_MS.
+   */
   private watchStall(batch: Batch): void {
+    this.active = performance.now();
     batch.watch(this.batchStallMs, () => this.unstall(batch));
   }
 
   /**
-   * The batch's holders have waited BATCH_STALL_MS for the holder now in it: a member keeping
-   * its savepoint open gives its place back (rolled back, its transaction refused with a 503),
-   * and the batch commits without it.
+   * The batch's holders have waited BATCH_STALL_MS for the holder now in it, which ran no
+   * statement meanwhile: a member keeping its savepoint open gives its place back (rolled back,
+   * its transaction refused with a 503), and the batch commits without it.
    */
   private unstall(batch: Batch): void {
     if (this.batch !== batch) return;
     // A stream being read keeps the connection busy: look again later.
     if (this.connection.streams > 0) {
-      this.watchStall(batch);
+      batch.watch(this.batchStallMs, () => this.unstall(batch));
+      return;
+    }
+    // A holder that ran a statement since: look again when it has been quiet for long enough.
+    const quiet = performance.now() - this.active;
+    if (quiet < this.batchStallMs) {
+      batch.watch(this.batchStallMs - quiet, () => this.unstall(batch));
       return;
     }
     if (this.holding === 'member') {
@@ -889,6 +978,8 @@ export class KontorSqliteDialect extends SqliteDialect {
     private readonly restartFrames = WAL_RESTART_FRAMES,
     /** How long a batch waits for a member that holds it up (see `Batch`; tests lower it). */
     private readonly batchStallMs = BATCH_STALL_MS,
+    /** How long writes count as back to back (see `Batch`; tests raise it). */
+    private readonly batchOpenMs = BATCH_OPEN_MS,
   ) {
     super({ database: handle });
   }
@@ -900,6 +991,7 @@ export class KontorSqliteDialect extends SqliteDialect {
       this.onCheckpointError,
       this.restartFrames,
       this.batchStallMs,
+      this.batchOpenMs,
     );
   }
 
