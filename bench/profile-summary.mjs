@@ -1,12 +1,13 @@
-// `node bench/profile-summary.mjs <file.cpuprofile> [top] [last seconds]`: self time of a V8
+// `node bench/profile-summary.mjs <file.cpuprofile> [top] [last seconds] [skip]`: self time of a V8
 // CPU profile by package / Kontor folder and by function, and total time (self + callees) of
 // Kontor's own functions, in % of busy time. With `last seconds`, only the samples of the
 // profile's last seconds count (the measured rounds of bench/variants.mjs, not the start and
-// the seeding). Not a test.
+// the seeding); `skip` leaves out that many seconds at the very end (a server's close). Not a
+// test.
 import fs from 'node:fs';
 import path from 'node:path';
 
-const [file, topArg, lastArg] = process.argv.slice(2);
+const [file, topArg, lastArg, skipArg] = process.argv.slice(2);
 const top = Number(topArg ?? 25);
 const prof = JSON.parse(fs.readFileSync(file, 'utf8'));
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
@@ -27,11 +28,12 @@ const name = (f) =>
   `${f.functionName || '(anonymous)'} ${category(f)}${f.url ? `:${f.lineNumber + 1}` : ''}`;
 
 const self = new Map();
-const from = lastArg ? prof.endTime - Number(lastArg) * 1e6 : -Infinity;
+const until = prof.endTime - Number(skipArg ?? 0) * 1e6;
+const from = lastArg ? until - Number(lastArg) * 1e6 : -Infinity;
 let t = prof.startTime;
 prof.samples.forEach((id, i) => {
   t += prof.timeDeltas[i] ?? 0;
-  if (t >= from) self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i + 1] ?? 0));
+  if (t >= from && t <= until) self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i + 1] ?? 0));
 });
 let busy = 0;
 const byCat = new Map();
