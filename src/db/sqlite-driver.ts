@@ -424,16 +424,16 @@ const MEMBER_SAVEPOINT = 'kontor_batch_member';
  * SQLITE_IOERR), every such holder gets that error, nothing of the batch is left behind, and
  * the transaction whose statement it was can neither run more statements nor commit. A member
  * that keeps its savepoint open while it waits for something else holds up the batch's earlier
- * holders; should it wait for one of them (a promise it started before its transaction),
- * neither could go on. A member that has run no statement for BATCH_STALL_MS (counted from
- * the hand-over) while others wait on its batch is rolled back to its savepoint, the batch
- * commits without it, and its transaction fails with a 503 (try again): a transaction that
- * joins a batch may wait that long between two statements, not more; one that keeps running
- * statements is never cut short, nor is one reading a stream (the connection can run nothing
- * else meanwhile, so it is left to end). Under load any transaction may find a batch open and
- * join it, also one that found the connection free, so none should await work begun before it
- * on this database. In a `connection()` block, a transaction is committed by the time the
- * block ends, not when the transaction's `execute` resolves.
+ * holders; should it wait for one of them (a promise it started before its transaction), neither
+ * could go on. A member that has run no statement for BATCH_STALL_MS (since its last one, or since
+ * it took the connection) while others wait on its batch is rolled back to its savepoint, the batch
+ * commits without it, and its transaction fails with a 503 (try again): a transaction that joins a
+ * batch may wait that long between two statements, not more; one that keeps running statements is
+ * never cut short, nor is one reading a stream (the connection can run nothing else meanwhile, so
+ * it is left to end). Under load any transaction may find a batch open and join it, also one that
+ * found the connection free, so none should await work begun before it on this database. In a
+ * `connection()` block, a transaction is committed by the time the block ends, not when the
+ * transaction's `execute` resolves.
  */
 class Batch {
   /** Holders that had the connection while it was open. */
@@ -836,7 +836,12 @@ class KontorSqliteDriver implements Driver {
    */
   private watchStall(batch: Batch): void {
     this.active = performance.now();
-    batch.watch(this.batchStallMs, () => this.unstall(batch));
+    this.unstallIn(batch, this.batchStallMs);
+  }
+
+  /** Looks at `batch` for a stall again in `ms`. */
+  private unstallIn(batch: Batch, ms: number): void {
+    batch.watch(ms, () => this.unstall(batch));
   }
 
   /**
@@ -848,13 +853,13 @@ class KontorSqliteDriver implements Driver {
     if (this.batch !== batch) return;
     // A stream being read keeps the connection busy: look again later.
     if (this.connection.streams > 0) {
-      batch.watch(this.batchStallMs, () => this.unstall(batch));
+      this.unstallIn(batch, this.batchStallMs);
       return;
     }
     // A holder that ran a statement since: look again when it has been quiet for long enough.
     const quiet = performance.now() - this.active;
     if (quiet < this.batchStallMs) {
-      batch.watch(this.batchStallMs - quiet, () => this.unstall(batch));
+      this.unstallIn(batch, this.batchStallMs - quiet);
       return;
     }
     if (this.holding === 'member') {
