@@ -7,7 +7,13 @@
 // - `gc`: a garbage collection pause of the main thread (`kind`: scavenge, mark-compact, …);
 // - `fsync`: the WAL flush of the SQLite group commit (`FileHandle.datasync`, thread pool);
 // - `checkpoint`: a PASSIVE checkpoint of the SQLite checkpoint thread, with its frames;
-// - `pool`: a wait for a PostgreSQL connection longer than 1 ms, with how many waited.
+// - `pool`: a wait for a PostgreSQL connection longer than 1 ms, with how many waited;
+// - `runq`: in each 50 ms window where it was over 5 ms, how long the main thread was ready to
+//   run but waited for a CPU (`/proc/self/schedstat`), with the CPU time the process's other
+//   threads had in that window (`threads`) and by thread name (`by`: V8Worker for V8's
+//   concurrent marking and compiling, libuv-worker for the WAL flush, the checkpoint thread…):
+//   where `threads` is about as long, the process held its own main thread up (on a pinned
+//   core they share it); where it is short, other processes on its core had it.
 // Not loaded by Kontor itself; a measuring tool only.
 'use strict';
 const fs = require('node:fs');
@@ -31,10 +37,73 @@ if (file) {
   if (isMainThread) {
     const delay = monitorEventLoopDelay({ resolution: 5 });
     delay.enable();
+    // The main thread's CPU time and run-queue wait so far (ns), where Linux tells them.
+    const schedstat = () => {
+      try {
+        return fs.readFileSync('/proc/self/schedstat', 'utf8').split(' ').map(Number);
+      } catch {
+        return undefined;
+      }
+    };
+    /** CPU time (ms) so far of each of the process's other threads, by thread id. */
+    const threadCpu = () => {
+      const cpu = new Map();
+      try {
+        for (const tid of fs.readdirSync('/proc/self/task')) {
+          if (Number(tid) === process.pid) continue;
+          try {
+            const ns = Number(
+              fs.readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0],
+            );
+            cpu.set(tid, ns / 1e6);
+          } catch {
+            // ended meanwhile
+          }
+        }
+      } catch {
+        // no /proc
+      }
+      return cpu;
+    };
+    /** A thread's name (V8Worker, libuv-worker, …), read once. */
+    const names = new Map();
+    const nameOf = (tid) => {
+      if (!names.has(tid)) {
+        try {
+          names.set(tid, fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim());
+        } catch {
+          names.set(tid, '?');
+        }
+      }
+      return names.get(tid);
+    };
+    let sched = schedstat();
+    let threadsBefore = threadCpu();
+    let windowStart = now();
     setInterval(() => {
       const max = delay.max / 1e6;
       if (max > 5) record({ e: 'loop', t: now() - max, ms: max });
       delay.reset();
+      const next = schedstat();
+      const threadsNow = threadCpu();
+      if (sched && next) {
+        const waited = (next[1] - sched[1]) / 1e6;
+        if (waited > 5) {
+          // The other threads' CPU in the window, summed by name.
+          const by = {};
+          let threads = 0;
+          for (const [tid, ms] of threadsNow) {
+            const used = ms - (threadsBefore.get(tid) ?? 0);
+            if (used <= 0) continue;
+            threads += used;
+            by[nameOf(tid)] = (by[nameOf(tid)] ?? 0) + used;
+          }
+          record({ e: 'runq', t: windowStart, ms: waited, threads, by });
+        }
+      }
+      sched = next;
+      threadsBefore = threadsNow;
+      windowStart = now();
     }, 50).unref();
 
     const kinds = {
