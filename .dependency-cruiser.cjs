@@ -57,10 +57,32 @@ module.exports = {
       from: { path: '^src/modules/', pathNot: notTests },
       to: { path: '^src/(app|server|cli)\\.ts$' },
     },
+    {
+      name: 'optional-packages-load-when-used',
+      severity: 'error',
+      comment:
+        'The S3 SDK, Stripe and pg-boss are loaded only when used (S3 storage, a Stripe delivery, jobs on PostgreSQL), so a server without them keeps them out of the heap every full collection marks (docs/benchmarks.md): reach them, and the files that wrap them, through import() or a type-only import.',
+      from: {
+        path: '^src/',
+        pathNot: [
+          notTests,
+          '^src/modules/files/storage\\.s3\\.ts$',
+          '^src/shared/pgboss-jobs\\.ts$',
+        ],
+      },
+      to: {
+        path: [
+          'node_modules/(@aws-sdk|stripe|pg-boss)/',
+          '^src/modules/files/storage\\.s3\\.ts$',
+          '^src/shared/pgboss-jobs\\.ts$',
+        ],
+        dependencyTypesNot: ['dynamic-import', 'type-only'],
+      },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|node_modules|clients|bench|scripts)/' },
+    exclude: { path: '^(dist|clients|bench|scripts)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },

@@ -73,7 +73,6 @@ import { bankImportRoutes } from './modules/bank-imports/index.js';
 import { exportRoutes } from './modules/exports/index.js';
 import { sepaRoutes } from './modules/sepa/index.js';
 import { PdfRenderer } from './shared/pdf/renderer.js';
-import { PgBossJobQueue } from './shared/pgboss-jobs.js';
 import { DbJobQueue } from './shared/jobs.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './shared/counters.js';
@@ -342,13 +341,13 @@ async function createContext(
     counters,
     credentials,
     appSecret,
-    storage: createStorage(config, appSecret),
+    storage: await createStorage(config, appSecret),
     renderer: new PdfRenderer(config, log),
-    // PostgreSQL: pg-boss (retries, dead letters, schedules once across replicas); SQLite: the
-    // embedded `jobs` table. One interface for both.
+    // PostgreSQL: pg-boss (retries, dead letters, schedules once across replicas), loaded only
+    // there; SQLite: the embedded `jobs` table. One interface for both.
     jobs:
       config.database.kind === 'postgres'
-        ? new PgBossJobQueue({
+        ? new (await import('./shared/pgboss-jobs.js')).PgBossJobQueue({
             connectionString: config.database.url,
             logger: log,
             pollMs: config.jobPollIntervalMs,

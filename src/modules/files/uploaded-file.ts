@@ -8,7 +8,7 @@ import { presentFile } from './files.presenter.js';
 import * as repo from './files.repository.js';
 import type { FileView } from './files.schemas.js';
 import type { Received } from './storage.js';
-import { S3FileStorage } from './storage.s3.js';
+import type { S3FileStorage } from './storage.s3.js';
 import { IMAGE_CONTENT_TYPES } from './content.js';
 import { assertImageFits, IMAGE_HEAD_BYTES, imageLimits } from './image-dimensions.js';
 
@@ -97,8 +97,8 @@ async function verifyPending(
   row: repo.FileRow,
   actor: Actor,
 ): Promise<repo.FileRow> {
-  if (!(ctx.storage instanceof S3FileStorage)) return row;
-  const result = await ctx.storage.promote(row.key, {
+  if (ctx.storage.kind !== 's3') return row;
+  const result = await (ctx.storage as S3FileStorage).promote(row.key, {
     size: Number(row.size),
     contentType: row.content_type,
   });

@@ -15,7 +15,7 @@ export class PaymentWebhookService {
 
   async deliver(delivery: WebhookDelivery): Promise<PaymentWebhookAck> {
     const meta = { requestId: delivery.requestId, ip: delivery.ip };
-    const verified = verifyDelivery(this.ctx, delivery);
+    const verified = await verifyDelivery(this.ctx, delivery);
     if (verified.source === 'stripe') {
       const event = fromStripePaymentEvent(verified.event);
       if (event === undefined) return { received: true, ignored: true };

@@ -25,7 +25,7 @@ export class WebhooksService {
    */
   async subscriptionEvent(delivery: WebhookDelivery): Promise<WebhookAck> {
     const meta = { requestId: delivery.requestId, ip: delivery.ip };
-    const verified = verifyDelivery(this.ctx, delivery);
+    const verified = await verifyDelivery(this.ctx, delivery);
     if (verified.source === 'stripe') {
       const change = fromStripeEvent(verified.event);
       if (change === undefined) return { received: true, ignored: true };
