@@ -39,6 +39,10 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       '@typescript-eslint/consistent-type-imports': 'error',
+      // `import { type X } from 'p'` still loads `p` (verbatimModuleSyntax keeps `import {}`):
+      // only `import type` leaves a package unloaded (the boundary rule
+      // `optional-packages-load-when-used` counts on it).
+      '@typescript-eslint/no-import-type-side-effects': 'error',
       '@typescript-eslint/ban-ts-comment': 'error',
       'no-console': 'error',
     },

@@ -7,7 +7,7 @@ import { downscaleImage, PDF_IMAGE_MAX_SIDE } from '../../shared/pdf/downscale-i
 import { presentFile } from './files.presenter.js';
 import * as repo from './files.repository.js';
 import type { FileView } from './files.schemas.js';
-import type { Received } from './storage.js';
+import type { FileStorage, Received } from './storage.js';
 import type { S3FileStorage } from './storage.s3.js';
 import { IMAGE_CONTENT_TYPES } from './content.js';
 import { assertImageFits, IMAGE_HEAD_BYTES, imageLimits } from './image-dimensions.js';
@@ -91,14 +91,21 @@ export async function settle(
   return settled ?? (await repo.findFile(ctx.db, row.account_id, row.id)) ?? row;
 }
 
+/**
+ * The S3 storage, told by its kind and its `promote` (the class itself is loaded only for S3,
+ * so `instanceof` would load the SDK).
+ */
+const isS3 = (storage: FileStorage): storage is S3FileStorage =>
+  storage.kind === 's3' && 'promote' in storage;
+
 /** S3: accepts the object a presigned upload left, or rejects it; local uploads settle on PUT. */
 async function verifyPending(
   ctx: AppContext,
   row: repo.FileRow,
   actor: Actor,
 ): Promise<repo.FileRow> {
-  if (ctx.storage.kind !== 's3') return row;
-  const result = await (ctx.storage as S3FileStorage).promote(row.key, {
+  if (!isS3(ctx.storage)) return row;
+  const result = await ctx.storage.promote(row.key, {
     size: Number(row.size),
     contentType: row.content_type,
   });

@@ -1,4 +1,4 @@
-import { type ColumnType, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import type { ColumnType, ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { containsText } from '../../db/dialect.js';
 import { insertChunked, recordQueries, type Executor, type Guard } from '../../db/records.js';
 import type { DB, PaymentsTable } from '../../db/schema.js';
